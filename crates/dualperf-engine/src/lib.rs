@@ -1,0 +1,3 @@
+//! Sockets, traffic generators, meters, CPU sampling, the control protocol and the server.
+//!
+//! (Skeleton: the owning issue fills this crate in.)

@@ -1,0 +1,252 @@
+//! Raw observations: what the engine recorded for one trial (one point, one
+//! family, one repetition). Nothing here is summarised beyond counting; the
+//! stats stage computes every metric from these values.
+
+use serde::{Deserialize, Serialize};
+
+use crate::family::IpFamily;
+use crate::spec::TestSpec;
+
+/// One repetition of one point over one family, with its outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// Index of the point in [`crate::RunConfig::points`].
+    pub point: usize,
+    /// The point's parameters (a copy, so a trial stands alone).
+    pub spec: TestSpec,
+    /// The family asked for.
+    pub family: IpFamily,
+    /// Repetition number, from 0.
+    pub repetition: u32,
+    /// Wall-clock start, milliseconds since the Unix epoch.
+    pub started_at_unix_ms: u64,
+    /// Local socket address of the (first) data connection, as `ip:port`.
+    pub local_address: Option<String>,
+    /// Remote socket address of the (first) data connection, as `ip:port`.
+    pub remote_address: Option<String>,
+    /// The family the server says the session really used (an IPv4-mapped
+    /// peer on a dual-stack socket counts as IPv4).
+    pub server_seen_family: Option<IpFamily>,
+    /// What happened.
+    pub outcome: TrialOutcome,
+}
+
+/// The result of a trial: observations, or why there are none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum TrialOutcome {
+    /// The trial ran to the end.
+    Ok(Box<Observations>),
+    /// The trial failed; the error says what failed.
+    Failed {
+        /// A human-readable error chain.
+        error: String,
+    },
+}
+
+/// Everything measured in one trial.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observations {
+    /// Length of the measured interval (warm-up excluded), nanoseconds.
+    pub measured_ns: u64,
+    /// What the sending side put into its sockets during the measured interval.
+    pub sender: FlowCounters,
+    /// What the receiving side took out of its sockets during the measured interval.
+    pub receiver: FlowCounters,
+    /// Per-interval deltas, in time order.
+    pub intervals: Vec<IntervalSample>,
+    /// Transaction times (rr: round trips; tcp-connect: setup times).
+    pub latency: Option<LatencySamples>,
+    /// UDP receive-side counters (udp-stream, udp-probe).
+    pub udp: Option<UdpReceiveCounters>,
+    /// TCP counters from `TCP_INFO` of the sending sockets, summed over streams.
+    pub tcp: Option<TcpCounters>,
+    /// CPU used at both ends and system-wide.
+    pub cpu: CpuObservations,
+    /// Socket settings actually in force.
+    pub socket: SocketFacts,
+    /// IP fragments per datagram on the first hop, 1 when not fragmented
+    /// (UDP payloads above the path MTU).
+    pub fragments_per_datagram: u32,
+    /// Notes on how this was measured (e.g. "receive timestamps: SO_TIMESTAMPNS").
+    pub notes: Vec<String>,
+}
+
+/// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct FlowCounters {
+    /// Application payload bytes.
+    pub bytes: u64,
+    /// Datagrams (UDP) or messages/transactions (rr); for tcp-stream, write/read calls.
+    pub packets: u64,
+}
+
+/// Counter deltas over one sampling interval.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct IntervalSample {
+    /// End of the interval, nanoseconds after the measured interval began.
+    pub end_ns: u64,
+    /// Length of the interval, nanoseconds.
+    pub length_ns: u64,
+    /// Payload bytes sent in the interval.
+    pub sent_bytes: u64,
+    /// Datagrams / messages sent in the interval.
+    pub sent_packets: u64,
+    /// Payload bytes received in the interval.
+    pub received_bytes: u64,
+    /// Datagrams / messages received in the interval.
+    pub received_packets: u64,
+    /// Datagrams lost in the interval (UDP, if known).
+    pub lost_packets: Option<u64>,
+    /// Mean one-way delay or RTT in the interval, nanoseconds (if measured).
+    pub mean_delay_ns: Option<u64>,
+}
+
+/// Per-transaction times: an HDR histogram plus the raw series up to a bound.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySamples {
+    /// Number of transactions timed.
+    pub count: u64,
+    /// Histogram as (value, count) buckets, values in nanoseconds, ascending.
+    /// Bucket values carry 3 significant digits (HDR histogram).
+    pub histogram: Vec<HistogramBucket>,
+    /// The first samples in time order, nanoseconds, at most `raw_limit`.
+    pub raw_ns: Vec<u64>,
+    /// Bound on `raw_ns`; when `count` exceeds it, `raw_ns` is a prefix.
+    pub raw_limit: u64,
+    /// Exact minimum, nanoseconds.
+    pub min_ns: u64,
+    /// Exact maximum, nanoseconds.
+    pub max_ns: u64,
+    /// Exact sum of all samples, nanoseconds (for an exact mean).
+    pub sum_ns: u128,
+    /// Exact sum of squares, ns², as f64 (for the standard deviation).
+    pub sum_squares_ns2: f64,
+}
+
+/// One bucket of a histogram.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct HistogramBucket {
+    /// Highest value equivalent to this bucket, nanoseconds.
+    pub value_ns: u64,
+    /// Samples in this bucket.
+    pub count: u64,
+}
+
+/// Receive-side UDP counters, kept incrementally by the receiver.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UdpReceiveCounters {
+    /// Datagrams the sender reports having sent in the measured interval.
+    pub sent: u64,
+    /// Distinct datagrams received.
+    pub received: u64,
+    /// Datagrams received more than once (RFC 7680 §?; excluded from reordering).
+    pub duplicates: u64,
+    /// Datagrams that arrived with a sequence number below NextExp (RFC 4737 §3.3).
+    pub reordered: u64,
+    /// Largest reordering extent seen (RFC 4737 §4.2.1), packets.
+    pub max_reorder_extent: u64,
+    /// Datagrams never received (sent − received), RFC 7680 with the waiting time below.
+    pub lost: u64,
+    /// Runs of consecutive lost sequence numbers (loss episodes).
+    pub loss_episodes: u64,
+    /// Waiting time after the last send before a datagram counts as lost, milliseconds.
+    pub loss_wait_ms: u64,
+    /// RFC 3550 §6.4.1 interarrival jitter at the end of the interval, nanoseconds.
+    pub jitter_ns: u64,
+    /// Bounded raw arrivals for later analysis (sequence, send time, receive time).
+    pub arrivals: Vec<Arrival>,
+    /// Bound on `arrivals`.
+    pub arrivals_limit: u64,
+    /// How receive times were taken: "SO_TIMESTAMPNS" (kernel) or "clock_gettime" (user).
+    pub receive_timestamp_source: String,
+    /// True when both ends share one clock (same host or same kernel), so
+    /// one-way delay (receive − send) is exact.
+    pub clocks_shared: bool,
+}
+
+/// One received datagram.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct Arrival {
+    /// Sequence number the sender wrote, from 0.
+    pub sequence: u64,
+    /// Sender's timestamp, nanoseconds of the sender's CLOCK_REALTIME or shared clock.
+    pub sent_ns: i64,
+    /// Receiver's timestamp, nanoseconds of the receiver's clock.
+    pub received_ns: i64,
+}
+
+/// TCP counters from `TCP_INFO` (Linux `struct tcp_info`), summed over streams.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct TcpCounters {
+    /// Segments sent (`tcpi_segs_out`).
+    pub segments_sent: u64,
+    /// Segments retransmitted (`tcpi_total_retrans`).
+    pub segments_retransmitted: u64,
+    /// Bytes retransmitted (`tcpi_bytes_retrans`).
+    pub bytes_retransmitted: u64,
+    /// Bytes sent including retransmissions (`tcpi_bytes_sent`).
+    pub bytes_sent: u64,
+    /// Smoothed RTT at the end, microseconds (`tcpi_rtt`).
+    pub smoothed_rtt_us: u32,
+    /// Maximum segment size sent (`tcpi_snd_mss`), bytes.
+    pub send_mss_bytes: u32,
+    /// Congestion window at the end, segments (`tcpi_snd_cwnd`).
+    pub congestion_window_segments: u32,
+}
+
+/// CPU use during the measured interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuObservations {
+    /// The measuring client process.
+    pub client: ProcessCpu,
+    /// The server process, as it reported over the control channel.
+    pub server: Option<ProcessCpu>,
+    /// System-wide, from `/proc/stat` deltas (client's host).
+    pub system: Option<SystemCpu>,
+}
+
+/// CPU time used by one process over a wall-clock interval (getrusage).
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct ProcessCpu {
+    /// User-mode CPU time, nanoseconds.
+    pub user_ns: u64,
+    /// Kernel-mode CPU time, nanoseconds.
+    pub system_ns: u64,
+    /// Wall-clock time over which the above was measured, nanoseconds.
+    pub wall_ns: u64,
+}
+
+/// System-wide CPU time from `/proc/stat`, as jiffy deltas over all CPUs.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+pub struct SystemCpu {
+    /// user + nice jiffies.
+    pub user: u64,
+    /// system jiffies.
+    pub system: u64,
+    /// irq jiffies.
+    pub irq: u64,
+    /// softirq jiffies (most of the network stack's receive work).
+    pub softirq: u64,
+    /// steal jiffies (a hypervisor took the CPU).
+    pub steal: u64,
+    /// idle + iowait jiffies.
+    pub idle: u64,
+    /// Number of CPUs the totals cover.
+    pub cpus: u32,
+}
+
+/// Socket settings in force for the data sockets.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SocketFacts {
+    /// `SO_SNDBUF` as the kernel reports it (already doubled by Linux), bytes.
+    pub send_buffer_bytes: Option<u32>,
+    /// `SO_RCVBUF` as the kernel reports it, bytes.
+    pub receive_buffer_bytes: Option<u32>,
+    /// CPUs the client's measuring threads ran on (pinned), empty if unpinned.
+    pub client_cpus: Vec<u32>,
+    /// CPUs the server's threads ran on (pinned), empty if unpinned.
+    pub server_cpus: Vec<u32>,
+    /// Path MTU / interface MTU the client saw, bytes.
+    pub path_mtu_bytes: Option<u32>,
+}

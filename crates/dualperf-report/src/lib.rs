@@ -1,0 +1,3 @@
+//! Report rendering: HTML with SVG charts, Markdown and CSV, from stored results.
+//!
+//! (Skeleton: the owning issue fills this crate in.)

@@ -1,0 +1,77 @@
+//! Command-line interface: one module per subcommand, each with an `Args`
+//! struct (its doc comments are the `--help` text) and a `run` function.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod addr;
+pub mod check;
+pub mod doctor;
+pub mod exit;
+pub mod history;
+pub mod lab;
+pub mod overhead;
+pub mod report;
+pub mod run;
+pub mod scan;
+pub mod serve;
+
+pub use exit::{report_error, Failure};
+
+/// Measure IPv4 and IPv6 side by side: throughput, latency, one-way delay,
+/// jitter, loss, reordering and CPU, on real hosts or on emulated testbeds,
+/// with statistics that say whether a difference is real.
+///
+/// Quick start:
+///   dualperf lab --quick          build a routed testbed, compare, clean up
+///   dualperf run --loopback       compare 127.0.0.1 with ::1 on this host
+///   dualperf serve                (on host B)   then   dualperf run B   (on host A)
+#[derive(Parser, Debug)]
+#[command(name = "dualperf", version, propagate_version = true, verbatim_doc_comment)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every subcommand.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve measurement sessions over IPv4 and IPv6 (the far end of `run`).
+    Serve(serve::Args),
+    /// Measure IPv4 and IPv6 side by side against a `dualperf serve`.
+    Run(run::Args),
+    /// Build emulated testbeds in network namespaces and measure on them.
+    Lab(lab::Args),
+    /// Report which kernel features and privileges dualperf can use here.
+    Doctor(doctor::Args),
+    /// Header-overhead theory: payload, overhead and expected goodput per family.
+    Overhead(overhead::Args),
+    /// Render stored runs as HTML, Markdown or CSV.
+    Report(report::Args),
+    /// List stored runs.
+    History(history::Args),
+    /// Find IPv4-only constructs in source code.
+    Scan(scan::Args),
+    /// Test dual-stack behaviour for real: this host's socket API or a remote host.
+    Check(check::Args),
+    /// Analyse an IP address: canonical form, kind, reverse-DNS name.
+    Addr(addr::Args),
+}
+
+/// Runs the chosen subcommand.
+pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Lab(args) => lab::run(args),
+        Command::Doctor(args) => doctor::run(args),
+        Command::Overhead(args) => overhead::run(args),
+        Command::Report(args) => report::run(args),
+        Command::History(args) => history::run(args),
+        Command::Scan(args) => scan::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Addr(args) => addr::run(args),
+    }
+}
