@@ -551,6 +551,24 @@ mod tests {
         }
 
         #[test]
+        fn arbitrary_sequences_and_timestamps_never_panic(
+            arrivals in proptest::collection::vec((any::<u64>(), any::<i64>(), any::<i64>()), 0..200),
+            sent in any::<u64>(),
+        ) {
+            let mut tracker = SequenceTracker::new(50);
+            let total = arrivals.len() as u64;
+            for (s, sent_ns, received_ns) in arrivals {
+                tracker.observe(s, sent_ns, received_ns);
+            }
+            let out_of_range = tracker.out_of_range();
+            let c = tracker.finish(sent % (1 << 20), 0, "", false);
+            // Every arrival is exactly one of: new, duplicate, out of range.
+            prop_assert_eq!(c.received + c.duplicates + out_of_range, total);
+            prop_assert!(c.lost <= c.sent);
+            prop_assert!(c.arrivals.len() <= 50);
+        }
+
+        #[test]
         fn lost_equals_sent_minus_distinct_received(
             arrivals in proptest::collection::vec(0u64..200, 0..400)
         ) {
