@@ -219,8 +219,17 @@ impl SequenceTracker {
         self.extent_truncated
     }
 
+    /// Datagrams not (yet) seen below the highest sequence number seen:
+    /// `NextExp − distinct received`, O(1). Meant for per-interval loss
+    /// estimates (take deltas between intervals): late datagrams may still
+    /// arrive, so a delta can be negative when reordering resolves, and the
+    /// final loss is [`SequenceTracker::finish`]'s.
+    pub fn missing_below_highest(&self) -> u64 {
+        self.next_expected - self.received
+    }
+
     /// Datagrams missing below `sent` now: the loss so far, before the
-    /// waiting time has run out.
+    /// waiting time has run out. O(sent / 64): not for every datagram.
     pub fn missing_below(&self, sent: u64) -> u64 {
         sent - self.count_seen_below(sent)
     }
@@ -518,6 +527,20 @@ mod tests {
         assert_eq!(tracker.missing_below(4), 1);
         assert_eq!(tracker.missing_below(6), 3);
         assert_eq!(tracker.received(), 3);
+    }
+
+    #[test]
+    fn missing_below_highest_shrinks_when_a_late_datagram_arrives() {
+        let mut tracker = track(&[0, 3, 4]);
+        assert_eq!(tracker.missing_below_highest(), 2);
+        tracker.observe(1, 0, 0);
+        assert_eq!(tracker.missing_below_highest(), 1);
+        tracker.observe(1, 0, 0);
+        assert_eq!(
+            tracker.missing_below_highest(),
+            1,
+            "a duplicate changes nothing"
+        );
     }
 
     /// The extent by the definition, O(n²): for each reordered arrival, the
