@@ -8,7 +8,8 @@
 # ../shared/bench/*.c into a temporary directory, and measures, per family:
 #   iperf3            TCP 1 stream; UDP 64 B unlimited (-b 0)
 #   C references      udp_blast (sendmmsg/recvmmsg, 64 B); udp_pingpong and tcp_pingpong (64 B)
-#   dualperf          tcp-stream, udp-stream, tcp-rr, udp-rr at 64 B (`dualperf serve` + `dualperf run`)
+#   dualperf          tcp-stream (128 KiB writes, as iperf3), udp-stream, tcp-rr, udp-rr at 64 B
+#                     (`dualperf serve` + `dualperf run`)
 # then prints the ratios issue 2 demands:
 #   dualperf/iperf3 TCP goodput >= 1;  dualperf/iperf3 UDP 64 B delivered pps >= 1.1;
 #   dualperf/C UDP 64 B pps >= 0.9 with dualperf loss < 0.1 %;  RR p50 dualperf/C <= 1.1 (same CPUs).
@@ -22,6 +23,7 @@
 #                      VM a cross-CPU wake-up dominates the RTT (see ../shared/bench/RESULTS.md)
 #   SKIP_DUALPERF=1    measure only iperf3 and the C references
 #   DUALPERF_UDP_ARGS  extra `dualperf run` arguments for udp-stream (default "-b 0": unlimited)
+#   TCP_WRITE_BYTES    dualperf tcp-stream write size (default 131072, iperf3's default -l for TCP)
 #   KEEP=dir           copy the raw outputs (iperf3/dualperf JSON, C output) into dir
 # Exit status: 0 all targets met; 1 a target missed; 2 usage; 3 missing root, tools, or dualperf
 # subcommands (the iperf3 and C figures are still printed).
@@ -38,9 +40,10 @@ T=${T:-5}
 N=${N:-50000}
 PIN=${PIN:-1}
 DUALPERF_UDP_ARGS=${DUALPERF_UDP_ARGS:--b 0}
+TCP_WRITE_BYTES=${TCP_WRITE_BYTES:-131072}
 
 case "${1:-}" in
-  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+  -h|--help) sed -n "2,/^set -euo/p" "$0" | sed "$ d"; exit 0 ;;
   "") ;;
   *) echo "compare.sh takes no arguments (see --help)" >&2; exit 2 ;;
 esac
@@ -90,11 +93,20 @@ echo "namespaces $A ($V4A, $V6A) <-> $B ($V4B, $V6B); T=${T}s N=$N PIN=$PIN" >&2
 
 pin() { if [ "$PIN" = 1 ]; then echo "taskset -c 0"; fi; }
 
-# Starts a server in namespace $1 (command ${@:2}), remembers its pid, waits for it to listen.
+# serve ADDR PORT NS CMD...: starts a server in namespace NS, remembers its pid, and waits (up to
+# 10 s) until something in NS listens on ADDR:PORT (TCP or UDP); PORT "-" just waits a second.
 serve() {
-  ip netns exec "$1" "${@:2}" >"$work/server-$RANDOM.log" 2>&1 &
+  local addr=$1 port=$2 ns=$3
+  ip netns exec "$ns" "${@:4}" >"$work/server-$RANDOM.log" 2>&1 &
   pids+=($!)
-  sleep 0.3
+  if [ "$port" = - ]; then sleep 1; return; fi
+  for _ in $(seq 100); do
+    if ip netns exec "$ns" ss -Hlntu "sport = :$port" 2>/dev/null | grep -qF "$addr"; then return; fi
+    kill -0 "${pids[-1]}" 2>/dev/null || { echo "server '${*:4}' exited at start" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "server '${*:4}' did not listen on $addr port $port within 10 s" >&2
+  exit 1
 }
 
 stop_last_server() {
@@ -113,7 +125,7 @@ for fam in v4 v6; do
   port=$([ $fam = v4 ] && echo 5401 || echo 5402)
   echo "measuring iperf3 and C references over $fam ..." >&2
 
-  serve $B iperf3 -s -B "$dst" -p $port
+  serve "$dst" $port $B iperf3 -s -B "$dst" -p $port
   ip netns exec $A iperf3 -c "$dst" -p $port -t "$T" -J > "$work/iperf3-tcp-$fam.json"
   record iperf3_tcp_gbps $fam "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.3f" % (d["end"]["sum_received"]["bits_per_second"]/1e9))' "$work/iperf3-tcp-$fam.json")"
   ip netns exec $A iperf3 -c "$dst" -p $port -u -b 0 -l 64 -t "$T" -J > "$work/iperf3-udp-$fam.json"
@@ -142,14 +154,14 @@ EOF
   record c_udp_pps $fam "$pps"; record c_udp_loss_pct $fam "$loss"
 
   uport=$([ $fam = v4 ] && echo 5421 || echo 5422)
-  serve $B $(pin) "$work/udp_pingpong" -s "$dst" $uport
+  serve "$dst" $uport $B $(pin) "$work/udp_pingpong" -s "$dst" $uport
   out=$(ip netns exec $A $(pin) "$work/udp_pingpong" -c "$dst" $uport "$N" 64)
   echo "$out" > "$work/udp-pingpong-$fam"
   record c_udp_rr_p50_us $fam "$(sed -n 's/.*rtt_p50_us=\([0-9.]*\).*/\1/p' <<<"$out")"
   stop_last_server
 
   tport=$([ $fam = v4 ] && echo 5431 || echo 5432)
-  serve $B $(pin) "$work/tcp_pingpong" -s "$dst" $tport
+  serve "$dst" $tport $B $(pin) "$work/tcp_pingpong" -s "$dst" $tport
   out=$(ip netns exec $A $(pin) "$work/tcp_pingpong" -c "$dst" $tport "$N" 64)
   echo "$out" > "$work/tcp-pingpong-$fam"
   record c_tcp_rr_p50_us $fam "$(sed -n 's/.*rtt_p50_us=\([0-9.]*\).*/\1/p' <<<"$out")"
@@ -178,21 +190,21 @@ else
 fi
 
 if [ -z "$dualperf_problem" ]; then
-  port_args=()
-  if grep -q -- '--port' <<<"$run_help"; then port_args=(-p 5441); fi
+  port_args=() listen=-
+  if grep -q -- '--port' <<<"$run_help"; then port_args=(-p 5441) listen=5441; fi
   # One server per family, bound to that family's address only.
-  serve $B "$DUALPERF" serve -B "$V4B" "${port_args[@]}"
-  serve $B "$DUALPERF" serve -B "$V6B" "${port_args[@]}"
-  sleep 0.5
+  serve "$V4B" $listen $B "$DUALPERF" serve -B "$V4B" "${port_args[@]}"
+  serve "$V6B" $listen $B "$DUALPERF" serve -B "$V6B" "${port_args[@]}"
   for test in tcp-stream udp-stream tcp-rr udp-rr; do
-    extra=()
+    extra=() size=64
     case $test in
+      tcp-stream) size=$TCP_WRITE_BYTES ;;
       udp-stream) read -r -a extra <<<"$DUALPERF_UDP_ARGS" ;;
       tcp-rr|udp-rr) if [ "$PIN" = 1 ]; then extra=(--client-cpus 0 --server-cpus 0); fi ;;
     esac
     echo "measuring dualperf $test over v4 and v6 ..." >&2
     if ! ip netns exec $A "$DUALPERF" run --v4 "$V4B" --v6 "$V6B" "${port_args[@]}" --tests $test \
-         --sizes 64 -t "$T" --repeat 1 "${extra[@]}" --json "$work/dualperf-$test.json" \
+         --sizes "$size" -t "$T" --repeat 1 "${extra[@]}" --json "$work/dualperf-$test.json" \
          > "$work/dualperf-$test.out" 2>&1; then
       echo "dualperf run $test failed; its output:" >&2
       sed 's/^/  /' "$work/dualperf-$test.out" >&2
