@@ -174,7 +174,11 @@ impl SequenceTracker {
         let word = (sequence / 64) as usize;
         let bit = 1u64 << (sequence % 64);
         if word >= self.seen.len() {
-            let wanted = (word + 1).max(self.seen.len() * 2).max(64);
+            // Double (amortised O(1)), but never past the bitmap MAX_SEQUENCE needs.
+            let wanted = (word + 1)
+                .max(self.seen.len() * 2)
+                .max(64)
+                .min((MAX_SEQUENCE / 64) as usize);
             self.seen.resize(wanted, 0);
         }
         let was_set = self.seen[word] & bit != 0;
