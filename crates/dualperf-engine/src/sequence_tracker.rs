@@ -353,7 +353,8 @@ mod tests {
         assert_eq!(c.lost, 0);
     }
 
-    /// RFC 4737 §4.2.3-style example, worked from the §4.2.1 definition:
+    /// The pattern of RFC 4737's extent examples (packet 4 late), worked by
+    /// hand from the §4.2.1 definition (the RFC text is not available offline here):
     /// sent 1..=10, packet 4 arrives after 5, 6, 7, 8. Arrival positions
     /// (from 1 as in the RFC): 1,2,3,5,6,7,8,4,9,10 at i = 1..10. Packet 4 is
     /// the only reordered one; the first larger packet (5) came at j = 4, so
