@@ -22,7 +22,8 @@
 #   PIN=1|0            pin both ends of every request/response test to CPU 0 (default 1): on a small
 #                      VM a cross-CPU wake-up dominates the RTT (see ../shared/bench/RESULTS.md)
 #   SKIP_DUALPERF=1    measure only iperf3 and the C references
-#   DUALPERF_UDP_ARGS  extra `dualperf run` arguments for udp-stream (default "-b 0": unlimited)
+#   DUALPERF_UDP_ARGS  extra `dualperf run` arguments for udp-stream (default none: without -b,
+#                      dualperf sends UDP unlimited, like iperf3 -b 0)
 #   TCP_WRITE_BYTES    dualperf tcp-stream write size (default 131072, iperf3's default -l for TCP)
 #   KEEP=dir           copy the raw outputs (iperf3/dualperf JSON, C output) into dir
 # Exit status: 0 all targets met; 1 a target missed; 2 usage; 3 missing root, tools, or dualperf
@@ -39,7 +40,7 @@ case $DUALPERF in /*) ;; *) DUALPERF=$PWD/$DUALPERF ;; esac   # ip netns exec ne
 T=${T:-5}
 N=${N:-50000}
 PIN=${PIN:-1}
-DUALPERF_UDP_ARGS=${DUALPERF_UDP_ARGS:--b 0}
+DUALPERF_UDP_ARGS=${DUALPERF_UDP_ARGS:-}
 TCP_WRITE_BYTES=${TCP_WRITE_BYTES:-131072}
 
 case "${1:-}" in
