@@ -1,0 +1,317 @@
+//! CPU use over a measured interval: the measuring process's own CPU time
+//! (`getrusage(2)`) and the whole system's (`/proc/stat`, `proc(5)`).
+//!
+//! Both are needed. The process figure says what the tool itself costs (and,
+//! divided by bytes moved, the "service demand" of each stack). The
+//! system-wide figure catches the network stack's work that runs in softirq
+//! context outside any process: on a veth pair the receiver's softirq often
+//! runs on the *sender's* CPU and is charged to whoever happened to be
+//! running there.
+//!
+//! A [`CpuMeter`] takes a snapshot when started and returns deltas when
+//! finished; it does no work in between, so it costs nothing in the timed
+//! path. The `/proc/stat` parsing is a pure function ([`parse_proc_stat`])
+//! tested on a known text.
+
+use std::time::Instant;
+
+use dualperf_model::{ProcessCpu, SystemCpu};
+
+/// Cumulative CPU times from the aggregate `cpu` line of `/proc/stat`, in
+/// jiffies (`USER_HZ`, normally 1/100 s), plus the number of per-CPU lines.
+///
+/// Field order of the line (see `proc(5)`, "/proc/stat"): user, nice,
+/// system, idle, iowait, irq, softirq, steal, guest, guest_nice. Guest time
+/// is already included in user and nice, so it is not added again.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub struct CpuJiffies {
+    /// Time in user mode.
+    pub user: u64,
+    /// Time in user mode with low priority.
+    pub nice: u64,
+    /// Time in kernel mode.
+    pub system: u64,
+    /// Time idle.
+    pub idle: u64,
+    /// Time idle waiting for I/O (may decrease on some kernels: not reliable).
+    pub iowait: u64,
+    /// Time servicing hardware interrupts.
+    pub irq: u64,
+    /// Time servicing softirqs (most of the network receive path).
+    pub softirq: u64,
+    /// Time stolen by the hypervisor.
+    pub steal: u64,
+    /// Number of `cpuN` lines: the CPUs the aggregate covers.
+    pub cpus: u32,
+}
+
+impl CpuJiffies {
+    /// The change from `earlier` to `self`, in the model's shape. Each field
+    /// saturates at 0 because iowait can go backwards (see `proc(5)`).
+    pub fn since(&self, earlier: &CpuJiffies) -> SystemCpu {
+        SystemCpu {
+            user: (self.user + self.nice).saturating_sub(earlier.user + earlier.nice),
+            system: self.system.saturating_sub(earlier.system),
+            irq: self.irq.saturating_sub(earlier.irq),
+            softirq: self.softirq.saturating_sub(earlier.softirq),
+            steal: self.steal.saturating_sub(earlier.steal),
+            idle: (self.idle + self.iowait).saturating_sub(earlier.idle + earlier.iowait),
+            cpus: self.cpus,
+        }
+    }
+}
+
+/// Parses the text of `/proc/stat`: the first line starting with `cpu `
+/// (the sum over all CPUs) and the count of `cpuN` lines.
+///
+/// Returns `None` when there is no aggregate line or it has fewer than the
+/// four fields every kernel since 2.4 writes. Fields a kernel does not
+/// write (iowait before 2.6, steal before 2.6.11) count as 0.
+pub fn parse_proc_stat(text: &str) -> Option<CpuJiffies> {
+    let mut aggregate = None;
+    let mut cpus = 0u32;
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("cpu") else {
+            continue;
+        };
+        if rest.starts_with(' ') {
+            if aggregate.is_none() {
+                let fields: Vec<u64> = rest
+                    .split_whitespace()
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .ok()?;
+                if fields.len() < 4 {
+                    return None;
+                }
+                let field = |i: usize| fields.get(i).copied().unwrap_or(0);
+                aggregate = Some(CpuJiffies {
+                    user: field(0),
+                    nice: field(1),
+                    system: field(2),
+                    idle: field(3),
+                    iowait: field(4),
+                    irq: field(5),
+                    softirq: field(6),
+                    steal: field(7),
+                    cpus: 0,
+                });
+            }
+        } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            cpus += 1;
+        }
+    }
+    aggregate.map(|jiffies| CpuJiffies { cpus, ..jiffies })
+}
+
+/// Reads and parses `/proc/stat` now; `None` if it cannot be read or parsed
+/// (for example outside Linux or without `/proc` mounted).
+pub fn read_proc_stat() -> Option<CpuJiffies> {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .as_deref()
+        .and_then(parse_proc_stat)
+}
+
+/// User and system CPU time of the whole process (all threads), nanoseconds,
+/// from `getrusage(RUSAGE_SELF)`.
+pub fn process_cpu_ns() -> (u64, u64) {
+    // SAFETY: an all-zero rusage is valid and getrusage only writes into it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    if rc != 0 {
+        // RUSAGE_SELF with a valid pointer cannot fail (getrusage(2)); report
+        // nothing used rather than panic in a meter.
+        return (0, 0);
+    }
+    (timeval_ns(&usage.ru_utime), timeval_ns(&usage.ru_stime))
+}
+
+/// A `timeval` (seconds, microseconds) as nanoseconds, negative parts as 0.
+fn timeval_ns(tv: &libc::timeval) -> u64 {
+    let seconds = u64::try_from(tv.tv_sec).unwrap_or(0);
+    let micros = u64::try_from(tv.tv_usec).unwrap_or(0);
+    seconds * 1_000_000_000 + micros * 1_000
+}
+
+/// Measures CPU use between [`CpuMeter::start`] and [`CpuMeter::finish`].
+///
+/// Process CPU covers every thread of this process (`RUSAGE_SELF`), so start
+/// the meter around the measured interval only and keep unrelated work out
+/// of the process while it runs. Wall time uses the monotonic clock.
+#[derive(Clone, Debug)]
+pub struct CpuMeter {
+    started: Instant,
+    user_ns: u64,
+    system_ns: u64,
+    system: Option<CpuJiffies>,
+}
+
+impl CpuMeter {
+    /// Takes the starting snapshot: process times, monotonic time, and
+    /// `/proc/stat` (if readable).
+    pub fn start() -> CpuMeter {
+        let system = read_proc_stat();
+        let (user_ns, system_ns) = process_cpu_ns();
+        CpuMeter {
+            started: Instant::now(),
+            user_ns,
+            system_ns,
+            system,
+        }
+    }
+
+    /// CPU used since [`CpuMeter::start`]: the process's user and system
+    /// nanoseconds over the elapsed wall nanoseconds, and system-wide jiffy
+    /// deltas (`None` when `/proc/stat` could not be read at either end).
+    /// May be called more than once; each call measures from the start.
+    pub fn finish(&self) -> (ProcessCpu, Option<SystemCpu>) {
+        let wall_ns = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let (user_ns, system_ns) = process_cpu_ns();
+        let system = match (self.system, read_proc_stat()) {
+            (Some(start), Some(end)) => Some(end.since(&start)),
+            _ => None,
+        };
+        (
+            ProcessCpu {
+                user_ns: user_ns.saturating_sub(self.user_ns),
+                system_ns: system_ns.saturating_sub(self.system_ns),
+                wall_ns,
+            },
+            system,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A /proc/stat from a 2-CPU machine (trimmed after `intr`).
+    const PROC_STAT: &str = "\
+cpu  10132153 290696 3084719 46828483 16683 0 25195 7 0 0
+cpu0 1393280 32966 572056 13343292 6130 0 17875 3 0 0
+cpu1 1335405 31521 567939 13470390 4120 0 4432 4 0 0
+intr 199292750 34 0 0 0 0 0 0 0 1 0 0 0 0
+ctxt 404338930
+";
+
+    #[test]
+    fn aggregate_line_and_cpu_count_are_parsed() {
+        let jiffies = parse_proc_stat(PROC_STAT).unwrap();
+        assert_eq!(
+            jiffies,
+            CpuJiffies {
+                user: 10132153,
+                nice: 290696,
+                system: 3084719,
+                idle: 46828483,
+                iowait: 16683,
+                irq: 0,
+                softirq: 25195,
+                steal: 7,
+                cpus: 2,
+            }
+        );
+    }
+
+    #[test]
+    fn deltas_fold_nice_into_user_and_iowait_into_idle() {
+        let start = parse_proc_stat(PROC_STAT).unwrap();
+        let end = CpuJiffies {
+            user: start.user + 100,
+            nice: start.nice + 5,
+            system: start.system + 40,
+            idle: start.idle + 50,
+            iowait: start.iowait + 2,
+            irq: start.irq + 1,
+            softirq: start.softirq + 30,
+            steal: start.steal + 3,
+            cpus: 2,
+        };
+        assert_eq!(
+            end.since(&start),
+            SystemCpu {
+                user: 105,
+                system: 40,
+                irq: 1,
+                softirq: 30,
+                steal: 3,
+                idle: 52,
+                cpus: 2,
+            }
+        );
+    }
+
+    #[test]
+    fn iowait_going_backwards_does_not_underflow() {
+        let start = CpuJiffies {
+            idle: 10,
+            iowait: 10,
+            ..Default::default()
+        };
+        let end = CpuJiffies {
+            idle: 10,
+            iowait: 5,
+            ..Default::default()
+        };
+        assert_eq!(end.since(&start).idle, 0);
+    }
+
+    #[test]
+    fn old_kernels_with_four_fields_parse_with_zeros() {
+        let jiffies = parse_proc_stat("cpu 1 2 3 4\ncpu0 1 2 3 4\n").unwrap();
+        assert_eq!(jiffies.idle, 4);
+        assert_eq!(jiffies.steal, 0);
+        assert_eq!(jiffies.cpus, 1);
+    }
+
+    #[test]
+    fn text_without_an_aggregate_line_is_rejected() {
+        assert_eq!(parse_proc_stat("intr 1 2 3\n"), None);
+        assert_eq!(parse_proc_stat("cpu 1 2\n"), None);
+        assert_eq!(parse_proc_stat("cpu 1 two 3 4\n"), None);
+    }
+
+    #[test]
+    fn this_machines_proc_stat_parses() {
+        let jiffies = read_proc_stat().expect("Linux has /proc/stat");
+        assert!(jiffies.cpus >= 1);
+        assert!(jiffies.user + jiffies.system + jiffies.idle > 0);
+    }
+
+    /// CPU time of the calling thread alone (CLOCK_THREAD_CPUTIME_ID), ns:
+    /// an independent clock to check the meter against.
+    fn thread_cpu_ns() -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+
+    #[test]
+    fn busy_loop_shows_up_as_process_cpu_time() {
+        let meter = CpuMeter::start();
+        let spin_from = thread_cpu_ns();
+        let mut x = 0u64;
+        // Spin until this thread alone has used 30 ms of CPU, however busy
+        // the machine is.
+        while thread_cpu_ns() - spin_from < 30_000_000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let (process, system) = meter.finish();
+        // getrusage accounts at tick/scheduler granularity: allow 5 ms slack.
+        assert!(
+            process.user_ns + process.system_ns >= 25_000_000,
+            "{process:?}"
+        );
+        assert!(process.wall_ns >= 30_000_000, "{process:?}");
+        let system = system.expect("/proc/stat readable");
+        assert!(system.cpus >= 1);
+        assert!(system.user + system.system + system.idle + system.softirq > 0);
+    }
+}
