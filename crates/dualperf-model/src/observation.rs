@@ -70,6 +70,9 @@ pub struct Observations {
     pub fragments_per_datagram: u32,
     /// Notes on how this was measured (e.g. "receive timestamps: SO_TIMESTAMPNS").
     pub notes: Vec<String>,
+    /// Socket settings in force on the server's data sockets, as it reported them.
+    #[serde(default)]
+    pub server_socket: Option<SocketFacts>,
 }
 
 /// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.
