@@ -67,7 +67,8 @@ pub mod protocol;
 pub mod server;
 pub mod sizes;
 
-mod sys_shim;
+#[doc(hidden)]
+pub mod sys_shim;
 
 pub use error::{EngineError, Result};
 
