@@ -39,6 +39,9 @@ pub(crate) fn serve(stream: TcpStream, peer: SocketAddr, state: &SharedState) ->
     if let Err(error) =
         protocol::server_handshake(&mut channel, state.auth_key.as_deref(), &state.boot_id)
     {
+        // Tell the peer why, if it still listens (it may have sent garbage or
+        // an oversized length); a second refusal after a hello refusal is harmless.
+        let _ = channel.send(&Message::Error { message: protocol::error_chain(&error) });
         end.error = Some(error);
         return end;
     }
