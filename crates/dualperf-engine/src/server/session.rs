@@ -41,7 +41,9 @@ pub(crate) fn serve(stream: TcpStream, peer: SocketAddr, state: &SharedState) ->
     {
         // Tell the peer why, if it still listens (it may have sent garbage or
         // an oversized length); a second refusal after a hello refusal is harmless.
-        let _ = channel.send(&Message::Error { message: protocol::error_chain(&error) });
+        let _ = channel.send(&Message::Error {
+            message: protocol::error_chain(&error),
+        });
         end.error = Some(error);
         return end;
     }

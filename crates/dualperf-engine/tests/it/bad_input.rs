@@ -15,7 +15,9 @@ use crate::support::{assert_consistent, short_spec, trial, TestServer};
 
 fn connect(address: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(address).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
     stream
 }
 
@@ -36,9 +38,18 @@ fn send(stream: &mut TcpStream, message: &Message) {
 }
 
 fn hello(stream: &mut TcpStream) {
-    send(stream, &Message::Hello { magic: MAGIC.into(), version: PROTOCOL_VERSION });
+    send(
+        stream,
+        &Message::Hello {
+            magic: MAGIC.into(),
+            version: PROTOCOL_VERSION,
+        },
+    );
     let body = frame::read_frame(stream).unwrap();
-    assert!(matches!(message::decode(&body).unwrap(), Message::Welcome { .. }));
+    assert!(matches!(
+        message::decode(&body).unwrap(),
+        Message::Welcome { .. }
+    ));
 }
 
 fn still_serves(server: &TestServer) {
@@ -98,7 +109,10 @@ fn an_unknown_protocol_version_gets_a_refusal_naming_both_versions() {
     let body = br#"{"type":"hello","magic":"dualperf-control","version":7,"future_field":[1,2]}"#;
     frame::write_frame(&mut stream, body).unwrap();
     let refusal = answer(&mut stream).expect("an error frame");
-    assert!(refusal.contains("version 7") && refusal.contains("version 1"), "{refusal}");
+    assert!(
+        refusal.contains("version 7") && refusal.contains("version 1"),
+        "{refusal}"
+    );
     still_serves(&server);
 }
 
@@ -109,7 +123,10 @@ fn an_unexpected_message_after_the_handshake_ends_the_session() {
     hello(&mut stream);
     send(&mut stream, &Message::Started);
     let refusal = answer(&mut stream).expect("an error frame");
-    assert!(refusal.contains("unexpected message `started`"), "{refusal}");
+    assert!(
+        refusal.contains("unexpected message `started`"),
+        "{refusal}"
+    );
     still_serves(&server);
 }
 
@@ -122,7 +139,12 @@ fn a_client_killed_mid_test_does_not_stop_the_server() {
         spec.reverse = true; // the server sends: it must stop sending when the client vanishes
         let mut control = connect(server.address("127.0.0.1"));
         hello(&mut control);
-        let request = TestRequest { spec, family: IpFamily::V4, server_cpus: vec![], want_host_facts: false };
+        let request = TestRequest {
+            spec,
+            family: IpFamily::V4,
+            server_cpus: vec![],
+            want_host_facts: false,
+        };
         send(&mut control, &Message::Request(request));
         let ready = match message::decode(&frame::read_frame(&mut control).unwrap()).unwrap() {
             Message::Ready(ready) => ready,
@@ -133,7 +155,9 @@ fn a_client_killed_mid_test_does_not_stop_the_server() {
         let udp = (kind == TestKind::UdpStream).then(|| {
             let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
             socket.connect(data_address).unwrap();
-            socket.send(&dualperf_engine::datagram::hello(ready.token, 0)).unwrap();
+            socket
+                .send(&dualperf_engine::datagram::hello(ready.token, 0))
+                .unwrap();
             socket
         });
         send(&mut control, &Message::Start);
@@ -154,13 +178,29 @@ fn a_client_killed_mid_test_does_not_stop_the_server() {
 
 #[test]
 fn sessions_beyond_the_limit_are_refused_as_busy_and_later_ones_are_served() {
-    let server = TestServer::start(ServerLimits { max_sessions: 1, ..Default::default() }, None);
+    let server = TestServer::start(
+        ServerLimits {
+            max_sessions: 1,
+            ..Default::default()
+        },
+        None,
+    );
     let mut first = connect(server.address("127.0.0.1"));
     hello(&mut first);
     let options = ClientOptions::default();
     let spec = short_spec(TestKind::TcpRr, 64);
-    let error = run_trial(server.address("127.0.0.1"), &spec, IpFamily::V4, &options, false).unwrap_err();
-    assert!(matches!(&error, EngineError::Refused(text) if text.contains("busy")), "{error:?}");
+    let error = run_trial(
+        server.address("127.0.0.1"),
+        &spec,
+        IpFamily::V4,
+        &options,
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&error, EngineError::Refused(text) if text.contains("busy")),
+        "{error:?}"
+    );
     send(&mut first, &Message::Bye);
     drop(first);
     wait_for_log(&server, "closed by peer");
@@ -170,10 +210,23 @@ fn sessions_beyond_the_limit_are_refused_as_busy_and_later_ones_are_served() {
 
 #[test]
 fn requests_beyond_the_limits_are_refused_with_the_limit_named() {
-    let server = TestServer::start(ServerLimits { max_duration: Duration::from_secs(1), ..Default::default() }, None);
+    let server = TestServer::start(
+        ServerLimits {
+            max_duration: Duration::from_secs(1),
+            ..Default::default()
+        },
+        None,
+    );
     let mut spec = short_spec(TestKind::TcpStream, 1024);
     spec.duration_ms = 5_000;
-    let error = run_trial(server.address("::1"), &spec, IpFamily::V6, &ClientOptions::default(), false).unwrap_err();
+    let error = run_trial(
+        server.address("::1"),
+        &spec,
+        IpFamily::V6,
+        &ClientOptions::default(),
+        false,
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("--max-duration"), "{error}");
     still_serves(&server);
 }
@@ -182,7 +235,14 @@ fn requests_beyond_the_limits_are_refused_with_the_limit_named() {
 fn datagrams_above_the_family_limit_are_rejected_before_sending() {
     let server = TestServer::start(ServerLimits::default(), None);
     let spec = short_spec(TestKind::UdpStream, 65_508);
-    let error = run_trial(server.address("127.0.0.1"), &spec, IpFamily::V4, &ClientOptions::default(), false).unwrap_err();
+    let error = run_trial(
+        server.address("127.0.0.1"),
+        &spec,
+        IpFamily::V4,
+        &ClientOptions::default(),
+        false,
+    )
+    .unwrap_err();
     assert!(error.to_string().contains("65507"), "{error}");
     // The same size is legal for IPv6 (65527) and is sent fragmented.
     let report = trial(server.address("::1"), &spec);
@@ -194,12 +254,28 @@ fn a_shared_key_is_required_and_checked() {
     let server = TestServer::start(ServerLimits::default(), Some(b"s3cret"));
     let spec = short_spec(TestKind::TcpRr, 64);
     let address = server.address("127.0.0.1");
-    let no_key = run_trial(address, &spec, IpFamily::V4, &ClientOptions::default(), false).unwrap_err();
+    let no_key = run_trial(
+        address,
+        &spec,
+        IpFamily::V4,
+        &ClientOptions::default(),
+        false,
+    )
+    .unwrap_err();
     assert!(no_key.to_string().contains("--auth-key"), "{no_key}");
-    let wrong = ClientOptions { auth_key: Some(b"guess".to_vec()), ..Default::default() };
+    let wrong = ClientOptions {
+        auth_key: Some(b"guess".to_vec()),
+        ..Default::default()
+    };
     let refused = run_trial(address, &spec, IpFamily::V4, &wrong, false).unwrap_err();
-    assert!(refused.to_string().contains("authentication failed"), "{refused}");
-    let right = ClientOptions { auth_key: Some(b"s3cret".to_vec()), ..Default::default() };
+    assert!(
+        refused.to_string().contains("authentication failed"),
+        "{refused}"
+    );
+    let right = ClientOptions {
+        auth_key: Some(b"s3cret".to_vec()),
+        ..Default::default()
+    };
     let report = run_trial(address, &spec, IpFamily::V4, &right, false).unwrap();
     assert_consistent(&report, &spec, IpFamily::V4);
 }

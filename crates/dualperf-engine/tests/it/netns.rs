@@ -21,23 +21,49 @@ struct Pair {
 }
 
 fn ip(args: &[&str]) -> Result<(), String> {
-    let output = Command::new("ip").args(args).output().map_err(|e| format!("running ip: {e}"))?;
+    let output = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("running ip: {e}"))?;
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&output.stderr).trim()))
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
     }
 }
 
 impl Pair {
     fn create() -> Result<Pair, String> {
         let pid = std::process::id();
-        let pair = Pair { client: format!("dpe-{pid}-a"), server: format!("dpe-{pid}-b") };
+        let pair = Pair {
+            client: format!("dpe-{pid}-a"),
+            server: format!("dpe-{pid}-b"),
+        };
         ip(&["netns", "add", &pair.client])?;
         ip(&["netns", "add", &pair.server])?;
         let (va, vb) = (format!("dpe{pid}a"), format!("dpe{pid}b"));
-        ip(&["link", "add", &va, "netns", &pair.client, "type", "veth", "peer", "name", &vb, "netns", &pair.server])?;
-        for (ns, dev, v4, v6) in [(&pair.client, &va, "10.203.0.1/24", "fd20:3::1/64"), (&pair.server, &vb, "10.203.0.2/24", "fd20:3::2/64")] {
+        ip(&[
+            "link",
+            "add",
+            &va,
+            "netns",
+            &pair.client,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &vb,
+            "netns",
+            &pair.server,
+        ])?;
+        for (ns, dev, v4, v6) in [
+            (&pair.client, &va, "10.203.0.1/24", "fd20:3::1/64"),
+            (&pair.server, &vb, "10.203.0.2/24", "fd20:3::2/64"),
+        ] {
             ip(&["-n", ns, "addr", "add", v4, "dev", dev])?;
             ip(&["-n", ns, "addr", "add", v6, "dev", dev, "nodad"])?;
             ip(&["-n", ns, "link", "set", "lo", "up"])?;
@@ -60,7 +86,12 @@ fn enter(name: &str) {
     let file = File::open(format!("/run/netns/{name}")).expect("opening the namespace");
     // SAFETY: setns on a namespace file descriptor we own; affects this thread only.
     let rc = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
-    assert_eq!(rc, 0, "setns into {name}: {}", std::io::Error::last_os_error());
+    assert_eq!(
+        rc,
+        0,
+        "setns into {name}: {}",
+        std::io::Error::last_os_error()
+    );
 }
 
 #[test]
@@ -107,7 +138,10 @@ fn every_kind_runs_between_two_namespaces_over_both_families() {
                 let report = trial(server, &spec);
                 assert_consistent(&report, &spec, family);
                 let o = &report.observations;
-                assert_eq!(o.socket.path_mtu_bytes.filter(|_| kind.is_udp()), kind.is_udp().then_some(1500));
+                assert_eq!(
+                    o.socket.path_mtu_bytes.filter(|_| kind.is_udp()),
+                    kind.is_udp().then_some(1500)
+                );
                 if size == 4_000 {
                     assert_eq!(o.fragments_per_datagram, 3, "{:?}", o.notes);
                 }
@@ -118,6 +152,9 @@ fn every_kind_runs_between_two_namespaces_over_both_families() {
     let _ = done_tx.send(());
     let log = server_thread.join().unwrap();
     client_result.unwrap();
-    assert!(log.contains("family IPv4") && log.contains("family IPv6"), "{log}");
+    assert!(
+        log.contains("family IPv4") && log.contains("family IPv6"),
+        "{log}"
+    );
     drop(pair);
 }

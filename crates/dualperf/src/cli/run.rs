@@ -57,7 +57,11 @@ pub struct Args {
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
     pub port: u16,
     /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect.
-    #[arg(long, value_name = "LIST", default_value = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect"
+    )]
     pub tests: String,
     /// Message sizes in bytes, comma-separated, or a preset: papers, small, default.
     #[arg(long, value_name = "LIST|PRESET", default_value = "default")]
@@ -84,7 +88,12 @@ pub struct Args {
     #[arg(short = 'b', long, value_name = "RATE")]
     pub bitrate: Option<BitRate>,
     /// Length of one time-series sample, milliseconds (at least 10).
-    #[arg(short = 'i', long = "interval", value_name = "MS", default_value_t = 1000)]
+    #[arg(
+        short = 'i',
+        long = "interval",
+        value_name = "MS",
+        default_value_t = 1000
+    )]
     pub interval_ms: u64,
     /// Write the full result (schema dualperf.run v1) to this file.
     #[arg(long, value_name = "FILE")]
@@ -144,14 +153,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // An in-process server for --loopback; it stops when `_server` drops.
     let mut _server: Option<ServerHandle> = None;
     let (targets, port) = if args.loopback {
-        let handle = Server::bind(ServerConfig { port: 0, ..Default::default() })
-            .map_err(|e| super::Failure::environment(format!("starting the loopback server: {e}")))?
-            .spawn();
+        let handle = Server::bind(ServerConfig {
+            port: 0,
+            ..Default::default()
+        })
+        .map_err(|e| super::Failure::environment(format!("starting the loopback server: {e}")))?
+        .spawn();
         let port = handle.port();
         _server = Some(handle);
-        (Targets { v4: Some("127.0.0.1".into()), v6: Some("::1".into()) }, port)
+        (
+            Targets {
+                v4: Some("127.0.0.1".into()),
+                v6: Some("::1".into()),
+            },
+            port,
+        )
     } else {
-        (resolve_targets(args.host.as_deref(), args.v4, args.v6, args.port)?, args.port)
+        (
+            resolve_targets(args.host.as_deref(), args.v4, args.v6, args.port)?,
+            args.port,
+        )
     };
     let mut config: RunConfig = build_config(&args, families, targets, port)?;
     config.client_cpus = client_cpus.clone();
@@ -162,7 +183,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let flag = stop.clone();
     let _ = ctrlc::set_handler(move || {
         if !flag.swap(true, Ordering::SeqCst) {
-            eprintln!("\ndualperf: stopping after the current trial (Ctrl-C again is ignored; wait)");
+            eprintln!(
+                "\ndualperf: stopping after the current trial (Ctrl-C again is ignored; wait)"
+            );
         }
     });
     let client = Client::new(ClientOptions {
@@ -173,13 +196,35 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let tty = std::io::stderr().is_terminal();
     let mut on_progress = |progress: &Progress| {
-        if let (true, Progress::TrialStarted { index, total, spec, family, repetition }) = (tty, progress) {
-            eprint!("\r\x1b[2K[{}/{}] {} over {} (repetition {})", index + 1, total, spec.label(), family, repetition + 1);
+        if let (
+            true,
+            Progress::TrialStarted {
+                index,
+                total,
+                spec,
+                family,
+                repetition,
+            },
+        ) = (tty, progress)
+        {
+            eprint!(
+                "\r\x1b[2K[{}/{}] {} over {} (repetition {})",
+                index + 1,
+                total,
+                spec.label(),
+                family,
+                repetition + 1
+            );
             let _ = std::io::stderr().flush();
         }
         if let Progress::TrialFinished { trial, .. } = progress {
             if let dualperf_model::TrialOutcome::Failed { error } = &trial.outcome {
-                eprintln!("{}dualperf: {} over {} failed: {error}", if tty { "\r\x1b[2K" } else { "" }, trial.spec.label(), trial.family);
+                eprintln!(
+                    "{}dualperf: {} over {} failed: {error}",
+                    if tty { "\r\x1b[2K" } else { "" },
+                    trial.spec.label(),
+                    trial.family
+                );
             }
         }
     };
@@ -201,11 +246,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         write_json_atomically(path, &result)?;
         eprintln!("dualperf: wrote {}", path.display());
     }
-    let failed = result.trials.iter().filter(|t| matches!(t.outcome, dualperf_model::TrialOutcome::Failed { .. })).count();
+    let failed = result
+        .trials
+        .iter()
+        .filter(|t| matches!(t.outcome, dualperf_model::TrialOutcome::Failed { .. }))
+        .count();
     if result.complete {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("dualperf: {failed} of {} trials failed; {}", result.trials.len(), result.errors.join("; "));
+        eprintln!(
+            "dualperf: {failed} of {} trials failed; {}",
+            result.trials.len(),
+            result.errors.join("; ")
+        );
         Ok(ExitCode::from(1))
     }
 }
@@ -216,7 +269,9 @@ fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         let kind: TestKind = name.parse().map_err(|e: String| super::Failure::usage(e))?;
         if kind == TestKind::UdpProbe {
-            return Err(super::Failure::usage("udp-probe is not available in `dualperf run` yet"));
+            return Err(super::Failure::usage(
+                "udp-probe is not available in `dualperf run` yet",
+            ));
         }
         if !kinds.contains(&kind) {
             kinds.push(kind);

@@ -14,7 +14,10 @@ pub fn write_json_atomically(path: &Path, result: &RunResult) -> anyhow::Result<
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result.json".into());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "result.json".into());
     let temporary = directory.join(format!(".{name}.{}.tmp", std::process::id()));
     let body = serde_json::to_vec_pretty(result).context("encoding the result as JSON")?;
     let write = || -> std::io::Result<()> {

@@ -14,8 +14,16 @@ use crate::cli::Failure;
 pub type Targets = PerFamily<Option<String>>;
 
 /// Resolves HOST to its first A and first AAAA address; `--v4`/`--v6` win.
-pub fn resolve_targets(host: Option<&str>, v4: Option<Ipv4Addr>, v6: Option<Ipv6Addr>, port: u16) -> anyhow::Result<Targets> {
-    let mut targets = Targets { v4: v4.map(|a| a.to_string()), v6: v6.map(|a| a.to_string()) };
+pub fn resolve_targets(
+    host: Option<&str>,
+    v4: Option<Ipv4Addr>,
+    v6: Option<Ipv6Addr>,
+    port: u16,
+) -> anyhow::Result<Targets> {
+    let mut targets = Targets {
+        v4: v4.map(|a| a.to_string()),
+        v6: v6.map(|a| a.to_string()),
+    };
     if let Some(host) = host {
         let addresses: Vec<IpAddr> = (host.trim_matches(|c| c == '[' || c == ']'), port)
             .to_socket_addrs()
@@ -25,12 +33,17 @@ pub fn resolve_targets(host: Option<&str>, v4: Option<Ipv4Addr>, v6: Option<Ipv6
         for family in IpFamily::ALL {
             let slot = targets.get_mut(family);
             if slot.is_none() {
-                *slot = addresses.iter().find(|a| IpFamily::of(a) == family).map(|a| a.to_string());
+                *slot = addresses
+                    .iter()
+                    .find(|a| IpFamily::of(a) == family)
+                    .map(|a| a.to_string());
             }
         }
     }
     if targets.v4.is_none() && targets.v6.is_none() {
-        return Err(Failure::usage("name a server: HOST, --v4/--v6 ADDR, or --loopback"));
+        return Err(Failure::usage(
+            "name a server: HOST, --v4/--v6 ADDR, or --loopback",
+        ));
     }
     Ok(targets)
 }
@@ -49,24 +62,49 @@ fn sizes_for(kind: TestKind, sizes: &str) -> anyhow::Result<Vec<u32>> {
             .map(|s| s.trim().parse::<u32>().map_err(|_| Failure::usage(format!("`{s}` in --sizes is not a size in bytes or a preset (papers, small, default)"))))
             .collect::<anyhow::Result<Vec<u32>>>()?,
     };
-    Ok(list.into_iter().map(|size| size_for_kind(kind, size)).collect())
+    Ok(list
+        .into_iter()
+        .map(|size| size_for_kind(kind, size))
+        .collect())
 }
 
 /// Builds the run configuration from the flags.
-pub fn build_config(args: &Args, families: Vec<IpFamily>, targets: Targets, port: u16) -> anyhow::Result<RunConfig> {
-    let (time, warmup, repeat) = if args.quick { (0.5, 0.1, 1) } else { (args.time, args.warmup, args.repeat) };
+pub fn build_config(
+    args: &Args,
+    families: Vec<IpFamily>,
+    targets: Targets,
+    port: u16,
+) -> anyhow::Result<RunConfig> {
+    let (time, warmup, repeat) = if args.quick {
+        (0.5, 0.1, 1)
+    } else {
+        (args.time, args.warmup, args.repeat)
+    };
     if !(time > 0.0 && time <= 3600.0) || !(0.0..=600.0).contains(&warmup) {
-        return Err(Failure::usage("-t must be in (0, 3600] seconds and --warmup in [0, 600]"));
+        return Err(Failure::usage(
+            "-t must be in (0, 3600] seconds and --warmup in [0, 600]",
+        ));
     }
     if repeat == 0 || args.parallel == 0 {
         return Err(Failure::usage("--repeat and -P must be at least 1"));
     }
     if args.interval_ms < 10 {
-        return Err(Failure::usage(format!("-i {} ms is below the 10 ms minimum", args.interval_ms)));
+        return Err(Failure::usage(format!(
+            "-i {} ms is below the 10 ms minimum",
+            args.interval_ms
+        )));
     }
     for family in &families {
         if targets.get(*family).is_none() {
-            return Err(Failure::usage(format!("no {} address for the server; give --{} ADDR or use -{}", family.label(), family.key(), match family { IpFamily::V4 => 6, IpFamily::V6 => 4 })));
+            return Err(Failure::usage(format!(
+                "no {} address for the server; give --{} ADDR or use -{}",
+                family.label(),
+                family.key(),
+                match family {
+                    IpFamily::V4 => 6,
+                    IpFamily::V6 => 4,
+                }
+            )));
         }
     }
     let mut points = Vec::new();
@@ -83,9 +121,17 @@ pub fn build_config(args: &Args, families: Vec<IpFamily>, targets: Targets, port
                 size_bytes: size,
                 duration_ms: (time * 1000.0).round() as u64,
                 warmup_ms: (warmup * 1000.0).round() as u64,
-                parallel_streams: if matches!(kind, TestKind::TcpStream | TestKind::UdpStream) { args.parallel } else { 1 },
+                parallel_streams: if matches!(kind, TestKind::TcpStream | TestKind::UdpStream) {
+                    args.parallel
+                } else {
+                    1
+                },
                 reverse: args.reverse && matches!(kind, TestKind::TcpStream | TestKind::UdpStream),
-                rate: if kind == TestKind::UdpStream { args.bitrate } else { None },
+                rate: if kind == TestKind::UdpStream {
+                    args.bitrate
+                } else {
+                    None
+                },
                 sample_interval_ms: args.interval_ms,
                 probe_interval_us: None,
             });

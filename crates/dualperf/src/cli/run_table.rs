@@ -5,7 +5,9 @@
 
 use std::fmt::Write;
 
-use dualperf_model::{IpFamily, LatencySamples, Observations, PerFamily, RunResult, TestKind, TrialOutcome};
+use dualperf_model::{
+    IpFamily, LatencySamples, Observations, PerFamily, RunResult, TestKind, TrialOutcome,
+};
 
 /// How a metric's value is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,23 +85,46 @@ fn metrics(kind: TestKind) -> Vec<(&'static str, &'static str, Unit, Extractor)>
     let mut rows: Vec<(&'static str, &'static str, Unit, Extractor)> = match kind {
         TestKind::TcpStream => vec![
             ("goodput_bps", "goodput", Unit::BitRate, goodput),
-            ("retransmits", "retransmitted segments", Unit::Count, |o| o.tcp.map(|t| t.segments_retransmitted as f64)),
+            ("retransmits", "retransmitted segments", Unit::Count, |o| {
+                o.tcp.map(|t| t.segments_retransmitted as f64)
+            }),
         ],
         TestKind::UdpStream | TestKind::UdpProbe => vec![
             ("goodput_bps", "goodput", Unit::BitRate, goodput),
-            ("received_pps", "packets received /s", Unit::Rate, per_second),
-            ("loss_ratio", "loss", Unit::Ratio, |o| o.udp.as_ref().and_then(|u| (u.sent > 0).then(|| u.lost as f64 / u.sent as f64))),
-            ("jitter_ns", "jitter (RFC 3550)", Unit::Nanoseconds, |o| o.udp.as_ref().map(|u| u.jitter_ns as f64)),
+            (
+                "received_pps",
+                "packets received /s",
+                Unit::Rate,
+                per_second,
+            ),
+            ("loss_ratio", "loss", Unit::Ratio, |o| {
+                o.udp
+                    .as_ref()
+                    .and_then(|u| (u.sent > 0).then(|| u.lost as f64 / u.sent as f64))
+            }),
+            ("jitter_ns", "jitter (RFC 3550)", Unit::Nanoseconds, |o| {
+                o.udp.as_ref().map(|u| u.jitter_ns as f64)
+            }),
         ],
         TestKind::TcpRr | TestKind::UdpRr => vec![
             ("rtt_p50_ns", "RTT p50", Unit::Nanoseconds, p50),
             ("rtt_p99_ns", "RTT p99", Unit::Nanoseconds, p99),
-            ("transactions_per_second", "transactions /s", Unit::Rate, per_second),
+            (
+                "transactions_per_second",
+                "transactions /s",
+                Unit::Rate,
+                per_second,
+            ),
         ],
         TestKind::TcpConnect => vec![
             ("connect_p50_ns", "connect time p50", Unit::Nanoseconds, p50),
             ("connect_p99_ns", "connect time p99", Unit::Nanoseconds, p99),
-            ("connections_per_second", "connections /s", Unit::Rate, |o| Some(o.sender.packets as f64 / seconds(o))),
+            (
+                "connections_per_second",
+                "connections /s",
+                Unit::Rate,
+                |o| Some(o.sender.packets as f64 / seconds(o)),
+            ),
         ],
     };
     rows.push(("client_cpu_ratio", "CPU client", Unit::Ratio, client_cpu));
@@ -113,7 +138,11 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
     }
     values.sort_by(|a, b| a.total_cmp(b));
     let middle = values.len() / 2;
-    Some(if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 })
+    Some(if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    })
 }
 
 /// Every row of the table, point by point.
@@ -122,13 +151,23 @@ pub fn table_rows(result: &RunResult) -> Vec<TableRow> {
     for (point, spec) in result.config.points.iter().enumerate() {
         for (metric, label, unit, extract) in metrics(spec.kind) {
             let values = PerFamily::from_fn(|family| {
-                let observed = result.trials.iter().filter(|t| t.point == point && t.family == family).filter_map(|t| match &t.outcome {
-                    TrialOutcome::Ok(o) => extract(o),
-                    TrialOutcome::Failed { .. } => None,
-                });
+                let observed = result
+                    .trials
+                    .iter()
+                    .filter(|t| t.point == point && t.family == family)
+                    .filter_map(|t| match &t.outcome {
+                        TrialOutcome::Ok(o) => extract(o),
+                        TrialOutcome::Failed { .. } => None,
+                    });
                 median(observed.collect())
             });
-            rows.push(TableRow { point, metric, label, unit, values });
+            rows.push(TableRow {
+                point,
+                metric,
+                label,
+                unit,
+                values,
+            });
         }
     }
     rows
@@ -161,16 +200,39 @@ pub fn render_table(result: &RunResult) -> String {
 }
 
 /// The table with an optional extra column (`header`, one cell per row).
-pub fn render_table_with(result: &RunResult, header: Option<&str>, extra: &dyn Fn(&TableRow) -> String) -> String {
+pub fn render_table_with(
+    result: &RunResult,
+    header: Option<&str>,
+    extra: &dyn Fn(&TableRow) -> String,
+) -> String {
     let mut out = String::new();
     let rows = table_rows(result);
     for (point, spec) in result.config.points.iter().enumerate() {
         let failed = |family: IpFamily| {
-            result.trials.iter().filter(|t| t.point == point && t.family == family && matches!(t.outcome, TrialOutcome::Failed { .. })).count()
+            result
+                .trials
+                .iter()
+                .filter(|t| {
+                    t.point == point
+                        && t.family == family
+                        && matches!(t.outcome, TrialOutcome::Failed { .. })
+                })
+                .count()
         };
-        let ran = |family: IpFamily| result.trials.iter().filter(|t| t.point == point && t.family == family).count();
+        let ran = |family: IpFamily| {
+            result
+                .trials
+                .iter()
+                .filter(|t| t.point == point && t.family == family)
+                .count()
+        };
         let plural = if result.config.repeat == 1 { "" } else { "s" };
-        let _ = writeln!(out, "\n{} ({} repetition{plural} per family)", spec.label(), result.config.repeat);
+        let _ = writeln!(
+            out,
+            "\n{} ({} repetition{plural} per family)",
+            spec.label(),
+            result.config.repeat
+        );
         let _ = write!(out, "  {:<24} {:>16} {:>16}", "", "IPv4", "IPv6");
         if let Some(header) = header {
             let _ = write!(out, "  {header}");
@@ -184,7 +246,13 @@ pub fn render_table_with(result: &RunResult, header: Option<&str>, extra: &dyn F
                     format_value(*row.values.get(family), row.unit)
                 }
             };
-            let _ = write!(out, "  {:<24} {:>16} {:>16}", row.label, cell(IpFamily::V4), cell(IpFamily::V6));
+            let _ = write!(
+                out,
+                "  {:<24} {:>16} {:>16}",
+                row.label,
+                cell(IpFamily::V4),
+                cell(IpFamily::V6)
+            );
             if header.is_some() {
                 let _ = write!(out, "  {}", extra(row));
             }
@@ -192,7 +260,13 @@ pub fn render_table_with(result: &RunResult, header: Option<&str>, extra: &dyn F
         }
         for family in &result.config.families {
             if failed(*family) > 0 {
-                let _ = writeln!(out, "  {}: {} of {} trials failed (see --json for errors)", family.label(), failed(*family), ran(*family));
+                let _ = writeln!(
+                    out,
+                    "  {}: {} of {} trials failed (see --json for errors)",
+                    family.label(),
+                    failed(*family),
+                    ran(*family)
+                );
             }
         }
     }
@@ -209,9 +283,18 @@ mod tests {
         let samples = LatencySamples {
             count: 4,
             histogram: vec![
-                HistogramBucket { value_ns: 10, count: 2 },
-                HistogramBucket { value_ns: 20, count: 1 },
-                HistogramBucket { value_ns: 90, count: 1 },
+                HistogramBucket {
+                    value_ns: 10,
+                    count: 2,
+                },
+                HistogramBucket {
+                    value_ns: 20,
+                    count: 1,
+                },
+                HistogramBucket {
+                    value_ns: 90,
+                    count: 1,
+                },
             ],
             ..Default::default()
         };
@@ -221,7 +304,11 @@ mod tests {
 
     #[test]
     fn percentile_falls_back_to_raw_samples() {
-        let samples = LatencySamples { count: 3, raw_ns: vec![30, 10, 20], ..Default::default() };
+        let samples = LatencySamples {
+            count: 3,
+            raw_ns: vec![30, 10, 20],
+            ..Default::default()
+        };
         assert_eq!(latency_percentile(&samples, 0.5), Some(20.0));
     }
 

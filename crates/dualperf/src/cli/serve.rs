@@ -49,7 +49,9 @@ pub struct Args {
 /// Runs `dualperf serve` until the process is stopped.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.max_duration == 0 || args.max_streams == 0 || args.max_sessions == 0 {
-        return Err(super::Failure::usage("--max-duration, --max-streams and --max-sessions must be at least 1"));
+        return Err(super::Failure::usage(
+            "--max-duration, --max-streams and --max-sessions must be at least 1",
+        ));
     }
     let limits = ServerLimits {
         max_duration: Duration::from_secs(args.max_duration),
@@ -66,9 +68,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         auth_key: args.auth_key.map(String::into_bytes),
         log: Some(Arc::new(|line: &str| eprintln!("dualperf serve: {line}"))),
     };
-    let server = Server::bind(config).map_err(|e| super::Failure::usage(format!("{:#}", anyhow::Error::new(e))))?;
-    let addresses: Vec<String> = server.local_addresses().iter().map(|a| a.to_string()).collect();
-    eprintln!("dualperf serve: listening on {} (control port {})", addresses.join(", "), server.port());
+    let server = Server::bind(config)
+        .map_err(|e| super::Failure::usage(format!("{:#}", anyhow::Error::new(e))))?;
+    let addresses: Vec<String> = server
+        .local_addresses()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    eprintln!(
+        "dualperf serve: listening on {} (control port {})",
+        addresses.join(", "),
+        server.port()
+    );
     server.run();
     Ok(ExitCode::SUCCESS)
 }
