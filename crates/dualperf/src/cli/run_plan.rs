@@ -80,7 +80,8 @@ pub fn build_config(
     } else {
         (args.time, args.warmup, args.repeat)
     };
-    if !(time > 0.0 && time <= 3600.0) || !(0.0..=600.0).contains(&warmup) {
+    let valid = time > 0.0 && time <= 3600.0 && (0.0..=600.0).contains(&warmup);
+    if !valid {
         return Err(Failure::usage(
             "-t must be in (0, 3600] seconds and --warmup in [0, 600]",
         ));
