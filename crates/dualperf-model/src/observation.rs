@@ -70,6 +70,9 @@ pub struct Observations {
     pub fragments_per_datagram: u32,
     /// Notes on how this was measured (e.g. "receive timestamps: SO_TIMESTAMPNS").
     pub notes: Vec<String>,
+    /// Socket settings in force on the server's data sockets, as it reported them.
+    #[serde(default)]
+    pub server_socket: Option<SocketFacts>,
 }
 
 /// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.
@@ -118,7 +121,11 @@ pub struct LatencySamples {
     pub min_ns: u64,
     /// Exact maximum, nanoseconds.
     pub max_ns: u64,
-    /// Exact sum of all samples, nanoseconds (for an exact mean).
+    /// Exact sum of all samples, nanoseconds (for an exact mean). Written
+    /// as a JSON number while it fits in u64 (584 years), as a decimal
+    /// string beyond: serde cannot read u128 inside the internally tagged
+    /// [`TrialOutcome`], so a plain u128 made results unreadable.
+    #[serde(with = "u128_as_u64_or_string")]
     pub sum_ns: u128,
     /// Exact sum of squares, ns², as f64 (for the standard deviation).
     pub sum_squares_ns2: f64,
@@ -249,4 +256,68 @@ pub struct SocketFacts {
     pub server_cpus: Vec<u32>,
     /// Path MTU / interface MTU the client saw, bytes.
     pub path_mtu_bytes: Option<u32>,
+}
+
+/// (De)serialises a u128 as a u64 JSON number when it fits, else as a
+/// decimal string; reads both.
+mod u128_as_u64_or_string {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+        match u64::try_from(*value) {
+            Ok(small) => serializer.serialize_u64(small),
+            Err(_) => serializer.serialize_str(&value.to_string()),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Number(u64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+        match Either::deserialize(deserializer)? {
+            Either::Number(value) => Ok(u128::from(value)),
+            Either::Text(text) => text.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod latency_sum_tests {
+    use super::*;
+
+    #[test]
+    fn a_trial_with_latency_samples_reads_back_from_json() {
+        let observations = Observations {
+            latency: Some(LatencySamples {
+                count: 1,
+                sum_ns: 42,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let outcome = TrialOutcome::Ok(Box::new(observations));
+        let text = serde_json::to_string(&outcome).unwrap();
+        assert!(text.contains("\"sum_ns\":42"), "{text}");
+        assert_eq!(
+            serde_json::from_str::<TrialOutcome>(&text).unwrap(),
+            outcome
+        );
+    }
+
+    #[test]
+    fn a_latency_sum_beyond_u64_survives_as_a_string() {
+        let samples = LatencySamples {
+            sum_ns: u128::from(u64::MAX) + 1,
+            ..Default::default()
+        };
+        let text = serde_json::to_string(&samples).unwrap();
+        assert_eq!(
+            serde_json::from_str::<LatencySamples>(&text).unwrap(),
+            samples
+        );
+    }
 }

@@ -1,0 +1,172 @@
+//! Puts the client's and the server's counts together into one
+//! [`Observations`]: the sending end's sent counts, the receiving end's
+//! received counts, per-interval samples merged the same way.
+
+use dualperf_model::{IntervalSample, IpFamily, Observations, SocketFacts, TestKind, TestSpec};
+
+use crate::endpoint::{is_stream_sender, EndOutcome, Role};
+use crate::flow::{sum_tcp_counters, LATENCY_RAW_LIMIT};
+use crate::protocol::ServerReport;
+use crate::sizes::fragments_per_datagram;
+use crate::sys_shim::latency_recorder::LatencyRecorder;
+
+/// Merges the two ends' counts for one trial.
+pub fn observations(
+    spec: &TestSpec,
+    family: IpFamily,
+    mut client: EndOutcome,
+    server: ServerReport,
+    socket: SocketFacts,
+    clocks_shared: bool,
+) -> Observations {
+    let stream_kind = matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream);
+    let client_sends = !stream_kind || is_stream_sender(spec, Role::Client);
+    let mut notes = client.notes(spec, "client");
+    notes.extend(server.notes.iter().cloned());
+
+    let mut udp = match (spec.kind, client_sends) {
+        (TestKind::UdpStream, true) => server.udp.clone(),
+        (TestKind::UdpStream, false) => client.finish_udp(&server.sent_per_stream, clocks_shared),
+        _ => None,
+    };
+    if let Some(udp) = udp.as_mut() {
+        udp.clocks_shared = clocks_shared;
+        notes.push(format!(
+            "receive timestamps: {}",
+            udp.receive_timestamp_source
+        ));
+    }
+    if spec.kind == TestKind::UdpStream {
+        notes.push(match clocks_shared {
+            true => "clocks shared: both ends run on one kernel (same boot id); one-way delay is exact".into(),
+            false => "clocks not shared: the ends run on different kernels; one-way delay is only meaningful with synchronised clocks".into(),
+        });
+    }
+
+    let (sender, receiver, intervals, tcp) = if !stream_kind {
+        // rr and connect: what the client sent (requests, connection
+        // attempts) and what came back (responses) or was accepted.
+        let receiver = match spec.kind {
+            TestKind::TcpConnect => server.received,
+            _ => client.sampler.measured.received,
+        };
+        let tcp = sum_tcp_counters(&client.flows);
+        (
+            client.sampler.measured.sent,
+            receiver,
+            client.sampler.intervals.clone(),
+            tcp,
+        )
+    } else if client_sends {
+        let intervals = merge_intervals(&client.sampler.intervals, &server.intervals);
+        let tcp = sum_tcp_counters(&client.flows);
+        (
+            client.sent(spec, Role::Client),
+            server.received,
+            intervals,
+            tcp,
+        )
+    } else {
+        let intervals = merge_intervals(&server.intervals, &client.sampler.intervals);
+        let received = client.received(spec, udp.as_ref());
+        (server.sent, received, intervals, server.tcp)
+    };
+
+    let latency = latency_of(&client);
+    let fragments = match (spec.kind.is_udp(), socket.path_mtu_bytes) {
+        (true, Some(mtu)) => fragments_per_datagram(family, spec.size_bytes, mtu),
+        _ => 1,
+    };
+    if fragments > 1 {
+        notes.push(format!(
+            "{} B datagrams exceed the path MTU of {} B: each leaves as {fragments} IP fragments",
+            spec.size_bytes,
+            socket.path_mtu_bytes.unwrap_or(0)
+        ));
+    }
+    let mut cpu = dualperf_model::CpuObservations {
+        client: client.sampler.process_cpu,
+        server: Some(server.cpu),
+        system: client.sampler.system_cpu,
+    };
+    if cpu.server.is_some_and(|c| c.wall_ns == 0) {
+        cpu.server = None;
+    }
+    Observations {
+        measured_ns: client.sampler.measured_ns,
+        sender,
+        receiver,
+        intervals,
+        latency,
+        udp,
+        tcp,
+        cpu,
+        socket,
+        fragments_per_datagram: fragments,
+        notes,
+        server_socket: Some(server.socket),
+    }
+}
+
+/// One sample per interval: sent counts from the sending end's samples,
+/// received counts from the receiving end's, matched by index (both ends
+/// sample on the same schedule, started within one control round trip).
+fn merge_intervals(
+    sending: &[IntervalSample],
+    receiving: &[IntervalSample],
+) -> Vec<IntervalSample> {
+    (0..sending.len().max(receiving.len()))
+        .map(|index| {
+            let sent = sending.get(index).copied().unwrap_or_default();
+            let received = receiving.get(index).copied().unwrap_or_default();
+            IntervalSample {
+                end_ns: sent.end_ns.max(received.end_ns),
+                length_ns: sent.length_ns.max(received.length_ns),
+                sent_bytes: sent.sent_bytes,
+                sent_packets: sent.sent_packets,
+                received_bytes: received.received_bytes,
+                received_packets: received.received_packets,
+                lost_packets: None,
+                mean_delay_ns: sent.mean_delay_ns.or(received.mean_delay_ns),
+            }
+        })
+        .collect()
+}
+
+fn latency_of(client: &EndOutcome) -> Option<dualperf_model::LatencySamples> {
+    let mut recorders = client.flows.iter().filter_map(|f| f.latency.as_ref());
+    let first = recorders.next()?;
+    let mut merged = LatencyRecorder::new(LATENCY_RAW_LIMIT);
+    merged.merge(first);
+    recorders.for_each(|r| merged.merge(r));
+    Some(merged.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_intervals_take_sent_and_received_from_their_own_end() {
+        let sending = [IntervalSample {
+            sent_bytes: 10,
+            received_bytes: 99,
+            ..Default::default()
+        }];
+        let receiving = [
+            IntervalSample {
+                sent_bytes: 99,
+                received_bytes: 8,
+                ..Default::default()
+            },
+            IntervalSample {
+                received_bytes: 2,
+                ..Default::default()
+            },
+        ];
+        let merged = merge_intervals(&sending, &receiving);
+        assert_eq!(merged.len(), 2);
+        assert_eq!((merged[0].sent_bytes, merged[0].received_bytes), (10, 8));
+        assert_eq!((merged[1].sent_bytes, merged[1].received_bytes), (0, 2));
+    }
+}

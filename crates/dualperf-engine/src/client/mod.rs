@@ -1,0 +1,345 @@
+//! The measuring client: one trial ([`trial::run_trial`]) and a whole plan
+//! of points × families × repetitions ([`Client::run_plan`]), interleaved
+//! v4, v6, v4, v6 … by default so that machine drift hits both families
+//! alike, or blocked. A failed trial is recorded as
+//! [`TrialOutcome::Failed`] and the plan goes on.
+
+pub mod assemble;
+pub mod trial;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use dualperf_model::{
+    HostFacts, IpFamily, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial, TrialOutcome,
+    RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+};
+
+pub use trial::{run_trial, TrialReport};
+
+use crate::clock::unix_ms;
+use crate::protocol::error_chain;
+use crate::sys_shim::host_facts::collect_host_facts;
+
+/// Client settings that are not part of the measured configuration.
+#[derive(Clone, Debug, Default)]
+pub struct ClientOptions {
+    /// Shared key for servers started with `--auth-key`.
+    pub auth_key: Option<Vec<u8>>,
+    /// CPUs to pin the client's flow threads to (empty: unpinned).
+    pub client_cpus: Vec<u32>,
+    /// CPUs to ask the server to pin its flow threads to.
+    pub server_cpus: Vec<u32>,
+    /// Set (e.g. by Ctrl-C) to stop after the current trial.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// What [`Client::run_plan`] reports while it runs.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A trial is about to start.
+    TrialStarted {
+        /// Index of the trial, from 0.
+        index: usize,
+        /// Number of trials planned.
+        total: usize,
+        /// The point.
+        spec: &'a TestSpec,
+        /// The family.
+        family: IpFamily,
+        /// The repetition, from 0.
+        repetition: u32,
+    },
+    /// A trial ended (successfully or not).
+    TrialFinished {
+        /// Index of the trial, from 0.
+        index: usize,
+        /// Number of trials planned.
+        total: usize,
+        /// The trial as recorded.
+        trial: &'a Trial,
+    },
+}
+
+/// One planned trial: (point index, family, repetition).
+pub type PlannedTrial = (usize, IpFamily, u32);
+
+/// The order trials run in: per point, repetitions interleaved across
+/// families (v4, v6, v4, v6 …) or blocked (v4, v4, …, v6, v6, …).
+pub fn plan_order(config: &RunConfig) -> Vec<PlannedTrial> {
+    let mut order = Vec::new();
+    for point in 0..config.points.len() {
+        match config.order {
+            RepetitionOrder::Interleaved => {
+                for repetition in 0..config.repeat {
+                    for &family in &config.families {
+                        order.push((point, family, repetition));
+                    }
+                }
+            }
+            RepetitionOrder::Blocked => {
+                for &family in &config.families {
+                    for repetition in 0..config.repeat {
+                        order.push((point, family, repetition));
+                    }
+                }
+            }
+        }
+    }
+    order
+}
+
+/// A client with its options.
+#[derive(Clone, Debug, Default)]
+pub struct Client {
+    /// The options.
+    pub options: ClientOptions,
+}
+
+impl Client {
+    /// A client with `options`.
+    pub fn new(options: ClientOptions) -> Self {
+        Client { options }
+    }
+
+    fn is_stopped(&self) -> bool {
+        self.options
+            .stop
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::SeqCst))
+    }
+
+    /// Runs every trial of `config`. Never fails: errors become failed
+    /// trials or run-level errors, and `complete` says whether all ran.
+    pub fn run_plan(
+        &self,
+        config: &RunConfig,
+        on_progress: &mut dyn FnMut(&Progress),
+    ) -> RunResult {
+        let started = unix_ms();
+        let mut result = RunResult {
+            schema: RESULT_SCHEMA.to_string(),
+            schema_version: RESULT_SCHEMA_VERSION,
+            run_id: run_id(started),
+            started_at_unix_ms: started,
+            finished_at_unix_ms: 0,
+            config: config.clone(),
+            client_host: collect_host_facts(),
+            server_host: None,
+            testbed: None,
+            trials: Vec::new(),
+            analysis: None,
+            complete: false,
+            errors: Vec::new(),
+        };
+        let order = plan_order(config);
+        let total = order.len();
+        for (index, &(point, family, repetition)) in order.iter().enumerate() {
+            if self.is_stopped() {
+                result
+                    .errors
+                    .push(format!("interrupted after {index} of {total} trials"));
+                break;
+            }
+            let spec = &config.points[point];
+            on_progress(&Progress::TrialStarted {
+                index,
+                total,
+                spec,
+                family,
+                repetition,
+            });
+            let trial = self.run_one(config, point, family, repetition, &mut result.server_host);
+            on_progress(&Progress::TrialFinished {
+                index,
+                total,
+                trial: &trial,
+            });
+            result.trials.push(trial);
+        }
+        result.complete = result.trials.len() == total
+            && result
+                .trials
+                .iter()
+                .all(|t| matches!(t.outcome, TrialOutcome::Ok(_)));
+        result.finished_at_unix_ms = unix_ms();
+        result
+    }
+
+    fn run_one(
+        &self,
+        config: &RunConfig,
+        point: usize,
+        family: IpFamily,
+        repetition: u32,
+        server_host: &mut Option<HostFacts>,
+    ) -> Trial {
+        let spec = &config.points[point];
+        let mut trial = Trial {
+            point,
+            spec: spec.clone(),
+            family,
+            repetition,
+            started_at_unix_ms: unix_ms(),
+            local_address: None,
+            remote_address: None,
+            server_seen_family: None,
+            outcome: TrialOutcome::Failed {
+                error: String::new(),
+            },
+        };
+        let target = match target_address(config, family) {
+            Ok(address) => address,
+            Err(error) => {
+                trial.outcome = TrialOutcome::Failed { error };
+                return trial;
+            }
+        };
+        match run_trial(target, spec, family, &self.options, server_host.is_none()) {
+            Ok(report) => {
+                trial.local_address = report.local_address;
+                trial.remote_address = report.remote_address;
+                trial.server_seen_family = Some(report.server_seen_family);
+                if server_host.is_none() {
+                    *server_host = report.server_host;
+                }
+                trial.outcome = TrialOutcome::Ok(Box::new(report.observations));
+            }
+            Err(error) => {
+                trial.outcome = TrialOutcome::Failed {
+                    error: error_chain(&error),
+                }
+            }
+        }
+        trial
+    }
+}
+
+/// Runs `config` with default options (no key, unpinned, no Ctrl-C flag).
+pub fn run_plan(config: &RunConfig, on_progress: &mut dyn FnMut(&Progress)) -> RunResult {
+    Client::default().run_plan(config, on_progress)
+}
+
+/// The server's control address for `family` from the config's targets.
+pub fn target_address(config: &RunConfig, family: IpFamily) -> Result<SocketAddr, String> {
+    let text = config
+        .targets
+        .get(family)
+        .as_deref()
+        .ok_or_else(|| format!("no {} address to measure", family.label()))?;
+    let ip: IpAddr = text
+        .trim_matches(|c| c == '[' || c == ']')
+        .parse()
+        .map_err(|_| format!("`{text}` is not an IP address"))?;
+    Ok(SocketAddr::new(ip, config.port))
+}
+
+/// A run id like `20261121T235000Z-1a2b` (UTC start time and the pid).
+fn run_id(unix_ms: u64) -> String {
+    let seconds = unix_ms / 1000;
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z-{:04x}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        std::process::id() & 0xffff
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::{PerFamily, TestKind};
+
+    fn config(order: RepetitionOrder) -> RunConfig {
+        let spec = TestSpec {
+            kind: TestKind::TcpRr,
+            size_bytes: 64,
+            duration_ms: 100,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 100,
+            probe_interval_us: None,
+        };
+        RunConfig {
+            points: vec![spec],
+            families: vec![IpFamily::V4, IpFamily::V6],
+            repeat: 2,
+            order,
+            targets: PerFamily {
+                v4: Some("127.0.0.1".into()),
+                v6: None,
+            },
+            host: None,
+            port: 9,
+            client_cpus: vec![],
+            server_cpus: vec![],
+            command_line: vec![],
+        }
+    }
+
+    #[test]
+    fn interleaved_order_alternates_families() {
+        let families: Vec<_> = plan_order(&config(RepetitionOrder::Interleaved))
+            .iter()
+            .map(|t| t.1)
+            .collect();
+        assert_eq!(
+            families,
+            [IpFamily::V4, IpFamily::V6, IpFamily::V4, IpFamily::V6]
+        );
+    }
+
+    #[test]
+    fn blocked_order_runs_each_family_in_one_block() {
+        let families: Vec<_> = plan_order(&config(RepetitionOrder::Blocked))
+            .iter()
+            .map(|t| t.1)
+            .collect();
+        assert_eq!(
+            families,
+            [IpFamily::V4, IpFamily::V4, IpFamily::V6, IpFamily::V6]
+        );
+    }
+
+    #[test]
+    fn a_missing_family_address_fails_that_trial_and_the_run_goes_on() {
+        let result = run_plan(&config(RepetitionOrder::Interleaved), &mut |_| {});
+        assert_eq!(result.trials.len(), 4);
+        assert!(!result.complete);
+        let v6 = result
+            .trials
+            .iter()
+            .find(|t| t.family == IpFamily::V6)
+            .unwrap();
+        assert!(
+            matches!(&v6.outcome, TrialOutcome::Failed { error } if error.contains("no IPv6 address"))
+        );
+        serde_json::to_string(&result).unwrap();
+    }
+
+    #[test]
+    fn run_id_is_the_utc_start_time() {
+        // 2026-11-21 23:50:00 UTC
+        assert!(run_id(1_795_305_000_000).starts_with("20261121T235000Z-"));
+    }
+}

@@ -1,0 +1,186 @@
+//! One trial against a server: handshake, request, data sockets, start,
+//! wait, stop, results. Assembling the observations is in [`super::assemble`].
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use dualperf_model::{HostFacts, IpFamily, Observations, SocketFacts, TestKind, TestSpec};
+
+use super::{assemble, ClientOptions};
+use crate::datagram::hello;
+use crate::endpoint::{self, DataSockets, Role};
+use crate::error::{EngineError, IoContext, Result};
+use crate::flow::UDP_BUFFER_BYTES;
+use crate::protocol::{self, Channel, Message, StopReport, TestRequest};
+use crate::sizes::validate_size;
+use crate::sys_shim::socket_options::{path_mtu, set_buffer_sizes};
+
+/// What one trial produced.
+#[derive(Clone, Debug)]
+pub struct TrialReport {
+    /// The raw observations.
+    pub observations: Observations,
+    /// The family the server saw on the control channel.
+    pub server_seen_family: IpFamily,
+    /// Local address of the first data socket, `ip:port`.
+    pub local_address: Option<String>,
+    /// Remote address of the first data socket, `ip:port`.
+    pub remote_address: Option<String>,
+    /// The server's host facts, when asked for.
+    pub server_host: Option<HostFacts>,
+}
+
+/// Waiting time for control answers that involve no measurement.
+const CONTROL_WAIT: Duration = Duration::from_secs(15);
+
+/// Runs one trial of `spec` over `family` against the server at `server`.
+///
+/// # Errors
+/// Anything that stops the trial: a refused or unreachable server, an
+/// invalid size, a broken data connection. The caller records it as a
+/// failed trial.
+pub fn run_trial(
+    server: SocketAddr,
+    spec: &TestSpec,
+    family: IpFamily,
+    options: &ClientOptions,
+    want_host_facts: bool,
+) -> Result<TrialReport> {
+    validate_size(spec.kind, family, spec.size_bytes).map_err(EngineError::InvalidTest)?;
+    if IpFamily::of(&server.ip()) != family {
+        return Err(EngineError::InvalidTest(format!(
+            "{} is not an {} address",
+            server.ip(),
+            family
+        )));
+    }
+    let stream = TcpStream::connect_timeout(&server, Duration::from_secs(5))
+        .context(|| format!("connecting the control channel to {server}"))?;
+    let mut channel = Channel::new(stream);
+    channel.set_timeout(Some(CONTROL_WAIT));
+    let welcome = protocol::client_handshake(&mut channel, options.auth_key.as_deref())?;
+    let clocks_shared = !welcome.boot_id.is_empty() && welcome.boot_id == crate::clock::boot_id();
+    channel.send(&Message::Request(TestRequest {
+        spec: spec.clone(),
+        family,
+        server_cpus: options.server_cpus.clone(),
+        want_host_facts,
+    }))?;
+    let ready = channel.expect("ready", |m| match m {
+        Message::Ready(ready) => Some(ready),
+        _ => None,
+    })?;
+    let mut facts = SocketFacts {
+        client_cpus: options.client_cpus.clone(),
+        server_cpus: options.server_cpus.clone(),
+        ..Default::default()
+    };
+    let (sockets, local, remote) = open_data(
+        server.ip(),
+        spec,
+        &ready.data_ports,
+        ready.token,
+        &mut facts,
+    )?;
+    channel.send(&Message::Start)?;
+    channel.expect("started", |m| matches!(m, Message::Started).then_some(()))?;
+    let running = endpoint::start(spec, Role::Client, sockets, &options.client_cpus);
+    running.wait_for_schedule();
+    let outcome = running.finish();
+    channel.send(&Message::Stop(StopReport {
+        sent: outcome.sent(spec, Role::Client),
+        sent_per_stream: outcome.udp_sent_per_stream(),
+    }))?;
+    channel.set_timeout(Some(
+        CONTROL_WAIT + Duration::from_millis(crate::flow::LOSS_WAIT_MS),
+    ));
+    let server_report = channel.expect("results", |m| match m {
+        Message::Results(report) => Some(report),
+        _ => None,
+    })?;
+    let _ = channel.send(&Message::Bye);
+    let server_host = server_report.host.clone();
+    let observations =
+        assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
+    Ok(TrialReport {
+        observations,
+        server_seen_family: ready.seen_family,
+        local_address: local.map(|a| a.to_string()),
+        remote_address: remote.map(|a| a.to_string()),
+        server_host,
+    })
+}
+
+type Opened = (DataSockets, Option<SocketAddr>, Option<SocketAddr>);
+
+/// Opens the client's data sockets to the server's data ports.
+fn open_data(
+    ip: IpAddr,
+    spec: &TestSpec,
+    ports: &[u16],
+    token: u64,
+    facts: &mut SocketFacts,
+) -> Result<Opened> {
+    let family = IpFamily::of(&ip);
+    let first_port = *ports
+        .first()
+        .ok_or_else(|| EngineError::Protocol("ready carries no data port".into()))?;
+    let target = SocketAddr::new(ip, first_port);
+    match spec.kind {
+        TestKind::TcpConnect => Ok((DataSockets::ConnectTo(target), None, Some(target))),
+        TestKind::TcpStream | TestKind::TcpRr => {
+            let count = if spec.kind == TestKind::TcpStream {
+                spec.parallel_streams
+            } else {
+                1
+            };
+            let mut streams = Vec::new();
+            for _ in 0..count {
+                let stream = TcpStream::connect_timeout(&target, Duration::from_secs(5))
+                    .context(|| format!("opening a data connection to {target}"))?;
+                streams.push(stream);
+            }
+            let first = &streams[0];
+            let (send, receive) =
+                set_buffer_sizes(first.as_raw_fd(), None, None).unwrap_or_default();
+            (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
+            facts.path_mtu_bytes = path_mtu(first.as_raw_fd(), family);
+            let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
+            Ok((DataSockets::Tcp(streams), local, remote))
+        }
+        TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe => {
+            let unspecified = match family {
+                IpFamily::V4 => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+                IpFamily::V6 => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+            };
+            let mut sockets = Vec::new();
+            for (index, &port) in ports.iter().enumerate() {
+                let socket = UdpSocket::bind(SocketAddr::new(unspecified, 0))
+                    .context(|| "binding a UDP data socket".into())?;
+                let (send, receive) = set_buffer_sizes(
+                    socket.as_raw_fd(),
+                    Some(UDP_BUFFER_BYTES),
+                    Some(UDP_BUFFER_BYTES),
+                )
+                .context(|| "setting UDP socket buffers".into())?;
+                (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
+                let peer = SocketAddr::new(ip, port);
+                socket
+                    .connect(peer)
+                    .context(|| format!("connecting a UDP data socket to {peer}"))?;
+                // Three copies: a hello lost on a lossy path must not fail the trial.
+                for _ in 0..3 {
+                    socket
+                        .send(&hello(token, index as u32))
+                        .context(|| format!("sending a UDP hello to {peer}"))?;
+                }
+                sockets.push(socket);
+            }
+            let first = &sockets[0];
+            facts.path_mtu_bytes = path_mtu(first.as_raw_fd(), family);
+            let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
+            Ok((DataSockets::Udp(sockets), local, remote))
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! One end of a running test: given its data sockets and its role, start
+//! one thread per flow plus the sampler, and collect what they counted.
+//! The client and the server both use this; only the role differs.
+//!
+//! | kind | client role | server role |
+//! |---|---|---|
+//! | tcp-stream, udp-stream | sender (receiver with `--reverse`) | the other |
+//! | tcp-rr, udp-rr | requester | responder |
+//! | tcp-connect | connector | acceptor |
+
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dualperf_model::{FlowCounters, TestKind, TestSpec, UdpReceiveCounters};
+
+use crate::flow::{self, connect, rr, spawn_flow, tcp_stream, udp_stream, FlowContext, FlowOutput};
+use crate::meter::{spawn_sampler, FlowMeter, Phase, SamplerOutput, Schedule};
+
+/// Extra time after the schedule before every flow is stopped regardless.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// The data sockets of one end.
+#[derive(Debug)]
+pub enum DataSockets {
+    /// Connected TCP streams (tcp-stream, tcp-rr).
+    Tcp(Vec<TcpStream>),
+    /// Connected UDP sockets (udp-stream, udp-rr).
+    Udp(Vec<UdpSocket>),
+    /// tcp-connect client: where to connect.
+    ConnectTo(SocketAddr),
+    /// tcp-connect server: the listener and the only peer it serves.
+    AcceptOn(TcpListener, IpAddr),
+}
+
+/// Which end this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The end that opened the control session.
+    Client,
+    /// The `dualperf serve` end.
+    Server,
+}
+
+/// True when this end sends the stream (tcp-stream, udp-stream).
+pub fn is_stream_sender(spec: &TestSpec, role: Role) -> bool {
+    (role == Role::Client) != spec.reverse
+}
+
+/// A running end: flows and sampler.
+pub struct RunningEnd {
+    phase: Arc<Phase>,
+    sampler: JoinHandle<SamplerOutput>,
+    flows: Vec<JoinHandle<FlowOutput>>,
+}
+
+/// What one end measured.
+pub struct EndOutcome {
+    /// Counter deltas, intervals and CPU over the measured interval.
+    pub sampler: SamplerOutput,
+    /// Each flow's output, in stream order.
+    pub flows: Vec<FlowOutput>,
+}
+
+/// Starts the flows of `role` for `spec` on `sockets`, each pinned to `cpus`.
+pub fn start(spec: &TestSpec, role: Role, sockets: DataSockets, cpus: &[u32]) -> RunningEnd {
+    let phase = Arc::new(Phase::default());
+    let schedule = Schedule {
+        warmup: Duration::from_millis(spec.warmup_ms),
+        duration: Duration::from_millis(spec.duration_ms),
+        interval: Duration::from_millis(spec.sample_interval_ms),
+    };
+    let deadline = Instant::now() + schedule.warmup + schedule.duration + GRACE;
+    let mut meters = Vec::new();
+    let mut context = |index: usize| {
+        let meter = Arc::new(FlowMeter::default());
+        meters.push(meter.clone());
+        let name = format!("dualperf-{}-{index}", spec.kind);
+        (
+            name,
+            FlowContext {
+                phase: phase.clone(),
+                meter,
+                cpus: cpus.to_vec(),
+                deadline,
+            },
+        )
+    };
+    let size = spec.size_bytes as usize;
+    let sender = is_stream_sender(spec, role);
+    let rate = spec.rate.map(|r| r.bits_per_second());
+    let mut flows = Vec::new();
+    match sockets {
+        DataSockets::Tcp(streams) => {
+            for (index, stream) in streams.into_iter().enumerate() {
+                let (name, ctx) = context(index);
+                let cpus = ctx.cpus.clone();
+                flows.push(match (spec.kind, role, sender) {
+                    (TestKind::TcpRr, Role::Client, _) => {
+                        spawn_flow(name, cpus, move || rr::tcp_request(stream, size, ctx))
+                    }
+                    (TestKind::TcpRr, Role::Server, _) => {
+                        spawn_flow(name, cpus, move || rr::tcp_respond(stream, size, ctx))
+                    }
+                    (_, _, true) => {
+                        spawn_flow(name, cpus, move || tcp_stream::send(stream, size, ctx))
+                    }
+                    (_, _, false) => {
+                        spawn_flow(name, cpus, move || tcp_stream::receive(stream, ctx))
+                    }
+                });
+            }
+        }
+        DataSockets::Udp(sockets) => {
+            for (index, socket) in sockets.into_iter().enumerate() {
+                let (name, ctx) = context(index);
+                let cpus = ctx.cpus.clone();
+                flows.push(match (spec.kind, role, sender) {
+                    (TestKind::UdpRr, Role::Client, _) => {
+                        spawn_flow(name, cpus, move || rr::udp_request(socket, size, ctx))
+                    }
+                    (TestKind::UdpRr, Role::Server, _) => {
+                        spawn_flow(name, cpus, move || rr::udp_respond(socket, size, ctx))
+                    }
+                    (_, _, true) => spawn_flow(name, cpus, move || {
+                        udp_stream::send(socket, size, rate, ctx)
+                    }),
+                    (_, _, false) => {
+                        spawn_flow(name, cpus, move || udp_stream::receive(socket, size, ctx))
+                    }
+                });
+            }
+        }
+        DataSockets::ConnectTo(target) => {
+            let (name, ctx) = context(0);
+            let cpus = ctx.cpus.clone();
+            flows.push(spawn_flow(name, cpus, move || {
+                connect::connect_repeatedly(target, ctx)
+            }));
+        }
+        DataSockets::AcceptOn(listener, peer) => {
+            let (name, ctx) = context(0);
+            let cpus = ctx.cpus.clone();
+            flows.push(spawn_flow(name, cpus, move || {
+                connect::accept_repeatedly(listener, peer, ctx)
+            }));
+        }
+    }
+    let sampler = spawn_sampler(phase.clone(), meters, schedule);
+    RunningEnd {
+        phase,
+        sampler,
+        flows,
+    }
+}
+
+impl RunningEnd {
+    /// Tells every flow to stop now (the peer finished or went away).
+    pub fn halt(&self) {
+        self.phase.halt();
+    }
+
+    /// Waits until the sampler reached the end of the schedule.
+    pub fn wait_for_schedule(&self) {
+        while !self.sampler.is_finished() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Waits for every flow and the sampler.
+    pub fn finish(self) -> EndOutcome {
+        let flows = flow::join_flows(self.flows);
+        let sampler = self.sampler.join().unwrap_or_default();
+        EndOutcome { sampler, flows }
+    }
+}
+
+impl EndOutcome {
+    /// Measured datagrams per UDP stream this end sent.
+    pub fn udp_sent_per_stream(&self) -> Vec<u64> {
+        self.flows.iter().map(|f| f.udp_sent).collect()
+    }
+
+    /// Sent counters: exact datagram counts for a UDP sender, otherwise the
+    /// sampler's measured deltas.
+    pub fn sent(&self, spec: &TestSpec, role: Role) -> FlowCounters {
+        if spec.kind == TestKind::UdpStream && is_stream_sender(spec, role) {
+            let packets: u64 = self.udp_sent_per_stream().iter().sum();
+            FlowCounters {
+                packets,
+                bytes: packets * u64::from(spec.size_bytes),
+            }
+        } else {
+            self.sampler.measured.sent
+        }
+    }
+
+    /// Finishes the UDP receivers' trackers with the sender's per-stream
+    /// counts and merges them; `None` for other kinds.
+    pub fn finish_udp(
+        &mut self,
+        sent_per_stream: &[u64],
+        clocks_shared: bool,
+    ) -> Option<UdpReceiveCounters> {
+        let mut merged: Option<UdpReceiveCounters> = None;
+        for (index, flow) in self.flows.iter_mut().enumerate() {
+            let Some(tracker) = flow.tracker.take() else {
+                continue;
+            };
+            let sent = sent_per_stream.get(index).copied().unwrap_or(0);
+            let source = flow.timestamp_source.unwrap_or("unknown");
+            let counters = tracker.finish(sent, flow::LOSS_WAIT_MS, source, clocks_shared);
+            merged = Some(match merged {
+                None => counters,
+                Some(total) => merge_udp(total, counters),
+            });
+        }
+        merged
+    }
+
+    /// Received counters: the trackers' distinct datagrams for a UDP
+    /// receiver (`udp`), otherwise the sampler's measured deltas.
+    pub fn received(&self, spec: &TestSpec, udp: Option<&UdpReceiveCounters>) -> FlowCounters {
+        match udp {
+            Some(udp) => FlowCounters {
+                packets: udp.received,
+                bytes: udp.received * u64::from(spec.size_bytes),
+            },
+            None => self.sampler.measured.received,
+        }
+    }
+
+    /// Human-readable notes: flow errors and lost transactions.
+    pub fn notes(&self, spec: &TestSpec, side: &str) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .flows
+            .iter()
+            .filter_map(|f| f.error.as_ref())
+            .map(|e| format!("{side}: {e}"))
+            .collect();
+        let lost: u64 = self.flows.iter().map(|f| f.lost).sum();
+        if lost > 0 {
+            notes.push(match spec.kind {
+                TestKind::UdpRr => format!(
+                    "{side}: {lost} udp-rr transactions got no answer within {:?}",
+                    rr::UDP_ANSWER_WAIT
+                ),
+                _ => format!("{side}: {lost} connection attempts timed out"),
+            });
+        }
+        notes
+    }
+}
+
+/// Adds two streams' UDP counters; extents and jitter take the larger value.
+pub fn merge_udp(mut total: UdpReceiveCounters, next: UdpReceiveCounters) -> UdpReceiveCounters {
+    total.sent += next.sent;
+    total.received += next.received;
+    total.duplicates += next.duplicates;
+    total.reordered += next.reordered;
+    total.max_reorder_extent = total.max_reorder_extent.max(next.max_reorder_extent);
+    total.lost += next.lost;
+    total.loss_episodes += next.loss_episodes;
+    total.jitter_ns = total.jitter_ns.max(next.jitter_ns);
+    total.arrivals.extend(next.arrivals);
+    total.arrivals_limit += next.arrivals_limit;
+    total
+}

@@ -1,0 +1,72 @@
+//! tcp-stream: bulk transfer. The sender writes one reusable buffer of the
+//! application write size until the phase is done, reads TCP_INFO, then
+//! shuts its side down; the receiver reads until end of stream.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use super::{is_timeout, FlowContext, FlowOutput};
+use crate::meter::Stage;
+use crate::sys_shim::tcp_info::read_tcp_counters;
+
+/// Read size of the receiver, bytes: large reads keep syscalls out of the way.
+const READ_BYTES: usize = 128 * 1024;
+
+/// Writes `write_bytes`-sized buffers until the phase is done.
+pub fn send(mut stream: TcpStream, write_bytes: usize, context: FlowContext) -> FlowOutput {
+    let buffer = vec![0x5a_u8; write_bytes.max(1)];
+    // A write blocked on a full window must still notice the end.
+    let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+    let mut output = FlowOutput::default();
+    while context.phase.get() != Stage::Done && Instant::now() < context.deadline {
+        match stream.write(&buffer) {
+            Ok(0) => break,
+            Ok(written) => context.meter.add_sent(written as u64, 1),
+            Err(error) if is_timeout(&error) => continue,
+            Err(error) => {
+                if !context.phase.is_halted() {
+                    output.error = Some(format!("tcp-stream send: {error}"));
+                }
+                break;
+            }
+        }
+    }
+    output.tcp = read_tcp_counters(stream.as_raw_fd()).ok();
+    let _ = stream.shutdown(Shutdown::Write);
+    // Wait for the receiver to close so the final bytes are acknowledged.
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut sink = [0u8; 64];
+    let drain_until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < drain_until && !context.phase.is_halted() {
+        match stream.read(&mut sink) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(error) if is_timeout(&error) => {}
+            Err(_) => break,
+        }
+    }
+    output
+}
+
+/// Reads until end of stream, a halt, or the deadline.
+pub fn receive(mut stream: TcpStream, context: FlowContext) -> FlowOutput {
+    let mut buffer = vec![0u8; READ_BYTES];
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut output = FlowOutput::default();
+    while !context.phase.is_halted() && Instant::now() < context.deadline {
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => context.meter.add_received(read as u64, 1),
+            Err(error) if is_timeout(&error) => continue,
+            Err(error) => {
+                output.error = Some(format!("tcp-stream receive: {error}"));
+                break;
+            }
+        }
+    }
+    // Closing tells a waiting sender that everything arrived.
+    let _ = stream.shutdown(Shutdown::Both);
+    output
+}

@@ -1,0 +1,240 @@
+//! udp-stream: datagrams with a sequence number and a send timestamp, sent
+//! in batches with `sendmmsg(2)` and received in batches with `recvmmsg(2)`.
+//!
+//! The sender reads CLOCK_REALTIME once per batch and stamps every datagram
+//! of the batch with it; at a target rate it paces batches against the
+//! monotonic clock. The receiver takes the kernel's receive timestamp of
+//! each datagram (`SO_TIMESTAMPNS`, CLOCK_REALTIME) where available, and
+//! feeds sequence and times to the sequence tracker: no statistics here.
+
+use std::net::UdpSocket;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use super::{FlowContext, FlowOutput, ARRIVALS_LIMIT, LOSS_WAIT_MS, QUIET};
+use crate::clock::realtime_ns;
+use crate::datagram::{read_header, read_hello, write_header, Header, FLAG_WARMUP, HELLO_BYTES};
+use crate::meter::Stage;
+use crate::sys_shim::sequence_tracker::SequenceTracker;
+use crate::sys_shim::socket_options::enable_receive_timestamps;
+
+/// Datagrams per `sendmmsg` / `recvmmsg` call.
+pub const BATCH: usize = 64;
+
+/// Sends `payload_bytes` datagrams on a connected socket until the phase is
+/// done, at `rate_bps` payload bits per second or unlimited.
+pub fn send(
+    socket: UdpSocket,
+    payload_bytes: usize,
+    rate_bps: Option<u64>,
+    context: FlowContext,
+) -> FlowOutput {
+    let fd = socket.as_raw_fd();
+    // Batch size: as large as possible unlimited; paced rates send batches
+    // at no less than ~2 kHz so the stream stays smooth.
+    let interval_ns =
+        rate_bps.map(|bps| (payload_bytes as f64 * 8.0 * 1e9 / bps.max(1) as f64).max(1.0));
+    let batch = match interval_ns {
+        None => BATCH,
+        Some(ns) => ((500_000.0 / ns) as usize).clamp(1, BATCH),
+    };
+    let mut buffers = vec![vec![0u8; payload_bytes]; batch];
+    let mut iovecs: Vec<libc::iovec> = buffers
+        .iter_mut()
+        .map(|b| libc::iovec {
+            iov_base: b.as_mut_ptr().cast(),
+            iov_len: b.len(),
+        })
+        .collect();
+    // SAFETY: mmsghdr is plain data; zero is a valid "no name, no control".
+    let mut messages: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; batch];
+    for (message, iovec) in messages.iter_mut().zip(iovecs.iter_mut()) {
+        message.msg_hdr.msg_iov = iovec;
+        message.msg_hdr.msg_iovlen = 1;
+    }
+    let mut output = FlowOutput::default();
+    let (mut warmup_sequence, mut measured_sequence) = (0u64, 0u64);
+    let (started, mut sent_total) = (Instant::now(), 0u64);
+    loop {
+        let stage = context.phase.get();
+        if stage == Stage::Done || Instant::now() >= context.deadline {
+            break;
+        }
+        if let Some(ns) = interval_ns {
+            let due = started + Duration::from_nanos((sent_total as f64 * ns) as u64);
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+                continue; // the phase may have changed while asleep
+            }
+        }
+        let (first, flags) = match stage {
+            Stage::Warmup => (warmup_sequence, FLAG_WARMUP),
+            _ => (measured_sequence, 0),
+        };
+        let sent_ns = realtime_ns();
+        for (index, buffer) in buffers.iter_mut().enumerate() {
+            write_header(
+                buffer,
+                Header {
+                    sequence: first + index as u64,
+                    sent_ns,
+                    flags,
+                },
+            );
+        }
+        // SAFETY: messages point at iovecs and buffers that live and do not
+        // move for the whole loop; batch <= messages.len().
+        let sent = unsafe { libc::sendmmsg(fd, messages.as_mut_ptr(), batch as u32, 0) };
+        if sent < 0 {
+            let error = std::io::Error::last_os_error();
+            match error.raw_os_error() {
+                // Full queue: the kernel tells us to slow down, nothing was sent.
+                Some(libc::ENOBUFS) | Some(libc::EAGAIN) | Some(libc::EINTR) => {
+                    std::thread::yield_now();
+                    continue;
+                }
+                _ => {
+                    if !context.phase.is_halted() {
+                        output.error = Some(format!("udp-stream sendmmsg: {error}"));
+                    }
+                    break;
+                }
+            }
+        }
+        let sent = sent as u64;
+        sent_total += sent;
+        match flags {
+            FLAG_WARMUP => warmup_sequence += sent,
+            _ => measured_sequence += sent,
+        }
+        context.meter.add_sent(sent * payload_bytes as u64, sent);
+    }
+    output.udp_sent = measured_sequence;
+    output
+}
+
+/// Receives until the phase is done and the socket has been quiet for
+/// [`QUIET`] (or [`LOSS_WAIT_MS`] passed), recording every measured datagram.
+pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) -> FlowOutput {
+    let fd = socket.as_raw_fd();
+    let kernel_timestamps = enable_receive_timestamps(fd).is_ok();
+    let _ = socket.set_read_timeout(Some(Duration::from_millis(20)));
+    // One byte more than expected reveals oversized datagrams (MSG_TRUNC).
+    let mut buffers = vec![vec![0u8; payload_bytes.max(64) + 1]; BATCH];
+    let mut controls = vec![[0u64; 8]; BATCH]; // 64 bytes: room for one SCM_TIMESTAMPNS
+    let mut iovecs: Vec<libc::iovec> = buffers
+        .iter_mut()
+        .map(|b| libc::iovec {
+            iov_base: b.as_mut_ptr().cast(),
+            iov_len: b.len(),
+        })
+        .collect();
+    // SAFETY: mmsghdr is plain data.
+    let mut messages: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; BATCH];
+    let mut tracker = SequenceTracker::new(ARRIVALS_LIMIT);
+    let mut output = FlowOutput::default();
+    let (mut kernel_stamped, mut user_stamped) = (0u64, 0u64);
+    let mut last_arrival = Instant::now();
+    let mut done_at: Option<Instant> = None;
+    loop {
+        for ((message, iovec), control) in messages
+            .iter_mut()
+            .zip(iovecs.iter_mut())
+            .zip(controls.iter_mut())
+        {
+            message.msg_hdr.msg_iov = iovec;
+            message.msg_hdr.msg_iovlen = 1;
+            message.msg_hdr.msg_control = control.as_mut_ptr().cast();
+            message.msg_hdr.msg_controllen = std::mem::size_of_val(control);
+            message.msg_len = 0;
+        }
+        // SAFETY: every pointer refers to buffers owned by this function.
+        let received = unsafe {
+            libc::recvmmsg(
+                fd,
+                messages.as_mut_ptr(),
+                BATCH as u32,
+                libc::MSG_WAITFORONE,
+                std::ptr::null_mut(),
+            )
+        };
+        let now = Instant::now();
+        if received <= 0 {
+            let error = std::io::Error::last_os_error();
+            if received < 0
+                && !super::is_timeout(&error)
+                && error.raw_os_error() != Some(libc::ECONNREFUSED)
+            {
+                output.error = Some(format!("udp-stream recvmmsg: {error}"));
+                break;
+            }
+            if context.phase.get() == Stage::Done {
+                let done = *done_at.get_or_insert(now);
+                let waited = now - done;
+                if now - last_arrival >= QUIET || waited >= Duration::from_millis(LOSS_WAIT_MS) {
+                    break;
+                }
+            }
+            if now >= context.deadline {
+                break;
+            }
+            continue;
+        }
+        last_arrival = now;
+        let batch_ns = realtime_ns();
+        for (message, buffer) in messages.iter().zip(buffers.iter()).take(received as usize) {
+            let length = message.msg_len as usize;
+            let datagram = &buffer[..length.min(buffer.len())];
+            if length == HELLO_BYTES && read_hello(datagram).is_some() {
+                continue; // a spare copy of the client's hello
+            }
+            let Some(header) = read_header(datagram) else {
+                continue;
+            };
+            if header.flags & FLAG_WARMUP != 0 {
+                continue;
+            }
+            let received_ns = match kernel_timestamp(&message.msg_hdr) {
+                Some(ns) => {
+                    kernel_stamped += 1;
+                    ns
+                }
+                None => {
+                    user_stamped += 1;
+                    batch_ns
+                }
+            };
+            tracker.observe(header.sequence, header.sent_ns, received_ns);
+            context.meter.add_received(length as u64, 1);
+        }
+        if now >= context.deadline {
+            break;
+        }
+    }
+    output.timestamp_source = Some(match (kernel_timestamps, kernel_stamped, user_stamped) {
+        (true, _, 0) => "SO_TIMESTAMPNS",
+        (_, 0, _) => "clock_gettime per recvmmsg batch",
+        _ => "SO_TIMESTAMPNS, clock_gettime where the kernel gave none",
+    });
+    output.tracker = Some(tracker);
+    output
+}
+
+/// The SCM_TIMESTAMPNS receive time of a message, nanoseconds of CLOCK_REALTIME.
+fn kernel_timestamp(header: &libc::msghdr) -> Option<i64> {
+    // SAFETY: the kernel filled msg_control/msg_controllen; the CMSG macros
+    // walk only inside that buffer.
+    unsafe {
+        let mut cmsg = libc::CMSG_FIRSTHDR(header);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_TIMESTAMPNS
+            {
+                let time = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec);
+                return Some(time.tv_sec * 1_000_000_000 + time.tv_nsec);
+            }
+            cmsg = libc::CMSG_NXTHDR(header, cmsg);
+        }
+    }
+    None
+}

@@ -1,0 +1,286 @@
+//! Counting without statistics: each flow adds to its own [`FlowMeter`]
+//! (relaxed atomics, one cache line per flow), and one sampler thread per
+//! end reads them on a schedule, moves the shared [`Phase`] from warm-up to
+//! measured to done, and turns counter differences into
+//! [`IntervalSample`]s. Socket loops never compute anything but sums.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dualperf_model::{FlowCounters, IntervalSample, ProcessCpu, SystemCpu};
+
+use crate::sys_shim::cpu::CpuMeter;
+
+/// Where a test is in time, shared by the flows of one end.
+#[derive(Debug, Default)]
+pub struct Phase {
+    state: AtomicU8,
+    halt: AtomicBool,
+}
+
+/// Values of [`Phase::get`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Traffic flows but is not counted in the results.
+    Warmup,
+    /// The measured interval.
+    Measured,
+    /// Senders stop; receivers drain.
+    Done,
+}
+
+impl Phase {
+    /// The current stage.
+    pub fn get(&self) -> Stage {
+        match self.state.load(Relaxed) {
+            0 => Stage::Warmup,
+            1 => Stage::Measured,
+            _ => Stage::Done,
+        }
+    }
+
+    /// Moves to `stage`.
+    pub fn set(&self, stage: Stage) {
+        self.state.store(stage as u8, Relaxed);
+    }
+
+    /// True once [`Phase::halt`] was called: every flow ends now (the peer
+    /// finished, the session broke, or the run was interrupted).
+    pub fn is_halted(&self) -> bool {
+        self.halt.load(Relaxed)
+    }
+
+    /// Ends the test early and tells every flow to stop.
+    pub fn halt(&self) {
+        self.halt.store(true, Relaxed);
+        self.set(Stage::Done);
+    }
+}
+
+/// Running totals of one flow. Written by the flow's thread only, read by
+/// the sampler; aligned to a cache line so flows do not share one.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub struct FlowMeter {
+    sent_bytes: AtomicU64,
+    sent_packets: AtomicU64,
+    received_bytes: AtomicU64,
+    received_packets: AtomicU64,
+    latency_sum_ns: AtomicU64,
+    latency_count: AtomicU64,
+}
+
+/// A snapshot of all counters of one end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Sent payload.
+    pub sent: FlowCounters,
+    /// Received payload.
+    pub received: FlowCounters,
+    /// Sum of transaction times, nanoseconds.
+    pub latency_sum_ns: u64,
+    /// Number of transactions timed.
+    pub latency_count: u64,
+}
+
+impl FlowMeter {
+    /// Counts `packets` sends carrying `bytes` payload bytes.
+    #[inline]
+    pub fn add_sent(&self, bytes: u64, packets: u64) {
+        self.sent_bytes.fetch_add(bytes, Relaxed);
+        self.sent_packets.fetch_add(packets, Relaxed);
+    }
+
+    /// Counts `packets` receives carrying `bytes` payload bytes.
+    #[inline]
+    pub fn add_received(&self, bytes: u64, packets: u64) {
+        self.received_bytes.fetch_add(bytes, Relaxed);
+        self.received_packets.fetch_add(packets, Relaxed);
+    }
+
+    /// Counts one timed transaction.
+    #[inline]
+    pub fn add_latency(&self, nanoseconds: u64) {
+        self.latency_sum_ns.fetch_add(nanoseconds, Relaxed);
+        self.latency_count.fetch_add(1, Relaxed);
+    }
+
+    fn add_to(&self, totals: &mut Totals) {
+        totals.sent.bytes += self.sent_bytes.load(Relaxed);
+        totals.sent.packets += self.sent_packets.load(Relaxed);
+        totals.received.bytes += self.received_bytes.load(Relaxed);
+        totals.received.packets += self.received_packets.load(Relaxed);
+        totals.latency_sum_ns += self.latency_sum_ns.load(Relaxed);
+        totals.latency_count += self.latency_count.load(Relaxed);
+    }
+}
+
+impl Totals {
+    fn minus(self, earlier: Totals) -> Totals {
+        let sub = |a: FlowCounters, b: FlowCounters| FlowCounters {
+            bytes: a.bytes.saturating_sub(b.bytes),
+            packets: a.packets.saturating_sub(b.packets),
+        };
+        Totals {
+            sent: sub(self.sent, earlier.sent),
+            received: sub(self.received, earlier.received),
+            latency_sum_ns: self.latency_sum_ns.saturating_sub(earlier.latency_sum_ns),
+            latency_count: self.latency_count.saturating_sub(earlier.latency_count),
+        }
+    }
+}
+
+/// The schedule of one end's test.
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule {
+    /// Warm-up, excluded from every count.
+    pub warmup: Duration,
+    /// The measured interval.
+    pub duration: Duration,
+    /// Length of one interval sample.
+    pub interval: Duration,
+}
+
+/// What the sampler measured.
+#[derive(Clone, Debug, Default)]
+pub struct SamplerOutput {
+    /// Counter deltas over the measured interval.
+    pub measured: Totals,
+    /// Actual length of the measured interval, nanoseconds.
+    pub measured_ns: u64,
+    /// Per-interval deltas.
+    pub intervals: Vec<IntervalSample>,
+    /// This process's CPU over the measured interval.
+    pub process_cpu: ProcessCpu,
+    /// System-wide CPU over the measured interval.
+    pub system_cpu: Option<SystemCpu>,
+}
+
+/// Starts the sampler thread for `meters`: it sets `phase` to measured after
+/// the warm-up and to done at the end, sampling every `schedule.interval`.
+pub fn spawn_sampler(
+    phase: Arc<Phase>,
+    meters: Vec<Arc<FlowMeter>>,
+    schedule: Schedule,
+) -> JoinHandle<SamplerOutput> {
+    std::thread::Builder::new()
+        .name("dualperf-sampler".into())
+        .spawn(move || run_sampler(&phase, &meters, schedule))
+        .expect("spawning a thread only fails when the process is out of resources")
+}
+
+fn snapshot(meters: &[Arc<FlowMeter>]) -> Totals {
+    let mut totals = Totals::default();
+    meters.iter().for_each(|meter| meter.add_to(&mut totals));
+    totals
+}
+
+/// Sleeps until `until`, waking every 50 ms to notice a halt. Returns false when halted.
+fn sleep_until(phase: &Phase, until: Instant) -> bool {
+    loop {
+        if phase.is_halted() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return true;
+        }
+        std::thread::sleep((until - now).min(Duration::from_millis(50)));
+    }
+}
+
+fn run_sampler(phase: &Phase, meters: &[Arc<FlowMeter>], schedule: Schedule) -> SamplerOutput {
+    let start = Instant::now();
+    let mut output = SamplerOutput::default();
+    if !sleep_until(phase, start + schedule.warmup) {
+        return output;
+    }
+    let cpu = CpuMeter::start();
+    let measured_start = Instant::now();
+    let baseline = snapshot(meters);
+    phase.set(Stage::Measured);
+    let end = measured_start + schedule.duration;
+    let interval = schedule.interval.max(Duration::from_millis(10));
+    let (mut previous, mut previous_at) = (baseline, measured_start);
+    let mut index = 1u32;
+    loop {
+        let target = (measured_start + interval * index).min(end);
+        let completed = sleep_until(phase, target);
+        let now = Instant::now();
+        let totals = snapshot(meters);
+        let delta = totals.minus(previous);
+        output.intervals.push(IntervalSample {
+            end_ns: (now - measured_start).as_nanos() as u64,
+            length_ns: (now - previous_at).as_nanos() as u64,
+            sent_bytes: delta.sent.bytes,
+            sent_packets: delta.sent.packets,
+            received_bytes: delta.received.bytes,
+            received_packets: delta.received.packets,
+            lost_packets: None,
+            mean_delay_ns: delta.latency_sum_ns.checked_div(delta.latency_count),
+        });
+        (previous, previous_at) = (totals, now);
+        if !completed || target >= end {
+            break;
+        }
+        index += 1;
+    }
+    phase.set(Stage::Done);
+    output.measured = previous.minus(baseline);
+    output.measured_ns = (previous_at - measured_start).as_nanos() as u64;
+    (output.process_cpu, output.system_cpu) = cpu.finish();
+    output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampler_excludes_warmup_counts_and_splits_the_interval() {
+        let phase = Arc::new(Phase::default());
+        let meter = Arc::new(FlowMeter::default());
+        meter.add_sent(1000, 1); // during warm-up: excluded
+        let schedule = Schedule {
+            warmup: Duration::from_millis(30),
+            duration: Duration::from_millis(100),
+            interval: Duration::from_millis(25),
+        };
+        let handle = spawn_sampler(phase.clone(), vec![meter.clone()], schedule);
+        while phase.get() == Stage::Warmup {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        meter.add_sent(500, 2);
+        let output = handle.join().unwrap();
+        assert_eq!(phase.get(), Stage::Done);
+        assert_eq!(
+            output.measured.sent,
+            FlowCounters {
+                bytes: 500,
+                packets: 2
+            }
+        );
+        assert_eq!(output.intervals.len(), 4);
+        let summed: u64 = output.intervals.iter().map(|i| i.sent_bytes).sum();
+        assert_eq!(summed, 500);
+        assert!(output.measured_ns >= 100_000_000);
+    }
+
+    #[test]
+    fn halting_stops_the_sampler_early() {
+        let phase = Arc::new(Phase::default());
+        let schedule = Schedule {
+            warmup: Duration::ZERO,
+            duration: Duration::from_secs(30),
+            interval: Duration::from_secs(1),
+        };
+        let handle = spawn_sampler(phase.clone(), vec![], schedule);
+        std::thread::sleep(Duration::from_millis(20));
+        phase.halt();
+        let started = Instant::now();
+        handle.join().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,173 @@
+//! One control session on the server: handshake, then tests until `bye`.
+//! Every way a session can end is returned as a [`SessionEnd`] so the
+//! accept loop logs one line per session; nothing here panics on input.
+
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use dualperf_model::{IpFamily, SocketFacts, TestSpec};
+
+use super::data;
+use super::SharedState;
+use crate::endpoint::{self, is_stream_sender, Role};
+use crate::error::{EngineError, Result};
+use crate::protocol::{self, Channel, Message, Ready, ServerReport, TestRequest};
+use crate::sizes::validate_size;
+use crate::sys_shim::host_facts::collect_host_facts;
+
+/// How a session ended, for the log.
+#[derive(Debug)]
+pub struct SessionEnd {
+    /// Tests completed in the session.
+    pub tests: u32,
+    /// The family of the control peer.
+    pub family: IpFamily,
+    /// `None` for a normal `bye`, otherwise the reason.
+    pub error: Option<EngineError>,
+}
+
+/// Serves one control connection to its end.
+pub(crate) fn serve(stream: TcpStream, peer: SocketAddr, state: &SharedState) -> SessionEnd {
+    let family = IpFamily::of(&peer.ip());
+    let mut channel = Channel::new(stream);
+    let mut end = SessionEnd {
+        tests: 0,
+        family,
+        error: None,
+    };
+    channel.set_timeout(Some(state.limits.handshake_timeout));
+    if let Err(error) =
+        protocol::server_handshake(&mut channel, state.auth_key.as_deref(), &state.boot_id)
+    {
+        // Tell the peer why, if it still listens (it may have sent garbage or
+        // an oversized length); a second refusal after a hello refusal is harmless.
+        let _ = channel.send(&Message::Error {
+            message: protocol::error_chain(&error),
+        });
+        end.error = Some(error);
+        return end;
+    }
+    loop {
+        channel.set_timeout(Some(state.limits.idle_timeout));
+        let message = match channel.receive() {
+            Ok(message) => message,
+            Err(error) => {
+                end.error = Some(error);
+                return end;
+            }
+        };
+        let result = match message {
+            Message::Request(request) => run_test(&mut channel, request, peer, state),
+            Message::Bye => return end,
+            other => Err(EngineError::Protocol(format!(
+                "unexpected message `{}`",
+                message_name(&other)
+            ))),
+        };
+        match result {
+            Ok(()) => end.tests += 1,
+            Err(error) => {
+                let _ = channel.send(&Message::Error {
+                    message: protocol::error_chain(&error),
+                });
+                end.error = Some(error);
+                return end;
+            }
+        }
+    }
+}
+
+fn message_name(message: &Message) -> String {
+    let text = String::from_utf8_lossy(&protocol::message::encode(message)).into_owned();
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn check_request(request: &TestRequest, seen: IpFamily, state: &SharedState) -> Result<()> {
+    if request.family != seen {
+        return Err(EngineError::InvalidTest(format!(
+            "the client asked for {} but reached this server over {}",
+            request.family, seen
+        )));
+    }
+    state
+        .limits
+        .check(&request.spec)
+        .map_err(EngineError::Refused)?;
+    validate_size(request.spec.kind, seen, request.spec.size_bytes)
+        .map_err(EngineError::InvalidTest)?;
+    Ok(())
+}
+
+fn run_test(
+    channel: &mut Channel,
+    request: TestRequest,
+    peer: SocketAddr,
+    state: &SharedState,
+) -> Result<()> {
+    let spec: TestSpec = request.spec.clone();
+    let seen = IpFamily::of(&peer.ip());
+    check_request(&request, seen, state)?;
+    let peer_ip = peer.ip().to_canonical();
+    let local_ip = channel
+        .stream()
+        .local_addr()
+        .map_err(|e| EngineError::socket("reading the control socket's local address", e))?
+        .ip()
+        .to_canonical();
+    let mut facts = SocketFacts {
+        server_cpus: request.server_cpus.clone(),
+        ..Default::default()
+    };
+    let (bound, data_ports) = data::bind(&spec, local_ip, &mut facts)?;
+    let token = u64::from_str_radix(&protocol::auth::new_challenge()[..16], 16).unwrap_or(1);
+    channel.send(&Message::Ready(Ready {
+        data_ports,
+        token,
+        seen_family: seen,
+    }))?;
+    channel.set_timeout(Some(state.limits.handshake_timeout));
+    channel.expect("start", |m| matches!(m, Message::Start).then_some(()))?;
+    let sockets = data::tie_to_peer(bound, &spec, peer_ip, token, &mut facts)?;
+    let running = endpoint::start(&spec, Role::Server, sockets, &request.server_cpus);
+    if let Err(error) = channel.send(&Message::Started) {
+        running.halt();
+        running.finish();
+        return Err(error);
+    }
+    let schedule = Duration::from_millis(spec.warmup_ms + spec.duration_ms);
+    channel.set_timeout(Some(schedule + state.limits.idle_timeout));
+    let stop = channel.expect("stop", |m| match m {
+        Message::Stop(stop) => Some(stop),
+        _ => None,
+    });
+    // The client's flows are over (or it is gone): responders and receivers
+    // stop; a UDP receiver still drains until its socket is quiet.
+    running.halt();
+    let mut outcome = running.finish();
+    let stop = stop?;
+    // Whether clocks are shared is the client's call (it compares boot ids).
+    let udp = outcome.finish_udp(&stop.sent_per_stream, false);
+    let received = outcome.received(&spec, udp.as_ref());
+    let report = ServerReport {
+        seen_family: Some(seen),
+        measured_ns: outcome.sampler.measured_ns,
+        sent: outcome.sent(&spec, Role::Server),
+        received,
+        sent_per_stream: if is_stream_sender(&spec, Role::Server) {
+            outcome.udp_sent_per_stream()
+        } else {
+            Vec::new()
+        },
+        intervals: outcome.sampler.intervals.clone(),
+        udp,
+        tcp: crate::flow::sum_tcp_counters(&outcome.flows),
+        cpu: outcome.sampler.process_cpu,
+        socket: facts,
+        host: request.want_host_facts.then(collect_host_facts),
+        notes: outcome.notes(&spec, "server"),
+    };
+    channel.send(&Message::Results(Box::new(report)))
+}

@@ -1,0 +1,7 @@
+//! Integration tests of the engine: real sockets over loopback, between
+//! network namespaces, and hostile input on the control port.
+
+mod bad_input;
+mod loopback;
+mod netns;
+mod support;

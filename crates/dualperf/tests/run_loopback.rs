@@ -1,0 +1,113 @@
+//! End to end: the `dualperf` binary measures 127.0.0.1 against ::1 with an
+//! in-process server and writes a valid result document.
+
+use std::process::Command;
+
+use dualperf_model::{IpFamily, RunResult, TrialOutcome};
+
+fn dualperf() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dualperf"))
+}
+
+#[test]
+fn run_loopback_quick_writes_a_complete_json_result() {
+    let directory = std::env::temp_dir().join(format!("dpe-run-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let json = directory.join("result.json");
+    let output = dualperf()
+        .args(["run", "--loopback", "--quick", "--json"])
+        .arg(&json)
+        .output()
+        .expect("running dualperf");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "exit {:?}\n{stdout}\n{stderr}",
+        output.status
+    );
+    assert!(
+        stdout.contains("IPv4") && stdout.contains("IPv6") && stdout.contains("RTT p50"),
+        "{stdout}"
+    );
+    let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_dir_all(&directory).unwrap();
+    assert_eq!(
+        (result.schema.as_str(), result.schema_version),
+        ("dualperf.run", 1)
+    );
+    assert!(result.complete);
+    assert_eq!(
+        result.trials.len(),
+        5 * 2,
+        "5 tests x 2 families x 1 repetition"
+    );
+    for trial in &result.trials {
+        assert_eq!(
+            trial.server_seen_family,
+            Some(trial.family),
+            "{}",
+            trial.spec.label()
+        );
+        let TrialOutcome::Ok(observations) = &trial.outcome else {
+            panic!("{:?}", trial.outcome)
+        };
+        assert!(observations.sender.packets > 0, "{}", trial.spec.label());
+    }
+    let families: Vec<_> = result.trials.iter().take(2).map(|t| t.family).collect();
+    assert_eq!(
+        families,
+        [IpFamily::V4, IpFamily::V6],
+        "interleaved by default"
+    );
+    assert!(result.server_host.is_some());
+}
+
+#[test]
+fn a_datagram_above_the_ipv4_limit_is_a_usage_error_naming_the_limit() {
+    let output = dualperf()
+        .args([
+            "run",
+            "--loopback",
+            "--tests",
+            "udp-stream",
+            "--sizes",
+            "65520",
+        ])
+        .output()
+        .expect("running dualperf");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("65507"), "{stderr}");
+}
+
+#[test]
+fn an_unreachable_server_fails_every_trial_but_still_writes_valid_json() {
+    let directory = std::env::temp_dir().join(format!("dpe-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let json = directory.join("result.json");
+    // Port 9 (discard) on loopback: nothing listens there in the test environment.
+    let output = dualperf()
+        .args([
+            "run",
+            "--v4",
+            "127.0.0.1",
+            "-4",
+            "-p",
+            "9",
+            "--tests",
+            "tcp-rr",
+            "--quick",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .expect("running dualperf");
+    assert_eq!(output.status.code(), Some(1));
+    let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_dir_all(&directory).unwrap();
+    assert!(!result.complete);
+    assert!(
+        matches!(&result.trials[0].outcome, TrialOutcome::Failed { error } if error.contains("127.0.0.1:9"))
+    );
+}
