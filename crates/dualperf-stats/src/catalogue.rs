@@ -75,7 +75,11 @@ impl Quantity {
     /// A value in human units with three significant digits.
     pub fn format(self, value: f64) -> String {
         match self {
-            Quantity::BitRate => scaled(value, &[(1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")], "bit/s"),
+            Quantity::BitRate => scaled(
+                value,
+                &[(1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")],
+                "bit/s",
+            ),
             Quantity::Nanoseconds => scaled(value, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")], "ns"),
             Quantity::Ratio => format!("{} %", significant(value * 100.0)),
             Quantity::PerSecond(suffix) => {
@@ -123,10 +127,26 @@ pub fn significant(value: f64) -> String {
     format!("{value:.decimals$}")
 }
 
-const FASTER: Wording = Wording { verb: "is", more: "faster", less: "slower" };
-const LATENCY: Wording = Wording { verb: "has", more: "higher latency", less: "lower latency" };
-const LOSS: Wording = Wording { verb: "has", more: "more loss", less: "less loss" };
-const CPU: Wording = Wording { verb: "uses", more: "more CPU", less: "less CPU" };
+const FASTER: Wording = Wording {
+    verb: "is",
+    more: "faster",
+    less: "slower",
+};
+const LATENCY: Wording = Wording {
+    verb: "has",
+    more: "higher latency",
+    less: "lower latency",
+};
+const LOSS: Wording = Wording {
+    verb: "has",
+    more: "more loss",
+    less: "less loss",
+};
+const CPU: Wording = Wording {
+    verb: "uses",
+    more: "more CPU",
+    less: "less CPU",
+};
 
 /// Throughput and rate definitions.
 const THROUGHPUT: &[MetricDefinition] = &[
@@ -186,7 +206,8 @@ const DELIVERY: &[MetricDefinition] = &[
         name: "loss_ratio",
         unit: "ratio",
         higher_is_better: false,
-        definition: "RFC 7680: lost / sent, a datagram not received within the waiting time is lost",
+        definition:
+            "RFC 7680: lost / sent, a datagram not received within the waiting time is lost",
         wording: LOSS,
         quantity: Quantity::Ratio,
     },
@@ -195,7 +216,11 @@ const DELIVERY: &[MetricDefinition] = &[
         unit: "episodes",
         higher_is_better: false,
         definition: "runs of consecutive lost datagrams (RFC 7680 losses, RFC 3357 loss periods)",
-        wording: Wording { verb: "has", more: "more loss episodes", less: "fewer loss episodes" },
+        wording: Wording {
+            verb: "has",
+            more: "more loss episodes",
+            less: "fewer loss episodes",
+        },
         quantity: Quantity::Count("episodes"),
     },
     MetricDefinition {
@@ -203,7 +228,11 @@ const DELIVERY: &[MetricDefinition] = &[
         unit: "ratio",
         higher_is_better: false,
         definition: "RFC 4737 §4.1: reordered / received, reordered when sequence < NextExp",
-        wording: Wording { verb: "has", more: "more reordering", less: "less reordering" },
+        wording: Wording {
+            verb: "has",
+            more: "more reordering",
+            less: "less reordering",
+        },
         quantity: Quantity::Ratio,
     },
     MetricDefinition {
@@ -211,15 +240,24 @@ const DELIVERY: &[MetricDefinition] = &[
         unit: "packets",
         higher_is_better: false,
         definition: "RFC 4737 §4.2.1: largest reordering extent",
-        wording: Wording { verb: "has", more: "deeper reordering", less: "shallower reordering" },
+        wording: Wording {
+            verb: "has",
+            more: "deeper reordering",
+            less: "shallower reordering",
+        },
         quantity: Quantity::Count("packets"),
     },
     MetricDefinition {
         name: "duplicate_packets",
         unit: "packets",
         higher_is_better: false,
-        definition: "copies received after the first (RFC 5560; excluded from reordering, RFC 4737 §3.3)",
-        wording: Wording { verb: "has", more: "more duplicates", less: "fewer duplicates" },
+        definition:
+            "copies received after the first (RFC 5560; excluded from reordering, RFC 4737 §3.3)",
+        wording: Wording {
+            verb: "has",
+            more: "more duplicates",
+            less: "fewer duplicates",
+        },
         quantity: Quantity::Count("packets"),
     },
     MetricDefinition {
@@ -227,7 +265,11 @@ const DELIVERY: &[MetricDefinition] = &[
         unit: "segments",
         higher_is_better: false,
         definition: "TCP segments retransmitted, TCP_INFO tcpi_total_retrans",
-        wording: Wording { verb: "has", more: "more retransmissions", less: "fewer retransmissions" },
+        wording: Wording {
+            verb: "has",
+            more: "more retransmissions",
+            less: "fewer retransmissions",
+        },
         quantity: Quantity::Count("segments"),
     },
     MetricDefinition {
@@ -235,13 +277,21 @@ const DELIVERY: &[MetricDefinition] = &[
         unit: "ratio",
         higher_is_better: true,
         definition: "RFC 6349 §3.3.2: (bytes sent − bytes retransmitted) / bytes sent",
-        wording: Wording { verb: "is", more: "more efficient", less: "less efficient" },
+        wording: Wording {
+            verb: "is",
+            more: "more efficient",
+            less: "less efficient",
+        },
         quantity: Quantity::Ratio,
     },
 ];
 
 /// Builds a latency-distribution definition.
-const fn latency(name: &'static str, definition: &'static str, wording: Wording) -> MetricDefinition {
+const fn latency(
+    name: &'static str,
+    definition: &'static str,
+    wording: Wording,
+) -> MetricDefinition {
     MetricDefinition {
         name,
         unit: "ns",
@@ -252,34 +302,122 @@ const fn latency(name: &'static str, definition: &'static str, wording: Wording)
     }
 }
 
-const CONNECT: Wording = Wording { verb: "has", more: "slower connection setup", less: "faster connection setup" };
-const ONE_WAY: Wording = Wording { verb: "has", more: "higher one-way delay", less: "lower one-way delay" };
-const VARIATION: Wording = Wording { verb: "has", more: "more delay variation", less: "less delay variation" };
+const CONNECT: Wording = Wording {
+    verb: "has",
+    more: "slower connection setup",
+    less: "faster connection setup",
+};
+const ONE_WAY: Wording = Wording {
+    verb: "has",
+    more: "higher one-way delay",
+    less: "lower one-way delay",
+};
+const VARIATION: Wording = Wording {
+    verb: "has",
+    more: "more delay variation",
+    less: "less delay variation",
+};
 
 /// Delay definitions.
 const DELAY: &[MetricDefinition] = &[
-    latency("rtt_mean_ns", "mean round-trip time per transaction (exact sum / count)", LATENCY),
-    latency("rtt_sd_ns", "standard deviation of per-transaction round-trip times", Wording { verb: "has", more: "more RTT spread", less: "less RTT spread" }),
+    latency(
+        "rtt_mean_ns",
+        "mean round-trip time per transaction (exact sum / count)",
+        LATENCY,
+    ),
+    latency(
+        "rtt_sd_ns",
+        "standard deviation of per-transaction round-trip times",
+        Wording {
+            verb: "has",
+            more: "more RTT spread",
+            less: "less RTT spread",
+        },
+    ),
     latency("rtt_min_ns", "smallest round-trip time", LATENCY),
-    latency("rtt_p50_ns", "median round-trip time (HDR histogram, nearest rank)", LATENCY),
-    latency("rtt_p90_ns", "90th percentile round-trip time (HDR histogram, nearest rank)", LATENCY),
-    latency("rtt_p99_ns", "99th percentile round-trip time (HDR histogram, nearest rank)", LATENCY),
-    latency("rtt_p999_ns", "99.9th percentile round-trip time (HDR histogram, nearest rank)", LATENCY),
-    latency("connect_mean_ns", "mean connect() start to established", CONNECT),
+    latency(
+        "rtt_p50_ns",
+        "median round-trip time (HDR histogram, nearest rank)",
+        LATENCY,
+    ),
+    latency(
+        "rtt_p90_ns",
+        "90th percentile round-trip time (HDR histogram, nearest rank)",
+        LATENCY,
+    ),
+    latency(
+        "rtt_p99_ns",
+        "99th percentile round-trip time (HDR histogram, nearest rank)",
+        LATENCY,
+    ),
+    latency(
+        "rtt_p999_ns",
+        "99.9th percentile round-trip time (HDR histogram, nearest rank)",
+        LATENCY,
+    ),
+    latency(
+        "connect_mean_ns",
+        "mean connect() start to established",
+        CONNECT,
+    ),
     latency("connect_min_ns", "smallest connection setup time", CONNECT),
-    latency("connect_p50_ns", "median connection setup time (HDR histogram, nearest rank)", CONNECT),
-    latency("connect_p90_ns", "90th percentile connection setup time", CONNECT),
-    latency("connect_p99_ns", "99th percentile connection setup time", CONNECT),
+    latency(
+        "connect_p50_ns",
+        "median connection setup time (HDR histogram, nearest rank)",
+        CONNECT,
+    ),
+    latency(
+        "connect_p90_ns",
+        "90th percentile connection setup time",
+        CONNECT,
+    ),
+    latency(
+        "connect_p99_ns",
+        "99th percentile connection setup time",
+        CONNECT,
+    ),
     latency("owd_min_ns", "RFC 7679 one-way delay, minimum", ONE_WAY),
     latency("owd_mean_ns", "RFC 7679 one-way delay, mean", ONE_WAY),
     latency("owd_p50_ns", "RFC 7679 one-way delay, median", ONE_WAY),
-    latency("owd_p99_ns", "RFC 7679 one-way delay, 99th percentile", ONE_WAY),
-    latency("pdv_p50_ns", "RFC 5481 PDV D(i) − D(min), median", VARIATION),
-    latency("pdv_p99_ns", "RFC 5481 PDV D(i) − D(min), 99th percentile", VARIATION),
-    latency("pdv_999_ns", "RFC 8219 §5: D(99.9th percentile) − D(min)", VARIATION),
-    latency("ipdv_mean_abs_ns", "RFC 3393 IPDV |D(i) − D(i−1)|, mean", VARIATION),
-    latency("ipdv_p99_abs_ns", "RFC 3393 IPDV |D(i) − D(i−1)|, 99th percentile", VARIATION),
-    latency("jitter_ns", "RFC 3550 §6.4.1 interarrival jitter, J += (|D(i−1,i)| − J)/16", Wording { verb: "has", more: "more jitter", less: "less jitter" }),
+    latency(
+        "owd_p99_ns",
+        "RFC 7679 one-way delay, 99th percentile",
+        ONE_WAY,
+    ),
+    latency(
+        "pdv_p50_ns",
+        "RFC 5481 PDV D(i) − D(min), median",
+        VARIATION,
+    ),
+    latency(
+        "pdv_p99_ns",
+        "RFC 5481 PDV D(i) − D(min), 99th percentile",
+        VARIATION,
+    ),
+    latency(
+        "pdv_999_ns",
+        "RFC 8219 §5: D(99.9th percentile) − D(min)",
+        VARIATION,
+    ),
+    latency(
+        "ipdv_mean_abs_ns",
+        "RFC 3393 IPDV |D(i) − D(i−1)|, mean",
+        VARIATION,
+    ),
+    latency(
+        "ipdv_p99_abs_ns",
+        "RFC 3393 IPDV |D(i) − D(i−1)|, 99th percentile",
+        VARIATION,
+    ),
+    latency(
+        "jitter_ns",
+        "RFC 3550 §6.4.1 interarrival jitter, J += (|D(i−1,i)| − J)/16",
+        Wording {
+            verb: "has",
+            more: "more jitter",
+            less: "less jitter",
+        },
+    ),
 ];
 
 /// CPU definitions.
@@ -313,7 +451,11 @@ const COST: &[MetricDefinition] = &[
         unit: "ratio",
         higher_is_better: false,
         definition: "/proc/stat: softirq / all jiffies (network stack work outside processes)",
-        wording: Wording { verb: "uses", more: "more softirq time", less: "less softirq time" },
+        wording: Wording {
+            verb: "uses",
+            more: "more softirq time",
+            less: "less softirq time",
+        },
         quantity: Quantity::Ratio,
     },
     MetricDefinition {
@@ -321,7 +463,11 @@ const COST: &[MetricDefinition] = &[
         unit: "µs/MiB",
         higher_is_better: false,
         definition: "netperf service demand: client CPU µs per MiB delivered",
-        wording: Wording { verb: "costs", more: "more CPU per MiB", less: "less CPU per MiB" },
+        wording: Wording {
+            verb: "costs",
+            more: "more CPU per MiB",
+            less: "less CPU per MiB",
+        },
         quantity: Quantity::MicrosecondsPerMib,
     },
     MetricDefinition {
@@ -329,7 +475,11 @@ const COST: &[MetricDefinition] = &[
         unit: "µs/MiB",
         higher_is_better: false,
         definition: "netperf service demand: server CPU µs per MiB delivered",
-        wording: Wording { verb: "costs", more: "more CPU per MiB", less: "less CPU per MiB" },
+        wording: Wording {
+            verb: "costs",
+            more: "more CPU per MiB",
+            less: "less CPU per MiB",
+        },
         quantity: Quantity::MicrosecondsPerMib,
     },
 ];
@@ -371,7 +521,18 @@ mod tests {
 
     #[test]
     fn every_name_carries_its_unit() {
-        let suffixes = ["_bps", "_pps", "_per_second", "_ns", "_ratio", "_episodes", "_packets", "_segments", "_cores", "_us_per_mib"];
+        let suffixes = [
+            "_bps",
+            "_pps",
+            "_per_second",
+            "_ns",
+            "_ratio",
+            "_episodes",
+            "_packets",
+            "_segments",
+            "_cores",
+            "_us_per_mib",
+        ];
         for definition in all() {
             assert!(
                 suffixes.iter().any(|s| definition.name.ends_with(s)),

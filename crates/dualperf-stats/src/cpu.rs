@@ -49,14 +49,26 @@ mod tests {
 
     #[test]
     fn process_utilisation_is_cpu_time_over_wall_time() {
-        let cpu = ProcessCpu { user_ns: 200_000_000, system_ns: 550_000_000, wall_ns: 1_000_000_000 };
+        let cpu = ProcessCpu {
+            user_ns: 200_000_000,
+            system_ns: 550_000_000,
+            wall_ns: 1_000_000_000,
+        };
         assert_eq!(process_cpu_cores(&cpu), Some(0.75));
         assert_eq!(process_cpu_cores(&ProcessCpu::default()), None);
     }
 
     #[test]
     fn system_shares_count_softirq_as_busy() {
-        let cpu = SystemCpu { user: 10, system: 20, irq: 5, softirq: 15, steal: 0, idle: 150, cpus: 2 };
+        let cpu = SystemCpu {
+            user: 10,
+            system: 20,
+            irq: 5,
+            softirq: 15,
+            steal: 0,
+            idle: 150,
+            cpus: 2,
+        };
         assert_eq!(system_busy_ratio(&cpu), Some(0.25));
         assert_eq!(softirq_ratio(&cpu), Some(0.075));
     }
@@ -64,7 +76,11 @@ mod tests {
     #[test]
     fn service_demand_is_cpu_microseconds_per_mib() {
         // 0.5 s of CPU for 1 GiB = 500 000 µs / 1024 MiB = 488.28125 µs/MiB.
-        let cpu = ProcessCpu { user_ns: 100_000_000, system_ns: 400_000_000, wall_ns: 1 };
+        let cpu = ProcessCpu {
+            user_ns: 100_000_000,
+            system_ns: 400_000_000,
+            wall_ns: 1,
+        };
         assert_eq!(service_demand_us_per_mib(&cpu, 1 << 30), Some(488.281_25));
         assert_eq!(service_demand_us_per_mib(&cpu, 0), None);
     }

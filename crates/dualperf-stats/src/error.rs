@@ -5,7 +5,9 @@
 #[non_exhaustive]
 pub enum StatsError {
     /// The MTU cannot hold the headers of the path (plus one payload byte).
-    #[error("an MTU of {mtu_bytes} bytes cannot carry {path}: its headers need {header_bytes} bytes")]
+    #[error(
+        "an MTU of {mtu_bytes} bytes cannot carry {path}: its headers need {header_bytes} bytes"
+    )]
     MtuTooSmall {
         /// The MTU asked for, bytes.
         mtu_bytes: u32,

@@ -47,7 +47,10 @@ impl TrialMetrics {
 
     /// The value of `name`, if computed.
     pub fn value(&self, name: &str) -> Option<f64> {
-        self.values.iter().find(|(m, _)| m.name == name).map(|&(_, v)| v)
+        self.values
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|&(_, v)| v)
     }
 }
 
@@ -74,7 +77,11 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
                 tcp.map(|t| t.segments_retransmitted as f64),
                 no_tcp_info,
             );
-            metrics.record("tcp_efficiency_ratio", tcp.and_then(tcp_efficiency_ratio), no_tcp_info);
+            metrics.record(
+                "tcp_efficiency_ratio",
+                tcp.and_then(tcp_efficiency_ratio),
+                no_tcp_info,
+            );
             record_cpu(&mut metrics, o, true);
         }
         TestKind::UdpStream => {
@@ -119,11 +126,23 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
 }
 
 /// The RTT metric names, in catalogue order.
-const RTT_NAMES: [&str; 7] =
-    ["rtt_mean_ns", "rtt_sd_ns", "rtt_min_ns", "rtt_p50_ns", "rtt_p90_ns", "rtt_p99_ns", "rtt_p999_ns"];
+const RTT_NAMES: [&str; 7] = [
+    "rtt_mean_ns",
+    "rtt_sd_ns",
+    "rtt_min_ns",
+    "rtt_p50_ns",
+    "rtt_p90_ns",
+    "rtt_p99_ns",
+    "rtt_p999_ns",
+];
 /// The connection-setup metric names.
-const CONNECT_NAMES: [&str; 5] =
-    ["connect_mean_ns", "connect_min_ns", "connect_p50_ns", "connect_p90_ns", "connect_p99_ns"];
+const CONNECT_NAMES: [&str; 5] = [
+    "connect_mean_ns",
+    "connect_min_ns",
+    "connect_p50_ns",
+    "connect_p90_ns",
+    "connect_p99_ns",
+];
 /// The UDP delivery metric names.
 const UDP_DELIVERY: [&str; 6] = [
     "loss_ratio",
@@ -159,7 +178,11 @@ fn per_second(count: u64, o: &Observations) -> Option<f64> {
 
 fn record_stream_rates(metrics: &mut TrialMetrics, o: &Observations) {
     metrics.record("goodput_bps", goodput_bps(o), "empty measured interval");
-    metrics.record("sender_throughput_bps", sender_throughput_bps(o), "empty measured interval");
+    metrics.record(
+        "sender_throughput_bps",
+        sender_throughput_bps(o),
+        "empty measured interval",
+    );
 }
 
 fn record_latency(metrics: &mut TrialMetrics, o: &Observations, prefix: &str, names: &[&str]) {
@@ -180,7 +203,11 @@ fn record_latency(metrics: &mut TrialMetrics, o: &Observations, prefix: &str, na
             "_p999_ns" => Some(d.p999_ns),
             _ => None,
         });
-        let reason = if distribution.is_some() { "fewer than 2 samples" } else { reason };
+        let reason = if distribution.is_some() {
+            "fewer than 2 samples"
+        } else {
+            reason
+        };
         metrics.record(name, value, reason);
     }
 }
@@ -197,7 +224,10 @@ fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, wit
     } else {
         DEFAULT_WAITING_TIME_NS
     };
-    let parameters = TraceParameters { waiting_time_ns, clocks_shared: udp.clocks_shared };
+    let parameters = TraceParameters {
+        waiting_time_ns,
+        clocks_shared: udp.clocks_shared,
+    };
     let trace: Option<TraceMetrics> =
         (!udp.arrivals.is_empty()).then(|| trace_metrics(&udp.arrivals, udp.sent, parameters));
     let nothing_sent = "the sender reported no datagrams sent";
@@ -206,8 +236,16 @@ fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, wit
             metrics.record("loss_ratio", t.loss.loss_ratio(), nothing_sent);
             metrics.record("loss_episodes", Some(t.loss.episodes.len() as f64), "");
             metrics.record("jitter_ns", t.jitter_ns, "fewer than 2 datagrams received");
-            metrics.record("reordered_ratio", t.reordering.reordered_ratio(), "nothing received");
-            metrics.record("max_reorder_extent_packets", Some(t.reordering.max_extent() as f64), "");
+            metrics.record(
+                "reordered_ratio",
+                t.reordering.reordered_ratio(),
+                "nothing received",
+            );
+            metrics.record(
+                "max_reorder_extent_packets",
+                Some(t.reordering.max_extent() as f64),
+                "",
+            );
             metrics.record("duplicate_packets", Some(t.duplicates as f64), "");
         }
         None => {
@@ -218,7 +256,11 @@ fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, wit
             metrics.record("jitter_ns", jitter, "fewer than 2 datagrams received");
             let reordered = (udp.received > 0).then(|| udp.reordered as f64 / udp.received as f64);
             metrics.record("reordered_ratio", reordered, "nothing received");
-            metrics.record("max_reorder_extent_packets", Some(udp.max_reorder_extent as f64), "");
+            metrics.record(
+                "max_reorder_extent_packets",
+                Some(udp.max_reorder_extent as f64),
+                "",
+            );
             metrics.record("duplicate_packets", Some(udp.duplicates as f64), "");
         }
     }
@@ -244,24 +286,52 @@ fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, wit
     metrics.record("pdv_p99_ns", t.pdv.map(|d| d.p99_ns), no_probe);
     metrics.record("pdv_999_ns", t.pdv_999_ns(), no_probe);
     let no_pair = "no two consecutive probes arrived";
-    metrics.record("ipdv_mean_abs_ns", t.ipdv_absolute.map(|d| d.mean_ns), no_pair);
-    metrics.record("ipdv_p99_abs_ns", t.ipdv_absolute.map(|d| d.p99_ns), no_pair);
+    metrics.record(
+        "ipdv_mean_abs_ns",
+        t.ipdv_absolute.map(|d| d.mean_ns),
+        no_pair,
+    );
+    metrics.record(
+        "ipdv_p99_abs_ns",
+        t.ipdv_absolute.map(|d| d.p99_ns),
+        no_pair,
+    );
 }
 
 fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand: bool) {
     let cpu = &o.cpu;
-    metrics.record("client_cpu_cores", process_cpu_cores(&cpu.client), "client CPU time not recorded");
+    metrics.record(
+        "client_cpu_cores",
+        process_cpu_cores(&cpu.client),
+        "client CPU time not recorded",
+    );
     let no_server = "the server did not report its CPU time";
-    metrics.record("server_cpu_cores", cpu.server.as_ref().and_then(process_cpu_cores), no_server);
+    metrics.record(
+        "server_cpu_cores",
+        cpu.server.as_ref().and_then(process_cpu_cores),
+        no_server,
+    );
     let no_system = "system-wide CPU (/proc/stat) not recorded";
-    metrics.record("system_busy_ratio", cpu.system.as_ref().and_then(system_busy_ratio), no_system);
-    metrics.record("softirq_ratio", cpu.system.as_ref().and_then(softirq_ratio), no_system);
+    metrics.record(
+        "system_busy_ratio",
+        cpu.system.as_ref().and_then(system_busy_ratio),
+        no_system,
+    );
+    metrics.record(
+        "softirq_ratio",
+        cpu.system.as_ref().and_then(softirq_ratio),
+        no_system,
+    );
     if with_service_demand {
         let moved = o.receiver.bytes;
         let client = (cpu.client.wall_ns > 0)
             .then(|| service_demand_us_per_mib(&cpu.client, moved))
             .flatten();
-        metrics.record("client_service_demand_us_per_mib", client, "no CPU time or no bytes delivered");
+        metrics.record(
+            "client_service_demand_us_per_mib",
+            client,
+            "no CPU time or no bytes delivered",
+        );
         let server = cpu
             .server
             .as_ref()
@@ -309,15 +379,25 @@ mod tests {
     }
 
     fn names(metrics: &TrialMetrics) -> Vec<&str> {
-        metrics.values.iter().map(|(m, _)| m.name.as_str()).collect()
+        metrics
+            .values
+            .iter()
+            .map(|(m, _)| m.name.as_str())
+            .collect()
     }
 
     #[test]
     fn tcp_stream_yields_throughput_retransmissions_efficiency_and_cpu() {
         let observations = Observations {
             measured_ns: 2_000_000_000,
-            sender: FlowCounters { bytes: 2_500_000_000, packets: 1 },
-            receiver: FlowCounters { bytes: 2_500_000_000, packets: 1 },
+            sender: FlowCounters {
+                bytes: 2_500_000_000,
+                packets: 1,
+            },
+            receiver: FlowCounters {
+                bytes: 2_500_000_000,
+                packets: 1,
+            },
             tcp: Some(TcpCounters {
                 bytes_sent: 2_500_100_000,
                 bytes_retransmitted: 100_000,
@@ -325,7 +405,11 @@ mod tests {
                 ..TcpCounters::default()
             }),
             cpu: CpuObservations {
-                client: ProcessCpu { user_ns: 100_000_000, system_ns: 900_000_000, wall_ns: 2_000_000_000 },
+                client: ProcessCpu {
+                    user_ns: 100_000_000,
+                    system_ns: 900_000_000,
+                    wall_ns: 2_000_000_000,
+                },
                 ..CpuObservations::default()
             },
             ..Observations::default()
@@ -348,12 +432,22 @@ mod tests {
     fn udp_stream_with_a_complete_trace_computes_delivery_from_the_trace() {
         let arrivals: Vec<Arrival> = [0u64, 2, 1, 4]
             .iter()
-            .map(|&s| Arrival { sequence: s, sent_ns: s as i64 * 1000, received_ns: s as i64 * 1000 + 50 })
+            .map(|&s| Arrival {
+                sequence: s,
+                sent_ns: s as i64 * 1000,
+                received_ns: s as i64 * 1000 + 50,
+            })
             .collect();
         let observations = Observations {
             measured_ns: 1_000_000_000,
-            sender: FlowCounters { bytes: 5_000, packets: 5 },
-            receiver: FlowCounters { bytes: 4_000, packets: 4 },
+            sender: FlowCounters {
+                bytes: 5_000,
+                packets: 5,
+            },
+            receiver: FlowCounters {
+                bytes: 4_000,
+                packets: 4,
+            },
             udp: Some(UdpReceiveCounters {
                 sent: 5,
                 received: 4,
@@ -401,8 +495,14 @@ mod tests {
             latency: Some(LatencySamples {
                 count: 4,
                 histogram: vec![
-                    HistogramBucket { value_ns: 10_000, count: 2 },
-                    HistogramBucket { value_ns: 20_000, count: 2 },
+                    HistogramBucket {
+                        value_ns: 10_000,
+                        count: 2,
+                    },
+                    HistogramBucket {
+                        value_ns: 20_000,
+                        count: 2,
+                    },
                 ],
                 min_ns: 10_000,
                 max_ns: 20_000,
@@ -422,16 +522,30 @@ mod tests {
     #[test]
     fn probe_without_shared_clocks_reports_why_one_way_delay_is_missing() {
         let arrivals: Vec<Arrival> = (0..10u64)
-            .map(|s| Arrival { sequence: s, sent_ns: s as i64 * 10_000_000, received_ns: s as i64 * 10_000_000 + 5_000 + (s as i64 % 2) * 100 })
+            .map(|s| Arrival {
+                sequence: s,
+                sent_ns: s as i64 * 10_000_000,
+                received_ns: s as i64 * 10_000_000 + 5_000 + (s as i64 % 2) * 100,
+            })
             .collect();
         let observations = Observations {
             measured_ns: 100_000_000,
-            udp: Some(UdpReceiveCounters { sent: 10, received: 10, arrivals, ..UdpReceiveCounters::default() }),
+            udp: Some(UdpReceiveCounters {
+                sent: 10,
+                received: 10,
+                arrivals,
+                ..UdpReceiveCounters::default()
+            }),
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::UdpProbe, observations));
         assert!(metrics.value("owd_mean_ns").is_none());
-        let reason = &metrics.missing.iter().find(|(n, _)| n == "owd_mean_ns").unwrap().1;
+        let reason = &metrics
+            .missing
+            .iter()
+            .find(|(n, _)| n == "owd_mean_ns")
+            .unwrap()
+            .1;
         assert!(reason.contains("clocks"), "{reason}");
         assert_eq!(metrics.value("pdv_p99_ns"), Some(100.0));
         assert_eq!(metrics.value("ipdv_mean_abs_ns"), Some(100.0));
@@ -441,7 +555,9 @@ mod tests {
     #[test]
     fn a_failed_trial_has_no_metrics() {
         let mut failed = trial(TestKind::TcpStream, Observations::default());
-        failed.outcome = TrialOutcome::Failed { error: "connection refused".into() };
+        failed.outcome = TrialOutcome::Failed {
+            error: "connection refused".into(),
+        };
         assert!(metrics_of_trial(&failed).is_empty());
     }
 }

@@ -71,7 +71,11 @@ pub fn latency_distribution(samples: &LatencySamples) -> Option<LatencyDistribut
         .filter(|sd| sd.is_finite());
 
     let buckets: Vec<(u64, u64)> = if !samples.histogram.is_empty() {
-        samples.histogram.iter().map(|b| (b.value_ns, b.count)).collect()
+        samples
+            .histogram
+            .iter()
+            .map(|b| (b.value_ns, b.count))
+            .collect()
     } else if samples.raw_ns.len() as u64 == samples.count {
         let mut raw = samples.raw_ns.clone();
         raw.sort_unstable();
@@ -106,7 +110,10 @@ mod tests {
         for value in &sorted {
             match histogram.last_mut() {
                 Some(bucket) if bucket.value_ns == *value => bucket.count += 1,
-                _ => histogram.push(HistogramBucket { value_ns: *value, count: 1 }),
+                _ => histogram.push(HistogramBucket {
+                    value_ns: *value,
+                    count: 1,
+                }),
             }
         }
         LatencySamples {
@@ -146,7 +153,10 @@ mod tests {
         // One bucket reported as 10 239 ns holding samples of 10 200 ns.
         let samples = LatencySamples {
             count: 2,
-            histogram: vec![HistogramBucket { value_ns: 10_239, count: 2 }],
+            histogram: vec![HistogramBucket {
+                value_ns: 10_239,
+                count: 2,
+            }],
             min_ns: 10_200,
             max_ns: 10_200,
             sum_ns: 20_400,

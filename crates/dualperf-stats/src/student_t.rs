@@ -127,7 +127,10 @@ mod tests {
     fn expansion_joins_the_table_without_a_jump() {
         let table_30 = t_critical_95(30).unwrap();
         let expansion_30 = cornish_fisher_975(30.0);
-        assert!(close(table_30, expansion_30, 2e-6), "{table_30} vs {expansion_30}");
+        assert!(
+            close(table_30, expansion_30, 2e-6),
+            "{table_30} vs {expansion_30}"
+        );
     }
 
     #[test]

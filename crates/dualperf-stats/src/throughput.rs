@@ -59,8 +59,14 @@ mod tests {
     fn observations(sent_bytes: u64, received_bytes: u64, measured_ns: u64) -> Observations {
         Observations {
             measured_ns,
-            sender: FlowCounters { bytes: sent_bytes, packets: sent_bytes / 1000 },
-            receiver: FlowCounters { bytes: received_bytes, packets: received_bytes / 1000 },
+            sender: FlowCounters {
+                bytes: sent_bytes,
+                packets: sent_bytes / 1000,
+            },
+            receiver: FlowCounters {
+                bytes: received_bytes,
+                packets: received_bytes / 1000,
+            },
             ..Observations::default()
         }
     }
@@ -88,7 +94,11 @@ mod tests {
     #[test]
     fn tcp_efficiency_follows_rfc_6349() {
         // RFC 6349 §3.3.2 example: 102,400 bytes sent, 2,048 retransmitted → 98 %.
-        let tcp = TcpCounters { bytes_sent: 102_400, bytes_retransmitted: 2_048, ..Default::default() };
+        let tcp = TcpCounters {
+            bytes_sent: 102_400,
+            bytes_retransmitted: 2_048,
+            ..Default::default()
+        };
         assert_eq!(tcp_efficiency_ratio(&tcp), Some(0.98));
         assert_eq!(tcp_efficiency_ratio(&TcpCounters::default()), None);
     }

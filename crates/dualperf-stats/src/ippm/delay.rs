@@ -65,7 +65,10 @@ impl DelayDistribution {
 /// One-way delays `R(i) − S(i)` of the given arrivals, nanoseconds, in the
 /// order given.
 pub fn one_way_delays_ns(arrivals: &[Arrival]) -> Vec<f64> {
-    arrivals.iter().map(|a| (a.received_ns - a.sent_ns) as f64).collect()
+    arrivals
+        .iter()
+        .map(|a| (a.received_ns - a.sent_ns) as f64)
+        .collect()
 }
 
 /// RFC 5481 PDV values `D(i) − D(min)`, nanoseconds, in the order given.
@@ -107,14 +110,21 @@ mod tests {
             .iter()
             .map(|&(sequence, delay)| {
                 let sent_ns = 1_000_000_000 + sequence as i64 * 10_000_000;
-                Arrival { sequence, sent_ns, received_ns: sent_ns + delay }
+                Arrival {
+                    sequence,
+                    sent_ns,
+                    received_ns: sent_ns + delay,
+                }
             })
             .collect()
     }
 
     #[test]
     fn one_way_delay_is_receive_minus_send() {
-        assert_eq!(one_way_delays_ns(&trace(&[(0, 500), (1, 700)])), vec![500.0, 700.0]);
+        assert_eq!(
+            one_way_delays_ns(&trace(&[(0, 500), (1, 700)])),
+            vec![500.0, 700.0]
+        );
     }
 
     #[test]
@@ -148,9 +158,17 @@ mod tests {
     #[test]
     fn a_clock_offset_cancels_in_pdv_and_ipdv() {
         let base = trace(&[(0, 500), (1, 800), (2, 650)]);
-        let offset: Vec<Arrival> =
-            base.iter().map(|a| Arrival { received_ns: a.received_ns - 7_000_000, ..*a }).collect();
-        assert_eq!(packet_delay_variation_ns(&base), packet_delay_variation_ns(&offset));
+        let offset: Vec<Arrival> = base
+            .iter()
+            .map(|a| Arrival {
+                received_ns: a.received_ns - 7_000_000,
+                ..*a
+            })
+            .collect();
+        assert_eq!(
+            packet_delay_variation_ns(&base),
+            packet_delay_variation_ns(&offset)
+        );
         assert_eq!(ip_delay_variation_ns(&base), ip_delay_variation_ns(&offset));
     }
 

@@ -39,7 +39,11 @@ mod tests {
         sequences
             .iter()
             .enumerate()
-            .map(|(i, &sequence)| Arrival { sequence, sent_ns: 0, received_ns: i as i64 })
+            .map(|(i, &sequence)| Arrival {
+                sequence,
+                sent_ns: 0,
+                received_ns: i as i64,
+            })
             .collect()
     }
 

@@ -57,7 +57,11 @@ mod tests {
             .enumerate()
             .map(|(i, &transit)| {
                 let sent_ns = i as i64 * 10_000_000;
-                Arrival { sequence: i as u64, sent_ns, received_ns: sent_ns + transit }
+                Arrival {
+                    sequence: i as u64,
+                    sent_ns,
+                    received_ns: sent_ns + transit,
+                }
             })
             .collect()
     }
@@ -77,13 +81,18 @@ mod tests {
         // D = 1600 ns once: J = 0 + (1600 − 0)/16 = 100 ns.
         assert_eq!(interarrival_jitter_ns(&trace(&[1_000, 2_600])), Some(100.0));
         // Then constant: J decays by 15/16 per packet: 100·15/16 = 93.75.
-        assert_eq!(interarrival_jitter_ns(&trace(&[1_000, 2_600, 2_600])), Some(93.75));
+        assert_eq!(
+            interarrival_jitter_ns(&trace(&[1_000, 2_600, 2_600])),
+            Some(93.75)
+        );
     }
 
     #[test]
     fn alternating_transit_converges_to_the_alternation() {
         // |D| = 1000 every packet: J(n) = 1000·(1 − (15/16)^n).
-        let transits: Vec<i64> = (0..200).map(|i| if i % 2 == 0 { 0 } else { 1_000 }).collect();
+        let transits: Vec<i64> = (0..200)
+            .map(|i| if i % 2 == 0 { 0 } else { 1_000 })
+            .collect();
         let j = interarrival_jitter_ns(&trace(&transits)).unwrap();
         let expected = 1_000.0 * (1.0 - (15.0f64 / 16.0).powi(199));
         assert!((j - expected).abs() < 1e-6, "{j} vs {expected}");
@@ -94,8 +103,14 @@ mod tests {
         let base = trace(&[1_000, 2_600, 1_800, 3_000]);
         let shifted: Vec<Arrival> = base
             .iter()
-            .map(|a| Arrival { received_ns: a.received_ns + 3_600_000_000_000, ..*a })
+            .map(|a| Arrival {
+                received_ns: a.received_ns + 3_600_000_000_000,
+                ..*a
+            })
             .collect();
-        assert_eq!(interarrival_jitter_ns(&base), interarrival_jitter_ns(&shifted));
+        assert_eq!(
+            interarrival_jitter_ns(&base),
+            interarrival_jitter_ns(&shifted)
+        );
     }
 }

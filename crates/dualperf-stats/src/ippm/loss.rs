@@ -86,7 +86,10 @@ pub fn loss_of(arrivals: &[Arrival], sent: u64, waiting_time_ns: Option<i64>) ->
         .collect();
     received_sequences.sort_unstable();
 
-    let mut loss = Loss { sent, ..Loss::default() };
+    let mut loss = Loss {
+        sent,
+        ..Loss::default()
+    };
     let mut open: Option<LossEpisode> = None;
     let mut next = 0u64; // first sequence number not yet accounted for
     for (sequence, in_time) in received_sequences {
@@ -113,10 +116,15 @@ fn add_lost_run(loss: &mut Loss, open: &mut Option<LossEpisode>, first: u64, len
     }
     loss.lost += length;
     match open {
-        Some(episode) if episode.first_sequence + episode.length == first => episode.length += length,
+        Some(episode) if episode.first_sequence + episode.length == first => {
+            episode.length += length
+        }
         _ => {
             loss.episodes.extend(open.take());
-            *open = Some(LossEpisode { first_sequence: first, length });
+            *open = Some(LossEpisode {
+                first_sequence: first,
+                length,
+            });
         }
     }
 }
@@ -131,7 +139,11 @@ mod tests {
             .iter()
             .map(|&(sequence, delay)| {
                 let sent_ns = sequence as i64 * 1_000_000;
-                Arrival { sequence, sent_ns, received_ns: sent_ns + delay }
+                Arrival {
+                    sequence,
+                    sent_ns,
+                    received_ns: sent_ns + delay,
+                }
             })
             .collect()
     }
@@ -155,8 +167,14 @@ mod tests {
         assert_eq!(
             loss.episodes,
             vec![
-                LossEpisode { first_sequence: 2, length: 3 },
-                LossEpisode { first_sequence: 7, length: 1 },
+                LossEpisode {
+                    first_sequence: 2,
+                    length: 3
+                },
+                LossEpisode {
+                    first_sequence: 7,
+                    length: 1
+                },
             ]
         );
         assert_eq!(loss.mean_episode_length(), Some(2.0));
@@ -170,7 +188,13 @@ mod tests {
         assert_eq!(loss.late, 1);
         assert_eq!(loss.lost, 2);
         assert_eq!(loss.received_in_time, 2);
-        assert_eq!(loss.episodes, vec![LossEpisode { first_sequence: 1, length: 2 }]);
+        assert_eq!(
+            loss.episodes,
+            vec![LossEpisode {
+                first_sequence: 1,
+                length: 2
+            }]
+        );
     }
 
     #[test]
@@ -182,12 +206,22 @@ mod tests {
     #[test]
     fn losses_at_the_end_of_the_stream_count() {
         let loss = loss_of(&arrivals(&[(0, 10)]), 3, Some(100));
-        assert_eq!(loss.episodes, vec![LossEpisode { first_sequence: 1, length: 2 }]);
+        assert_eq!(
+            loss.episodes,
+            vec![LossEpisode {
+                first_sequence: 1,
+                length: 2
+            }]
+        );
     }
 
     #[test]
     fn duplicates_and_reordering_do_not_change_loss() {
-        let loss = loss_of(&arrivals(&[(2, 10), (0, 10), (0, 10), (1, 10)]), 3, Some(100));
+        let loss = loss_of(
+            &arrivals(&[(2, 10), (0, 10), (0, 10), (1, 10)]),
+            3,
+            Some(100),
+        );
         assert_eq!(loss.lost, 0);
         assert_eq!(loss.received_in_time, 3);
     }

@@ -66,7 +66,11 @@ pub fn reordering_of_sequences(sequences: &[u64]) -> Reordering {
         let running = prefix_max.last().map_or(sequence, |&max| max.max(sequence));
         prefix_max.push(running);
     }
-    Reordering { received: sequences.len() as u64, reordered, extents }
+    Reordering {
+        received: sequences.len() as u64,
+        reordered,
+        extents,
+    }
 }
 
 /// RFC 4737 reordering of a trace (duplicates already removed).

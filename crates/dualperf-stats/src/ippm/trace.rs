@@ -31,7 +31,10 @@ pub struct TraceParameters {
 
 impl Default for TraceParameters {
     fn default() -> Self {
-        TraceParameters { waiting_time_ns: DEFAULT_WAITING_TIME_NS, clocks_shared: false }
+        TraceParameters {
+            waiting_time_ns: DEFAULT_WAITING_TIME_NS,
+            clocks_shared: false,
+        }
     }
 }
 
@@ -67,7 +70,9 @@ impl TraceMetrics {
 /// datagrams `0..sent`.
 pub fn trace_metrics(arrivals: &[Arrival], sent: u64, parameters: TraceParameters) -> TraceMetrics {
     let (first, duplicates) = first_copies(arrivals);
-    let waiting_time = parameters.clocks_shared.then_some(parameters.waiting_time_ns);
+    let waiting_time = parameters
+        .clocks_shared
+        .then_some(parameters.waiting_time_ns);
     let in_time: Vec<Arrival> = first
         .iter()
         .copied()
@@ -78,7 +83,10 @@ pub fn trace_metrics(arrivals: &[Arrival], sent: u64, parameters: TraceParameter
         .clocks_shared
         .then(|| DelayDistribution::of(&one_way_delays_ns(&in_time)))
         .flatten();
-    let ipdv_absolute: Vec<f64> = ip_delay_variation_ns(&in_time).iter().map(|v| v.abs()).collect();
+    let ipdv_absolute: Vec<f64> = ip_delay_variation_ns(&in_time)
+        .iter()
+        .map(|v| v.abs())
+        .collect();
     TraceMetrics {
         sent,
         duplicates,
@@ -97,7 +105,11 @@ mod tests {
 
     fn probe(sequence: u64, delay_ns: i64, order: i64) -> Arrival {
         let sent_ns = sequence as i64 * 10_000_000;
-        Arrival { sequence, sent_ns, received_ns: sent_ns + delay_ns + order }
+        Arrival {
+            sequence,
+            sent_ns,
+            received_ns: sent_ns + delay_ns + order,
+        }
     }
 
     #[test]
@@ -116,7 +128,10 @@ mod tests {
         let metrics = trace_metrics(
             &arrivals,
             6,
-            TraceParameters { waiting_time_ns: 2_000_000_000, clocks_shared: true },
+            TraceParameters {
+                waiting_time_ns: 2_000_000_000,
+                clocks_shared: true,
+            },
         );
         assert_eq!(metrics.duplicates, 1);
         assert_eq!(metrics.reordering.reordered, 1);

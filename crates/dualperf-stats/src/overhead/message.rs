@@ -99,7 +99,10 @@ pub fn message_cost(
             }
         }
     };
-    let frames: Vec<u32> = frames.into_iter().map(|f| settings.padded_frame_bytes(f)).collect();
+    let frames: Vec<u32> = frames
+        .into_iter()
+        .map(|f| settings.padded_frame_bytes(f))
+        .collect();
     let extras = u64::from(settings.wire_extra_bytes());
     let wire_bytes: u64 = frames.iter().map(|&f| u64::from(f) + extras).sum();
     let header_bytes = wire_bytes - u64::from(size);
@@ -125,8 +128,10 @@ fn udp_fragments(
     outer: u32,
     ip_header: u32,
 ) -> (bool, Vec<u32>) {
-    let is_nat64 =
-        matches!(path.encapsulation, Encapsulation::Nat64Ipv4Side | Encapsulation::Nat64Ipv6Side);
+    let is_nat64 = matches!(
+        path.encapsulation,
+        Encapsulation::Nat64Ipv4Side | Encapsulation::Nat64Ipv6Side
+    );
     // Fragment data per fragment, set by the side that has the least room.
     let limiting = if is_nat64 || path.family == IpFamily::V6 {
         IpFamily::V6.ip_header_bytes() + IPV6_FRAGMENT_HEADER_BYTES
@@ -159,8 +164,12 @@ mod tests {
 
     #[test]
     fn a_full_size_datagram_is_one_unfragmented_packet() {
-        let cost = message_cost(PathKind::plain(IpFamily::V4, Transport::Udp), &textbook(), 1472)
-            .unwrap();
+        let cost = message_cost(
+            PathKind::plain(IpFamily::V4, Transport::Udp),
+            &textbook(),
+            1472,
+        )
+        .unwrap();
         assert_eq!((cost.packets, cost.fragmented), (1, false));
         assert_eq!(cost.frame_bytes, vec![1514]);
     }
@@ -168,8 +177,12 @@ mod tests {
     #[test]
     fn one_byte_more_splits_an_ipv4_datagram_into_two_fragments() {
         // 1473 + 8 = 1481 bytes of IP payload: 1480 + 1.
-        let cost = message_cost(PathKind::plain(IpFamily::V4, Transport::Udp), &textbook(), 1473)
-            .unwrap();
+        let cost = message_cost(
+            PathKind::plain(IpFamily::V4, Transport::Udp),
+            &textbook(),
+            1473,
+        )
+        .unwrap();
         assert_eq!(cost.packets, 2);
         assert_eq!(cost.frame_bytes, vec![1514, 60]); // 14 + 20 + 1 = 35, padded to 60
     }
@@ -179,30 +192,46 @@ mod tests {
         // 8 KiB datagram: 8200 bytes of IP payload over IPv6 → 1448 per
         // fragment (1500 − 40 − 8 rounded down to 8), 6 fragments (5·1448 =
         // 7240, last 960).
-        let cost = message_cost(PathKind::plain(IpFamily::V6, Transport::Udp), &textbook(), 8192)
-            .unwrap();
+        let cost = message_cost(
+            PathKind::plain(IpFamily::V6, Transport::Udp),
+            &textbook(),
+            8192,
+        )
+        .unwrap();
         assert_eq!(cost.packets, 6);
         assert_eq!(cost.frame_bytes[0], 14 + 40 + 8 + 1448);
         assert_eq!(cost.frame_bytes[5], 14 + 40 + 8 + 960);
         // IPv4: 1480 per fragment, 6 fragments (5·1480 = 7400, last 800).
-        let v4 = message_cost(PathKind::plain(IpFamily::V4, Transport::Udp), &textbook(), 8192)
-            .unwrap();
+        let v4 = message_cost(
+            PathKind::plain(IpFamily::V4, Transport::Udp),
+            &textbook(),
+            8192,
+        )
+        .unwrap();
         assert_eq!(v4.packets, 6);
         assert_eq!(v4.frame_bytes[5], 14 + 20 + 800);
     }
 
     #[test]
     fn small_datagrams_are_padded_to_the_ethernet_minimum() {
-        let cost =
-            message_cost(PathKind::plain(IpFamily::V4, Transport::Udp), &textbook(), 1).unwrap();
+        let cost = message_cost(
+            PathKind::plain(IpFamily::V4, Transport::Udp),
+            &textbook(),
+            1,
+        )
+        .unwrap();
         assert_eq!(cost.frame_bytes, vec![60]);
         assert_eq!(cost.header_bytes, 59);
     }
 
     #[test]
     fn a_tcp_message_is_cut_into_mss_segments() {
-        let cost = message_cost(PathKind::plain(IpFamily::V6, Transport::Tcp), &textbook(), 3000)
-            .unwrap();
+        let cost = message_cost(
+            PathKind::plain(IpFamily::V6, Transport::Tcp),
+            &textbook(),
+            3000,
+        )
+        .unwrap();
         assert_eq!(cost.packets, 3); // 1440 + 1440 + 120
         assert_eq!(cost.frame_bytes, vec![1514, 1514, 14 + 40 + 20 + 120]);
     }
@@ -211,7 +240,9 @@ mod tests {
     fn a_udp_datagram_above_the_family_maximum_is_an_error() {
         let path = PathKind::plain(IpFamily::V4, Transport::Udp);
         assert!(message_cost(path, &textbook(), 65_507).is_ok());
-        let error = message_cost(path, &textbook(), 65_508).unwrap_err().to_string();
+        let error = message_cost(path, &textbook(), 65_508)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("65507"), "{error}");
     }
 }

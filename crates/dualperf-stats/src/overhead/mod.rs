@@ -156,10 +156,16 @@ impl std::str::FromStr for Encapsulation {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Encapsulation::ALL.into_iter().find(|e| e.name() == text).ok_or_else(|| {
-            let names: Vec<&str> = Encapsulation::ALL.iter().map(|e| e.name()).collect();
-            format!("unknown encapsulation `{text}`; known: {}", names.join(", "))
-        })
+        Encapsulation::ALL
+            .into_iter()
+            .find(|e| e.name() == text)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Encapsulation::ALL.iter().map(|e| e.name()).collect();
+                format!(
+                    "unknown encapsulation `{text}`; known: {}",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -251,7 +257,11 @@ pub struct PathKind {
 impl PathKind {
     /// A plain (unencapsulated) path.
     pub const fn plain(family: IpFamily, transport: Transport) -> Self {
-        PathKind { family, transport, encapsulation: Encapsulation::None }
+        PathKind {
+            family,
+            transport,
+            encapsulation: Encapsulation::None,
+        }
     }
 
     /// The four columns of Table 1: IPv4 TCP, IPv6 TCP, IPv4 UDP, IPv6 UDP.
@@ -268,7 +278,11 @@ impl PathKind {
         for encapsulation in Encapsulation::ALL.into_iter().skip(1) {
             for transport in [Transport::Tcp, Transport::Udp] {
                 for &family in encapsulation.inner_families() {
-                    paths.push(PathKind { family, transport, encapsulation });
+                    paths.push(PathKind {
+                        family,
+                        transport,
+                        encapsulation,
+                    });
                 }
             }
         }

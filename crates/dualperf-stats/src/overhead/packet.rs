@@ -159,7 +159,10 @@ mod tests {
     fn wire_extras_lower_the_efficiency_of_gigabit_ethernet_to_the_known_941_mbit() {
         // Classic figure: IPv4 TCP with timestamps on 1 GbE tops out at
         // 1448 / 1538 · 1e9 = 941.5 Mbit/s.
-        let settings = OverheadSettings { count_wire_extras: true, ..linux() };
+        let settings = OverheadSettings {
+            count_wire_extras: true,
+            ..linux()
+        };
         let v4 = packet_overhead(PathKind::plain(IpFamily::V4, Transport::Tcp), &settings).unwrap();
         assert_eq!(v4.header_bytes, 14 + 20 + 32 + 24);
         let goodput = v4.expected_goodput_bps(1e9);
@@ -168,7 +171,10 @@ mod tests {
 
     #[test]
     fn raw_link_has_no_link_header() {
-        let settings = OverheadSettings { link: LinkType::Raw, ..OverheadSettings::textbook() };
+        let settings = OverheadSettings {
+            link: LinkType::Raw,
+            ..OverheadSettings::textbook()
+        };
         let v6 = packet_overhead(PathKind::plain(IpFamily::V6, Transport::Udp), &settings).unwrap();
         assert_eq!(v6.header_bytes, 48);
         assert_eq!(v6.frame_bytes, 1500);
@@ -176,7 +182,10 @@ mod tests {
 
     #[test]
     fn an_mtu_too_small_for_the_headers_is_an_error_naming_the_path() {
-        let settings = OverheadSettings { mtu_bytes: 60, ..OverheadSettings::textbook() };
+        let settings = OverheadSettings {
+            mtu_bytes: 60,
+            ..OverheadSettings::textbook()
+        };
         let error = packet_overhead(PathKind::plain(IpFamily::V6, Transport::Tcp), &settings)
             .unwrap_err()
             .to_string();

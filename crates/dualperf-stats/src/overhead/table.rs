@@ -28,7 +28,10 @@ pub fn format_overhead_percent(ratio: f64) -> String {
 /// A row "Encapsulation" follows "IP Header" when any column has a tunnel.
 pub fn table_one_rows(columns: &[PacketOverhead]) -> Vec<(String, Vec<String>)> {
     let row = |label: &str, cell: &dyn Fn(&PacketOverhead) -> String| {
-        (label.to_string(), columns.iter().map(cell).collect::<Vec<String>>())
+        (
+            label.to_string(),
+            columns.iter().map(cell).collect::<Vec<String>>(),
+        )
     };
     let mut rows = vec![
         row("TCP/UDP Payload", &|p| p.payload_bytes.to_string()),
@@ -44,7 +47,9 @@ pub fn table_one_rows(columns: &[PacketOverhead]) -> Vec<(String, Vec<String>)> 
     if columns.iter().any(|p| p.wire_extra_bytes > 0) {
         rows.push(row("On-wire extras", &|p| p.wire_extra_bytes.to_string()));
     }
-    rows.push(row("Overhead %", &|p| format_overhead_percent(p.overhead_ratio)));
+    rows.push(row("Overhead %", &|p| {
+        format_overhead_percent(p.overhead_ratio)
+    }));
     rows
 }
 
@@ -90,8 +95,14 @@ mod tests {
                 .unwrap()
                 .overhead_ratio
         };
-        assert_eq!(format!("{:.2}", (overhead(1) - overhead(0)) * 100.0), "1.44");
-        assert_eq!(format!("{:.2}", (overhead(3) - overhead(2)) * 100.0), "1.42");
+        assert_eq!(
+            format!("{:.2}", (overhead(1) - overhead(0)) * 100.0),
+            "1.44"
+        );
+        assert_eq!(
+            format!("{:.2}", (overhead(3) - overhead(2)) * 100.0),
+            "1.42"
+        );
     }
 
     #[test]
