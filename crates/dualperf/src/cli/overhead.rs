@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use dualperf_model::BitRate;
-use dualperf_stats::overhead::table::{format_overhead_percent, table_one_rows};
+use dualperf_stats::overhead::table::table_one_rows;
 use dualperf_stats::overhead::{
     message_cost, packet_overhead, Encapsulation, LinkType, MessageCost, OverheadSettings,
     PacketOverhead, PathKind, Transport, DEFAULT_MTU_BYTES, LINUX_TCP_OPTION_BYTES,
