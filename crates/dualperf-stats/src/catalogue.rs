@@ -5,7 +5,7 @@
 //! One table, so that the name a user sees in the terminal, the JSON key,
 //! the CSV `metric` column and the SQL row are the same word.
 
-use dualperf_model::Metric;
+use dualperf_model::{Metric, TestKind};
 
 /// What kind of number a metric is, which decides how it is printed.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -110,8 +110,8 @@ fn scaled(value: f64, scales: &[(f64, &str)], base_unit: &str) -> String {
     format!("{} {base_unit}", significant(value))
 }
 
-/// Three significant digits for values of 1 and above, two decimals below
-/// ("941", "94.1", "9.41", "0.12", "0"); integers stay integers.
+/// Three significant digits for values of 1 and above, two for smaller
+/// ones ("941", "94.1", "9.41", "0.85", "0.0012"); integers stay integers.
 pub fn significant(value: f64) -> String {
     let magnitude = value.abs();
     if value == value.trunc() && magnitude < 1e15 {
@@ -121,8 +121,11 @@ pub fn significant(value: f64) -> String {
         0
     } else if magnitude >= 10.0 {
         1
-    } else {
+    } else if magnitude >= 1.0 {
         2
+    } else {
+        // Two significant digits below 1, at most 9 decimals.
+        (1 - magnitude.log10().floor() as i64).clamp(2, 9) as usize
     };
     format!("{value:.decimals$}")
 }
@@ -484,6 +487,22 @@ const COST: &[MetricDefinition] = &[
     },
 ];
 
+/// The metrics that headline a point of each test kind, in order of
+/// preference: the first one the analysis has is the point's verdict.
+///
+/// Throughput for streams; median RTT for request/response (robust to the
+/// odd stalled transaction, unlike the papers' duration / count mean);
+/// median setup time for connects; for probes the median one-way delay,
+/// else (clocks not shared) the mean |IPDV|, else loss.
+pub fn headline_metrics(kind: TestKind) -> &'static [&'static str] {
+    match kind {
+        TestKind::TcpStream | TestKind::UdpStream => &["goodput_bps"],
+        TestKind::TcpRr | TestKind::UdpRr => &["rtt_p50_ns", "rtt_mean_ns"],
+        TestKind::TcpConnect => &["connect_p50_ns", "connect_mean_ns"],
+        TestKind::UdpProbe => &["owd_p50_ns", "ipdv_mean_abs_ns", "jitter_ns", "loss_ratio"],
+    }
+}
+
 /// Every metric, in the order tables list them.
 pub fn all() -> impl Iterator<Item = &'static MetricDefinition> {
     THROUGHPUT.iter().chain(DELAY).chain(DELIVERY).chain(COST)
@@ -552,5 +571,6 @@ mod tests {
         assert_eq!(Quantity::PerSecond("pps").format(812_345.0), "812 kpps");
         assert_eq!(Quantity::Count("segments").format(3.0), "3 segments");
         assert_eq!(Quantity::Cores.format(0.853), "0.85 cores");
+        assert_eq!(Quantity::Ratio.format(0.000_012_34), "0.0012 %");
     }
 }

@@ -43,8 +43,12 @@ pub fn percent(ratio: f64) -> String {
     }
 }
 
-/// A signed percentage: "+1.2", "−0.40" (with a real minus sign).
+/// A signed percentage: "+1.2", "−0.40" (with a real minus sign); "0"
+/// below 0.005 %.
 fn signed_percent(ratio: f64) -> String {
+    if (ratio * 100.0).abs() < 0.005 {
+        return "0".to_string();
+    }
     let text = percent(ratio.abs());
     if ratio < 0.0 {
         format!("−{text}")
