@@ -55,6 +55,38 @@ pub fn histogram_percentile(buckets: &[(u64, u64)], quantile: f64) -> Option<u64
     buckets.last().map(|&(value, _)| value)
 }
 
+/// The standard percentile table of a histogram: (quantile, value in ns)
+/// for 0, 0.5, 0.9, 0.99, 0.999 and 1 (nearest rank, clamped to the exact
+/// extremes). Empty when the histogram is.
+pub fn percentile_table(samples: &LatencySamples) -> Vec<(f64, u64)> {
+    let buckets: Vec<(u64, u64)> = samples.histogram.iter().map(|b| (b.value_ns, b.count)).collect();
+    [0.0, 0.5, 0.9, 0.99, 0.999, 1.0]
+        .into_iter()
+        .filter_map(|q| {
+            histogram_percentile(&buckets, q)
+                .map(|v| (q, v.clamp(samples.min_ns, samples.max_ns.max(samples.min_ns))))
+        })
+        .collect()
+}
+
+/// The empirical CDF of a histogram: for each bucket, (value in ns, share
+/// of samples at or below it, 0..=1). Ready to plot.
+pub fn cdf_points(samples: &LatencySamples) -> Vec<(u64, f64)> {
+    let total: u64 = samples.histogram.iter().map(|b| b.count).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut cumulative = 0;
+    samples
+        .histogram
+        .iter()
+        .map(|bucket| {
+            cumulative += bucket.count;
+            (bucket.value_ns, cumulative as f64 / total as f64)
+        })
+        .collect()
+}
+
 /// The distribution of `samples`; `None` when nothing was timed.
 pub fn latency_distribution(samples: &LatencySamples) -> Option<LatencyDistribution> {
     if samples.count == 0 {
@@ -180,6 +212,23 @@ mod tests {
             ..LatencySamples::default()
         };
         assert_eq!(latency_distribution(&samples).unwrap().p50_ns, 20.0);
+    }
+
+    #[test]
+    fn cdf_points_accumulate_to_one() {
+        let samples = samples_of(&[10, 20, 20, 40]);
+        assert_eq!(cdf_points(&samples), vec![(10, 0.25), (20, 0.75), (40, 1.0)]);
+        assert!(cdf_points(&LatencySamples::default()).is_empty());
+    }
+
+    #[test]
+    fn percentile_table_lists_the_standard_quantiles() {
+        let values: Vec<u64> = (1..=1000).collect();
+        let table = percentile_table(&samples_of(&values));
+        assert_eq!(
+            table,
+            vec![(0.0, 1), (0.5, 500), (0.9, 900), (0.99, 990), (0.999, 999), (1.0, 1000)]
+        );
     }
 
     #[test]
