@@ -59,12 +59,20 @@ pub fn histogram_percentile(buckets: &[(u64, u64)], quantile: f64) -> Option<u64
 /// for 0, 0.5, 0.9, 0.99, 0.999 and 1 (nearest rank, clamped to the exact
 /// extremes). Empty when the histogram is.
 pub fn percentile_table(samples: &LatencySamples) -> Vec<(f64, u64)> {
-    let buckets: Vec<(u64, u64)> = samples.histogram.iter().map(|b| (b.value_ns, b.count)).collect();
+    let buckets: Vec<(u64, u64)> = samples
+        .histogram
+        .iter()
+        .map(|b| (b.value_ns, b.count))
+        .collect();
     [0.0, 0.5, 0.9, 0.99, 0.999, 1.0]
         .into_iter()
         .filter_map(|q| {
-            histogram_percentile(&buckets, q)
-                .map(|v| (q, v.clamp(samples.min_ns, samples.max_ns.max(samples.min_ns))))
+            histogram_percentile(&buckets, q).map(|v| {
+                (
+                    q,
+                    v.clamp(samples.min_ns, samples.max_ns.max(samples.min_ns)),
+                )
+            })
         })
         .collect()
 }
@@ -217,7 +225,10 @@ mod tests {
     #[test]
     fn cdf_points_accumulate_to_one() {
         let samples = samples_of(&[10, 20, 20, 40]);
-        assert_eq!(cdf_points(&samples), vec![(10, 0.25), (20, 0.75), (40, 1.0)]);
+        assert_eq!(
+            cdf_points(&samples),
+            vec![(10, 0.25), (20, 0.75), (40, 1.0)]
+        );
         assert!(cdf_points(&LatencySamples::default()).is_empty());
     }
 
@@ -227,7 +238,14 @@ mod tests {
         let table = percentile_table(&samples_of(&values));
         assert_eq!(
             table,
-            vec![(0.0, 1), (0.5, 500), (0.9, 900), (0.99, 990), (0.999, 999), (1.0, 1000)]
+            vec![
+                (0.0, 1),
+                (0.5, 500),
+                (0.9, 900),
+                (0.99, 990),
+                (0.999, 999),
+                (1.0, 1000)
+            ]
         );
     }
 

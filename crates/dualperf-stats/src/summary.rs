@@ -23,12 +23,19 @@ fn sorted_finite(values: &[f64]) -> Vec<f64> {
 }
 
 /// Arithmetic mean of the finite values; `None` when there are none.
+///
+/// A second pass corrects the rounding of the first, so that equal values
+/// have exactly their value as mean (three times 0.05 averages to 0.05, not
+/// 0.05000000000000001) and the standard deviation of a constant is 0.
 pub fn mean(values: &[f64]) -> Option<f64> {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if finite.is_empty() {
         return None;
     }
-    Some(finite.iter().sum::<f64>() / finite.len() as f64)
+    let n = finite.len() as f64;
+    let first = finite.iter().sum::<f64>() / n;
+    let correction = finite.iter().map(|v| v - first).sum::<f64>() / n;
+    Some(first + correction)
 }
 
 /// Sample standard deviation (divisor n − 1) of the finite values; `None`
@@ -41,7 +48,7 @@ pub fn sample_standard_deviation(values: &[f64]) -> Option<f64> {
     if finite.len() < 2 {
         return None;
     }
-    let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+    let mean = mean(&finite)?;
     let squares: f64 = finite.iter().map(|v| (v - mean).powi(2)).sum();
     let sd = (squares / (finite.len() - 1) as f64).sqrt();
     sd.is_finite().then_some(sd)
@@ -187,6 +194,17 @@ mod tests {
     fn large_close_values_keep_their_small_spread() {
         let summary = summarise(&[9.41e9 + 1.0, 9.41e9 - 1.0, 9.41e9]).unwrap();
         assert!(close(summary.standard_deviation.unwrap(), 1.0));
+    }
+
+    #[test]
+    fn equal_values_have_their_value_as_mean_and_no_spread() {
+        let summary = summarise(&[0.05, 0.05, 0.05]).unwrap();
+        assert_eq!(summary.mean, 0.05);
+        assert_eq!(summary.standard_deviation, Some(0.0));
+        assert_eq!(
+            (summary.ci95_low, summary.ci95_high),
+            (Some(0.05), Some(0.05))
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub struct VerdictInput {
     pub theoretical_relative_difference: Option<f64>,
 }
 
-/// A percentage of a ratio with sensible precision: "36", "4.8", "0.35".
+/// A percentage of a ratio with sensible precision: "36", "4.8", "0.35",
+/// "0.000017" (two significant digits below 1 %).
 pub fn percent(ratio: f64) -> String {
     let value = ratio * 100.0;
     let magnitude = value.abs();
@@ -38,8 +39,11 @@ pub fn percent(ratio: f64) -> String {
         format!("{value:.0}")
     } else if magnitude >= 1.0 {
         format!("{value:.1}")
+    } else if magnitude == 0.0 {
+        "0".to_string()
     } else {
-        format!("{value:.2}")
+        let decimals = (1 - magnitude.log10().floor() as i64).clamp(2, 9) as usize;
+        format!("{value:.decimals$}")
     }
 }
 

@@ -102,6 +102,41 @@ pub fn trace_metrics(arrivals: &[Arrival], sent: u64, parameters: TraceParameter
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn counts_always_add_up(
+            received in prop::collection::vec((0u64..200, 0i64..3_000_000_000), 0..300),
+            sent in 0u64..200,
+        ) {
+            let arrivals: Vec<Arrival> = received
+                .iter()
+                .map(|&(sequence, delay)| Arrival { sequence, sent_ns: 0, received_ns: delay })
+                .collect();
+            let parameters = TraceParameters { waiting_time_ns: 2_000_000_000, clocks_shared: true };
+            let m = trace_metrics(&arrivals, sent, parameters);
+            prop_assert_eq!(m.loss.lost + m.loss.received_in_time, sent);
+            prop_assert!(m.loss.late <= m.loss.lost);
+            prop_assert_eq!(m.loss.episodes.iter().map(|e| e.length).sum::<u64>(), m.loss.lost);
+            prop_assert_eq!(m.reordering.received + m.duplicates, arrivals.len() as u64);
+            prop_assert!(m.reordering.reordered <= m.reordering.received);
+            prop_assert!(m.jitter_ns.is_none_or(|j| j >= 0.0 && j.is_finite()));
+        }
+
+        #[test]
+        fn a_trace_in_sending_order_has_no_reordering(
+            sequences in prop::collection::btree_set(0u64..10_000, 0..200),
+        ) {
+            let arrivals: Vec<Arrival> = sequences
+                .iter()
+                .map(|&sequence| Arrival { sequence, sent_ns: 0, received_ns: 1 })
+                .collect();
+            let m = trace_metrics(&arrivals, 10_000, TraceParameters::default());
+            prop_assert_eq!(m.reordering.reordered, 0);
+            prop_assert_eq!(m.duplicates, 0);
+        }
+    }
 
     fn probe(sequence: u64, delay_ns: i64, order: i64) -> Arrival {
         let sent_ns = sequence as i64 * 10_000_000;
