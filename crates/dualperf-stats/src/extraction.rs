@@ -77,10 +77,15 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
                 tcp.map(|t| t.segments_retransmitted as f64),
                 no_tcp_info,
             );
+            let no_bytes = if tcp.is_some() {
+                "TCP_INFO reported no bytes sent (tcpi_bytes_sent is 0 or unsupported)"
+            } else {
+                no_tcp_info
+            };
             metrics.record(
                 "tcp_efficiency_ratio",
                 tcp.and_then(tcp_efficiency_ratio),
-                no_tcp_info,
+                no_bytes,
             );
             record_cpu(&mut metrics, o, true);
         }

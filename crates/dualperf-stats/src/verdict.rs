@@ -136,7 +136,7 @@ pub fn verdict(definition: &MetricDefinition, input: &VerdictInput) -> String {
 /// "the header explains 1.4 %", "the header model predicts no difference",
 /// or "the header predicts 1.4 % slower".
 fn theory_clause(definition: &MetricDefinition, theory: f64, measured: f64) -> String {
-    if theory.abs() < 0.0005 {
+    if theory == 0.0 {
         return "the header model predicts no difference".to_string();
     }
     let same_direction = theory.signum() == measured.signum();
