@@ -128,19 +128,30 @@ pub fn verdict(definition: &MetricDefinition, input: &VerdictInput) -> String {
         input.relative_difference,
     ) {
         line.push_str("; ");
-        line.push_str(&theory_clause(definition, theory, relative));
+        line.push_str(&theory_clause(
+            definition,
+            theory,
+            relative,
+            input.significant,
+        ));
     }
     line
 }
 
-/// "the header explains 1.4 %", "the header model predicts no difference",
-/// or "the header predicts 1.4 % slower".
-fn theory_clause(definition: &MetricDefinition, theory: f64, measured: f64) -> String {
+/// "the header explains 1.4 %" (a significant difference in the predicted
+/// direction, at least as large as predicted), "the header model predicts
+/// no difference", or "the header predicts 1.4 % slower".
+fn theory_clause(
+    definition: &MetricDefinition,
+    theory: f64,
+    measured: f64,
+    significant: bool,
+) -> String {
     if theory == 0.0 {
         return "the header model predicts no difference".to_string();
     }
     let same_direction = theory.signum() == measured.signum();
-    if same_direction && theory.abs() <= measured.abs() {
+    if significant && same_direction && theory.abs() <= measured.abs() {
         format!("the header explains {} %", percent(theory.abs()))
     } else {
         let word = if theory > 0.0 {
