@@ -94,4 +94,27 @@ pub struct Analysis {
     pub comparisons: Vec<Comparison>,
     /// Metrics that could not be computed, and why (`point`, metric name, reason).
     pub missing: Vec<(usize, String, String)>,
+    /// The choices the analysis made (confidence level, percentile method,
+    /// loss waiting time, theory assumptions); `None` in results written
+    /// before this field existed.
+    #[serde(default)]
+    pub method: Option<AnalysisMethod>,
+}
+
+/// The choices behind an [`Analysis`], stored with it so that a number can
+/// be reproduced (docs/metrics.md explains each).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisMethod {
+    /// Confidence level of every interval, e.g. 0.95.
+    pub confidence_level: f64,
+    /// A family whose coefficient of variation exceeds this gets a warning, e.g. 0.10.
+    pub cv_warning_ratio: f64,
+    /// How percentiles are computed.
+    pub percentile_method: String,
+    /// How IPv4 and IPv6 repetitions are paired.
+    pub pairing: String,
+    /// Loss waiting time applied when the trial does not state one, milliseconds.
+    pub default_loss_waiting_time_ms: u64,
+    /// What the theoretical difference assumes.
+    pub theory: String,
 }

@@ -23,7 +23,7 @@ pub mod spec;
 pub mod testbed;
 pub mod units;
 
-pub use analysis::{Analysis, Comparison, Metric, MetricSummary, Summary};
+pub use analysis::{Analysis, AnalysisMethod, Comparison, Metric, MetricSummary, Summary};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use observation::{

@@ -1,0 +1,568 @@
+//! Which metrics one trial yields, by test kind, and their values.
+//!
+//! | test | metrics |
+//! |---|---|
+//! | tcp-stream | goodput, sender throughput, retransmitted segments, TCP efficiency, CPU, service demand |
+//! | udp-stream | goodput, sender throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
+//! | tcp-rr, udp-rr | RTT mean, sd, min, p50, p90, p99, p99.9; transactions/s; CPU |
+//! | tcp-connect | setup time mean, min, p50, p90, p99; connections/s; CPU |
+//! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates; RTT when probes are echoed |
+//!
+//! UDP loss, reordering, duplicates and jitter are computed here from the
+//! arrival trace when the trace is complete (every received copy recorded);
+//! when the engine bounded the trace, the engine's own running counters
+//! (kept with the same definitions) are used instead, and delay metrics use
+//! the recorded prefix of the trace. A metric that cannot be computed is
+//! absent from `values` and listed in `missing` with the reason.
+
+use dualperf_model::observation::{Observations, UdpReceiveCounters};
+use dualperf_model::{Metric, TestKind, Trial, TrialOutcome};
+
+use crate::catalogue::known;
+use crate::cpu::{process_cpu_cores, service_demand_us_per_mib, softirq_ratio, system_busy_ratio};
+use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
+use crate::ippm::trace::{trace_metrics, TraceMetrics, TraceParameters};
+use crate::latency::latency_distribution;
+use crate::throughput::{
+    goodput_bps, received_pps, sender_throughput_bps, sent_pps, tcp_efficiency_ratio,
+};
+
+/// The metrics of one trial, and the ones that could not be computed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrialMetrics {
+    /// Computed metrics, every value finite.
+    pub values: Vec<(Metric, f64)>,
+    /// Metrics that apply to this test but could not be computed: (name, reason).
+    pub missing: Vec<(String, String)>,
+}
+
+impl TrialMetrics {
+    /// Records `value` under `name`, or the reason when it is `None` or not finite.
+    fn record(&mut self, name: &str, value: Option<f64>, reason: &str) {
+        match value.filter(|v| v.is_finite()) {
+            Some(value) => self.values.push((known(name).to_metric(), value)),
+            None => self.missing.push((name.to_string(), reason.to_string())),
+        }
+    }
+
+    /// The value of `name`, if computed.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.values
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|&(_, v)| v)
+    }
+}
+
+/// Every metric of `trial` (see the module table); empty for a failed trial.
+pub fn metrics_of_trial(trial: &Trial) -> Vec<(Metric, f64)> {
+    measure_trial(trial).values
+}
+
+/// Every metric of `trial`, with reasons for the ones that are missing.
+pub fn measure_trial(trial: &Trial) -> TrialMetrics {
+    let mut metrics = TrialMetrics::default();
+    let observations = match &trial.outcome {
+        TrialOutcome::Ok(observations) => observations,
+        TrialOutcome::Failed { .. } => return metrics,
+    };
+    let o = observations.as_ref();
+    match trial.spec.kind {
+        TestKind::TcpStream => {
+            record_stream_rates(&mut metrics, o);
+            let tcp = o.tcp.as_ref();
+            let no_tcp_info = "no TCP_INFO counters were recorded";
+            metrics.record(
+                "retransmitted_segments",
+                tcp.map(|t| t.segments_retransmitted as f64),
+                no_tcp_info,
+            );
+            let no_bytes = if tcp.is_some() {
+                "TCP_INFO reported no bytes sent (tcpi_bytes_sent is 0 or unsupported)"
+            } else {
+                no_tcp_info
+            };
+            metrics.record(
+                "tcp_efficiency_ratio",
+                tcp.and_then(tcp_efficiency_ratio),
+                no_bytes,
+            );
+            record_cpu(&mut metrics, o, true);
+        }
+        TestKind::UdpStream => {
+            record_stream_rates(&mut metrics, o);
+            metrics.record("sent_pps", sent_pps(o), "empty measured interval");
+            metrics.record("received_pps", received_pps(o), "empty measured interval");
+            match &o.udp {
+                Some(udp) => record_udp_delivery(&mut metrics, udp, false),
+                None => record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters"),
+            }
+            record_cpu(&mut metrics, o, true);
+        }
+        TestKind::TcpRr | TestKind::UdpRr => {
+            record_latency(&mut metrics, o, "rtt", &RTT_NAMES);
+            let tps = o.latency.as_ref().and_then(|l| per_second(l.count, o));
+            metrics.record("transactions_per_second", tps, "no transactions were timed");
+            record_cpu(&mut metrics, o, false);
+        }
+        TestKind::TcpConnect => {
+            record_latency(&mut metrics, o, "connect", &CONNECT_NAMES);
+            let cps = o.latency.as_ref().and_then(|l| per_second(l.count, o));
+            metrics.record("connections_per_second", cps, "no connections were timed");
+            record_cpu(&mut metrics, o, false);
+        }
+        TestKind::UdpProbe => {
+            match &o.udp {
+                Some(udp) => {
+                    record_udp_delivery(&mut metrics, udp, true);
+                }
+                None => {
+                    record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters");
+                    record_all_missing(&mut metrics, &PROBE_DELAY, "no UDP receive counters");
+                }
+            }
+            if o.latency.is_some() {
+                record_latency(&mut metrics, o, "rtt", &RTT_NAMES);
+            }
+            record_cpu(&mut metrics, o, false);
+        }
+    }
+    metrics
+}
+
+/// The RTT metric names, in catalogue order.
+const RTT_NAMES: [&str; 7] = [
+    "rtt_mean_ns",
+    "rtt_sd_ns",
+    "rtt_min_ns",
+    "rtt_p50_ns",
+    "rtt_p90_ns",
+    "rtt_p99_ns",
+    "rtt_p999_ns",
+];
+/// The connection-setup metric names.
+const CONNECT_NAMES: [&str; 5] = [
+    "connect_mean_ns",
+    "connect_min_ns",
+    "connect_p50_ns",
+    "connect_p90_ns",
+    "connect_p99_ns",
+];
+/// The UDP delivery metric names.
+const UDP_DELIVERY: [&str; 6] = [
+    "loss_ratio",
+    "loss_episodes",
+    "jitter_ns",
+    "reordered_ratio",
+    "max_reorder_extent_packets",
+    "duplicate_packets",
+];
+/// The probe delay metric names.
+const PROBE_DELAY: [&str; 9] = [
+    "owd_min_ns",
+    "owd_mean_ns",
+    "owd_p50_ns",
+    "owd_p99_ns",
+    "pdv_p50_ns",
+    "pdv_p99_ns",
+    "pdv_999_ns",
+    "ipdv_mean_abs_ns",
+    "ipdv_p99_abs_ns",
+];
+
+fn record_all_missing(metrics: &mut TrialMetrics, names: &[&str], reason: &str) {
+    for name in names {
+        metrics.record(name, None, reason);
+    }
+}
+
+/// Events per second over the measured interval.
+fn per_second(count: u64, o: &Observations) -> Option<f64> {
+    (o.measured_ns > 0 && count > 0).then(|| count as f64 / (o.measured_ns as f64 / 1e9))
+}
+
+fn record_stream_rates(metrics: &mut TrialMetrics, o: &Observations) {
+    metrics.record("goodput_bps", goodput_bps(o), "empty measured interval");
+    metrics.record(
+        "sender_throughput_bps",
+        sender_throughput_bps(o),
+        "empty measured interval",
+    );
+}
+
+fn record_latency(metrics: &mut TrialMetrics, o: &Observations, prefix: &str, names: &[&str]) {
+    let distribution = o.latency.as_ref().and_then(latency_distribution);
+    let reason = match &o.latency {
+        None => "no latency samples were recorded",
+        Some(l) if l.count == 0 => "no transactions completed",
+        Some(_) => "latency histogram missing and raw series incomplete",
+    };
+    for name in names {
+        let value = distribution.and_then(|d| match name.trim_start_matches(prefix) {
+            "_mean_ns" => Some(d.mean_ns),
+            "_sd_ns" => d.standard_deviation_ns,
+            "_min_ns" => Some(d.min_ns),
+            "_p50_ns" => Some(d.p50_ns),
+            "_p90_ns" => Some(d.p90_ns),
+            "_p99_ns" => Some(d.p99_ns),
+            "_p999_ns" => Some(d.p999_ns),
+            _ => None,
+        });
+        let reason = if distribution.is_some() {
+            "fewer than 2 samples"
+        } else {
+            reason
+        };
+        metrics.record(name, value, reason);
+    }
+}
+
+/// True when every received copy is in the trace, so trace metrics cover
+/// the whole measured interval.
+fn is_complete_trace(udp: &UdpReceiveCounters) -> bool {
+    !udp.arrivals.is_empty() && udp.arrivals.len() as u64 == udp.received + udp.duplicates
+}
+
+fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, with_delay: bool) {
+    let waiting_time_ns = if udp.loss_wait_ms > 0 {
+        udp.loss_wait_ms as i64 * 1_000_000
+    } else {
+        DEFAULT_WAITING_TIME_NS
+    };
+    let parameters = TraceParameters {
+        waiting_time_ns,
+        clocks_shared: udp.clocks_shared,
+    };
+    let trace: Option<TraceMetrics> =
+        (!udp.arrivals.is_empty()).then(|| trace_metrics(&udp.arrivals, udp.sent, parameters));
+    let nothing_sent = "the sender reported no datagrams sent";
+    match trace.as_ref().filter(|_| is_complete_trace(udp)) {
+        Some(t) => {
+            metrics.record("loss_ratio", t.loss.loss_ratio(), nothing_sent);
+            metrics.record("loss_episodes", Some(t.loss.episodes.len() as f64), "");
+            metrics.record("jitter_ns", t.jitter_ns, "fewer than 2 datagrams received");
+            metrics.record(
+                "reordered_ratio",
+                t.reordering.reordered_ratio(),
+                "nothing received",
+            );
+            metrics.record(
+                "max_reorder_extent_packets",
+                Some(t.reordering.max_extent() as f64),
+                "",
+            );
+            metrics.record("duplicate_packets", Some(t.duplicates as f64), "");
+        }
+        None => {
+            let ratio = (udp.sent > 0).then(|| udp.lost as f64 / udp.sent as f64);
+            metrics.record("loss_ratio", ratio, nothing_sent);
+            metrics.record("loss_episodes", Some(udp.loss_episodes as f64), "");
+            let jitter = (udp.received >= 2).then_some(udp.jitter_ns as f64);
+            metrics.record("jitter_ns", jitter, "fewer than 2 datagrams received");
+            let reordered = (udp.received > 0).then(|| udp.reordered as f64 / udp.received as f64);
+            metrics.record("reordered_ratio", reordered, "nothing received");
+            metrics.record(
+                "max_reorder_extent_packets",
+                Some(udp.max_reorder_extent as f64),
+                "",
+            );
+            metrics.record("duplicate_packets", Some(udp.duplicates as f64), "");
+        }
+    }
+    if !with_delay {
+        return;
+    }
+    let Some(t) = trace else {
+        record_all_missing(metrics, &PROBE_DELAY, "no arrival trace was recorded");
+        return;
+    };
+    let owd = t.one_way_delay;
+    let no_owd = if udp.clocks_shared {
+        "no probe arrived in time"
+    } else {
+        "sender and receiver clocks are not shared or synchronised (RFC 7679 §3.7)"
+    };
+    metrics.record("owd_min_ns", owd.map(|d| d.min_ns), no_owd);
+    metrics.record("owd_mean_ns", owd.map(|d| d.mean_ns), no_owd);
+    metrics.record("owd_p50_ns", owd.map(|d| d.p50_ns), no_owd);
+    metrics.record("owd_p99_ns", owd.map(|d| d.p99_ns), no_owd);
+    let no_probe = "no probe arrived in time";
+    metrics.record("pdv_p50_ns", t.pdv.map(|d| d.p50_ns), no_probe);
+    metrics.record("pdv_p99_ns", t.pdv.map(|d| d.p99_ns), no_probe);
+    metrics.record("pdv_999_ns", t.pdv_999_ns(), no_probe);
+    let no_pair = "no two consecutive probes arrived";
+    metrics.record(
+        "ipdv_mean_abs_ns",
+        t.ipdv_absolute.map(|d| d.mean_ns),
+        no_pair,
+    );
+    metrics.record(
+        "ipdv_p99_abs_ns",
+        t.ipdv_absolute.map(|d| d.p99_ns),
+        no_pair,
+    );
+}
+
+fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand: bool) {
+    let cpu = &o.cpu;
+    metrics.record(
+        "client_cpu_cores",
+        process_cpu_cores(&cpu.client),
+        "client CPU time not recorded",
+    );
+    let no_server = "the server did not report its CPU time";
+    metrics.record(
+        "server_cpu_cores",
+        cpu.server.as_ref().and_then(process_cpu_cores),
+        no_server,
+    );
+    let no_system = "system-wide CPU (/proc/stat) not recorded";
+    metrics.record(
+        "system_busy_ratio",
+        cpu.system.as_ref().and_then(system_busy_ratio),
+        no_system,
+    );
+    metrics.record(
+        "softirq_ratio",
+        cpu.system.as_ref().and_then(softirq_ratio),
+        no_system,
+    );
+    if with_service_demand {
+        let moved = o.receiver.bytes;
+        let client = (cpu.client.wall_ns > 0)
+            .then(|| service_demand_us_per_mib(&cpu.client, moved))
+            .flatten();
+        metrics.record(
+            "client_service_demand_us_per_mib",
+            client,
+            "no CPU time or no bytes delivered",
+        );
+        let server = cpu
+            .server
+            .as_ref()
+            .filter(|s| s.wall_ns > 0)
+            .and_then(|s| service_demand_us_per_mib(s, moved));
+        metrics.record("server_service_demand_us_per_mib", server, no_server);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::observation::{
+        Arrival, CpuObservations, FlowCounters, HistogramBucket, LatencySamples, ProcessCpu,
+        TcpCounters,
+    };
+    use dualperf_model::{IpFamily, TestSpec};
+
+    fn spec(kind: TestKind) -> TestSpec {
+        TestSpec {
+            kind,
+            size_bytes: 1000,
+            duration_ms: 1000,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 100,
+            probe_interval_us: None,
+        }
+    }
+
+    fn trial(kind: TestKind, observations: Observations) -> Trial {
+        Trial {
+            point: 0,
+            spec: spec(kind),
+            family: IpFamily::V4,
+            repetition: 0,
+            started_at_unix_ms: 0,
+            local_address: None,
+            remote_address: None,
+            server_seen_family: None,
+            outcome: TrialOutcome::Ok(Box::new(observations)),
+        }
+    }
+
+    fn names(metrics: &TrialMetrics) -> Vec<&str> {
+        metrics
+            .values
+            .iter()
+            .map(|(m, _)| m.name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn tcp_stream_yields_throughput_retransmissions_efficiency_and_cpu() {
+        let observations = Observations {
+            measured_ns: 2_000_000_000,
+            sender: FlowCounters {
+                bytes: 2_500_000_000,
+                packets: 1,
+            },
+            receiver: FlowCounters {
+                bytes: 2_500_000_000,
+                packets: 1,
+            },
+            tcp: Some(TcpCounters {
+                bytes_sent: 2_500_100_000,
+                bytes_retransmitted: 100_000,
+                segments_retransmitted: 70,
+                ..TcpCounters::default()
+            }),
+            cpu: CpuObservations {
+                client: ProcessCpu {
+                    user_ns: 100_000_000,
+                    system_ns: 900_000_000,
+                    wall_ns: 2_000_000_000,
+                },
+                ..CpuObservations::default()
+            },
+            ..Observations::default()
+        };
+        let metrics = measure_trial(&trial(TestKind::TcpStream, observations));
+        assert_eq!(metrics.value("goodput_bps"), Some(1e10));
+        assert_eq!(metrics.value("retransmitted_segments"), Some(70.0));
+        let efficiency = metrics.value("tcp_efficiency_ratio").unwrap();
+        assert!((efficiency - 2_500_000_000.0 / 2_500_100_000.0).abs() < 1e-12);
+        assert_eq!(metrics.value("client_cpu_cores"), Some(0.5));
+        // 1 s of CPU = 1e6 µs over 2.5e9 B = 2384.19 MiB → 419.43 µs/MiB.
+        let demand = metrics.value("client_service_demand_us_per_mib").unwrap();
+        assert!((demand - 1e6 / (2.5e9 / 1_048_576.0)).abs() < 1e-9);
+        let missing: Vec<&str> = metrics.missing.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(missing.contains(&"server_cpu_cores"));
+        assert!(!names(&metrics).contains(&"loss_ratio"));
+    }
+
+    #[test]
+    fn udp_stream_with_a_complete_trace_computes_delivery_from_the_trace() {
+        let arrivals: Vec<Arrival> = [0u64, 2, 1, 4]
+            .iter()
+            .map(|&s| Arrival {
+                sequence: s,
+                sent_ns: s as i64 * 1000,
+                received_ns: s as i64 * 1000 + 50,
+            })
+            .collect();
+        let observations = Observations {
+            measured_ns: 1_000_000_000,
+            sender: FlowCounters {
+                bytes: 5_000,
+                packets: 5,
+            },
+            receiver: FlowCounters {
+                bytes: 4_000,
+                packets: 4,
+            },
+            udp: Some(UdpReceiveCounters {
+                sent: 5,
+                received: 4,
+                arrivals,
+                clocks_shared: true,
+                // Deliberately wrong engine counters: the trace must win.
+                lost: 3,
+                ..UdpReceiveCounters::default()
+            }),
+            ..Observations::default()
+        };
+        let metrics = measure_trial(&trial(TestKind::UdpStream, observations));
+        assert_eq!(metrics.value("loss_ratio"), Some(0.2));
+        assert_eq!(metrics.value("reordered_ratio"), Some(0.25));
+        assert_eq!(metrics.value("received_pps"), Some(4.0));
+        assert_eq!(metrics.value("duplicate_packets"), Some(0.0));
+    }
+
+    #[test]
+    fn udp_stream_with_a_bounded_trace_uses_the_engine_counters() {
+        let observations = Observations {
+            measured_ns: 1_000_000_000,
+            udp: Some(UdpReceiveCounters {
+                sent: 1000,
+                received: 990,
+                lost: 10,
+                reordered: 99,
+                jitter_ns: 1234,
+                arrivals: vec![Arrival::default()],
+                arrivals_limit: 1,
+                ..UdpReceiveCounters::default()
+            }),
+            ..Observations::default()
+        };
+        let metrics = measure_trial(&trial(TestKind::UdpStream, observations));
+        assert_eq!(metrics.value("loss_ratio"), Some(0.01));
+        assert_eq!(metrics.value("reordered_ratio"), Some(0.1));
+        assert_eq!(metrics.value("jitter_ns"), Some(1234.0));
+    }
+
+    #[test]
+    fn rr_yields_rtt_percentiles_and_transactions_per_second() {
+        let observations = Observations {
+            measured_ns: 1_000_000_000,
+            latency: Some(LatencySamples {
+                count: 4,
+                histogram: vec![
+                    HistogramBucket {
+                        value_ns: 10_000,
+                        count: 2,
+                    },
+                    HistogramBucket {
+                        value_ns: 20_000,
+                        count: 2,
+                    },
+                ],
+                min_ns: 10_000,
+                max_ns: 20_000,
+                sum_ns: 60_000,
+                sum_squares_ns2: 2.0 * 1e8 + 2.0 * 4e8,
+                ..LatencySamples::default()
+            }),
+            ..Observations::default()
+        };
+        let metrics = measure_trial(&trial(TestKind::TcpRr, observations));
+        assert_eq!(metrics.value("rtt_mean_ns"), Some(15_000.0));
+        assert_eq!(metrics.value("rtt_p50_ns"), Some(10_000.0));
+        assert_eq!(metrics.value("rtt_p99_ns"), Some(20_000.0));
+        assert_eq!(metrics.value("transactions_per_second"), Some(4.0));
+    }
+
+    #[test]
+    fn probe_without_shared_clocks_reports_why_one_way_delay_is_missing() {
+        let arrivals: Vec<Arrival> = (0..10u64)
+            .map(|s| Arrival {
+                sequence: s,
+                sent_ns: s as i64 * 10_000_000,
+                received_ns: s as i64 * 10_000_000 + 5_000 + (s as i64 % 2) * 100,
+            })
+            .collect();
+        let observations = Observations {
+            measured_ns: 100_000_000,
+            udp: Some(UdpReceiveCounters {
+                sent: 10,
+                received: 10,
+                arrivals,
+                ..UdpReceiveCounters::default()
+            }),
+            ..Observations::default()
+        };
+        let metrics = measure_trial(&trial(TestKind::UdpProbe, observations));
+        assert!(metrics.value("owd_mean_ns").is_none());
+        let reason = &metrics
+            .missing
+            .iter()
+            .find(|(n, _)| n == "owd_mean_ns")
+            .unwrap()
+            .1;
+        assert!(reason.contains("clocks"), "{reason}");
+        assert_eq!(metrics.value("pdv_p99_ns"), Some(100.0));
+        assert_eq!(metrics.value("ipdv_mean_abs_ns"), Some(100.0));
+        assert_eq!(metrics.value("loss_ratio"), Some(0.0));
+    }
+
+    #[test]
+    fn a_failed_trial_has_no_metrics() {
+        let mut failed = trial(TestKind::TcpStream, Observations::default());
+        failed.outcome = TrialOutcome::Failed {
+            error: "connection refused".into(),
+        };
+        assert!(metrics_of_trial(&failed).is_empty());
+    }
+}

@@ -1,0 +1,272 @@
+//! What the header-overhead model predicts for a measured point: the
+//! "theory" column beside every measured IPv6 − IPv4 difference.
+//!
+//! The prediction is the **byte-bound** one the papers compared against
+//! (seed 003: "the anticipated 1.5 % overhead"): when a link of fixed bit
+//! rate is the bottleneck, goodput is proportional to the efficiency
+//! payload / (frame + on-wire extras), so
+//! `expected (v6 − v4) / v4 = efficiency(v6) / efficiency(v4) − 1`.
+//! Assumptions, all documented in docs/metrics.md:
+//!
+//! * Ethernet framing with on-wire extras (preamble, FCS, gap), the MTU each
+//!   family's trials report (`SocketFacts::path_mtu_bytes`), else 1500;
+//! * tcp-stream: full-size segments (bulk TCP always fills the MSS whatever
+//!   the write size) with Linux's 12 bytes of TCP timestamps;
+//! * udp-stream, unpaced: one datagram of the point's size per message,
+//!   fragmented if it exceeds the MTU (fragments and their extra headers
+//!   counted); received and sent packet rates change by the same ratio;
+//! * udp-stream over **loopback** (127.0.0.0/8 or ::1): no link exists and
+//!   the kernel is packet-rate bound (per-packet work, not bytes, limits
+//!   it), so the model predicts **no difference** (0) in packets per second
+//!   and therefore in goodput. TCP on loopback keeps the byte-bound
+//!   prediction with the loopback MTU (65 536), which is ≈ 0 anyway;
+//! * paced udp-stream (`rate` set): both families are asked for the same
+//!   rate; the model cannot tell whether the pace saturates the path, so it
+//!   makes no prediction (`None`);
+//! * latency, loss, CPU and every other metric: no prediction.
+
+use std::net::{IpAddr, SocketAddr};
+
+use dualperf_model::{IpFamily, PerFamily, TestKind, TestSpec, Trial, TrialOutcome};
+
+use crate::overhead::{
+    message_cost, packet_overhead, OverheadSettings, PathKind, Transport, DEFAULT_MTU_BYTES,
+};
+
+/// What the model needs to know about where a point ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TheoryConditions {
+    /// MTU per family, bytes.
+    pub mtu_bytes: PerFamily<u32>,
+    /// True when the trials talked over loopback.
+    pub loopback: bool,
+}
+
+impl Default for TheoryConditions {
+    fn default() -> Self {
+        TheoryConditions {
+            mtu_bytes: PerFamily {
+                v4: DEFAULT_MTU_BYTES,
+                v6: DEFAULT_MTU_BYTES,
+            },
+            loopback: false,
+        }
+    }
+}
+
+impl TheoryConditions {
+    /// Reads the conditions from a point's trials: the first reported path
+    /// MTU per family (else 1500), and loopback when every remote address
+    /// that was recorded is a loopback address.
+    pub fn of_trials<'a>(trials: impl IntoIterator<Item = &'a Trial>) -> Self {
+        let mut conditions = TheoryConditions::default();
+        let mut seen_mtu = PerFamily {
+            v4: false,
+            v6: false,
+        };
+        let mut addresses = 0;
+        let mut loopback_addresses = 0;
+        for trial in trials {
+            if let Some(address) = trial.remote_address.as_deref().and_then(parse_address) {
+                addresses += 1;
+                loopback_addresses += usize::from(is_loopback(&address));
+            }
+            if let TrialOutcome::Ok(o) = &trial.outcome {
+                if let Some(mtu) = o.socket.path_mtu_bytes {
+                    if !*seen_mtu.get(trial.family) {
+                        *seen_mtu.get_mut(trial.family) = true;
+                        *conditions.mtu_bytes.get_mut(trial.family) = mtu;
+                    }
+                }
+            }
+        }
+        conditions.loopback = addresses > 0 && loopback_addresses == addresses;
+        conditions
+    }
+}
+
+/// Parses `ip:port`, `[ip6]:port` or a bare address.
+fn parse_address(text: &str) -> Option<IpAddr> {
+    text.parse::<SocketAddr>()
+        .map(|s| s.ip())
+        .ok()
+        .or_else(|| text.parse::<IpAddr>().ok())
+}
+
+/// Loopback, including IPv4-mapped 127.0.0.0/8.
+fn is_loopback(address: &IpAddr) -> bool {
+    match address {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
+/// The model's expected (v6 − v4) / v4 for `metric` at `spec`, or `None`
+/// where the model says nothing (see the module documentation).
+pub fn theoretical_relative_difference(
+    spec: &TestSpec,
+    metric: &str,
+    conditions: &TheoryConditions,
+) -> Option<f64> {
+    match spec.kind {
+        TestKind::TcpStream if matches!(metric, "goodput_bps" | "sender_throughput_bps") => {
+            let efficiency = |family: IpFamily| {
+                let settings = wire_settings(*conditions.mtu_bytes.get(family));
+                packet_overhead(PathKind::plain(family, Transport::Tcp), &settings)
+                    .ok()
+                    .map(|p| p.efficiency_ratio)
+            };
+            Some(efficiency(IpFamily::V6)? / efficiency(IpFamily::V4)? - 1.0)
+        }
+        TestKind::UdpStream
+            if spec.rate.is_none()
+                && matches!(
+                    metric,
+                    "goodput_bps" | "sender_throughput_bps" | "sent_pps" | "received_pps"
+                ) =>
+        {
+            if conditions.loopback {
+                return Some(0.0);
+            }
+            let efficiency = |family: IpFamily| {
+                let settings = wire_settings(*conditions.mtu_bytes.get(family));
+                message_cost(
+                    PathKind::plain(family, Transport::Udp),
+                    &settings,
+                    spec.size_bytes,
+                )
+                .ok()
+                .map(|m| m.efficiency_ratio)
+            };
+            Some(efficiency(IpFamily::V6)? / efficiency(IpFamily::V4)? - 1.0)
+        }
+        _ => None,
+    }
+}
+
+/// Linux on Ethernet with on-wire extras counted, at `mtu_bytes`.
+fn wire_settings(mtu_bytes: u32) -> OverheadSettings {
+    OverheadSettings {
+        count_wire_extras: true,
+        ..OverheadSettings::linux(mtu_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::observation::{Observations, SocketFacts};
+    use dualperf_model::BitRate;
+
+    fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
+        TestSpec {
+            kind,
+            size_bytes,
+            duration_ms: 1000,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 100,
+            probe_interval_us: None,
+        }
+    }
+
+    #[test]
+    fn tcp_over_ethernet_loses_the_twenty_extra_header_bytes_per_segment() {
+        // MSS 1428 vs 1448 with timestamps: 1428/1448 − 1 = −1.381 %.
+        let theory = theoretical_relative_difference(
+            &spec(TestKind::TcpStream, 131_072),
+            "goodput_bps",
+            &TheoryConditions::default(),
+        )
+        .unwrap();
+        assert!((theory - (1428.0 / 1448.0 - 1.0)).abs() < 1e-12, "{theory}");
+    }
+
+    #[test]
+    fn small_udp_datagrams_pay_relatively_more_for_the_bigger_header() {
+        // 64 B over Ethernet with extras: v4 frame 14+20+8+64 = 106 + 24 = 130,
+        // v6 126 + 24 = 150 → 130/150 − 1 = −13.3 %.
+        let theory = theoretical_relative_difference(
+            &spec(TestKind::UdpStream, 64),
+            "received_pps",
+            &TheoryConditions::default(),
+        )
+        .unwrap();
+        assert!((theory - (130.0 / 150.0 - 1.0)).abs() < 1e-12, "{theory}");
+    }
+
+    #[test]
+    fn udp_on_loopback_is_packet_rate_bound_and_predicts_no_difference() {
+        let conditions = TheoryConditions {
+            loopback: true,
+            ..TheoryConditions::default()
+        };
+        let theory = theoretical_relative_difference(
+            &spec(TestKind::UdpStream, 64),
+            "goodput_bps",
+            &conditions,
+        );
+        assert_eq!(theory, Some(0.0));
+    }
+
+    #[test]
+    fn paced_udp_and_latency_get_no_prediction() {
+        let mut paced = spec(TestKind::UdpStream, 1000);
+        paced.rate = Some(BitRate::from_mbit(100));
+        let conditions = TheoryConditions::default();
+        assert_eq!(
+            theoretical_relative_difference(&paced, "goodput_bps", &conditions),
+            None
+        );
+        let rr = spec(TestKind::TcpRr, 64);
+        assert_eq!(
+            theoretical_relative_difference(&rr, "rtt_mean_ns", &conditions),
+            None
+        );
+    }
+
+    #[test]
+    fn conditions_come_from_the_trials() {
+        let trial = |family: IpFamily, remote: &str, mtu: u32| Trial {
+            point: 0,
+            spec: spec(TestKind::TcpStream, 1000),
+            family,
+            repetition: 0,
+            started_at_unix_ms: 0,
+            local_address: None,
+            remote_address: Some(remote.to_string()),
+            server_seen_family: None,
+            outcome: TrialOutcome::Ok(Box::new(Observations {
+                socket: SocketFacts {
+                    path_mtu_bytes: Some(mtu),
+                    ..SocketFacts::default()
+                },
+                ..Observations::default()
+            })),
+        };
+        let trials = [
+            trial(IpFamily::V4, "127.0.0.1:5201", 65_536),
+            trial(IpFamily::V6, "[::1]:5201", 65_536),
+        ];
+        let conditions = TheoryConditions::of_trials(&trials);
+        assert!(conditions.loopback);
+        assert_eq!(
+            conditions.mtu_bytes,
+            PerFamily {
+                v4: 65_536,
+                v6: 65_536
+            }
+        );
+        let lab = [
+            trial(IpFamily::V4, "10.0.0.2:5201", 1500),
+            trial(IpFamily::V6, "[fd00::2]:5201", 1480),
+        ];
+        let conditions = TheoryConditions::of_trials(&lab);
+        assert!(!conditions.loopback);
+        assert_eq!(conditions.mtu_bytes.v6, 1480);
+    }
+}
