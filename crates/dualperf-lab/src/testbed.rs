@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 use dualperf_model::{IpFamily, TestbedFacts};
 
 use crate::capability::{Capabilities, Feature};
-use crate::command::Runner;
+use crate::command::{KernelCommand, Runner};
 use crate::error::{LabError, MissingFeature};
 use crate::facts::testbed_facts;
 use crate::namespace::{Namespace, VethPair};
-use crate::naming::{namespace_name, RunId};
+use crate::naming::{interface_name, namespace_name, LinkEnd, RunId};
 use crate::plan::{build_plan, Creates};
 use crate::process::{run_in_namespace, NodeProcess};
 use crate::topology::{Role, Topology};
@@ -79,6 +79,57 @@ pub fn required_features(topology: &Topology) -> Vec<(Feature, String)> {
     needs
 }
 
+/// Longest wait for every veth end to be usable by IPv6 after the build.
+const LINK_READY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Waits until every veth end has its IPv6 link-local address.
+///
+/// The kernel handles a veth's carrier-up event in its link-watch work, which
+/// may run up to a second later; until then IPv6 on that end ignores
+/// neighbour solicitations, so the first IPv6 packet would wait a full
+/// neighbour-discovery retransmission (1 s) while IPv4 would not — a false
+/// IPv6 penalty in the first trial. The link-local address appears when the
+/// event has been handled. Equivalent to polling
+/// `ip -n NETNS -6 -o addr show dev IFACE scope link`.
+fn wait_until_links_are_ready(
+    runner: &Runner,
+    topology: &Topology,
+    run: &RunId,
+    interrupt: Option<&AtomicBool>,
+) -> Result<(), LabError> {
+    let deadline = Instant::now() + LINK_READY_TIMEOUT;
+    let quiet = Runner::new(false);
+    for (index, link) in topology.links().iter().enumerate() {
+        for end in LinkEnd::BOTH {
+            let netns = namespace_name(run, &topology.nodes()[link.node(end)].name);
+            let interface = interface_name(run, index, end);
+            let probe = KernelCommand::ip([
+                "-n", &netns, "-6", "-o", "addr", "show", "dev", &interface, "scope", "link",
+            ]);
+            if runner.is_verbose() {
+                eprintln!("+ {probe}   # repeated until a non-tentative fe80:: address shows");
+            }
+            loop {
+                let output = quiet.run(&probe)?;
+                let text = String::from_utf8_lossy(&output.stdout);
+                if text.contains("fe80::") && !text.contains("tentative") {
+                    break;
+                }
+                if interrupt.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
+                    return Err(LabError::Interrupted);
+                }
+                if Instant::now() >= deadline {
+                    return Err(LabError::Timeout {
+                        what: format!("veth `{interface}` in `{netns}` did not come up within {LINK_READY_TIMEOUT:?}"),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Testbed {
     /// Builds `topology` for run `run`.
     ///
@@ -131,6 +182,7 @@ impl Testbed {
                 None => {}
             }
         }
+        wait_until_links_are_ready(&runner, topology, run, options.interrupt.as_deref())?;
         Ok(testbed)
     }
 

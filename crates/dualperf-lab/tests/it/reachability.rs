@@ -12,8 +12,13 @@ use super::{build_preset, host_interfaces_of, namespaces_of, require_net_admin};
 /// Initial TTL / hop limit of Linux (`net.ipv4.ip_default_ttl`, `net.ipv6.conf.*.hop_limit`).
 const INITIAL_TTL: u32 = 64;
 
-/// Pings `target` once from inside `netns` and returns the reply's TTL / hop limit.
-fn ping_ttl(netns: &str, family: IpFamily, target: &str) -> u32 {
+/// A first echo slower than this waited for neighbour discovery to retry
+/// (1 s): the testbed was handed over before its links were ready.
+const FIRST_ECHO_LIMIT_MS: f64 = 500.0;
+
+/// Pings `target` once from inside `netns` and returns the reply's TTL / hop
+/// limit and round-trip time in milliseconds.
+fn ping(netns: &str, family: IpFamily, target: &str) -> (u32, f64) {
     let flag = match family {
         IpFamily::V4 => "-4",
         IpFamily::V6 => "-6",
@@ -30,11 +35,17 @@ fn ping_ttl(netns: &str, family: IpFamily, target: &str) -> u32 {
         "ping {target} from {netns} failed: {stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let ttl = stdout
-        .split_whitespace()
-        .find_map(|word| word.strip_prefix("ttl="))
-        .unwrap_or_else(|| panic!("no ttl= in ping output: {stdout}"));
-    ttl.parse().expect("ttl is a number")
+    let field = |name: &str| {
+        stdout
+            .split_whitespace()
+            .find_map(|word| word.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in ping output: {stdout}"))
+            .to_string()
+    };
+    (
+        field("ttl=").parse().expect("ttl is a number"),
+        field("time=").parse().expect("time is a number"),
+    )
 }
 
 fn check_preset(name: &str, routers_on_path: u32) {
@@ -91,6 +102,6 @@ fn a_router_node_reaches_the_far_subnet_too() {
     let router1 = testbed.netns("router1").unwrap();
     for family in IpFamily::ALL {
         let server = testbed.address("server", family).unwrap().to_string();
-        assert_eq!(ping_ttl(&router1, family, &server), INITIAL_TTL - 1);
+        assert_eq!(ping(&router1, family, &server).0, INITIAL_TTL - 1);
     }
 }

@@ -16,10 +16,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
-use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
+use dualperf_lab::{preset, BuildOptions, LabError, RunId, Testbed, Topology};
 use dualperf_model::{IpFamily, RunResult};
 
 use super::lab_errors::{describe, to_cli_error};
@@ -28,6 +28,8 @@ use crate::cli::Failure;
 
 /// How long the server gets to start listening.
 const SERVER_START_TIMEOUT: Duration = Duration::from_secs(15);
+/// One round of waiting for the server's port before checking the server is alive.
+const LISTEN_POLL: Duration = Duration::from_millis(300);
 /// Upper bound on one client run; the default battery stays under 10 minutes.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
@@ -64,6 +66,9 @@ pub struct JobArgs {
     /// Folder that receives `<stamp>-<run>/result.json`.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub results: PathBuf,
+    /// The dualperf executable that provides `serve` and `run` (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub engine: Option<PathBuf>,
     /// Print the commands that would build the testbed and run the measurement; change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -112,7 +117,10 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         .results
         .join(format!("{}-{run}", utc_stamp(SystemTime::now())));
     let traffic = Traffic {
-        exe: std::env::current_exe().context("finding the dualperf executable")?,
+        exe: match &args.engine {
+            Some(path) => path.clone(),
+            None => std::env::current_exe().context("finding the dualperf executable")?,
+        },
         port: args.port,
         run_options: run_options(&args),
         json: folder.join("result.json"),
@@ -136,8 +144,18 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         Err(_) if interrupt.load(Ordering::SeqCst) => return interrupted(),
         Err(err) => return Err(to_cli_error(err)),
     };
-    for note in testbed.capabilities().notes() {
-        eprintln!("dualperf: note: {note}");
+    let missing: Vec<String> = testbed
+        .capabilities()
+        .missing()
+        .iter()
+        .map(|f| format!("{} ({})", f.label(), f.module()))
+        .collect();
+    if !missing.is_empty() {
+        // The full notes go into the result; one line here.
+        eprintln!(
+            "dualperf: note: this kernel lacks {}; see `dualperf doctor`",
+            missing.join(", ")
+        );
     }
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating results folder {}", folder.display()))?;
@@ -236,14 +254,18 @@ pub fn measure(
         .map_err(anyhow::Error::new)?;
     for family in IpFamily::ALL {
         let target = std::net::SocketAddr::new(testbed.address(server, family)?, traffic.port);
-        if let Err(err) =
-            testbed.wait_for_tcp_listener(client, target, SERVER_START_TIMEOUT, Some(interrupt))
+        let deadline = Instant::now() + SERVER_START_TIMEOUT;
+        // Short waits in a loop, so a server that dies at start is reported at once.
+        while let Err(err) =
+            testbed.wait_for_tcp_listener(client, target, LISTEN_POLL, Some(interrupt))
         {
             if let Some(status) = server_process.try_wait()? {
                 bail!("`dualperf serve` in node `{server}` exited ({status}) before listening on {target}");
             }
-            return Err(anyhow::Error::new(err)
-                .context(format!("waiting for `dualperf serve` in node `{server}`")));
+            if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
+                return Err(anyhow::Error::new(err)
+                    .context(format!("waiting for `dualperf serve` in node `{server}`")));
+            }
         }
     }
     let v4 = testbed.address(server, IpFamily::V4)?.to_string();
@@ -288,6 +310,7 @@ fn print_dry_run(topology: &Topology, run: &RunId, traffic: &Traffic, client: &s
     for step in dualperf_lab::plan::build_plan(topology, run) {
         println!("{}", step.command);
     }
+    println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
     let netns = |node: &str| dualperf_lab::naming::namespace_name(run, node);
     let index = topology.node_index(server).expect("server node exists");
     let [v4, v6] = topology

@@ -84,6 +84,7 @@ pub fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
         for step in dualperf_lab::plan::build_plan(&topology, &run) {
             println!("{}", step.command);
         }
+        println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
         println!("# tear down:");
         for command in dualperf_lab::plan::teardown_plan(&topology, &run) {
             println!("{command}");
