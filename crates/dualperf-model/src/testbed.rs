@@ -19,6 +19,9 @@ pub struct TestbedFacts {
     pub server_node: String,
     /// Kernel features that were missing and what that changed.
     pub notes: Vec<String>,
+    /// The lab's run id: the `<run>` in namespace names `dsp-<run>-<node>`.
+    #[serde(default)]
+    pub run_id: String,
 }
 
 /// One node of a testbed.
@@ -34,6 +37,13 @@ pub struct TestbedNode {
     pub addresses: Vec<String>,
     /// `net.ipv4.ip_forward` and `net.ipv6.conf.all.forwarding` as set.
     pub forwarding: bool,
+    /// Static routes as `ip route` prints them, both families
+    /// (e.g. "10.180.2.0/24 via 10.180.1.2 dev dspk3-0a").
+    #[serde(default)]
+    pub routes: Vec<String>,
+    /// Sysctls set in the node's namespace, as `key=value`.
+    #[serde(default)]
+    pub sysctls: Vec<String>,
 }
 
 /// One link (a veth pair) of a testbed.
@@ -47,4 +57,31 @@ pub struct TestbedLink {
     pub mtu_bytes: u32,
     /// Shaping as applied, human-readable (e.g. "htb 10 Mbit/s, limit 100 packets"), if any.
     pub shaping: Option<String>,
+    /// The link's subnets, IPv4 then IPv6 (e.g. "10.180.1.0/24").
+    #[serde(default)]
+    pub subnets: Vec<String>,
+    /// Shaping per direction, for each shaped direction.
+    #[serde(default)]
+    pub egress: Vec<TestbedEgress>,
+}
+
+/// Shaping of one direction of a link, applied on the sender's egress.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TestbedEgress {
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Rate-limiting qdisc ("htb" or "tbf"), if the rate is limited.
+    pub rate_qdisc: Option<String>,
+    /// Rate ceiling, bits per second, if limited.
+    pub rate_bits_per_second: Option<u64>,
+    /// Queue in front of the limiter or netem, packets.
+    pub queue_limit_packets: u32,
+    /// Extra one-way delay (netem), microseconds.
+    pub delay_us: u64,
+    /// Delay variation (netem), microseconds.
+    pub jitter_us: u64,
+    /// Share of packets dropped (netem), 0.0..=1.0.
+    pub loss_ratio: f64,
 }

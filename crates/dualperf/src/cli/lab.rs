@@ -1,12 +1,66 @@
-//! `dualperf lab` (skeleton: filled in by its issue).
+//! `dualperf lab`: emulated dual-stack testbeds in network namespaces.
+//!
+//! Without a subcommand it is the product's main job ([`lab_job`]): build a
+//! testbed (default `router`), measure IPv4 against IPv6 across it, write
+//! the results, tear everything down. The subcommands ([`lab_manage`]) build
+//! a testbed and leave it up (`up`), use it (`exec`, `status`), and remove it
+//! (`down`, `clean`).
 
 use std::process::ExitCode;
 
-/// Arguments of `dualperf lab`.
+// The lab's CLI files sit beside this one as `cli/lab_*.rs`.
+#[path = "lab_errors.rs"]
+mod lab_errors;
+#[path = "lab_job.rs"]
+pub mod lab_job;
+#[path = "lab_manage.rs"]
+pub mod lab_manage;
+#[path = "lab_signal.rs"]
+mod lab_signal;
+
+/// Build emulated testbeds in network namespaces and measure IPv4 against IPv6 across them.
+///
+/// With no subcommand: build the testbed (default: the `router` preset),
+/// start `dualperf serve` in its server node and `dualperf run` in its client
+/// node, write results/<run>/result.json, print the side-by-side table and
+/// remove the testbed (also on error and Ctrl-C).
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(args_conflicts_with_subcommands = true, verbatim_doc_comment)]
+pub struct Args {
+    /// What to do instead of the main job.
+    #[command(subcommand)]
+    pub command: Option<LabCommand>,
+    /// The main job's options.
+    #[command(flatten)]
+    pub job: lab_job::JobArgs,
+}
+
+/// The lab's subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum LabCommand {
+    /// List the built-in topologies with a one-line description each.
+    List,
+    /// Build a testbed and leave it up (remove it with `lab down`).
+    Up(lab_manage::UpArgs),
+    /// Remove a testbed left up by `lab up`.
+    Down(lab_manage::DownArgs),
+    /// Run a command inside a node of a testbed left up, e.g. `lab exec client -- ping -6 fd00:dead:beef:2::2`.
+    Exec(lab_manage::ExecArgs),
+    /// Show testbeds left up, and leftovers of crashed runs.
+    Status,
+    /// Remove everything crashed runs left behind: `dsp-*` namespaces and the processes inside them.
+    Clean(lab_manage::CleanArgs),
+}
 
 /// Runs `dualperf lab`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    Err(super::Failure::usage("`dualperf lab` is not built yet"))
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        None => lab_job::run(args.job),
+        Some(LabCommand::List) => lab_manage::list(),
+        Some(LabCommand::Up(up)) => lab_manage::up(up),
+        Some(LabCommand::Down(down)) => lab_manage::down(down),
+        Some(LabCommand::Exec(exec)) => lab_manage::exec(exec),
+        Some(LabCommand::Status) => lab_manage::status(),
+        Some(LabCommand::Clean(clean)) => lab_manage::clean(clean),
+    }
 }

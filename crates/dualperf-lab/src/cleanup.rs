@@ -1,0 +1,213 @@
+//! Finding and removing what dualperf created: namespaces with the `dsp-`
+//! prefix, the processes running inside them, and stray veth ends with the
+//! `dsp` interface prefix in the host namespace.
+//!
+//! This is what `dualperf lab clean` runs after a crash or `kill -9`, and
+//! what every [`crate::namespace::Namespace`] handle runs when it drops. It
+//! only ever touches names with dualperf's prefixes.
+
+use std::time::{Duration, Instant};
+
+use crate::command::{KernelCommand, Runner};
+use crate::error::LabError;
+use crate::naming::{INTERFACE_PREFIX, MAX_RUN_ID_CHARS, NAMESPACE_PREFIX};
+
+/// How long processes get to exit after SIGTERM before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(1000);
+
+/// What a clean-up removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CleanReport {
+    /// Namespaces deleted.
+    pub namespaces: Vec<String>,
+    /// Processes signalled inside them.
+    pub processes: Vec<i32>,
+    /// Stray interfaces deleted from the host namespace.
+    pub interfaces: Vec<String>,
+}
+
+/// Names of all network namespaces (`ip netns list`).
+///
+/// # Errors
+/// [`LabError::Spawn`] / [`LabError::Command`] if `ip` fails.
+pub fn list_namespaces(runner: &Runner) -> Result<Vec<String>, LabError> {
+    let output = runner.run(&KernelCommand::ip(["netns", "list"]))?;
+    // Lines look like "dsp-a1-client (id: 3)" or just "dsp-a1-client".
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Process ids inside `netns` (`ip netns pids NETNS`), never this process.
+///
+/// # Errors
+/// [`LabError::Command`] if `ip` fails (e.g. the namespace is gone).
+pub fn namespace_pids(runner: &Runner, netns: &str) -> Result<Vec<i32>, LabError> {
+    let output = runner.run(&KernelCommand::ip(["netns", "pids", netns]))?;
+    let own = std::process::id() as i32;
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .split_whitespace()
+        .filter_map(|word| word.parse().ok())
+        .filter(|pid| *pid != own)
+        .collect())
+}
+
+/// True while `pid` exists and is not a zombie.
+fn is_running(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state letter follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .map(|(_, rest)| !rest.starts_with('Z'))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+/// Sends `signal` to `pid`; a process that is already gone is not an error.
+fn signal(pid: i32, signal: libc::c_int) {
+    // SAFETY: kill(2) has no memory-safety preconditions; the pid came from
+    // `ip netns pids` and is not this process.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
+/// Stops every process inside `netns`: SIGTERM, up to a second's grace, then
+/// SIGKILL. Returns the pids signalled.
+///
+/// # Errors
+/// As [`namespace_pids`].
+pub fn stop_processes(runner: &Runner, netns: &str) -> Result<Vec<i32>, LabError> {
+    let pids = namespace_pids(runner, netns)?;
+    if pids.is_empty() {
+        return Ok(pids);
+    }
+    for &pid in &pids {
+        signal(pid, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + TERM_GRACE;
+    while pids.iter().any(|&pid| is_running(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for &pid in pids.iter().filter(|&&pid| is_running(pid)) {
+        signal(pid, libc::SIGKILL);
+    }
+    Ok(pids)
+}
+
+/// Stops the processes in `netns` and deletes it. Equivalent to
+/// `kill $(ip netns pids NETNS); ip netns del NETNS`.
+///
+/// # Errors
+/// [`LabError::Command`] if `ip netns del` fails.
+pub fn remove_namespace(runner: &Runner, netns: &str) -> Result<Vec<i32>, LabError> {
+    // A namespace whose pids cannot be listed is deleted all the same.
+    let pids = stop_processes(runner, netns).unwrap_or_default();
+    runner.run(&KernelCommand::ip(["netns", "del", netns]))?;
+    Ok(pids)
+}
+
+/// True for interface names of the form [`crate::naming::interface_name`] builds.
+fn is_dualperf_interface(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(INTERFACE_PREFIX) else {
+        return false;
+    };
+    let Some((run, link)) = rest.split_once('-') else {
+        return false;
+    };
+    let run_ok = !run.is_empty()
+        && run.len() <= MAX_RUN_ID_CHARS
+        && run
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let link_ok = link.len() >= 2
+        && link[..link.len() - 1].bytes().all(|b| b.is_ascii_digit())
+        && (link.ends_with('a') || link.ends_with('b'));
+    run_ok && link_ok
+}
+
+/// Removes every namespace whose name starts with `prefix` (which must
+/// itself start with `dsp-`), the processes inside, and stray dualperf veth
+/// ends in the host namespace.
+///
+/// # Panics
+/// If `prefix` does not start with `dsp-`: clean-up must never touch other
+/// programs' namespaces.
+///
+/// # Errors
+/// [`LabError::Command`] for the first namespace that cannot be deleted (the
+/// others are still attempted).
+pub fn clean(runner: &Runner, prefix: &str) -> Result<CleanReport, LabError> {
+    assert!(
+        prefix.starts_with(NAMESPACE_PREFIX),
+        "clean-up only touches dualperf's `dsp-` namespaces"
+    );
+    let mut report = CleanReport::default();
+    let mut first_error = None;
+    for netns in list_namespaces(runner)?
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+    {
+        match remove_namespace(runner, &netns) {
+            Ok(pids) => {
+                report.processes.extend(pids);
+                report.namespaces.push(netns);
+            }
+            Err(err) => {
+                first_error.get_or_insert(err);
+            }
+        }
+    }
+    if prefix == NAMESPACE_PREFIX {
+        let output = runner.run(&KernelCommand::ip(["-o", "link", "show"]))?;
+        let stray: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| line.split(": ").nth(1))
+            .map(|name| name.split('@').next().unwrap_or(name).to_string())
+            .filter(|name| is_dualperf_interface(name))
+            .collect();
+        for interface in stray {
+            match runner.run(&KernelCommand::ip(["link", "del", &interface])) {
+                Ok(_) => report.interfaces.push(interface),
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
+        }
+    }
+    match first_error {
+        Some(err) => Err(err),
+        None => Ok(report),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_interfaces_named_like_ours_are_recognised() {
+        assert!(is_dualperf_interface("dspa1b2-0a"));
+        assert!(is_dualperf_interface("dspabcdefg-999b"));
+        assert!(!is_dualperf_interface("dsp"));
+        assert!(!is_dualperf_interface("dspa1-0c"));
+        assert!(!is_dualperf_interface("eth0"));
+        assert!(!is_dualperf_interface("dspA1-0a"));
+        assert!(!is_dualperf_interface("dsp-probe"));
+    }
+
+    #[test]
+    #[should_panic(expected = "dsp-")]
+    fn cleaning_a_foreign_prefix_is_refused() {
+        let _ = clean(&Runner::new(false), "netns-of-someone-else");
+    }
+
+    #[test]
+    fn this_process_is_running_and_a_made_up_pid_is_not() {
+        assert!(is_running(std::process::id() as i32));
+        assert!(!is_running(i32::MAX));
+    }
+}

@@ -1,0 +1,91 @@
+//! Built-in topologies, embedded in the binary, and loading a topology by
+//! preset name or file path.
+
+use std::path::Path;
+
+use crate::error::LabError;
+use crate::topology::Topology;
+
+/// The preset `dualperf lab` builds when none is named.
+pub const DEFAULT_PRESET: &str = "router";
+
+/// Every built-in topology: name and TOML text, in the order `lab list` shows them.
+pub const PRESETS: [(&str, &str); 4] = [
+    ("p2p", include_str!("../presets/p2p.toml")),
+    ("router", include_str!("../presets/router.toml")),
+    ("two-routers", include_str!("../presets/two-routers.toml")),
+    ("bottleneck", include_str!("../presets/bottleneck.toml")),
+];
+
+/// Every preset, validated, in list order.
+///
+/// # Panics
+/// If an embedded preset does not validate; a unit test guards this.
+pub fn all() -> Vec<Topology> {
+    PRESETS
+        .iter()
+        .map(|(name, text)| {
+            Topology::from_toml(name, text).expect("embedded presets validate (tested)")
+        })
+        .collect()
+}
+
+/// Loads a preset by name, or else a TOML file by path.
+///
+/// # Errors
+/// [`LabError::UnknownTopology`] if `name` is neither a preset nor an
+/// existing file; [`LabError::ReadTopology`] if the file cannot be read; the
+/// parse and validation errors of [`Topology::from_toml`].
+pub fn load(name: &str) -> Result<Topology, LabError> {
+    if let Some((preset, text)) = PRESETS.iter().find(|(preset, _)| *preset == name) {
+        return Topology::from_toml(preset, text);
+    }
+    let path = Path::new(name);
+    if !path.exists() {
+        let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+        return Err(LabError::UnknownTopology {
+            name: name.to_string(),
+            suggestion: crate::topology::did_you_mean(name, names.iter().copied()),
+            presets: names.join(", "),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| LabError::ReadTopology {
+        path: path.into(),
+        source,
+    })?;
+    Topology::from_toml(name, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_validates_and_has_a_client_and_a_server() {
+        for topology in all() {
+            assert!(topology.client().is_some(), "{}", topology.name());
+            assert!(topology.server().is_some(), "{}", topology.name());
+            assert!(!topology.description().is_empty());
+        }
+    }
+
+    #[test]
+    fn the_bottleneck_preset_shapes_the_link_between_the_routers_at_ten_megabits() {
+        let topology = load("bottleneck").unwrap();
+        let link = &topology.links()[1];
+        for egress in &link.egress {
+            let (_, rate) = egress.as_ref().unwrap().rate.unwrap();
+            assert_eq!(rate.bits_per_second(), 10_000_000);
+        }
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_presets_and_suggests_one() {
+        let err = load("ruoter").unwrap_err().to_string();
+        assert!(
+            err.contains("p2p, router, two-routers, bottleneck"),
+            "{err}"
+        );
+        assert!(err.contains("did you mean"), "{err}");
+    }
+}

@@ -1,0 +1,59 @@
+//! Helper "tests" that other tests start as child processes by re-running
+//! this test binary with `--ignored --exact helpers::NAME`. They do nothing
+//! unless `DSP_LAB_HELPER` names them, so running ignored tests by hand is
+//! harmless.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+
+use dualperf_lab::{preset, BuildOptions, RunId, Testbed};
+
+/// Environment variable that activates a helper.
+pub const HELPER_VARIABLE: &str = "DSP_LAB_HELPER";
+/// Environment variable carrying the run id for [`hold_a_testbed`].
+pub const RUN_VARIABLE: &str = "DSP_LAB_RUN";
+
+/// Builds the `router` preset under `$DSP_LAB_RUN`, starts an orphan-able
+/// `sleep` inside the server node (no parent-death signal, like a process a
+/// user started with `lab exec`), prints `ready PID` and waits to be killed.
+#[test]
+#[ignore = "helper process for teardown::a_lab_killed_with_sigkill_is_removed_by_clean"]
+fn hold_a_testbed() {
+    if std::env::var(HELPER_VARIABLE).as_deref() != Ok("hold") {
+        return;
+    }
+    let run = RunId::new(std::env::var(RUN_VARIABLE).unwrap()).unwrap();
+    let testbed = Testbed::build(
+        &preset::load("router").unwrap(),
+        &run,
+        &BuildOptions::default(),
+    )
+    .unwrap();
+    let netns = testbed.netns("server").unwrap();
+    let sleeper = Command::new("ip")
+        .args(["netns", "exec", &netns, "sleep", "600"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    println!("ready {}", sleeper.id());
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(600));
+    drop(testbed);
+}
+
+/// Listens on TCP port `$DSP_LAB_PORT` on all addresses of the namespace it
+/// was started in and answers every connection with `hello\n`.
+#[test]
+#[ignore = "helper process for processes::a_server_started_in_a_node_is_reachable_and_stopped_on_drop"]
+fn listen() {
+    if std::env::var(HELPER_VARIABLE).as_deref() != Ok("listen") {
+        return;
+    }
+    let port: u16 = std::env::var("DSP_LAB_PORT").unwrap().parse().unwrap();
+    let listener = TcpListener::bind(("::", port)).unwrap();
+    for stream in listener.incoming() {
+        let _ = stream.unwrap().write_all(b"hello\n");
+    }
+}
