@@ -1,0 +1,164 @@
+//! The first screen's answer in words, built from the comparisons by fixed
+//! rules (no free text from anywhere else), e.g. "IPv6 TCP throughput is
+//! within 2 % of IPv4 at every size (64–65507 B)" or "UDP loses 3.0× more
+//! over IPv6 from 1472 B, where IPv6 fragments".
+//!
+//! Rules, in order:
+//! 1. per stream transport, the throughput comparison over the size sweep:
+//!    no significant difference anywhere; within N % everywhere (N = the
+//!    largest |difference| rounded up to a whole percent, when ≤ 5 %); or up
+//!    to X % worse/better, naming the size;
+//! 2. UDP loss above versus below the size where IPv6 fragments (from the
+//!    trials' fragments per datagram), as a ratio v6 / v4 when ≥ 1.5× apart;
+//! 3. per request/response transport, the RTT comparison as in rule 1;
+//! 4. at the largest TCP size: how much of the measured gap the header model explains;
+//! 5. how many comparisons carry instability warnings; 6. an incomplete run.
+
+use dualperf_model::{Comparison, IpFamily, TestKind, TestSpec};
+
+use crate::quantity;
+use crate::view::{self, transport, RunView};
+
+/// The sentences, most important first; never empty.
+pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
+    let mut sentences = Vec::new();
+    if !view.run.complete {
+        let failed = view.run.trials.iter().filter(|t| matches!(t.outcome, dualperf_model::TrialOutcome::Failed { .. })).count();
+        sentences.push(format!(
+            "This run is incomplete ({} trials stored, {failed} failed){}; read every number below with that in mind.",
+            view.run.trials.len(),
+            view.run.errors.first().map_or(String::new(), |e| format!(": {e}"))
+        ));
+    }
+    if view.run.analysis.is_none() {
+        sentences.push("This run has not been analysed: there are no IPv4/IPv6 comparisons to report.".to_string());
+        return sentences;
+    }
+    if let Some(metric) = view.pick(view::THROUGHPUT) {
+        for kind in view::STREAM_KINDS {
+            sentences.extend(sweep_sentence(&view.sweep_comparisons(kind, metric), transport(kind), "throughput"));
+        }
+    }
+    sentences.extend(loss_sentence(view));
+    if let Some(metric) = view.pick(view::RTT) {
+        for kind in view::RR_KINDS {
+            let name = format!("{} ({kind})", transport(kind));
+            sentences.extend(sweep_sentence(&view.sweep_comparisons(kind, metric), &name, "round-trip time"));
+        }
+    }
+    sentences.extend(theory_sentence(view));
+    let unstable = view.run.analysis.iter().flat_map(|a| &a.comparisons).filter(|c| !c.warnings.is_empty()).count();
+    if unstable > 0 {
+        sentences.push(format!("{unstable} comparisons are unstable (coefficient of variation above 10 %): repeat more or run longer before trusting them."));
+    }
+    if sentences.is_empty() {
+        sentences.push("The run has no throughput or round-trip-time comparisons to summarise; see the tables below.".to_string());
+    }
+    sentences
+}
+
+fn size_range(points: &[(&TestSpec, &Comparison)]) -> String {
+    match (points.first(), points.last()) {
+        (Some(first), Some(last)) if first.0.size_bytes != last.0.size_bytes => format!("{}–{} B", first.0.size_bytes, last.0.size_bytes),
+        (Some(only), _) => quantity::bytes(only.0.size_bytes),
+        _ => String::new(),
+    }
+}
+
+/// Rule 1 and 3: one sentence about a metric over a size sweep.
+fn sweep_sentence(points: &[(&TestSpec, &Comparison)], transport: &str, quantity_name: &str) -> Option<String> {
+    let relatives: Vec<(u32, f64, bool, bool)> = points
+        .iter()
+        .filter_map(|(spec, c)| Some((spec.size_bytes, c.relative_difference?, c.significant, c.metric.higher_is_better)))
+        .collect();
+    let higher_is_better = relatives.first()?.3;
+    let range = size_range(points);
+    let (size_of_max, max_relative, _, _) = *relatives.iter().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))?;
+    let max_abs = max_relative.abs() * 100.0;
+    let significant: Vec<_> = relatives.iter().filter(|r| r.2).collect();
+    let direction = |relative: f64| match (relative < 0.0, higher_is_better) {
+        (true, true) => "lower (worse)",
+        (false, true) => "higher (better)",
+        (true, false) => "lower (better)",
+        (false, false) => "higher (worse)",
+    };
+    let every = if relatives.len() > 1 { "at every size" } else { "at the one size measured" };
+    if significant.is_empty() {
+        return Some(format!(
+            "IPv6 and IPv4 {transport} {quantity_name} do not differ significantly at any of the {} sizes ({range}); the largest difference is {:.1} %.",
+            relatives.len(),
+            max_abs
+        ));
+    }
+    let same_sign = significant.iter().all(|r| (r.1 < 0.0) == (significant[0].1 < 0.0));
+    let detail = if same_sign {
+        format!("; where the difference is significant ({} of {} sizes) IPv6 is {}", significant.len(), relatives.len(), direction(significant[0].1))
+    } else {
+        format!("; {} of {} differences are significant, in both directions", significant.len(), relatives.len())
+    };
+    if max_abs <= 5.0 {
+        let bound = max_abs.ceil().max(1.0);
+        Some(format!("IPv6 {transport} {quantity_name} is within {bound:.0} % of IPv4 {every} ({range}){detail}."))
+    } else {
+        Some(format!(
+            "IPv6 {transport} {quantity_name} is up to {max_abs:.1} % {} than IPv4 (at {} B){detail}.",
+            direction(max_relative).split(' ').next().unwrap_or_default(),
+            size_of_max
+        ))
+    }
+}
+
+/// Rule 2: UDP loss below and above the IPv6 fragmentation threshold.
+fn loss_sentence(view: &RunView<'_>) -> Option<String> {
+    let metric = view.pick(view::LOSS)?;
+    let sweep = view.sweep(TestKind::UdpStream);
+    let threshold = view.fragmentation_threshold(TestKind::UdpStream, IpFamily::V6);
+    let mean_loss = |family: IpFamily, above: bool| {
+        let values: Vec<f64> = sweep
+            .iter()
+            .filter(|(_, spec)| threshold.map_or(above, |t| (spec.size_bytes >= t) == above))
+            .filter_map(|(index, _)| view.family_summary(*index, metric, family).map(|s| s.mean))
+            .collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let (v4, v6) = (mean_loss(IpFamily::V4, true)?, mean_loss(IpFamily::V6, true)?);
+    let percent = |x: f64| quantity::format_value(x, "ratio");
+    let place = threshold.map_or("at every size".to_string(), |t| format!("from {t} B, where IPv6 fragments"));
+    let ratio = if v4 > 0.0 { v6 / v4 } else if v6 > 0.0 { f64::INFINITY } else { 1.0 };
+    let below = match (threshold, mean_loss(IpFamily::V4, false), mean_loss(IpFamily::V6, false)) {
+        (Some(_), Some(b4), Some(b6)) => format!("; below that both lose about the same ({} vs {})", percent(b6), percent(b4)),
+        _ => String::new(),
+    };
+    Some(if ratio >= 1.5 {
+        let times = if ratio.is_finite() { format!("{ratio:.1}×") } else { "infinitely".to_string() };
+        format!("UDP loses {times} more over IPv6 {place} ({} vs {} of datagrams){below}.", percent(v6), percent(v4))
+    } else if ratio <= 1.0 / 1.5 {
+        format!("UDP loses {:.1}× less over IPv6 {place} ({} vs {} of datagrams){below}.", 1.0 / ratio, percent(v6), percent(v4))
+    } else {
+        format!("UDP loss is about the same for both families {place} ({} over IPv6, {} over IPv4).", percent(v6), percent(v4))
+    })
+}
+
+/// Rule 4: the share of the gap the header explains, at the largest TCP size.
+fn theory_sentence(view: &RunView<'_>) -> Option<String> {
+    let metric = view.pick(view::THROUGHPUT)?;
+    let points = view.sweep_comparisons(TestKind::TcpStream, metric);
+    let (spec, comparison) = points.last()?;
+    let theory = comparison.theoretical_relative_difference?;
+    let measured = comparison.relative_difference?;
+    let verdict = if !comparison.significant {
+        "the measured difference is not significant".to_string()
+    } else if (measured - theory).abs() <= 0.005 || comparison.relative_difference_ci95.is_some_and(|(l, h)| l <= theory && theory <= h) {
+        "the bigger header explains the gap".to_string()
+    } else if measured.abs() > theory.abs() {
+        format!("the header explains {:.1} points of it; the rest is the implementation", theory.abs() * 100.0)
+    } else {
+        "IPv6 does better than its header predicts".to_string()
+    };
+    Some(format!(
+        "At {} B TCP writes the header model predicts {} for IPv6 and {} was measured: {verdict}.",
+        spec.size_bytes,
+        quantity::percent_signed(theory),
+        quantity::percent_signed(measured)
+    ))
+}
