@@ -2,7 +2,7 @@
 
 use dualperf_model::{
     Analysis, Comparison, HistogramBucket, IntervalSample, IpFamily, Metric, MetricSummary,
-    PerFamily, RunResult, Summary, Trial, TrialOutcome,
+    Observations, PerFamily, RunResult, Summary, Trial, TrialOutcome,
 };
 use rusqlite::{Connection, OptionalExtension, Row};
 
@@ -91,10 +91,14 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
 
 fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<Trial>> {
     let mut statement = connection
-        .prepare("SELECT id, seq, trial_json FROM trials WHERE run_id = ?1 ORDER BY seq")
+        .prepare(
+            "SELECT id, seq, trial_json, status, error, observations_json
+             FROM trials WHERE run_id = ?1 ORDER BY seq",
+        )
         .map_err(sql_error("reading trials", run_id))?;
-    let rows: Vec<(i64, i64, String)> = statement
-        .query_map([row_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+    type Raw = (i64, i64, String, String, Option<String>, Option<String>);
+    let rows: Vec<Raw> = statement
+        .query_map([row_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))
         .and_then(|rows| rows.collect())
         .map_err(sql_error("reading trials", run_id))?;
     let mut intervals = connection
@@ -109,9 +113,13 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
         .map_err(sql_error("reading histograms", run_id))?;
 
     let mut trials = Vec::with_capacity(rows.len());
-    for (trial_row, seq, text) in rows {
+    for (trial_row, seq, text, status, error, observations_json) in rows {
         let what = format!("trial {seq}");
         let mut trial: Trial = decode(&text, &what, run_id)?;
+        trial.outcome = match (status.as_str(), observations_json) {
+            ("ok", Some(json)) => TrialOutcome::Ok(Box::new(decode::<Observations>(&json, &what, run_id)?)),
+            _ => TrialOutcome::Failed { error: error.unwrap_or_default() },
+        };
         if let TrialOutcome::Ok(observations) = &mut trial.outcome {
             observations.intervals = intervals
                 .query_map([trial_row], interval_sample)

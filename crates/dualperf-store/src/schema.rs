@@ -83,7 +83,8 @@ CREATE TABLE trials (
     received_packets   INTEGER,
     interval_count     INTEGER NOT NULL,     -- rows in interval_samples
     bucket_count       INTEGER NOT NULL,     -- rows in latency_buckets
-    trial_json         TEXT    NOT NULL,     -- Trial without intervals and histogram
+    trial_json         TEXT    NOT NULL,     -- Trial; its outcome is in status/error/observations_json
+    observations_json  TEXT,                 -- Observations without intervals and histogram; NULL when failed
     UNIQUE (run_id, seq),
     FOREIGN KEY (run_id, point) REFERENCES points (run_id, point)
 );

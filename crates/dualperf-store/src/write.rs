@@ -80,19 +80,24 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
     let seq = handle.next_seq;
     let what = format!("trial {seq}");
     // The time series and histogram go to their own tables; the rest of the
-    // trial (counters, CPU, socket facts, notes) is one JSON column.
+    // observations (counters, CPU, socket facts, notes) is one JSON column and
+    // the trial's own fields another. The outcome is split out of the trial
+    // because serde cannot read the u128 `sum_ns` back through the internally
+    // tagged `TrialOutcome` (its buffering has no u128); plain structs can.
     let mut rest = trial.clone();
-    let (intervals, buckets, status, error) = match &mut rest.outcome {
-        TrialOutcome::Ok(observations) => {
+    let outcome = std::mem::replace(&mut rest.outcome, TrialOutcome::Failed { error: String::new() });
+    let (intervals, buckets, status, error, observations_json) = match outcome {
+        TrialOutcome::Ok(mut observations) => {
             let intervals = std::mem::take(&mut observations.intervals);
             let buckets = observations
                 .latency
                 .as_mut()
                 .map(|latency| std::mem::take(&mut latency.histogram))
                 .unwrap_or_default();
-            (intervals, buckets, "ok", None)
+            let text = json(&observations, &what, id)?;
+            (intervals, buckets, "ok", None, Some(text))
         }
-        TrialOutcome::Failed { error } => (Vec::new(), Vec::new(), "failed", Some(error.clone())),
+        TrialOutcome::Failed { error } => (Vec::new(), Vec::new(), "failed", Some(error), None),
     };
     let counters = match &trial.outcome {
         TrialOutcome::Ok(o) => Some((o.measured_ns, o.sender.bytes, o.receiver.bytes, o.sender.packets, o.receiver.packets)),
@@ -110,8 +115,8 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
         .execute(
             "INSERT INTO trials (run_id, seq, point, family, repetition, started_at_unix_ms, status,
                  error, measured_ns, sent_bytes, received_bytes, sent_packets, received_packets,
-                 interval_count, bucket_count, trial_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 interval_count, bucket_count, trial_json, observations_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             params![
                 handle.row_id,
                 seq,
@@ -129,6 +134,7 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
                 intervals.len() as i64,
                 buckets.len() as i64,
                 trial_json,
+                observations_json,
             ],
         )
         .map_err(fail("writing"))?;
