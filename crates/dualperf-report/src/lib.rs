@@ -84,6 +84,11 @@ pub fn render_comparison(before: &RunResult, after: &RunResult, format: Format) 
     }
 }
 
+/// A date for people, `2026-11-21 22:00 UTC`, from milliseconds since the Unix epoch.
+pub fn utc_date(unix_ms: u64) -> String {
+    html::date(unix_ms)
+}
+
 /// The sentences that open a report, for callers that print them (e.g. `lab`).
 pub fn headline(run: &RunResult) -> Vec<String> {
     summary_sentences::headline_sentences(&view::RunView::new(run))

@@ -38,7 +38,7 @@ impl Default for SyntheticLab {
     fn default() -> Self {
         SyntheticLab {
             run_id: "20261121T220000Z-synthetic".to_string(),
-            started_at_unix_ms: 1_763_762_400_000,
+            started_at_unix_ms: 1_795_298_400_000,
             seed: 7,
             v6_fragment_loss_factor: 3.0,
             v6_cpu_speed: 0.97,

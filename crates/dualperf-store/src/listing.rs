@@ -95,7 +95,8 @@ pub(crate) fn list_runs(connection: &Connection) -> Result<Vec<RunListing>> {
 }
 
 /// The run's headline: the verdict of its largest significant relative
-/// difference, prefixed with the point; or why there is none.
+/// difference in throughput or mean RTT (any metric when those have none),
+/// prefixed with the point and metric; or why there is none.
 fn headline(connection: &Connection, row_id: i64, analysed: bool) -> Result<String> {
     if !analysed {
         return Ok("not analysed".to_string());
@@ -114,7 +115,10 @@ fn headline(connection: &Connection, row_id: i64, analysed: bool) -> Result<Stri
                 "SELECT p.label, c.metric, c.verdict FROM comparisons c
                  JOIN points p ON p.run_id = c.run_id AND p.point = c.point
                  WHERE c.run_id = ?1 AND c.significant = 1 AND c.relative_difference IS NOT NULL
-                 ORDER BY abs(c.relative_difference) DESC, c.seq LIMIT 1",
+                 ORDER BY (c.metric LIKE '%goodput%' OR c.metric LIKE '%throughput%'
+                           OR c.metric LIKE 'rtt_mean%') DESC,
+                          abs(c.relative_difference) DESC, c.seq
+                 LIMIT 1",
                 [row_id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )

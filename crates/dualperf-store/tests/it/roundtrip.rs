@@ -149,14 +149,14 @@ fn history_lists_runs_oldest_first_with_location_counts_notes_and_headline() {
     assert_eq!(new.points as usize, newer.config.points.len());
     assert_eq!(new.trials as usize, newer.trials.len());
     assert_eq!(new.notes.as_deref(), Some("after kernel upgrade"));
-    // The headline is the largest significant relative difference.
+    // The headline is the largest significant relative difference in throughput.
     let largest = newer
         .analysis
         .as_ref()
         .unwrap()
         .comparisons
         .iter()
-        .filter(|c| c.significant)
+        .filter(|c| c.significant && c.metric.name == "goodput_bps")
         .max_by(|a, b| a.relative_difference.unwrap().abs().total_cmp(&b.relative_difference.unwrap().abs()))
         .unwrap();
     assert!(new.headline.ends_with(&largest.verdict), "{}", new.headline);

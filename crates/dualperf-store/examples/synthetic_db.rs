@@ -1,0 +1,28 @@
+//! Stores two SYNTHETIC runs (made-up data from `dualperf_report::synthetic`,
+//! not measurements) in a database, to try `dualperf history` and
+//! `dualperf report` without a lab:
+//! `cargo run -p dualperf-store --example synthetic_db -- /tmp/demo.sqlite`.
+
+use dualperf_report::synthetic::SyntheticLab;
+use dualperf_store::Store;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: synthetic_db PATH")?;
+    let mut store = Store::open(std::path::Path::new(&path))?;
+    let before = SyntheticLab::default().build();
+    let after = SyntheticLab {
+        run_id: "20261122T220000Z-synthetic-after".to_string(),
+        started_at_unix_ms: before.started_at_unix_ms + 86_400_000,
+        seed: 11,
+        v6_fragment_loss_factor: 1.2,
+        v6_cpu_speed: 1.0,
+        kernel: "6.12.9-amd64".to_string(),
+    }
+    .build();
+    for run in [&before, &after] {
+        store.save_run(run)?;
+        println!("stored {}", run.run_id);
+    }
+    store.set_notes(&after.run_id, Some("synthetic: after an imaginary kernel upgrade"))?;
+    Ok(())
+}
