@@ -7,15 +7,7 @@ use dualperf_report::{render, render_comparison, synthetic, Format};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let directory = std::env::args().nth(1).unwrap_or_else(|| ".".to_string());
     let run = synthetic::synthetic_run();
-    let after = synthetic::SyntheticLab {
-        run_id: "20261122T220000Z-synthetic-after".to_string(),
-        started_at_unix_ms: 1_795_384_800_000,
-        seed: 11,
-        v6_fragment_loss_factor: 1.2,
-        v6_cpu_speed: 1.0,
-        kernel: "6.12.9-amd64".to_string(),
-    }
-    .build();
+    let after = synthetic::synthetic_run_after_upgrade();
     for format in [Format::Html, Format::Markdown, Format::Csv] {
         let path = format!("{directory}/synthetic.{}", format.extension());
         std::fs::write(&path, render(&run, format)?)?;

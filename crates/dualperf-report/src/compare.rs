@@ -27,6 +27,15 @@ impl Welch {
     }
 }
 
+/// A p-value for people: three decimals, `< 0.001` below that.
+pub(crate) fn format_p(p_value: f64) -> String {
+    if p_value < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("{p_value:.3}")
+    }
+}
+
 /// Welch's t-test of `after` against `before`; `None` with fewer than two
 /// values in either run or no standard deviation. With zero variance in both
 /// runs, equal means give p = 1 and different means p = 0.

@@ -84,7 +84,7 @@ pub(crate) fn render(run: &RunResult) -> String {
     let _ = writeln!(md, "- Client host: {}, {}, kernel {}, {} × {}", host.hostname, host.os, host.kernel, host.cpu_count, host.cpu_model);
     let _ = writeln!(md, "- TCP congestion control {}, default qdisc {}", host.tcp_congestion_control, host.default_qdisc);
     if let Some(first) = run.config.points.first() {
-        let _ = writeln!(md, "- Trials: {} ms measured after {} ms warm-up, {:?} repetitions", first.duration_ms, first.warmup_ms, run.config.order);
+        let _ = writeln!(md, "- Trials: {} ms measured after {} ms warm-up, {} repetitions per family, {} order", first.duration_ms, first.warmup_ms, run.config.repeat, format!("{:?}", run.config.order).to_lowercase());
     }
     let _ = writeln!(md, "- Command: `{}`", run.config.command_line.join(" "));
     for error in &run.errors {
@@ -127,7 +127,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
             format_value(row.before.mean, unit),
             format_value(row.after.mean, unit),
             if significant { format!("**{change}**") } else { change },
-            row.welch.map_or("–".into(), |w| format!("{:.3}", w.p_value)),
+            row.welch.map_or("–".into(), |w| crate::compare::format_p(w.p_value)),
         );
     }
     md

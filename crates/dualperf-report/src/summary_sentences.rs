@@ -84,10 +84,9 @@ fn sweep_sentence(points: &[(&TestSpec, &Comparison)], transport: &str, quantity
     };
     let every = if relatives.len() > 1 { "at every size" } else { "at the one size measured" };
     if significant.is_empty() {
+        let sizes = if relatives.len() == 1 { "the one size measured".to_string() } else { format!("any of the {} sizes", relatives.len()) };
         return Some(format!(
-            "IPv6 and IPv4 {transport} {quantity_name} do not differ significantly at any of the {} sizes ({range}); the largest difference is {:.1} %.",
-            relatives.len(),
-            max_abs
+            "IPv6 and IPv4 {transport} {quantity_name} do not differ significantly at {sizes} ({range}); the largest difference is {max_abs:.1} %."
         ));
     }
     let same_sign = significant.iter().all(|r| (r.1 < 0.0) == (significant[0].1 < 0.0));

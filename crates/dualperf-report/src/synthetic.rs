@@ -10,7 +10,7 @@
 //! `dualperf-stats`. Tests and demos only: never store this as a measurement.
 
 use dualperf_model::{
-    Analysis, BitRate, Comparison, CpuObservations, FlowCounters, HistogramBucket, HostFacts,
+    Analysis, Comparison, CpuObservations, FlowCounters, HistogramBucket, HostFacts,
     InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Metric, MetricSummary,
     Observations, PerFamily, ProcessCpu, RepetitionOrder, RunConfig, RunResult, SocketFacts,
     Summary, SystemCpu, TcpCounters, TestKind, TestSpec, TestbedFacts, Trial, TrialOutcome,
@@ -32,6 +32,10 @@ pub struct SyntheticLab {
     pub v6_cpu_speed: f64,
     /// Kernel release written into the host facts.
     pub kernel: String,
+    /// Message sizes of the tcp-stream and udp-stream sweeps, bytes.
+    pub stream_sizes: Vec<u32>,
+    /// Message sizes of the tcp-rr and udp-rr points, bytes.
+    pub rr_sizes: Vec<u32>,
 }
 
 impl Default for SyntheticLab {
@@ -43,6 +47,8 @@ impl Default for SyntheticLab {
             v6_fragment_loss_factor: 3.0,
             v6_cpu_speed: 0.97,
             kernel: "6.1.0-28-amd64".to_string(),
+            stream_sizes: STREAM_SIZES.to_vec(),
+            rr_sizes: RR_SIZES.to_vec(),
         }
     }
 }
@@ -63,6 +69,30 @@ const SAMPLE_NS: u64 = 50_000_000;
 /// The default synthetic run: 22 points × 2 families × 3 repetitions, analysed.
 pub fn synthetic_run() -> RunResult {
     SyntheticLab::default().build()
+}
+
+/// A small synthetic run for snapshot tests: streams at 64 and 1472 B, rr at 64 B.
+pub fn small_synthetic_run() -> RunResult {
+    SyntheticLab { stream_sizes: vec![64, 1472], rr_sizes: vec![64], ..Default::default() }.build()
+}
+
+/// The lab of the synthetic "after" run: an imaginary kernel upgrade that
+/// removed most of IPv6's extra fragment loss and its per-packet CPU cost.
+pub fn after_upgrade() -> SyntheticLab {
+    SyntheticLab {
+        run_id: "20261122T220000Z-synthetic-after".to_string(),
+        started_at_unix_ms: SyntheticLab::default().started_at_unix_ms + 86_400_000,
+        seed: 11,
+        v6_fragment_loss_factor: 1.2,
+        v6_cpu_speed: 1.0,
+        kernel: "6.12.9-amd64".to_string(),
+        ..Default::default()
+    }
+}
+
+/// The synthetic "after" run (see [`after_upgrade`]).
+pub fn synthetic_run_after_upgrade() -> RunResult {
+    after_upgrade().build()
 }
 
 /// Deterministic xorshift noise, uniform in −1..1.
@@ -169,10 +199,10 @@ impl SyntheticLab {
         };
         let mut points = Vec::new();
         for kind in [TestKind::TcpStream, TestKind::UdpStream] {
-            points.extend(STREAM_SIZES.iter().map(|&size| spec(kind, size)));
+            points.extend(self.stream_sizes.iter().map(|&size| spec(kind, size)));
         }
         for kind in [TestKind::TcpRr, TestKind::UdpRr] {
-            points.extend(RR_SIZES.iter().map(|&size| spec(kind, size)));
+            points.extend(self.rr_sizes.iter().map(|&size| spec(kind, size)));
         }
         points
     }
@@ -341,7 +371,7 @@ impl SyntheticLab {
     fn host(&self, role: &str) -> HostFacts {
         HostFacts {
             tool_version: "0.1.0".to_string(),
-            hostname: "labhost".to_string(),
+            hostname: "synthetic-lab".to_string(),
             kernel: format!("{} #1 SMP PREEMPT_DYNAMIC Debian", self.kernel),
             os: "Debian GNU/Linux 12 (bookworm)".to_string(),
             cpu_model: "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz".to_string(),
@@ -439,7 +469,10 @@ fn testbed() -> TestbedFacts {
         ],
         client_node: "client".to_string(),
         server_node: "server".to_string(),
-        notes: vec!["netem is missing on this kernel: no added delay or loss".to_string()],
+        notes: vec![
+            "SYNTHETIC DATA: made up by dualperf_report::synthetic for rendering tests; nothing was measured".to_string(),
+            "netem is missing on this kernel: no added delay or loss".to_string(),
+        ],
     }
 }
 
@@ -575,5 +608,3 @@ fn verdict(metric: &Metric, relative: Option<f64>, ci: Option<(f64, f64)>, signi
     text
 }
 
-/// [`BitRate`] is re-exported for callers building variants.
-pub type Rate = BitRate;

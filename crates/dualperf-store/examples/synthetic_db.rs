@@ -10,15 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: synthetic_db PATH")?;
     let mut store = Store::open(std::path::Path::new(&path))?;
     let before = SyntheticLab::default().build();
-    let after = SyntheticLab {
-        run_id: "20261122T220000Z-synthetic-after".to_string(),
-        started_at_unix_ms: before.started_at_unix_ms + 86_400_000,
-        seed: 11,
-        v6_fragment_loss_factor: 1.2,
-        v6_cpu_speed: 1.0,
-        kernel: "6.12.9-amd64".to_string(),
-    }
-    .build();
+    let after = dualperf_report::synthetic::synthetic_run_after_upgrade();
     for run in [&before, &after] {
         store.save_run(run)?;
         println!("stored {}", run.run_id);

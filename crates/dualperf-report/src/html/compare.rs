@@ -110,7 +110,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
             escape(&format_value(row.after.mean, unit)),
             escape(&row.relative_difference.map_or_else(|| format_value(row.difference, unit), percent_signed)),
             escape(&row.welch.map_or("no test: fewer than 2 repetitions".into(), |w| format!("t = {:.3}, df = {:.1}", w.t, w.degrees_of_freedom))),
-            row.welch.map_or("–".into(), |w| format!("{:.3}", w.p_value)),
+            row.welch.map_or("–".into(), |w| crate::compare::format_p(w.p_value)),
         ));
     }
     body.push_str("</tbody></table>");

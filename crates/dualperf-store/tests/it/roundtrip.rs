@@ -145,7 +145,7 @@ fn history_lists_runs_oldest_first_with_location_counts_notes_and_headline() {
     assert_eq!(old.headline, "not analysed");
     assert_eq!(old.trials, 3);
     assert!(!old.complete);
-    assert_eq!(new.location, "testbed one-router on labhost");
+    assert_eq!(new.location, "testbed one-router on synthetic-lab");
     assert_eq!(new.points as usize, newer.config.points.len());
     assert_eq!(new.trials as usize, newer.trials.len());
     assert_eq!(new.notes.as_deref(), Some("after kernel upgrade"));
