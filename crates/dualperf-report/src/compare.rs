@@ -49,13 +49,25 @@ pub fn welch(before: &Summary, after: &Summary) -> Option<Welch> {
     let difference = after.mean - before.mean;
     if v1 + v2 == 0.0 {
         let p_value = if difference == 0.0 { 1.0 } else { 0.0 };
-        return Some(Welch { t: if difference == 0.0 { 0.0 } else { f64::INFINITY.copysign(difference) }, degrees_of_freedom: n1 + n2 - 2.0, p_value });
+        return Some(Welch {
+            t: if difference == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY.copysign(difference)
+            },
+            degrees_of_freedom: n1 + n2 - 2.0,
+            p_value,
+        });
     }
     let t = difference / (v1 + v2).sqrt();
     let degrees_of_freedom = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
     let distribution = StudentsT::new(0.0, 1.0, degrees_of_freedom).ok()?;
     let p_value = (2.0 * (1.0 - distribution.cdf(t.abs()))).clamp(0.0, 1.0);
-    Some(Welch { t, degrees_of_freedom, p_value })
+    Some(Welch {
+        t,
+        degrees_of_freedom,
+        p_value,
+    })
 }
 
 /// One metric of one matched point and family in both runs.
@@ -98,7 +110,13 @@ pub struct RunComparison<'a> {
 
 /// The parameters that make two points "the same point".
 fn key(spec: &TestSpec) -> (TestKind, u32, u32, bool, Option<u64>) {
-    (spec.kind, spec.size_bytes, spec.parallel_streams, spec.reverse, spec.rate.map(|r| r.bits_per_second()))
+    (
+        spec.kind,
+        spec.size_bytes,
+        spec.parallel_streams,
+        spec.reverse,
+        spec.rate.map(|r| r.bits_per_second()),
+    )
 }
 
 /// Matches the points of two runs and compares every summarised metric.
@@ -112,9 +130,17 @@ pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunCompa
             continue;
         };
         for summary in summaries(before).filter(|s| s.point == index) {
-            let Some(later) = summaries(after).find(|s| s.point == other && s.metric.name == summary.metric.name) else { continue };
+            let Some(later) =
+                summaries(after).find(|s| s.point == other && s.metric.name == summary.metric.name)
+            else {
+                continue;
+            };
             for family in IpFamily::ALL {
-                let (Some(b), Some(a)) = (summary.per_family.get(family), later.per_family.get(family)) else { continue };
+                let (Some(b), Some(a)) =
+                    (summary.per_family.get(family), later.per_family.get(family))
+                else {
+                    continue;
+                };
                 rows.push(CrossRunRow {
                     point: spec.label(),
                     kind: spec.kind,
@@ -135,14 +161,22 @@ pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunCompa
             unmatched.push(format!("{} (only in {})", spec.label(), after.run_id));
         }
     }
-    RunComparison { before, after, rows, unmatched }
+    RunComparison {
+        before,
+        after,
+        rows,
+        unmatched,
+    }
 }
 
 impl RunComparison<'_> {
     /// Sentences for the top of a comparison report.
     pub fn sentences(&self) -> Vec<String> {
         let tested: Vec<&CrossRunRow> = self.rows.iter().filter(|r| r.welch.is_some()).collect();
-        let changed: Vec<&&CrossRunRow> = tested.iter().filter(|r| r.welch.is_some_and(|w| w.is_significant())).collect();
+        let changed: Vec<&&CrossRunRow> = tested
+            .iter()
+            .filter(|r| r.welch.is_some_and(|w| w.is_significant()))
+            .collect();
         let mut sentences = vec![format!(
             "{} of {} metric × family values changed significantly between {} and {} (Welch's t-test, p < 0.05).",
             changed.len(),
@@ -151,9 +185,16 @@ impl RunComparison<'_> {
             self.after.run_id
         )];
         let mut largest: Vec<&&CrossRunRow> = changed.clone();
-        largest.sort_by(|a, b| b.relative_difference.unwrap_or(0.0).abs().total_cmp(&a.relative_difference.unwrap_or(0.0).abs()));
+        largest.sort_by(|a, b| {
+            b.relative_difference
+                .unwrap_or(0.0)
+                .abs()
+                .total_cmp(&a.relative_difference.unwrap_or(0.0).abs())
+        });
         for row in largest.into_iter().take(3) {
-            let better = row.relative_difference.map(|r| (r > 0.0) == row.metric.higher_is_better);
+            let better = row
+                .relative_difference
+                .map(|r| (r > 0.0) == row.metric.higher_is_better);
             sentences.push(format!(
                 "{} {} over {}: {} → {} ({}, {}).",
                 row.point,
@@ -161,12 +202,20 @@ impl RunComparison<'_> {
                 row.family.label(),
                 crate::quantity::format_value(row.before.mean, &row.metric.unit),
                 crate::quantity::format_value(row.after.mean, &row.metric.unit),
-                row.relative_difference.map_or("–".into(), crate::quantity::percent_signed),
-                match better { Some(true) => "better", Some(false) => "worse", None => "changed" },
+                row.relative_difference
+                    .map_or("–".into(), crate::quantity::percent_signed),
+                match better {
+                    Some(true) => "better",
+                    Some(false) => "worse",
+                    None => "changed",
+                },
             ));
         }
         if !self.unmatched.is_empty() {
-            sentences.push(format!("{} points were measured in only one run and are left out.", self.unmatched.len()));
+            sentences.push(format!(
+                "{} points were measured in only one run and are left out.",
+                self.unmatched.len()
+            ));
         }
         sentences
     }
@@ -177,7 +226,12 @@ mod tests {
     use super::*;
 
     fn summary(mean: f64, sd: f64, count: u64) -> Summary {
-        Summary { count, mean, standard_deviation: Some(sd), ..Default::default() }
+        Summary {
+            count,
+            mean,
+            standard_deviation: Some(sd),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -195,7 +249,10 @@ mod tests {
     fn welch_with_unequal_variances_uses_satterthwaite_degrees_of_freedom() {
         // v1 = 4/5 = 0.8, v2 = 1/10 = 0.1; df = 0.81 / (0.64/4 + 0.01/9) = 5.0277
         let result = welch(&summary(0.0, 2.0, 5), &summary(1.0, 1.0, 10)).unwrap();
-        assert!((result.degrees_of_freedom - 5.027_6).abs() < 1e-3, "{result:?}");
+        assert!(
+            (result.degrees_of_freedom - 5.027_6).abs() < 1e-3,
+            "{result:?}"
+        );
         assert!(!result.is_significant());
     }
 

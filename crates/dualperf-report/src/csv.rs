@@ -21,7 +21,9 @@ fn field(text: &str) -> String {
 }
 
 fn number(value: Option<f64>) -> String {
-    value.filter(|v| v.is_finite()).map_or(String::new(), |v| v.to_string())
+    value
+        .filter(|v| v.is_finite())
+        .map_or(String::new(), |v| v.to_string())
 }
 
 fn summary_fields(summary: Option<&Summary>) -> String {
@@ -60,10 +62,17 @@ fn comparison_fields(comparison: Option<&Comparison>) -> String {
 /// Renders one run.
 pub(crate) fn render(run: &RunResult) -> String {
     let mut csv = format!("{HEADER}\n");
-    let Some(analysis) = &run.analysis else { return csv };
+    let Some(analysis) = &run.analysis else {
+        return csv;
+    };
     for summary in &analysis.summaries {
-        let Some(spec) = run.config.points.get(summary.point) else { continue };
-        let comparison = analysis.comparisons.iter().find(|c| c.point == summary.point && c.metric.name == summary.metric.name);
+        let Some(spec) = run.config.points.get(summary.point) else {
+            continue;
+        };
+        let comparison = analysis
+            .comparisons
+            .iter()
+            .find(|c| c.point == summary.point && c.metric.name == summary.metric.name);
         for (family, values) in summary.per_family.iter() {
             let _ = writeln!(
                 csv,
@@ -74,7 +83,8 @@ pub(crate) fn render(run: &RunResult) -> String {
                 spec.size_bytes,
                 spec.parallel_streams,
                 spec.reverse,
-                spec.rate.map_or(String::new(), |r| r.bits_per_second().to_string()),
+                spec.rate
+                    .map_or(String::new(), |r| r.bits_per_second().to_string()),
                 field(&summary.metric.name),
                 field(&summary.metric.unit),
                 summary.metric.higher_is_better,
@@ -113,7 +123,8 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
             number(row.welch.map(|w| w.t)),
             number(row.welch.map(|w| w.degrees_of_freedom)),
             number(row.welch.map(|w| w.p_value)),
-            row.welch.map_or(String::new(), |w| w.is_significant().to_string()),
+            row.welch
+                .map_or(String::new(), |w| w.is_significant().to_string()),
         );
     }
     csv

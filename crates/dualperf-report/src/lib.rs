@@ -75,7 +75,11 @@ pub fn render(run: &RunResult, format: Format) -> Result<String, ReportError> {
 ///
 /// # Errors
 /// [`ReportError::Chart`] when a chart fails to draw (HTML only).
-pub fn render_comparison(before: &RunResult, after: &RunResult, format: Format) -> Result<String, ReportError> {
+pub fn render_comparison(
+    before: &RunResult,
+    after: &RunResult,
+    format: Format,
+) -> Result<String, ReportError> {
     let comparison = compare_runs(before, after);
     match format {
         Format::Html => html::render_comparison(&comparison),

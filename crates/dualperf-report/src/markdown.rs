@@ -38,7 +38,11 @@ pub(crate) fn render(run: &RunResult) -> String {
         run.config.points.len(),
         run.config.families.len(),
         run.config.repeat,
-        if run.complete { "" } else { " · **incomplete**" }
+        if run.complete {
+            ""
+        } else {
+            " · **incomplete**"
+        }
     );
     md.push_str("## Answer\n\n");
     for sentence in headline_sentences(&view) {
@@ -50,8 +54,15 @@ pub(crate) fn render(run: &RunResult) -> String {
         md.push_str("|---|---|--:|--:|--:|--:|--:|---|\n");
         for c in &analysis.comparisons {
             let unit = c.metric.unit.as_str();
-            let delta = c.relative_difference.map_or_else(|| format_value(c.difference_mean, unit), percent_signed);
-            let delta = if c.significant { format!("**{delta}**") } else { delta };
+            let delta = c.relative_difference.map_or_else(
+                || crate::quantity::absolute_signed(c.difference_mean, unit),
+                percent_signed,
+            );
+            let delta = if c.significant {
+                format!("**{delta}**")
+            } else {
+                delta
+            };
             let _ = writeln!(
                 md,
                 "| {} | `{}` | {} | {} | {} | {} | {} | {}{} |",
@@ -60,10 +71,20 @@ pub(crate) fn render(run: &RunResult) -> String {
                 format_value(c.per_family.v4.mean, unit),
                 format_value(c.per_family.v6.mean, unit),
                 delta,
-                c.relative_difference_ci95.map_or("–".into(), |(l, h)| format!("{} … {}", percent_signed(l), percent_signed(h))),
-                c.theoretical_relative_difference.map_or("–".into(), percent_signed),
+                c.relative_difference_ci95
+                    .map_or("–".into(), |(l, h)| format!(
+                        "{} … {}",
+                        percent_signed(l),
+                        percent_signed(h)
+                    )),
+                c.theoretical_relative_difference
+                    .map_or("–".into(), percent_signed),
                 cell(&c.verdict),
-                if c.warnings.is_empty() { String::new() } else { format!(" ⚠ {}", cell(&c.warnings.join("; "))) },
+                if c.warnings.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ⚠ {}", cell(&c.warnings.join("; ")))
+                },
             );
         }
         if !analysis.missing.is_empty() {
@@ -81,22 +102,45 @@ pub(crate) fn render(run: &RunResult) -> String {
         }
     }
     let host = &run.client_host;
-    let _ = writeln!(md, "- Client host: {}, {}, kernel {}, {} × {}", host.hostname, host.os, host.kernel, host.cpu_count, host.cpu_model);
-    let _ = writeln!(md, "- TCP congestion control {}, default qdisc {}", host.tcp_congestion_control, host.default_qdisc);
+    let _ = writeln!(
+        md,
+        "- Client host: {}, {}, kernel {}, {} × {}",
+        host.hostname, host.os, host.kernel, host.cpu_count, host.cpu_model
+    );
+    let _ = writeln!(
+        md,
+        "- TCP congestion control {}, default qdisc {}",
+        host.tcp_congestion_control, host.default_qdisc
+    );
     if let Some(first) = run.config.points.first() {
-        let _ = writeln!(md, "- Trials: {} ms measured after {} ms warm-up, {} repetitions per family, {} order", first.duration_ms, first.warmup_ms, run.config.repeat, format!("{:?}", run.config.order).to_lowercase());
+        let _ = writeln!(
+            md,
+            "- Trials: {} ms measured after {} ms warm-up, {} repetitions per family, {} order",
+            first.duration_ms,
+            first.warmup_ms,
+            run.config.repeat,
+            format!("{:?}", run.config.order).to_lowercase()
+        );
     }
     let _ = writeln!(md, "- Command: `{}`", run.config.command_line.join(" "));
     for error in &run.errors {
         let _ = writeln!(md, "- Error: {error}");
     }
-    let mut metrics: Vec<_> = run.analysis.iter().flat_map(|a| a.summaries.iter().map(|s| &s.metric)).collect();
+    let mut metrics: Vec<_> = run
+        .analysis
+        .iter()
+        .flat_map(|a| a.summaries.iter().map(|s| &s.metric))
+        .collect();
     metrics.sort_by(|a, b| a.name.cmp(&b.name));
     metrics.dedup_by(|a, b| a.name == b.name);
     if !metrics.is_empty() {
         md.push_str("\n## Definitions\n\n");
         for metric in metrics {
-            let _ = writeln!(md, "- `{}` ({}): {}", metric.name, metric.unit, metric.definition);
+            let _ = writeln!(
+                md,
+                "- `{}` ({}): {}",
+                metric.name, metric.unit, metric.definition
+            );
         }
     }
     md
@@ -104,9 +148,19 @@ pub(crate) fn render(run: &RunResult) -> String {
 
 /// Renders a comparison of two runs.
 pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
-    let mut md = format!("# dualperf: `{}` → `{}`\n\n", comparison.before.run_id, comparison.after.run_id);
+    let mut md = format!(
+        "# dualperf: `{}` → `{}`\n\n",
+        comparison.before.run_id, comparison.after.run_id
+    );
     for (label, run) in [("Before", comparison.before), ("After", comparison.after)] {
-        let _ = writeln!(md, "- {label}: `{}`, {}, {}, kernel {}", run.run_id, where_text(run), date(run.started_at_unix_ms), run.client_host.kernel);
+        let _ = writeln!(
+            md,
+            "- {label}: `{}`, {}, {}, kernel {}",
+            run.run_id,
+            where_text(run),
+            date(run.started_at_unix_ms),
+            run.client_host.kernel
+        );
     }
     md.push_str("\n## Answer\n\n");
     for sentence in comparison.sentences() {
@@ -116,7 +170,9 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
     md.push_str("| Point | Metric | Family | Before | After | Change | p |\n|---|---|---|--:|--:|--:|--:|\n");
     for row in &comparison.rows {
         let unit = row.metric.unit.as_str();
-        let change = row.relative_difference.map_or_else(|| format_value(row.difference, unit), percent_signed);
+        let change = row
+            .relative_difference
+            .map_or_else(|| format_value(row.difference, unit), percent_signed);
         let significant = row.welch.is_some_and(|w| w.is_significant());
         let _ = writeln!(
             md,
@@ -126,8 +182,13 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
             row.family.label(),
             format_value(row.before.mean, unit),
             format_value(row.after.mean, unit),
-            if significant { format!("**{change}**") } else { change },
-            row.welch.map_or("–".into(), |w| crate::compare::format_p(w.p_value)),
+            if significant {
+                format!("**{change}**")
+            } else {
+                change
+            },
+            row.welch
+                .map_or("–".into(), |w| crate::compare::format_p(w.p_value)),
         );
     }
     md

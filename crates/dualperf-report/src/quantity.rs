@@ -5,7 +5,11 @@
 /// `52.3 µs`, `0.41 %`.
 pub(crate) fn format_value(value: f64, unit: &str) -> String {
     match unit {
-        "bit/s" => scaled(value, &[(1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")], "bit/s"),
+        "bit/s" => scaled(
+            value,
+            &[(1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")],
+            "bit/s",
+        ),
         "ns" => scaled(value, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")], "ns"),
         "ratio" => format!("{} %", significant(value * 100.0)),
         "" => significant(value),
@@ -16,17 +20,29 @@ pub(crate) fn format_value(value: f64, unit: &str) -> String {
 /// A mean and an error (half a CI width) in one unit prefix: `941 ± 2.1 Mbit/s`.
 pub(crate) fn format_with_error(mean: f64, error: f64, unit: &str) -> String {
     let (divisor, shown) = match unit {
-        "bit/s" => pick(mean, &[(1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")], "bit/s"),
+        "bit/s" => pick(
+            mean,
+            &[(1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")],
+            "bit/s",
+        ),
         "ns" => pick(mean, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")], "ns"),
         "ratio" => (0.01, "%"),
         other => (1.0, other),
     };
     let separator = if shown.is_empty() { "" } else { " " };
-    format!("{} ± {}{separator}{shown}", significant(mean / divisor), significant(error / divisor))
+    format!(
+        "{} ± {}{separator}{shown}",
+        significant(mean / divisor),
+        significant(error / divisor)
+    )
 }
 
 fn pick<'a>(value: f64, prefixes: &[(f64, &'a str)], base: &'a str) -> (f64, &'a str) {
-    prefixes.iter().find(|(factor, _)| value.abs() >= *factor).copied().unwrap_or((1.0, base))
+    prefixes
+        .iter()
+        .find(|(factor, _)| value.abs() >= *factor)
+        .copied()
+        .unwrap_or((1.0, base))
 }
 
 /// A relative difference as a signed percentage, `+3.0 %` / `−1.4 %`.
@@ -37,6 +53,14 @@ pub(crate) fn percent_signed(ratio: f64) -> String {
     } else {
         format!("+{text}")
     }
+}
+
+/// An absolute difference with its sign, for when no relative one exists
+/// (the IPv4 value is 0): `+1.11 % abs.`, `−3.2 µs abs.`.
+pub(crate) fn absolute_signed(difference: f64, unit: &str) -> String {
+    let text = format_value(difference.abs(), unit);
+    let sign = if difference < 0.0 { "−" } else { "+" };
+    format!("{sign}{text} abs.")
 }
 
 /// A message size, `64 B`, `65507 B`.
@@ -59,7 +83,11 @@ pub(crate) fn tick(value: f64) -> String {
         return "0".to_string();
     }
     let text = significant(value);
-    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
     text.replace('-', "−")
 }
 
@@ -113,7 +141,10 @@ mod tests {
 
     #[test]
     fn a_mean_and_its_error_share_one_prefix() {
-        assert_eq!(format_with_error(941_200_000.0, 2_100_000.0, "bit/s"), "941 ± 2.10 Mbit/s");
+        assert_eq!(
+            format_with_error(941_200_000.0, 2_100_000.0, "bit/s"),
+            "941 ± 2.10 Mbit/s"
+        );
         assert_eq!(format_with_error(0.0041, 0.001, "ratio"), "0.410 ± 0.100 %");
     }
 

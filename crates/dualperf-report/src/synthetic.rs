@@ -11,10 +11,9 @@
 
 use dualperf_model::{
     Analysis, Comparison, CpuObservations, FlowCounters, HistogramBucket, HostFacts,
-    InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Metric, MetricSummary,
-    Observations, PerFamily, ProcessCpu, RepetitionOrder, RunConfig, RunResult, SocketFacts,
-    Summary, SystemCpu, TcpCounters, TestKind, TestSpec, TestbedFacts, Trial, TrialOutcome,
-    UdpReceiveCounters,
+    InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Metric, MetricSummary, Observations,
+    PerFamily, ProcessCpu, RepetitionOrder, RunConfig, RunResult, SocketFacts, Summary, SystemCpu,
+    TcpCounters, TestKind, TestSpec, TestbedFacts, Trial, TrialOutcome, UdpReceiveCounters,
 };
 
 /// The knobs of the imaginary lab; change them to make a "second run".
@@ -73,7 +72,12 @@ pub fn synthetic_run() -> RunResult {
 
 /// A small synthetic run for snapshot tests: streams at 64 and 1472 B, rr at 64 B.
 pub fn small_synthetic_run() -> RunResult {
-    SyntheticLab { stream_sizes: vec![64, 1472], rr_sizes: vec![64], ..Default::default() }.build()
+    SyntheticLab {
+        stream_sizes: vec![64, 1472],
+        rr_sizes: vec![64],
+        ..Default::default()
+    }
+    .build()
 }
 
 /// The lab of the synthetic "after" run: an imaginary kernel upgrade that
@@ -117,7 +121,12 @@ fn metric(name: &str, unit: &str, higher_is_better: bool, definition: &str) -> M
 }
 
 fn goodput_metric() -> Metric {
-    metric("goodput_bps", "bit/s", true, "receiver payload bytes × 8 / measured time (RFC 6349 §2)")
+    metric(
+        "goodput_bps",
+        "bit/s",
+        true,
+        "receiver payload bytes × 8 / measured time (RFC 6349 §2)",
+    )
 }
 
 /// Fragments and on-wire bytes of one UDP datagram of `size` payload bytes on
@@ -130,9 +139,16 @@ fn udp_wire(size: u32, family: IpFamily) -> (u32, f64) {
         IpFamily::V6 => (1448.0, 8.0),
     };
     let fits = datagram + ip <= 1500.0;
-    let fragments = if fits { 1.0 } else { (datagram / per_fragment).ceil() };
+    let fragments = if fits {
+        1.0
+    } else {
+        (datagram / per_fragment).ceil()
+    };
     let extra = if fits { 0.0 } else { extra };
-    (fragments as u32, datagram + fragments * (ip + extra + ETHERNET_BYTES))
+    (
+        fragments as u32,
+        datagram + fragments * (ip + extra + ETHERNET_BYTES),
+    )
 }
 
 /// TCP payload per 1500-byte packet with Linux's 12 bytes of timestamps.
@@ -166,12 +182,20 @@ impl SyntheticLab {
                 families: IpFamily::ALL.to_vec(),
                 repeat: 3,
                 order: RepetitionOrder::Interleaved,
-                targets: PerFamily { v4: Some("10.0.2.2".into()), v6: Some("fd00:2::2".into()) },
+                targets: PerFamily {
+                    v4: Some("10.0.2.2".into()),
+                    v6: Some("fd00:2::2".into()),
+                },
                 host: None,
                 port: 5201,
                 client_cpus: vec![0],
                 server_cpus: vec![1],
-                command_line: vec!["dualperf".into(), "lab".into(), "--preset".into(), "one-router".into()],
+                command_line: vec![
+                    "dualperf".into(),
+                    "lab".into(),
+                    "--preset".into(),
+                    "one-router".into(),
+                ],
             },
             client_host: self.host("client"),
             server_host: Some(self.host("server")),
@@ -209,7 +233,11 @@ impl SyntheticLab {
 
     /// Expected goodput of a stream point, bit/s, before noise and loss.
     fn goodput(&self, spec: &TestSpec, family: IpFamily) -> f64 {
-        let speed = if family == IpFamily::V6 { self.v6_cpu_speed } else { 1.0 };
+        let speed = if family == IpFamily::V6 {
+            self.v6_cpu_speed
+        } else {
+            1.0
+        };
         let size = f64::from(spec.size_bytes);
         match spec.kind {
             TestKind::TcpStream => {
@@ -233,13 +261,25 @@ impl SyntheticLab {
     }
 
     fn rtt_ns(&self, spec: &TestSpec, family: IpFamily) -> f64 {
-        let base = if spec.kind == TestKind::TcpRr { 52_000.0 } else { 46_000.0 };
+        let base = if spec.kind == TestKind::TcpRr {
+            52_000.0
+        } else {
+            46_000.0
+        };
         let serialisation = 2.0 * f64::from(spec.size_bytes) * 8.0 / LINK_BPS * 1e9;
         let v6 = if family == IpFamily::V6 { 1.03 } else { 1.0 };
         (base + serialisation) * v6
     }
 
-    fn trial(&self, point: usize, spec: &TestSpec, family: IpFamily, repetition: u32, start_ms: u64, noise: &mut Noise) -> Trial {
+    fn trial(
+        &self,
+        point: usize,
+        spec: &TestSpec,
+        family: IpFamily,
+        repetition: u32,
+        start_ms: u64,
+        noise: &mut Noise,
+    ) -> Trial {
         let mut observations = Observations {
             measured_ns: MEASURED_NS,
             fragments_per_datagram: 1,
@@ -253,33 +293,30 @@ impl SyntheticLab {
             notes: vec!["receive timestamps: SO_TIMESTAMPNS".to_string()],
             ..Default::default()
         };
-        let seconds = MEASURED_NS as f64 / 1e9;
         let size = u64::from(spec.size_bytes);
         let intervals = MEASURED_NS / SAMPLE_NS;
         match spec.kind {
             TestKind::TcpStream | TestKind::UdpStream => {
                 // Noise only below the ceiling: nothing beats the link.
                 let rate = self.goodput(spec, family) * (1.0 - 0.006 * noise.next().abs());
-                let loss = if spec.kind == TestKind::UdpStream { self.loss_ratio(spec, family) * (1.0 + 0.2 * noise.next()) } else { 0.0 };
-                let sent_bytes = (rate * seconds / 8.0 / (1.0 - loss)) as u64 / size * size;
-                let sent_packets = sent_bytes / size;
-                let received_packets = ((sent_packets as f64) * (1.0 - loss)) as u64;
-                observations.sender = FlowCounters { bytes: sent_bytes, packets: sent_packets };
-                observations.receiver = FlowCounters { bytes: received_packets * size, packets: received_packets };
-                let mut left_sent = sent_packets;
-                let mut left_received = received_packets;
+                let loss = if spec.kind == TestKind::UdpStream {
+                    self.loss_ratio(spec, family) * (1.0 + 0.2 * noise.next())
+                } else {
+                    0.0
+                };
+                // Intervals first (a little wobble, and a short dip at 0.6 s in
+                // every trial); the totals are their sums.
+                let per_interval =
+                    rate * (SAMPLE_NS as f64 / 1e9) / 8.0 / size as f64 / (1.0 - loss);
+                // Fractional losses carry over, so that rare loss still shows.
+                let mut owed_loss = 0.0;
                 for index in 0..intervals {
-                    // A little wobble, and a short dip at 0.6 s in every trial.
                     let dip = if index == 12 { 0.85 } else { 1.0 };
-                    let share = if index + 1 == intervals {
-                        1.0
-                    } else {
-                        dip * (1.0 + 0.03 * noise.next()) / (intervals - index) as f64
-                    };
-                    let sent = ((left_sent as f64) * share) as u64;
-                    let received = ((left_received as f64) * share).min(sent as f64) as u64;
-                    left_sent -= sent;
-                    left_received -= received;
+                    let sent = (per_interval * dip * (1.0 + 0.02 * noise.next())) as u64;
+                    owed_loss += sent as f64 * loss;
+                    let lost = (owed_loss.floor() as u64).min(sent);
+                    owed_loss -= lost as f64;
+                    let received = sent - lost;
                     observations.intervals.push(IntervalSample {
                         end_ns: (index + 1) * SAMPLE_NS,
                         length_ns: SAMPLE_NS,
@@ -288,9 +325,25 @@ impl SyntheticLab {
                         received_bytes: received * size,
                         received_packets: received,
                         lost_packets: (spec.kind == TestKind::UdpStream).then_some(sent - received),
-                        mean_delay_ns: (spec.kind == TestKind::UdpStream).then_some(60_000 + (noise.next().abs() * 20_000.0) as u64),
+                        mean_delay_ns: (spec.kind == TestKind::UdpStream)
+                            .then_some(60_000 + (noise.next().abs() * 20_000.0) as u64),
                     });
                 }
+                let sent_packets: u64 = observations.intervals.iter().map(|i| i.sent_packets).sum();
+                let received_packets: u64 = observations
+                    .intervals
+                    .iter()
+                    .map(|i| i.received_packets)
+                    .sum();
+                let sent_bytes = sent_packets * size;
+                observations.sender = FlowCounters {
+                    bytes: sent_bytes,
+                    packets: sent_packets,
+                };
+                observations.receiver = FlowCounters {
+                    bytes: received_packets * size,
+                    packets: received_packets,
+                };
                 if spec.kind == TestKind::UdpStream {
                     let (fragments, _) = udp_wire(spec.size_bytes, family);
                     observations.fragments_per_datagram = fragments;
@@ -323,14 +376,18 @@ impl SyntheticLab {
                         congestion_window_segments: 64,
                     });
                 }
-                let cpu_ratio = (0.30 + 0.55 * (1.0 - (size as f64 / 65_507.0).sqrt())) * (1.0 + 0.02 * noise.next());
+                let cpu_ratio = (0.30 + 0.55 * (1.0 - (size as f64 / 65_507.0).sqrt()))
+                    * (1.0 + 0.02 * noise.next());
                 observations.cpu = cpu(cpu_ratio, family);
             }
             TestKind::TcpRr | TestKind::UdpRr => {
                 let mean = self.rtt_ns(spec, family) * (1.0 + 0.01 * noise.next());
                 let count = (MEASURED_NS as f64 / mean) as u64;
                 observations.latency = Some(latency(mean, count, noise));
-                observations.sender = FlowCounters { bytes: count * size, packets: count };
+                observations.sender = FlowCounters {
+                    bytes: count * size,
+                    packets: count,
+                };
                 observations.receiver = observations.sender;
                 for index in 0..intervals {
                     let transactions = count / intervals;
@@ -399,9 +456,25 @@ fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
     let busy = (ratio * MEASURED_NS as f64) as u64;
     let v6 = if family == IpFamily::V6 { 1.02 } else { 1.0 };
     CpuObservations {
-        client: ProcessCpu { user_ns: busy / 5, system_ns: ((busy * 4 / 5) as f64 * v6) as u64, wall_ns: MEASURED_NS },
-        server: Some(ProcessCpu { user_ns: busy / 6, system_ns: busy * 4 / 6, wall_ns: MEASURED_NS }),
-        system: Some(SystemCpu { user: 40, system: 90, irq: 0, softirq: 60, steal: 0, idle: 210, cpus: 2 }),
+        client: ProcessCpu {
+            user_ns: busy / 5,
+            system_ns: ((busy * 4 / 5) as f64 * v6) as u64,
+            wall_ns: MEASURED_NS,
+        },
+        server: Some(ProcessCpu {
+            user_ns: busy / 6,
+            system_ns: busy * 4 / 6,
+            wall_ns: MEASURED_NS,
+        }),
+        system: Some(SystemCpu {
+            user: 40,
+            system: 90,
+            irq: 0,
+            softirq: 60,
+            steal: 0,
+            idle: 210,
+            cpus: 2,
+        }),
     }
 }
 
@@ -415,10 +488,17 @@ fn latency(mean_ns: f64, count: u64, noise: &mut Noise) -> LatencySamples {
         let factor = 0.80 + 0.025 * f64::from(step);
         let value_ns = (mean_ns * factor / 100.0).round() as u64 * 100;
         let weight = (-(f64::from(step) - 7.0).powi(2) / 10.0).exp() + 0.01;
-        let bucket = if step == 23 { remaining } else { ((count as f64) * weight / 5.8).min(remaining as f64) as u64 };
+        let bucket = if step == 23 {
+            remaining
+        } else {
+            ((count as f64) * weight / 5.8).min(remaining as f64) as u64
+        };
         remaining -= bucket;
         if bucket > 0 {
-            histogram.push(HistogramBucket { value_ns, count: bucket });
+            histogram.push(HistogramBucket {
+                value_ns,
+                count: bucket,
+            });
             sum += u128::from(value_ns) * u128::from(bucket);
             squares += (value_ns as f64).powi(2) * bucket as f64;
         }
@@ -477,7 +557,9 @@ fn testbed() -> TestbedFacts {
 }
 
 /// Student-t 0.975 quantiles for 1..=10 degrees of freedom.
-const T975: [f64; 10] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+const T975: [f64; 10] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+];
 
 fn summarise(values: &[f64]) -> Summary {
     let n = values.len() as f64;
@@ -501,7 +583,9 @@ fn summarise(values: &[f64]) -> Summary {
 
 /// Per-repetition values of every metric of one trial.
 fn trial_metrics(trial: &Trial) -> Vec<(Metric, f64)> {
-    let TrialOutcome::Ok(o) = &trial.outcome else { return Vec::new() };
+    let TrialOutcome::Ok(o) = &trial.outcome else {
+        return Vec::new();
+    };
     let seconds = o.measured_ns as f64 / 1e9;
     let cpu_ns = (o.cpu.client.user_ns + o.cpu.client.system_ns) as f64;
     let mut values = Vec::new();
@@ -509,20 +593,78 @@ fn trial_metrics(trial: &Trial) -> Vec<(Metric, f64)> {
         TestKind::TcpStream | TestKind::UdpStream => {
             values.push((goodput_metric(), o.receiver.bytes as f64 * 8.0 / seconds));
             if let Some(udp) = &o.udp {
-                values.push((metric("loss_ratio", "ratio", false, "lost / sent, 2 s waiting time (RFC 7680)"), udp.lost as f64 / udp.sent as f64));
+                values.push((
+                    metric(
+                        "loss_ratio",
+                        "ratio",
+                        false,
+                        "lost / sent, 2 s waiting time (RFC 7680)",
+                    ),
+                    udp.lost as f64 / udp.sent as f64,
+                ));
             }
-            values.push((metric("cpu_client_ratio", "ratio", false, "client process user + system CPU time / wall time"), cpu_ns / o.cpu.client.wall_ns as f64));
+            values.push((
+                metric(
+                    "cpu_client_ratio",
+                    "ratio",
+                    false,
+                    "client process user + system CPU time / wall time",
+                ),
+                cpu_ns / o.cpu.client.wall_ns as f64,
+            ));
             let mib = o.sender.bytes as f64 / 1_048_576.0;
-            values.push((metric("service_demand_client_us_per_mib", "µs/MiB", false, "client CPU time per MiB sent (netperf's service demand)"), cpu_ns / 1e3 / mib));
+            values.push((
+                metric(
+                    "service_demand_client_us_per_mib",
+                    "µs/MiB",
+                    false,
+                    "client CPU time per MiB sent (netperf's service demand)",
+                ),
+                cpu_ns / 1e3 / mib,
+            ));
         }
         _ => {
-            let latency = o.latency.as_ref().expect("synthetic rr trials have latency");
-            values.push((metric("rtt_mean_ns", "ns", false, "mean round-trip time of one request/response transaction"), latency.sum_ns as f64 / latency.count as f64));
+            let latency = o
+                .latency
+                .as_ref()
+                .expect("synthetic rr trials have latency");
+            values.push((
+                metric(
+                    "rtt_mean_ns",
+                    "ns",
+                    false,
+                    "mean round-trip time of one request/response transaction",
+                ),
+                latency.sum_ns as f64 / latency.count as f64,
+            ));
             let target = (latency.count as f64 * 0.99).ceil() as u64;
             let mut seen = 0;
-            let p99 = latency.histogram.iter().find(|b| { seen += b.count; seen >= target }).map_or(0, |b| b.value_ns);
-            values.push((metric("rtt_p99_ns", "ns", false, "99th percentile of the round-trip time"), p99 as f64));
-            values.push((metric("transactions_per_second", "1/s", true, "request/response transactions per second"), latency.count as f64 / seconds));
+            let p99 = latency
+                .histogram
+                .iter()
+                .find(|b| {
+                    seen += b.count;
+                    seen >= target
+                })
+                .map_or(0, |b| b.value_ns);
+            values.push((
+                metric(
+                    "rtt_p99_ns",
+                    "ns",
+                    false,
+                    "99th percentile of the round-trip time",
+                ),
+                p99 as f64,
+            ));
+            values.push((
+                metric(
+                    "transactions_per_second",
+                    "1/s",
+                    true,
+                    "request/response transactions per second",
+                ),
+                latency.count as f64 / seconds,
+            ));
         }
     }
     values
@@ -539,21 +681,39 @@ fn analyse(run: &RunResult, lab: &SyntheticLab) -> Analysis {
                 .collect::<Vec<_>>()
         });
         for (index, (metric, _)) in per_family.v4[0].iter().enumerate() {
-            let values = per_family.as_ref().map(|_, reps| reps.iter().map(|r| r[index].1).collect::<Vec<f64>>());
+            let values = per_family
+                .as_ref()
+                .map(|_, reps| reps.iter().map(|r| r[index].1).collect::<Vec<f64>>());
             let summaries = values.as_ref().map(|_, v| summarise(v));
-            analysis.summaries.push(MetricSummary { point, metric: metric.clone(), per_family: summaries.map(|_, s| Some(s)) });
-            let differences: Vec<f64> = values.v6.iter().zip(&values.v4).map(|(b, a)| b - a).collect();
+            analysis.summaries.push(MetricSummary {
+                point,
+                metric: metric.clone(),
+                per_family: summaries.map(|_, s| Some(s)),
+            });
+            let differences: Vec<f64> = values
+                .v6
+                .iter()
+                .zip(&values.v4)
+                .map(|(b, a)| b - a)
+                .collect();
             let difference = summarise(&differences);
             let base = summaries.v4.mean;
             let relative = (base != 0.0).then(|| difference.mean / base);
             let ci = difference.ci95_low.zip(difference.ci95_high);
-            let relative_ci = ci.filter(|_| base != 0.0).map(|(l, h)| (l / base, h / base));
+            let relative_ci = ci
+                .filter(|_| base != 0.0)
+                .map(|(l, h)| (l / base, h / base));
             let significant = ci.is_some_and(|(l, h)| l > 0.0 || h < 0.0);
-            let theory = (metric.name == "goodput_bps").then(|| theoretical(spec)).flatten();
+            let theory = (metric.name == "goodput_bps")
+                .then(|| theoretical(spec))
+                .flatten();
             let mut warnings = Vec::new();
             for (family, summary) in summaries.iter() {
                 if let Some(cv) = summary.coefficient_of_variation.filter(|cv| *cv > 0.10) {
-                    warnings.push(format!("{family} unstable: CV {:.0} % > 10 %; repeat more or run longer", cv * 100.0));
+                    warnings.push(format!(
+                        "{family} unstable: CV {:.0} % > 10 %; repeat more or run longer",
+                        cv * 100.0
+                    ));
                 }
             }
             let _ = lab;
@@ -573,7 +733,11 @@ fn analyse(run: &RunResult, lab: &SyntheticLab) -> Analysis {
             });
         }
         if spec.kind == TestKind::TcpStream {
-            analysis.missing.push((point, "loss_ratio".to_string(), "TCP retransmits instead of losing; see tcp counters".to_string()));
+            analysis.missing.push((
+                point,
+                "loss_ratio".to_string(),
+                "TCP retransmits instead of losing; see tcp counters".to_string(),
+            ));
         }
     }
     analysis
@@ -583,15 +747,30 @@ fn analyse(run: &RunResult, lab: &SyntheticLab) -> Analysis {
 fn theoretical(spec: &TestSpec) -> Option<f64> {
     match spec.kind {
         TestKind::TcpStream => Some(tcp_payload(IpFamily::V6) / tcp_payload(IpFamily::V4) - 1.0),
-        TestKind::UdpStream => Some(udp_wire(spec.size_bytes, IpFamily::V4).1 / udp_wire(spec.size_bytes, IpFamily::V6).1 - 1.0),
+        TestKind::UdpStream => Some(
+            udp_wire(spec.size_bytes, IpFamily::V4).1 / udp_wire(spec.size_bytes, IpFamily::V6).1
+                - 1.0,
+        ),
         _ => None,
     }
 }
 
-fn verdict(metric: &Metric, relative: Option<f64>, ci: Option<(f64, f64)>, significant: bool, theory: Option<f64>) -> String {
-    let Some(relative) = relative else { return "IPv4 value is 0; no relative difference".to_string() };
+fn verdict(
+    metric: &Metric,
+    relative: Option<f64>,
+    ci: Option<(f64, f64)>,
+    significant: bool,
+    theory: Option<f64>,
+) -> String {
+    let Some(relative) = relative else {
+        return "IPv4 value is 0; no relative difference".to_string();
+    };
     let better = (relative > 0.0) == metric.higher_is_better;
-    let (word_better, word_worse) = if metric.name.starts_with("rtt") || metric.name.starts_with("loss") || metric.name.starts_with("cpu") || metric.name.starts_with("service") {
+    let (word_better, word_worse) = if metric.name.starts_with("rtt")
+        || metric.name.starts_with("loss")
+        || metric.name.starts_with("cpu")
+        || metric.name.starts_with("service")
+    {
         ("lower", "higher")
     } else {
         ("faster", "slower")
@@ -599,12 +778,27 @@ fn verdict(metric: &Metric, relative: Option<f64>, ci: Option<(f64, f64)>, signi
     let word = if better { word_better } else { word_worse };
     let mut text = format!("IPv6 is {:.1} % {word}", relative.abs() * 100.0);
     if let Some((low, high)) = ci {
-        let (a, b) = if relative >= 0.0 { (low, high) } else { (-high, -low) };
-        text.push_str(&format!(" (95 % CI {:.1}–{:.1} %, {})", a * 100.0, b * 100.0, if significant { "significant" } else { "not significant" }));
+        let (a, b) = if relative >= 0.0 {
+            (low, high)
+        } else {
+            (-high, -low)
+        };
+        text.push_str(&format!(
+            " (95 % CI {:.1}–{:.1} %, {})",
+            a * 100.0,
+            b * 100.0,
+            if significant {
+                "significant"
+            } else {
+                "not significant"
+            }
+        ));
     }
     if let Some(theory) = theory {
-        text.push_str(&format!("; the header explains {:.1} %", theory.abs() * 100.0));
+        text.push_str(&format!(
+            "; the header explains {:.1} %",
+            theory.abs() * 100.0
+        ));
     }
     text
 }
-

@@ -15,6 +15,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         store.save_run(run)?;
         println!("stored {}", run.run_id);
     }
-    store.set_notes(&after.run_id, Some("synthetic: after an imaginary kernel upgrade"))?;
+    store.set_notes(
+        &after.run_id,
+        Some("synthetic: after an imaginary kernel upgrade"),
+    )?;
     Ok(())
 }

@@ -34,7 +34,10 @@ pub struct RunListing {
 }
 
 pub(crate) fn list_runs(connection: &Connection) -> Result<Vec<RunListing>> {
-    let query_error = |source| StoreError::Query { action: "listing runs".into(), source };
+    let query_error = |source| StoreError::Query {
+        action: "listing runs".into(),
+        source,
+    };
     let mut statement = connection
         .prepare(
             "SELECT r.run_id, r.started_at_unix_ms, r.finished_at_unix_ms, r.hostname, r.testbed_name,
@@ -49,7 +52,20 @@ pub(crate) fn list_runs(connection: &Connection) -> Result<Vec<RunListing>> {
              FROM runs r ORDER BY r.started_at_unix_ms, r.id",
         )
         .map_err(query_error)?;
-    type Raw = (String, i64, i64, String, Option<String>, [Option<String>; 3], String, [i64; 3], bool, bool, Option<String>, i64);
+    type Raw = (
+        String,
+        i64,
+        i64,
+        String,
+        Option<String>,
+        [Option<String>; 3],
+        String,
+        [i64; 3],
+        bool,
+        bool,
+        Option<String>,
+        i64,
+    );
     let rows: Vec<Raw> = statement
         .query_map([], |row| {
             Ok((
@@ -70,27 +86,42 @@ pub(crate) fn list_runs(connection: &Connection) -> Result<Vec<RunListing>> {
         .and_then(|rows| rows.collect())
         .map_err(query_error)?;
     rows.into_iter()
-        .map(|(run_id, started, finished, hostname, testbed, [host, v6, v4], version, counts, complete, analysed, notes, row_id)| {
-            let location = match (testbed, host.or(v6).or(v4)) {
-                (Some(testbed), _) => format!("testbed {testbed} on {hostname}"),
-                (None, Some(target)) => format!("{hostname} → {target}"),
-                (None, None) => hostname,
-            };
-            let headline = headline(connection, row_id, analysed)?;
-            Ok(RunListing {
+        .map(
+            |(
                 run_id,
-                started_at_unix_ms: from_sql(started),
-                finished_at_unix_ms: from_sql(finished),
-                location,
-                tool_version: version,
-                points: from_sql(counts[0]),
-                trials: from_sql(counts[1]),
-                failed_trials: from_sql(counts[2]),
+                started,
+                finished,
+                hostname,
+                testbed,
+                [host, v6, v4],
+                version,
+                counts,
                 complete,
-                headline,
+                analysed,
                 notes,
-            })
-        })
+                row_id,
+            )| {
+                let location = match (testbed, host.or(v6).or(v4)) {
+                    (Some(testbed), _) => format!("testbed {testbed} on {hostname}"),
+                    (None, Some(target)) => format!("{hostname} → {target}"),
+                    (None, None) => hostname,
+                };
+                let headline = headline(connection, row_id, analysed)?;
+                Ok(RunListing {
+                    run_id,
+                    started_at_unix_ms: from_sql(started),
+                    finished_at_unix_ms: from_sql(finished),
+                    location,
+                    tool_version: version,
+                    points: from_sql(counts[0]),
+                    trials: from_sql(counts[1]),
+                    failed_trials: from_sql(counts[2]),
+                    complete,
+                    headline,
+                    notes,
+                })
+            },
+        )
         .collect()
 }
 
@@ -101,9 +132,16 @@ fn headline(connection: &Connection, row_id: i64, analysed: bool) -> Result<Stri
     if !analysed {
         return Ok("not analysed".to_string());
     }
-    let query_error = |source| StoreError::Query { action: "finding a run's headline".into(), source };
+    let query_error = |source| StoreError::Query {
+        action: "finding a run's headline".into(),
+        source,
+    };
     let total: i64 = connection
-        .query_row("SELECT count(*) FROM comparisons WHERE run_id = ?1", [row_id], |r| r.get(0))
+        .query_row(
+            "SELECT count(*) FROM comparisons WHERE run_id = ?1",
+            [row_id],
+            |r| r.get(0),
+        )
         .map_err(query_error)?;
     if total == 0 {
         return Ok("no IPv4/IPv6 comparison (one family only?)".to_string());

@@ -9,13 +9,24 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use crate::error::{Result, StoreError};
 use crate::integer::from_sql;
 
-fn sql_error(action: impl Into<String>, run_id: &str) -> impl FnOnce(rusqlite::Error) -> StoreError {
+fn sql_error(
+    action: impl Into<String>,
+    run_id: &str,
+) -> impl FnOnce(rusqlite::Error) -> StoreError {
     let action = action.into();
     let run_id = run_id.to_string();
-    move |source| StoreError::Sql { action, run_id, source }
+    move |source| StoreError::Sql {
+        action,
+        run_id,
+        source,
+    }
 }
 
-pub(crate) fn decode<T: serde::de::DeserializeOwned>(text: &str, what: &str, run_id: &str) -> Result<T> {
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+    run_id: &str,
+) -> Result<T> {
     serde_json::from_str(text).map_err(|source| StoreError::Json {
         action: "decoding",
         what: what.to_string(),
@@ -67,7 +78,9 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
         )
         .optional()
         .map_err(sql_error("reading the run row", run_id))?
-        .ok_or_else(|| StoreError::RunNotFound { run_id: run_id.to_string() })?;
+        .ok_or_else(|| StoreError::RunNotFound {
+            run_id: run_id.to_string(),
+        })?;
 
     Ok(RunResult {
         schema: row.schema,
@@ -81,9 +94,16 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
             .server_host_json
             .map(|text| decode(&text, "server host facts", run_id))
             .transpose()?,
-        testbed: row.testbed_json.map(|text| decode(&text, "testbed facts", run_id)).transpose()?,
+        testbed: row
+            .testbed_json
+            .map(|text| decode(&text, "testbed facts", run_id))
+            .transpose()?,
         trials: load_trials(connection, row.row_id, run_id)?,
-        analysis: if row.analysed { Some(load_analysis(connection, row.row_id, run_id)?) } else { None },
+        analysis: if row.analysed {
+            Some(load_analysis(connection, row.row_id, run_id)?)
+        } else {
+            None
+        },
         complete: row.complete,
         errors: decode(&row.errors_json, "errors", run_id)?,
     })
@@ -98,7 +118,16 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
         .map_err(sql_error("reading trials", run_id))?;
     type Raw = (i64, i64, String, String, Option<String>, Option<String>);
     let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))
+        .query_map([row_id], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+            ))
+        })
         .and_then(|rows| rows.collect())
         .map_err(sql_error("reading trials", run_id))?;
     let mut intervals = connection
@@ -109,7 +138,9 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
         )
         .map_err(sql_error("reading intervals", run_id))?;
     let mut buckets = connection
-        .prepare_cached("SELECT value_ns, count FROM latency_buckets WHERE trial_id = ?1 ORDER BY seq")
+        .prepare_cached(
+            "SELECT value_ns, count FROM latency_buckets WHERE trial_id = ?1 ORDER BY seq",
+        )
         .map_err(sql_error("reading histograms", run_id))?;
 
     let mut trials = Vec::with_capacity(rows.len());
@@ -117,8 +148,12 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
         let what = format!("trial {seq}");
         let mut trial: Trial = decode(&text, &what, run_id)?;
         trial.outcome = match (status.as_str(), observations_json) {
-            ("ok", Some(json)) => TrialOutcome::Ok(Box::new(decode::<Observations>(&json, &what, run_id)?)),
-            _ => TrialOutcome::Failed { error: error.unwrap_or_default() },
+            ("ok", Some(json)) => {
+                TrialOutcome::Ok(Box::new(decode::<Observations>(&json, &what, run_id)?))
+            }
+            _ => TrialOutcome::Failed {
+                error: error.unwrap_or_default(),
+            },
         };
         if let TrialOutcome::Ok(observations) = &mut trial.outcome {
             observations.intervals = intervals
@@ -173,14 +208,20 @@ fn load_analysis(connection: &Connection, row_id: i64, run_id: &str) -> Result<A
                 .prepare("SELECT point, metric, reason FROM missing_metrics WHERE run_id = ?1 ORDER BY seq")
                 .map_err(sql_error("reading missing metrics", run_id))?;
             statement
-                .query_map([row_id], |row| Ok((row.get::<_, i64>(0)? as usize, row.get(1)?, row.get(2)?)))
+                .query_map([row_id], |row| {
+                    Ok((row.get::<_, i64>(0)? as usize, row.get(1)?, row.get(2)?))
+                })
                 .and_then(|rows| rows.collect())
                 .map_err(sql_error("reading missing metrics", run_id))?
         },
     })
 }
 
-fn load_summaries(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<MetricSummary>> {
+fn load_summaries(
+    connection: &Connection,
+    row_id: i64,
+    run_id: &str,
+) -> Result<Vec<MetricSummary>> {
     let mut statement = connection
         .prepare(
             "SELECT seq, family, point, metric, unit, higher_is_better, definition, count, mean,
@@ -190,7 +231,11 @@ fn load_summaries(connection: &Connection, row_id: i64, run_id: &str) -> Result<
         .map_err(sql_error("reading summaries", run_id))?;
     let rows = statement
         .query_map([row_id], |row| {
-            let family = if row.get::<_, String>(1)? == "v6" { IpFamily::V6 } else { IpFamily::V4 };
+            let family = if row.get::<_, String>(1)? == "v6" {
+                IpFamily::V6
+            } else {
+                IpFamily::V4
+            };
             let count: Option<i64> = row.get(7)?;
             let summary = match count {
                 None => None,
@@ -206,7 +251,13 @@ fn load_summaries(connection: &Connection, row_id: i64, run_id: &str) -> Result<
                     ci95_high: row.get(15)?,
                 }),
             };
-            Ok((row.get::<_, i64>(0)?, family, row.get::<_, i64>(2)? as usize, metric(row, 3)?, summary))
+            Ok((
+                row.get::<_, i64>(0)?,
+                family,
+                row.get::<_, i64>(2)? as usize,
+                metric(row, 3)?,
+                summary,
+            ))
         })
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
         .map_err(sql_error("reading summaries", run_id))?;
@@ -214,10 +265,16 @@ fn load_summaries(connection: &Connection, row_id: i64, run_id: &str) -> Result<
     let mut last_seq = None;
     for (seq, family, point, metric, summary) in rows {
         if last_seq != Some(seq) {
-            summaries.push(MetricSummary { point, metric, per_family: PerFamily { v4: None, v6: None } });
+            summaries.push(MetricSummary {
+                point,
+                metric,
+                per_family: PerFamily { v4: None, v6: None },
+            });
             last_seq = Some(seq);
         }
-        let current = summaries.last_mut().expect("a summary was pushed for this seq just above");
+        let current = summaries
+            .last_mut()
+            .expect("a summary was pushed for this seq just above");
         *current.per_family.get_mut(family) = summary;
     }
     Ok(summaries)
@@ -237,7 +294,19 @@ fn load_comparisons(connection: &Connection, row_id: i64, run_id: &str) -> Resul
              FROM comparisons WHERE run_id = ?1 ORDER BY seq",
         )
         .map_err(sql_error("reading comparisons", run_id))?;
-    type Raw = (i64, usize, Metric, u64, f64, [Option<f64>; 5], bool, Option<f64>, String, String, String);
+    type Raw = (
+        i64,
+        usize,
+        Metric,
+        u64,
+        f64,
+        [Option<f64>; 5],
+        bool,
+        Option<f64>,
+        String,
+        String,
+        String,
+    );
     let rows: Vec<Raw> = statement
         .query_map([row_id], |row| {
             Ok((
@@ -246,7 +315,13 @@ fn load_comparisons(connection: &Connection, row_id: i64, run_id: &str) -> Resul
                 metric(row, 2)?,
                 from_sql(row.get(6)?),
                 row.get(7)?,
-                [row.get(8)?, row.get(9)?, row.get(10)?, row.get(11)?, row.get(12)?],
+                [
+                    row.get(8)?,
+                    row.get(9)?,
+                    row.get(10)?,
+                    row.get(11)?,
+                    row.get(12)?,
+                ],
                 row.get(13)?,
                 row.get(14)?,
                 row.get(15)?,
@@ -257,22 +332,36 @@ fn load_comparisons(connection: &Connection, row_id: i64, run_id: &str) -> Resul
         .and_then(|rows| rows.collect())
         .map_err(sql_error("reading comparisons", run_id))?;
     rows.into_iter()
-        .map(|(seq, point, metric, pairs, difference_mean, ci, significant, theory, verdict, warnings, per_family)| {
-            let what = format!("comparison {seq}");
-            Ok(Comparison {
+        .map(
+            |(
+                seq,
                 point,
                 metric,
-                per_family: decode::<PerFamily<Summary>>(&per_family, &what, run_id)?,
                 pairs,
                 difference_mean,
-                difference_ci95: pair(ci[0], ci[1]),
-                relative_difference: ci[2],
-                relative_difference_ci95: pair(ci[3], ci[4]),
+                ci,
                 significant,
-                theoretical_relative_difference: theory,
+                theory,
                 verdict,
-                warnings: decode(&warnings, &what, run_id)?,
-            })
-        })
+                warnings,
+                per_family,
+            )| {
+                let what = format!("comparison {seq}");
+                Ok(Comparison {
+                    point,
+                    metric,
+                    per_family: decode::<PerFamily<Summary>>(&per_family, &what, run_id)?,
+                    pairs,
+                    difference_mean,
+                    difference_ci95: pair(ci[0], ci[1]),
+                    relative_difference: ci[2],
+                    relative_difference_ci95: pair(ci[3], ci[4]),
+                    significant,
+                    theoretical_relative_difference: theory,
+                    verdict,
+                    warnings: decode(&warnings, &what, run_id)?,
+                })
+            },
+        )
         .collect()
 }

@@ -24,7 +24,11 @@ pub struct Migration {
 
 /// Every migration, oldest first.
 pub const MIGRATIONS: &[Migration] = &[
-    Migration { version: 1, description: "base schema", sql: V1_BASE },
+    Migration {
+        version: 1,
+        description: "base schema",
+        sql: V1_BASE,
+    },
     Migration {
         version: 2,
         description: "run notes column and an index for history by date",

@@ -19,7 +19,11 @@ use crate::{read, write};
 /// # Errors
 /// [`StoreError::NoDataDirectory`] when neither variable is set.
 pub fn default_path() -> Result<PathBuf> {
-    let non_empty = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let non_empty = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let base = non_empty("XDG_DATA_HOME")
         .or_else(|| non_empty("HOME").map(|home| home.join(".local/share")))
         .ok_or(StoreError::NoDataDirectory)?;
@@ -102,7 +106,10 @@ impl Store {
                 source,
             })?;
         }
-        let open_error = |source| StoreError::Open { path: path.to_path_buf(), source };
+        let open_error = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
         let connection = Connection::open(path).map_err(open_error)?;
         Self::configure(connection, version).map_err(|err| match err {
             StoreError::Query { source, .. } => open_error(source),
@@ -123,7 +130,10 @@ impl Store {
     }
 
     fn configure(mut connection: Connection, version: u32) -> Result<Store> {
-        let pragma_error = |source| StoreError::Query { action: "configuring".into(), source };
+        let pragma_error = |source| StoreError::Query {
+            action: "configuring".into(),
+            source,
+        };
         // WAL: readers never block the writer and a killed writer leaves the
         // main file intact; FULL: a committed trial survives a power loss too.
         connection
@@ -141,8 +151,10 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub fn schema_version(&self) -> Result<u32> {
-        migrations::current_version(&self.connection)
-            .map_err(|source| StoreError::Query { action: "reading the schema version".into(), source })
+        migrations::current_version(&self.connection).map_err(|source| StoreError::Query {
+            action: "reading the schema version".into(),
+            source,
+        })
     }
 
     /// Writes the run row and its points, then every trial `run` already
@@ -215,7 +227,10 @@ impl Store {
                 |row| row.get(0),
             )
             .optional()
-            .map_err(|source| StoreError::Query { action: "finding the latest run".into(), source })
+            .map_err(|source| StoreError::Query {
+                action: "finding the latest run".into(),
+                source,
+            })
     }
 
     /// Sets the free-text notes of a run (schema version 2), e.g. "after
@@ -226,14 +241,19 @@ impl Store {
     pub fn set_notes(&mut self, run_id: &str, notes: Option<&str>) -> Result<()> {
         let changed = self
             .connection
-            .execute("UPDATE runs SET notes = ?1 WHERE run_id = ?2", (notes, run_id))
+            .execute(
+                "UPDATE runs SET notes = ?1 WHERE run_id = ?2",
+                (notes, run_id),
+            )
             .map_err(|source| StoreError::Sql {
                 action: "setting the notes".into(),
                 run_id: run_id.to_string(),
                 source,
             })?;
         if changed == 0 {
-            return Err(StoreError::RunNotFound { run_id: run_id.to_string() });
+            return Err(StoreError::RunNotFound {
+                run_id: run_id.to_string(),
+            });
         }
         Ok(())
     }
@@ -243,15 +263,22 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub fn integrity_check(&self) -> Result<String> {
-        let mut statement = self
-            .connection
-            .prepare("PRAGMA integrity_check")
-            .map_err(|source| StoreError::Query { action: "checking integrity".into(), source })?;
-        let lines: rusqlite::Result<Vec<String>> =
-            statement.query_map([], |row| row.get(0)).and_then(|rows| rows.collect());
+        let mut statement =
+            self.connection
+                .prepare("PRAGMA integrity_check")
+                .map_err(|source| StoreError::Query {
+                    action: "checking integrity".into(),
+                    source,
+                })?;
+        let lines: rusqlite::Result<Vec<String>> = statement
+            .query_map([], |row| row.get(0))
+            .and_then(|rows| rows.collect());
         lines
             .map(|lines| lines.join("\n"))
-            .map_err(|source| StoreError::Query { action: "checking integrity".into(), source })
+            .map_err(|source| StoreError::Query {
+                action: "checking integrity".into(),
+                source,
+            })
     }
 }
 
@@ -265,11 +292,15 @@ mod tests {
         let path = directory.path().join("nested/dir/results.sqlite");
         let store = Store::open(&path).unwrap();
         assert!(path.exists());
-        let mode: String =
-            store.connection.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        let mode: String = store
+            .connection
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(mode, "wal");
-        let foreign_keys: i64 =
-            store.connection.query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+        let foreign_keys: i64 = store
+            .connection
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(foreign_keys, 1);
         assert_eq!(store.schema_version().unwrap(), LATEST_VERSION);
         assert_eq!(store.integrity_check().unwrap(), "ok");
@@ -279,11 +310,18 @@ mod tests {
     fn a_file_that_is_not_sqlite_gives_an_error_naming_it() {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("notes.txt");
-        std::fs::write(&path, "this is not a database, and it must survive".repeat(100)).unwrap();
+        std::fs::write(
+            &path,
+            "this is not a database, and it must survive".repeat(100),
+        )
+        .unwrap();
         let err = Store::open(&path).unwrap_err();
         assert!(format!("{err}").contains("notes.txt"), "{err}");
         let kept = std::fs::read_to_string(&path).unwrap();
-        assert!(kept.starts_with("this is not a database"), "the file was changed");
+        assert!(
+            kept.starts_with("this is not a database"),
+            "the file was changed"
+        );
     }
 
     #[test]

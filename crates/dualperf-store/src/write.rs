@@ -8,10 +8,17 @@ use crate::error::{Result, StoreError};
 use crate::integer::{real, real_opt, to_sql};
 use crate::store::{RunEnd, RunHandle};
 
-fn sql_error(action: impl Into<String>, run_id: &str) -> impl FnOnce(rusqlite::Error) -> StoreError {
+fn sql_error(
+    action: impl Into<String>,
+    run_id: &str,
+) -> impl FnOnce(rusqlite::Error) -> StoreError {
     let action = action.into();
     let run_id = run_id.to_string();
-    move |source| StoreError::Sql { action, run_id, source }
+    move |source| StoreError::Sql {
+        action,
+        run_id,
+        source,
+    }
 }
 
 fn json<T: serde::Serialize>(value: &T, what: &str, run_id: &str) -> Result<String> {
@@ -28,11 +35,21 @@ pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result
     let id = run.run_id.as_str();
     let config = json(&run.config, "configuration", id)?;
     let client_host = json(&run.client_host, "client host facts", id)?;
-    let server_host = run.server_host.as_ref().map(|h| json(h, "server host facts", id)).transpose()?;
-    let testbed = run.testbed.as_ref().map(|t| json(t, "testbed facts", id)).transpose()?;
+    let server_host = run
+        .server_host
+        .as_ref()
+        .map(|h| json(h, "server host facts", id))
+        .transpose()?;
+    let testbed = run
+        .testbed
+        .as_ref()
+        .map(|t| json(t, "testbed facts", id))
+        .transpose()?;
     let errors = json(&run.errors, "errors", id)?;
 
-    let transaction = connection.transaction().map_err(sql_error("beginning the run", id))?;
+    let transaction = connection
+        .transaction()
+        .map_err(sql_error("beginning the run", id))?;
     let inserted = transaction.execute(
         "INSERT INTO runs (run_id, result_schema, result_schema_version, started_at_unix_ms,
              finished_at_unix_ms, tool_version, hostname, testbed_name, config_json,
@@ -57,7 +74,9 @@ pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result
         Err(rusqlite::Error::SqliteFailure(failure, _))
             if failure.code == ErrorCode::ConstraintViolation =>
         {
-            return Err(StoreError::DuplicateRun { run_id: id.to_string() });
+            return Err(StoreError::DuplicateRun {
+                run_id: id.to_string(),
+            });
         }
         other => other.map_err(sql_error("writing the run row", id))?,
     };
@@ -70,12 +89,22 @@ pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result
             )
             .map_err(sql_error(format!("writing point {index}"), id))?;
     }
-    transaction.commit().map_err(sql_error("committing the run row", id))?;
-    Ok(RunHandle { row_id, run_id: id.to_string(), next_seq: 0 })
+    transaction
+        .commit()
+        .map_err(sql_error("committing the run row", id))?;
+    Ok(RunHandle {
+        row_id,
+        run_id: id.to_string(),
+        next_seq: 0,
+    })
 }
 
 /// Inserts one trial with its intervals and histogram buckets in one transaction.
-pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, trial: &Trial) -> Result<()> {
+pub(crate) fn insert_trial(
+    connection: &mut Connection,
+    handle: &mut RunHandle,
+    trial: &Trial,
+) -> Result<()> {
     let id = handle.run_id.as_str();
     let seq = handle.next_seq;
     let what = format!("trial {seq}");
@@ -85,7 +114,12 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
     // because serde cannot read the u128 `sum_ns` back through the internally
     // tagged `TrialOutcome` (its buffering has no u128); plain structs can.
     let mut rest = trial.clone();
-    let outcome = std::mem::replace(&mut rest.outcome, TrialOutcome::Failed { error: String::new() });
+    let outcome = std::mem::replace(
+        &mut rest.outcome,
+        TrialOutcome::Failed {
+            error: String::new(),
+        },
+    );
     let (intervals, buckets, status, error, observations_json) = match outcome {
         TrialOutcome::Ok(mut observations) => {
             let intervals = std::mem::take(&mut observations.intervals);
@@ -100,7 +134,13 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
         TrialOutcome::Failed { error } => (Vec::new(), Vec::new(), "failed", Some(error), None),
     };
     let counters = match &trial.outcome {
-        TrialOutcome::Ok(o) => Some((o.measured_ns, o.sender.bytes, o.receiver.bytes, o.sender.packets, o.receiver.packets)),
+        TrialOutcome::Ok(o) => Some((
+            o.measured_ns,
+            o.sender.bytes,
+            o.receiver.bytes,
+            o.sender.packets,
+            o.receiver.packets,
+        )),
         TrialOutcome::Failed { .. } => None,
     };
     let int = |value: u64, field: &str| to_sql(value, &format!("{what} {field}"), id);
@@ -158,8 +198,14 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
                     int(sample.sent_packets, "interval sent packets")?,
                     int(sample.received_bytes, "interval received bytes")?,
                     int(sample.received_packets, "interval received packets")?,
-                    sample.lost_packets.map(|v| int(v, "interval lost packets")).transpose()?,
-                    sample.mean_delay_ns.map(|v| int(v, "interval delay")).transpose()?,
+                    sample
+                        .lost_packets
+                        .map(|v| int(v, "interval lost packets"))
+                        .transpose()?,
+                    sample
+                        .mean_delay_ns
+                        .map(|v| int(v, "interval delay"))
+                        .transpose()?,
                 ])
                 .map_err(fail("writing intervals of"))?;
         }
@@ -185,10 +231,16 @@ pub(crate) fn insert_trial(connection: &mut Connection, handle: &mut RunHandle, 
 }
 
 /// Records the end of a run and its analysis in one transaction.
-pub(crate) fn finish_run(connection: &mut Connection, handle: &RunHandle, end: RunEnd<'_>) -> Result<()> {
+pub(crate) fn finish_run(
+    connection: &mut Connection,
+    handle: &RunHandle,
+    end: RunEnd<'_>,
+) -> Result<()> {
     let id = handle.run_id.as_str();
     let errors = json(&end.errors, "errors", id)?;
-    let transaction = connection.transaction().map_err(sql_error("beginning the end", id))?;
+    let transaction = connection
+        .transaction()
+        .map_err(sql_error("beginning the end", id))?;
     transaction
         .execute(
             "UPDATE runs SET finished_at_unix_ms = ?1, complete = ?2, errors_json = ?3, analysed = ?4
@@ -205,10 +257,17 @@ pub(crate) fn finish_run(connection: &mut Connection, handle: &RunHandle, end: R
     if let Some(analysis) = end.analysis {
         insert_analysis(&transaction, handle.row_id, id, analysis)?;
     }
-    transaction.commit().map_err(sql_error("committing the end", id))
+    transaction
+        .commit()
+        .map_err(sql_error("committing the end", id))
 }
 
-fn insert_analysis(transaction: &Transaction<'_>, row_id: i64, id: &str, analysis: &Analysis) -> Result<()> {
+fn insert_analysis(
+    transaction: &Transaction<'_>,
+    row_id: i64,
+    id: &str,
+    analysis: &Analysis,
+) -> Result<()> {
     // A re-finished run replaces its analysis instead of failing on keys.
     for table in ["summaries", "comparisons", "missing_metrics"] {
         transaction
@@ -217,7 +276,15 @@ fn insert_analysis(transaction: &Transaction<'_>, row_id: i64, id: &str, analysi
     }
     for (seq, summary) in analysis.summaries.iter().enumerate() {
         for family in IpFamily::ALL {
-            insert_summary(transaction, row_id, id, seq, family, summary, *summary.per_family.get(family))?;
+            insert_summary(
+                transaction,
+                row_id,
+                id,
+                seq,
+                family,
+                summary,
+                *summary.per_family.get(family),
+            )?;
         }
     }
     for (seq, comparison) in analysis.comparisons.iter().enumerate() {

@@ -15,7 +15,12 @@ use crate::view::{self, RunView};
 /// The merged histogram of one point and family: value (ns) → count.
 fn merged(view: &RunView<'_>, point: usize, family: IpFamily) -> BTreeMap<u64, u64> {
     let mut buckets = BTreeMap::new();
-    for trial in view.run.trials.iter().filter(|t| t.point == point && t.family == family) {
+    for trial in view
+        .run
+        .trials
+        .iter()
+        .filter(|t| t.point == point && t.family == family)
+    {
         if let TrialOutcome::Ok(observations) = &trial.outcome {
             for bucket in observations.latency.iter().flat_map(|l| l.histogram.iter()) {
                 *buckets.entry(bucket.value_ns).or_insert(0) += bucket.count;
@@ -35,7 +40,10 @@ fn cdf(buckets: &BTreeMap<u64, u64>) -> Vec<ChartPoint> {
             points.push(ChartPoint::new(value as f64 / 1e3, 0.0));
         }
         seen += count;
-        points.push(ChartPoint::new(value as f64 / 1e3, seen as f64 / total as f64 * 100.0));
+        points.push(ChartPoint::new(
+            value as f64 / 1e3,
+            seen as f64 / total as f64 * 100.0,
+        ));
     }
     points
 }
@@ -49,7 +57,13 @@ pub(crate) fn rtt_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                 .into_iter()
                 .map(|family| {
                     let (color, dashed, _) = style::family(family);
-                    Series { label: family.label().to_string(), color, dashed, marker: Marker::None, points: cdf(&merged(view, point, family)) }
+                    Series {
+                        label: family.label().to_string(),
+                        color,
+                        dashed,
+                        marker: Marker::None,
+                        points: cdf(&merged(view, point, family)),
+                    }
                 })
                 .filter(|s| !s.points.is_empty())
                 .collect();

@@ -97,7 +97,11 @@ impl LineChart {
             y1 = y1.max(0.0);
         }
         let span = if y1 > y0 { y1 - y0 } else { y1.abs().max(1.0) };
-        let mut y_low = if self.y_from_zero && y0 >= 0.0 { 0.0 } else { y0 - span * 0.08 };
+        let mut y_low = if self.y_from_zero && y0 >= 0.0 {
+            0.0
+        } else {
+            y0 - span * 0.08
+        };
         let mut y_high = y1 + span * 0.12;
         // Room for the legend in its corner, so it never covers data: the
         // legend is about 20 px per entry plus 28 px of margins, out of the
@@ -107,7 +111,9 @@ impl LineChart {
         let legend_room = (y_high - y_low) * share / (1.0 - share);
         match self.legend {
             LegendCorner::UpperLeft | LegendCorner::UpperRight => y_high += legend_room,
-            LegendCorner::LowerLeft | LegendCorner::LowerRight if !self.y_from_zero => y_low -= legend_room,
+            LegendCorner::LowerLeft | LegendCorner::LowerRight if !self.y_from_zero => {
+                y_low -= legend_room
+            }
             _ => {}
         }
         let x = match &self.x_log_ticks {
@@ -126,7 +132,11 @@ impl LineChart {
 pub(crate) fn render(chart: &LineChart) -> Result<String, ReportError> {
     let ((x0, x1), y) = chart.bounds();
     match &chart.x_log_ticks {
-        Some(ticks) => draw(chart, (x0..x1).log_scale().with_key_points(ticks.clone()), y),
+        Some(ticks) => draw(
+            chart,
+            (x0..x1).log_scale().with_key_points(ticks.clone()),
+            y,
+        ),
         None => draw(chart, x0..x1, y),
     }
 }
@@ -136,7 +146,10 @@ where
     X: AsRangedCoord<Value = f64>,
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let fail = |error: &dyn std::fmt::Display| ReportError::Chart { chart: chart.name.clone(), message: error.to_string() };
+    let fail = |error: &dyn std::fmt::Display| ReportError::Chart {
+        chart: chart.name.clone(),
+        message: error.to_string(),
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, chart.size).into_drawing_area();
@@ -168,8 +181,11 @@ where
             .map_err(|e| fail(&e))?;
         if chart.zero_line {
             let (x_low, x_high) = (plot.x_range().start, plot.x_range().end);
-            plot.draw_series(LineSeries::new([(x_low, 0.0), (x_high, 0.0)], style::AXIS.stroke_width(1)))
-                .map_err(|e| fail(&e))?;
+            plot.draw_series(LineSeries::new(
+                [(x_low, 0.0), (x_high, 0.0)],
+                style::AXIS.stroke_width(1),
+            ))
+            .map_err(|e| fail(&e))?;
         }
         for series in &chart.series {
             draw_series(&mut plot, series).map_err(|e| fail(&e))?;
@@ -192,9 +208,13 @@ where
     Ok(svg)
 }
 
-type Plot<'a, X> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>;
+type Plot<'a, X> =
+    ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>;
 
-fn draw_series<'a, X>(plot: &mut Plot<'a, X>, series: &Series) -> Result<(), DrawingAreaErrorKind<std::io::Error>>
+fn draw_series<'a, X>(
+    plot: &mut Plot<'a, X>,
+    series: &Series,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -218,11 +238,15 @@ where
         });
     } else {
         annotation.legend(move |(x, y)| {
-            EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (26, 0)], line) + Polygon::new(legend_marker(marker), color.filled())
+            EmptyElement::at((x, y))
+                + PathElement::new(vec![(0, 0), (26, 0)], line)
+                + Polygon::new(legend_marker(marker), color.filled())
         });
     }
     plot.draw_series(series.points.iter().filter_map(|p| {
-        p.ci.map(|(low, high)| ErrorBar::new_vertical(p.x, low, p.y, high, color.stroke_width(1), 7))
+        p.ci.map(|(low, high)| {
+            ErrorBar::new_vertical(p.x, low, p.y, high, color.stroke_width(1), 7)
+        })
     }))?;
     let filled = color.filled();
     match marker {
@@ -234,7 +258,11 @@ where
             plot.draw_series(points.iter().map(|&p| TriangleMarker::new(p, 5, filled)))?;
         }
         Marker::Cross => {
-            plot.draw_series(points.iter().map(|&p| Cross::new(p, 4, color.stroke_width(2))))?;
+            plot.draw_series(
+                points
+                    .iter()
+                    .map(|&p| Cross::new(p, 4, color.stroke_width(2))),
+            )?;
         }
     }
     Ok(())
@@ -245,7 +273,18 @@ where
 fn legend_marker(marker: Marker) -> Vec<(i32, i32)> {
     match marker {
         Marker::None => Vec::new(),
-        Marker::Circle => vec![(10, -2), (11, -3), (13, -4), (15, -3), (16, -2), (16, 2), (15, 3), (13, 4), (11, 3), (10, 2)],
+        Marker::Circle => vec![
+            (10, -2),
+            (11, -3),
+            (13, -4),
+            (15, -3),
+            (16, -2),
+            (16, 2),
+            (15, 3),
+            (13, 4),
+            (11, 3),
+            (10, 2),
+        ],
         Marker::Triangle => vec![(13, -5), (18, 3), (8, 3)],
         Marker::Cross => vec![(13, -4), (17, 0), (13, 4), (9, 0)],
     }

@@ -13,10 +13,16 @@ use crate::view::{self, transport, RunView};
 
 /// The chart, when the run has goodput comparisons.
 pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
-    let Some(metric) = view.pick(view::THROUGHPUT) else { return Ok(Vec::new()) };
+    let Some(metric) = view.pick(view::THROUGHPUT) else {
+        return Ok(Vec::new());
+    };
     let mut series = Vec::new();
     for kind in view::STREAM_KINDS {
-        let color = if kind == TestKind::TcpStream { style::TCP } else { style::UDP };
+        let color = if kind == TestKind::TcpStream {
+            style::TCP
+        } else {
+            style::UDP
+        };
         let comparisons = view.sweep_comparisons(kind, metric);
         let measured: Vec<ChartPoint> = comparisons
             .iter()
@@ -24,28 +30,57 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
                 Some(ChartPoint {
                     x: f64::from(spec.size_bytes),
                     y: c.relative_difference? * 100.0,
-                    ci: c.relative_difference_ci95.map(|(l, h)| (l * 100.0, h * 100.0)),
+                    ci: c
+                        .relative_difference_ci95
+                        .map(|(l, h)| (l * 100.0, h * 100.0)),
                 })
             })
             .collect();
         let theory: Vec<ChartPoint> = comparisons
             .iter()
-            .filter_map(|(spec, c)| Some(ChartPoint::new(f64::from(spec.size_bytes), c.theoretical_relative_difference? * 100.0)))
+            .filter_map(|(spec, c)| {
+                Some(ChartPoint::new(
+                    f64::from(spec.size_bytes),
+                    c.theoretical_relative_difference? * 100.0,
+                ))
+            })
             .collect();
         let name = transport(kind);
         if !measured.is_empty() {
-            series.push(Series { label: format!("{name} measured"), color, dashed: false, marker: Marker::Circle, points: measured });
+            series.push(Series {
+                label: format!("{name} measured"),
+                color,
+                dashed: false,
+                marker: Marker::Circle,
+                points: measured,
+            });
         }
         if !theory.is_empty() {
-            series.push(Series { label: format!("{name} header model"), color, dashed: true, marker: Marker::None, points: theory });
+            series.push(Series {
+                label: format!("{name} header model"),
+                color,
+                dashed: true,
+                marker: Marker::None,
+                points: theory,
+            });
         }
     }
-    let sizes: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
+    let sizes: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
     let chart = LineChart {
         name: "overhead".to_string(),
         x_label: "message size (bytes, log scale)".to_string(),
         y_label: "IPv6 − IPv4 goodput (% of IPv4)".to_string(),
-        x_log_ticks: Some((2..=9).map(|k| 4f64.powi(k)).filter(|t| sizes.iter().any(|s| *s <= t * 1.5) && sizes.iter().any(|s| *s >= t / 1.5)).collect()),
+        x_log_ticks: Some(
+            (2..=9)
+                .map(|k| 4f64.powi(k))
+                .filter(|t| {
+                    sizes.iter().any(|s| *s <= t * 1.5) && sizes.iter().any(|s| *s >= t / 1.5)
+                })
+                .collect(),
+        ),
         x_format: quantity::size_tick,
         y_format: quantity::tick,
         y_from_zero: false,

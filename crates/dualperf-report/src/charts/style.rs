@@ -3,8 +3,8 @@
 //! colours that survive colour blindness and grey-scale printing.
 
 use dualperf_model::IpFamily;
-use plotters::style::{FontFamily, RGBColor, ShapeStyle, TextStyle, BLACK};
 use plotters::style::{Color, IntoFont};
+use plotters::style::{FontFamily, RGBColor, ShapeStyle, TextStyle, BLACK};
 
 use crate::charts::line::Marker;
 
@@ -20,9 +20,17 @@ pub(crate) const UDP: RGBColor = RGBColor(204, 121, 167);
 pub(crate) const AXIS: RGBColor = RGBColor(90, 90, 90);
 
 /// Light grid lines.
-pub(crate) const GRID_LIGHT: ShapeStyle = ShapeStyle { color: plotters::style::RGBAColor(0, 0, 0, 0.05), filled: false, stroke_width: 1 };
+pub(crate) const GRID_LIGHT: ShapeStyle = ShapeStyle {
+    color: plotters::style::RGBAColor(0, 0, 0, 0.05),
+    filled: false,
+    stroke_width: 1,
+};
 /// Grid lines at labelled ticks.
-pub(crate) const GRID_BOLD: ShapeStyle = ShapeStyle { color: plotters::style::RGBAColor(0, 0, 0, 0.18), filled: false, stroke_width: 1 };
+pub(crate) const GRID_BOLD: ShapeStyle = ShapeStyle {
+    color: plotters::style::RGBAColor(0, 0, 0, 0.18),
+    filled: false,
+    stroke_width: 1,
+};
 
 /// Colour, dash and marker of a family's series.
 pub(crate) fn family(family: IpFamily) -> (RGBColor, bool, Marker) {
@@ -34,7 +42,9 @@ pub(crate) fn family(family: IpFamily) -> (RGBColor, bool, Marker) {
 
 /// Tick labels.
 pub(crate) fn tick_font() -> TextStyle<'static> {
-    (FontFamily::SansSerif, 15).into_font().color(&AXIS.mix(1.0))
+    (FontFamily::SansSerif, 15)
+        .into_font()
+        .color(&AXIS.mix(1.0))
 }
 
 /// Axis titles.

@@ -14,18 +14,27 @@ fn first_trial<'a>(view: &RunView<'a>, point: usize, family: IpFamily) -> Option
     view.run
         .trials
         .iter()
-        .filter(|t| t.point == point && t.family == family && matches!(t.outcome, TrialOutcome::Ok(_)))
+        .filter(|t| {
+            t.point == point && t.family == family && matches!(t.outcome, TrialOutcome::Ok(_))
+        })
         .min_by_key(|t| t.repetition)
 }
 
 /// Goodput per interval in Mbit/s against the interval's end in seconds.
 fn goodput_points(trial: &Trial) -> Vec<ChartPoint> {
-    let TrialOutcome::Ok(observations) = &trial.outcome else { return Vec::new() };
+    let TrialOutcome::Ok(observations) = &trial.outcome else {
+        return Vec::new();
+    };
     observations
         .intervals
         .iter()
         .filter(|s| s.length_ns > 0)
-        .map(|s| ChartPoint::new(s.end_ns as f64 / 1e9, s.received_bytes as f64 * 8.0 / (s.length_ns as f64 / 1e9) / 1e6))
+        .map(|s| {
+            ChartPoint::new(
+                s.end_ns as f64 / 1e9,
+                s.received_bytes as f64 * 8.0 / (s.length_ns as f64 / 1e9) / 1e6,
+            )
+        })
         .collect()
 }
 
@@ -33,7 +42,9 @@ fn goodput_points(trial: &Trial) -> Vec<ChartPoint> {
 pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for kind in view::STREAM_KINDS {
-        let Some(&(point, spec)) = view.sweep(kind).last() else { continue };
+        let Some(&(point, spec)) = view.sweep(kind).last() else {
+            continue;
+        };
         let mut interval_ms = 0;
         let series: Vec<Series> = IpFamily::ALL
             .into_iter()
@@ -41,7 +52,13 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
                 let trial = first_trial(view, point, family)?;
                 interval_ms = trial.spec.sample_interval_ms;
                 let (color, dashed, _) = style::family(family);
-                Some(Series { label: family.label().to_string(), color, dashed, marker: Marker::None, points: goodput_points(trial) })
+                Some(Series {
+                    label: family.label().to_string(),
+                    color,
+                    dashed,
+                    marker: Marker::None,
+                    points: goodput_points(trial),
+                })
             })
             .collect();
         let id = format!("time-series-{kind}");

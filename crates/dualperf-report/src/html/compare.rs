@@ -17,8 +17,13 @@ fn lighter(color: RGBColor) -> RGBColor {
 }
 
 fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportError> {
-    let views = [RunView::new(comparison.before), RunView::new(comparison.after)];
-    let Some(metric) = views[1].pick(view::THROUGHPUT) else { return Ok(String::new()) };
+    let views = [
+        RunView::new(comparison.before),
+        RunView::new(comparison.after),
+    ];
+    let Some(metric) = views[1].pick(view::THROUGHPUT) else {
+        return Ok(String::new());
+    };
     let mut html = String::new();
     for kind in view::STREAM_KINDS {
         let mut series = Vec::new();
@@ -30,15 +35,29 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
                     .into_iter()
                     .filter_map(|(i, spec)| {
                         let s = run_view.family_summary(i, metric, family)?;
-                        Some(ChartPoint { x: f64::from(spec.size_bytes), y: s.mean / 1e6, ci: s.ci95_low.zip(s.ci95_high).map(|(l, h)| (l / 1e6, h / 1e6)) })
+                        Some(ChartPoint {
+                            x: f64::from(spec.size_bytes),
+                            y: s.mean / 1e6,
+                            ci: s.ci95_low.zip(s.ci95_high).map(|(l, h)| (l / 1e6, h / 1e6)),
+                        })
                     })
                     .collect();
                 let (label, color, marker) = if n == 0 {
-                    (format!("before {}", family.label()), lighter(color), Marker::Cross)
+                    (
+                        format!("before {}", family.label()),
+                        lighter(color),
+                        Marker::Cross,
+                    )
                 } else {
                     (format!("after {}", family.label()), color, marker)
                 };
-                series.push(Series { label, color, dashed, marker, points });
+                series.push(Series {
+                    label,
+                    color,
+                    dashed,
+                    marker,
+                    points,
+                });
             }
         }
         let chart = LineChart {
@@ -93,7 +112,9 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
     for row in &comparison.rows {
         let unit = row.metric.unit.as_str();
         let significant = row.welch.is_some_and(|w| w.is_significant());
-        let better = row.relative_difference.map(|r| (r > 0.0) == row.metric.higher_is_better);
+        let better = row
+            .relative_difference
+            .map(|r| (r > 0.0) == row.metric.higher_is_better);
         let class = match (significant, better) {
             (true, Some(true)) => "num delta better",
             (true, Some(false)) => "num delta worse",
@@ -115,8 +136,14 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
     }
     body.push_str("</tbody></table>");
     if !comparison.unmatched.is_empty() {
-        body.push_str(&format!("<p class=\"note\">Not compared (measured in one run only): {}</p>", escape(&comparison.unmatched.join(", "))));
+        body.push_str(&format!(
+            "<p class=\"note\">Not compared (measured in one run only): {}</p>",
+            escape(&comparison.unmatched.join(", "))
+        ));
     }
     body.push_str("</section></main>");
-    Ok(page::document(&format!("dualperf comparison {} → {}", before.run_id, after.run_id), &body))
+    Ok(page::document(
+        &format!("dualperf comparison {} → {}", before.run_id, after.run_id),
+        &body,
+    ))
 }

@@ -22,9 +22,12 @@ const TERMS: [(&str, &str); 6] = [
 pub(crate) fn section(run: &RunResult) -> String {
     let mut metrics = BTreeMap::new();
     for summary in run.analysis.iter().flat_map(|a| &a.summaries) {
-        metrics.entry(summary.metric.name.clone()).or_insert_with(|| summary.metric.clone());
+        metrics
+            .entry(summary.metric.name.clone())
+            .or_insert_with(|| summary.metric.clone());
     }
-    let mut html = String::from("<section id=\"definitions\"><h2>Definitions</h2><dl class=\"glossary\">\n");
+    let mut html =
+        String::from("<section id=\"definitions\"><h2>Definitions</h2><dl class=\"glossary\">\n");
     for metric in metrics.values() {
         html.push_str(&format!(
             "<dt id=\"def-{name}\"><code>{name}</code></dt><dd>{definition} Unit: {unit}; {direction} is better.</dd>\n",
@@ -35,7 +38,11 @@ pub(crate) fn section(run: &RunResult) -> String {
         ));
     }
     for (term, definition) in TERMS {
-        html.push_str(&format!("<dt>{}</dt><dd>{}</dd>\n", escape(term), escape(definition)));
+        html.push_str(&format!(
+            "<dt>{}</dt><dd>{}</dd>\n",
+            escape(term),
+            escape(definition)
+        ));
     }
     html.push_str("</dl></section>\n");
     html

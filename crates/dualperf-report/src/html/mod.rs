@@ -54,7 +54,11 @@ pub(crate) fn date(unix_ms: u64) -> String {
 /// Where a run measured, in a few words.
 pub(crate) fn location(run: &RunResult) -> String {
     match (&run.testbed, &run.config.host) {
-        (Some(testbed), _) => format!("testbed <b>{}</b> on {}", escape(&testbed.name), escape(&run.client_host.hostname)),
+        (Some(testbed), _) => format!(
+            "testbed <b>{}</b> on {}",
+            escape(&testbed.name),
+            escape(&run.client_host.hostname)
+        ),
         (None, Some(host)) => format!("{} → {}", escape(&run.client_host.hostname), escape(host)),
         (None, None) => escape(&run.client_host.hostname),
     }
@@ -70,8 +74,19 @@ fn figure_html(figure: &Figure) -> String {
     )
 }
 
-fn figure_section(figures: &[(Section, Figure)], section: Section, id: &str, heading: &str, intro: &str, small: bool) -> String {
-    let chosen: Vec<&Figure> = figures.iter().filter(|(s, _)| *s == section).map(|(_, f)| f).collect();
+fn figure_section(
+    figures: &[(Section, Figure)],
+    section: Section,
+    id: &str,
+    heading: &str,
+    intro: &str,
+    small: bool,
+) -> String {
+    let chosen: Vec<&Figure> = figures
+        .iter()
+        .filter(|(s, _)| *s == section)
+        .map(|(_, f)| f)
+        .collect();
     if chosen.is_empty() {
         return String::new();
     }
@@ -111,12 +126,54 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     }
     body.push_str("</ul><p class=\"legend-line\">Throughout: <span class=\"family-v4\">IPv4 solid ●</span>, <span class=\"family-v6\">IPv6 dashed ▲</span>; differences are IPv6 − IPv4 relative to IPv4; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n");
     body.push_str(&verdicts::key_table(&view));
-    body.push_str(&figure_section(&figures, Section::Throughput, "throughput", "Throughput and loss", "Goodput at the receiver for every message size; UDP loss where UDP was measured.", false));
-    body.push_str(&figure_section(&figures, Section::Latency, "latency", "Round-trip time", "Request/response transactions: one message each way, timed one by one.", false));
-    body.push_str(&figure_section(&figures, Section::Overhead, "overhead", "How much of the gap the header explains", "The header-overhead model next to the measurement.", false));
-    body.push_str(&figure_section(&figures, Section::Cpu, "cpu", "CPU and service demand", "What each family costs the host.", false));
-    body.push_str(&figure_section(&figures, Section::Distributions, "distributions", "Round-trip-time distributions", "Whole distributions, not just means: a tail that only one family has shows here.", true));
-    body.push_str(&figure_section(&figures, Section::TimeSeries, "time-series", "Time series", "Goodput per sampling interval: stability within a trial.", false));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Throughput,
+        "throughput",
+        "Throughput and loss",
+        "Goodput at the receiver for every message size; UDP loss where UDP was measured.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Latency,
+        "latency",
+        "Round-trip time",
+        "Request/response transactions: one message each way, timed one by one.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Overhead,
+        "overhead",
+        "How much of the gap the header explains",
+        "The header-overhead model next to the measurement.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Cpu,
+        "cpu",
+        "CPU and service demand",
+        "What each family costs the host.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Distributions,
+        "distributions",
+        "Round-trip-time distributions",
+        "Whole distributions, not just means: a tail that only one family has shows here.",
+        true,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::TimeSeries,
+        "time-series",
+        "Time series",
+        "Goodput per sampling interval: stability within a trial.",
+        false,
+    ));
     body.push_str(&verdicts::full_table(&view));
     body.push_str(&facts::section(run));
     body.push_str(&glossary::section(run));
@@ -125,7 +182,10 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         env!("CARGO_PKG_VERSION"),
         escape(&run.run_id)
     ));
-    Ok(page::document(&format!("dualperf report {}", run.run_id), &body))
+    Ok(page::document(
+        &format!("dualperf report {}", run.run_id),
+        &body,
+    ))
 }
 
 #[cfg(test)]
@@ -134,7 +194,10 @@ mod tests {
 
     #[test]
     fn escaping_covers_markup_and_quotes() {
-        assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 
     #[test]

@@ -22,30 +22,57 @@ const HEAD_TITLES: [(&str, &str, bool); 8] = [
 fn head(with_verdict: bool) -> String {
     let mut html = String::from("<thead><tr>");
     for (name, title, numeric) in HEAD_TITLES {
-        let (name, title) = if name == "Verdict" && !with_verdict { ("Note", "Warnings about this comparison; the verdict is the hover text of Δ") } else { (name, title) };
+        let (name, title) = if name == "Verdict" && !with_verdict {
+            (
+                "Note",
+                "Warnings about this comparison; the verdict is the hover text of Δ",
+            )
+        } else {
+            (name, title)
+        };
         let class = if numeric { " class=\"num\"" } else { "" };
-        html.push_str(&format!("<th{class} title=\"{}\">{}</th>", escape(title), escape(name)));
+        html.push_str(&format!(
+            "<th{class} title=\"{}\">{}</th>",
+            escape(title),
+            escape(name)
+        ));
     }
     html.push_str("</tr></thead>\n");
     html
 }
 
 fn family_cell(summary: &Summary, unit: &str) -> String {
-    let half = summary.ci95_low.zip(summary.ci95_high).map(|(l, h)| (h - l) / 2.0);
+    let half = summary
+        .ci95_low
+        .zip(summary.ci95_high)
+        .map(|(l, h)| (h - l) / 2.0);
     let detail = format!(
         "n = {}, mean {}, sd {}, min {}, max {}, 95 % CI {}",
         summary.count,
         format_value(summary.mean, unit),
-        summary.standard_deviation.map_or("–".into(), |v| format_value(v, unit)),
+        summary
+            .standard_deviation
+            .map_or("–".into(), |v| format_value(v, unit)),
         format_value(summary.min, unit),
         format_value(summary.max, unit),
-        summary.ci95_low.zip(summary.ci95_high).map_or("–".into(), |(l, h)| format!("{} … {}", format_value(l, unit), format_value(h, unit))),
+        summary
+            .ci95_low
+            .zip(summary.ci95_high)
+            .map_or("–".into(), |(l, h)| format!(
+                "{} … {}",
+                format_value(l, unit),
+                format_value(h, unit)
+            )),
     );
     let text = match half {
         Some(half) => format_with_error(summary.mean, half, unit),
         None => format_value(summary.mean, unit),
     };
-    format!("<td class=\"num\" title=\"{}\">{}</td>", escape(&detail), escape(&text))
+    format!(
+        "<td class=\"num\" title=\"{}\">{}</td>",
+        escape(&detail),
+        escape(&text)
+    )
 }
 
 fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> String {
@@ -57,11 +84,18 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
         (true, Some(false)) => "num delta worse",
         _ => "num delta",
     };
-    let delta = relative.map_or_else(|| format_value(comparison.difference_mean, unit), percent_signed);
+    let delta = relative.map_or_else(
+        || crate::quantity::absolute_signed(comparison.difference_mean, unit),
+        percent_signed,
+    );
     let ci = comparison
         .relative_difference_ci95
-        .map_or("–".to_string(), |(l, h)| format!("{} … {}", percent_signed(l), percent_signed(h)));
-    let theory = comparison.theoretical_relative_difference.map_or(String::new(), percent_signed);
+        .map_or("–".to_string(), |(l, h)| {
+            format!("{} … {}", percent_signed(l), percent_signed(h))
+        });
+    let theory = comparison
+        .theoretical_relative_difference
+        .map_or(String::new(), percent_signed);
     let warnings = if comparison.warnings.is_empty() {
         String::new()
     } else {
@@ -70,11 +104,23 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
             format!("<br><span class=\"warn\">⚠ {}</span>", escape(&all))
         } else {
             // Short form ("IPv4 unstable, IPv6 unstable"); the whole text on hover.
-            let short: Vec<&str> = comparison.warnings.iter().map(|w| w.split(':').next().unwrap_or(w)).collect();
-            format!("<span class=\"warn\" title=\"{}\">⚠ {}</span>", escape(&all), escape(&short.join(", ")))
+            let short: Vec<&str> = comparison
+                .warnings
+                .iter()
+                .map(|w| w.split(':').next().unwrap_or(w))
+                .collect();
+            format!(
+                "<span class=\"warn\" title=\"{}\">⚠ {}</span>",
+                escape(&all),
+                escape(&short.join(", "))
+            )
         }
     };
-    let verdict = if with_verdict { escape(&comparison.verdict) } else { String::new() };
+    let verdict = if with_verdict {
+        escape(&comparison.verdict)
+    } else {
+        String::new()
+    };
     format!(
         "<tr class=\"{row_class}\"><td class=\"point\">{point}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{name}</a></td>{v4}{v6}\
          <td class=\"{class}\" title=\"{verdict_title} (absolute difference {absolute})\">{delta}</td><td class=\"num\">{ci}</td><td class=\"num\">{theory}</td><td>{verdict}{warnings}</td></tr>\n",
@@ -95,12 +141,31 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
 /// The first-screen table: per point, its key metric (goodput for streams,
 /// RTT for request/response, plus loss for UDP streams).
 pub(crate) fn key_table(view: &RunView<'_>) -> String {
-    let Some(analysis) = view.run.analysis.as_ref() else { return String::new() };
-    let key: Vec<&str> = [view.pick(view::THROUGHPUT), view.pick(view::RTT), view.pick(view::LOSS)].into_iter().flatten().collect();
-    let mut rows: Vec<&Comparison> = analysis.comparisons.iter().filter(|c| key.contains(&c.metric.name.as_str())).collect();
+    let Some(analysis) = view.run.analysis.as_ref() else {
+        return String::new();
+    };
+    let key: Vec<&str> = [
+        view.pick(view::THROUGHPUT),
+        view.pick(view::RTT),
+        view.pick(view::LOSS),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut rows: Vec<&Comparison> = analysis
+        .comparisons
+        .iter()
+        .filter(|c| key.contains(&c.metric.name.as_str()))
+        .collect();
     rows.sort_by_key(|c| {
-        let spec = &view.run.config.points[c.point.min(view.run.config.points.len().saturating_sub(1))];
-        (spec.kind, key.iter().position(|k| *k == c.metric.name), spec.size_bytes, c.point)
+        let spec =
+            &view.run.config.points[c.point.min(view.run.config.points.len().saturating_sub(1))];
+        (
+            spec.kind,
+            key.iter().position(|k| *k == c.metric.name),
+            spec.size_bytes,
+            c.point,
+        )
     });
     if rows.is_empty() {
         return String::new();
@@ -117,7 +182,9 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
 
 /// Every comparison, by point, plus metrics that could not be computed.
 pub(crate) fn full_table(view: &RunView<'_>) -> String {
-    let Some(analysis) = view.run.analysis.as_ref() else { return String::new() };
+    let Some(analysis) = view.run.analysis.as_ref() else {
+        return String::new();
+    };
     let mut html = format!(
         "<section id=\"comparisons\"><h2>All comparisons</h2>\n<details open><summary>{} comparisons</summary>\n<div class=\"table-wrap\"><table class=\"comparisons\">",
         analysis.comparisons.len()
@@ -131,7 +198,12 @@ pub(crate) fn full_table(view: &RunView<'_>) -> String {
     if !analysis.missing.is_empty() {
         html.push_str("<h3>Not computed</h3><ul class=\"note\">");
         for (point, metric, reason) in &analysis.missing {
-            html.push_str(&format!("<li>{} <code>{}</code>: {}</li>", escape(&view.label(*point)), escape(metric), escape(reason)));
+            html.push_str(&format!(
+                "<li>{} <code>{}</code>: {}</li>",
+                escape(&view.label(*point)),
+                escape(metric),
+                escape(reason)
+            ));
         }
         html.push_str("</ul>");
     }

@@ -13,15 +13,26 @@ use std::time::{Duration, Instant};
 use dualperf_report::{render, synthetic, Format};
 
 fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].iter().map(PathBuf::from).find(|p| p.exists())
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
 }
 
 /// Chromium, or `None` after printing why the test skips.
 fn require_chromium() -> Option<PathBuf> {
     let found = chromium();
     if found.is_none() {
-        let required = std::env::var_os("CI").is_some() || std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_some();
-        assert!(!required, "browser test cannot run: chromium is not installed (apt-get install chromium)");
+        let required = std::env::var_os("CI").is_some()
+            || std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_some();
+        assert!(
+            !required,
+            "browser test cannot run: chromium is not installed (apt-get install chromium)"
+        );
         eprintln!("skipped: chromium not installed");
     }
     found
@@ -33,7 +44,16 @@ fn run_chromium(binary: &Path, profile: &Path, page: &Path, extra: &[&str]) -> S
     let output_path = profile.join("stdout.txt");
     let output_file = std::fs::File::create(&output_path).unwrap();
     let mut child = Command::new(binary)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
@@ -64,7 +84,9 @@ fn attribute<'a>(dom: &'a str, tag: &str, name: &str) -> Option<&'a str> {
 
 #[test]
 fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
-    let Some(binary) = require_chromium() else { return };
+    let Some(binary) = require_chromium() else {
+        return;
+    };
     let directory = tempfile::tempdir().unwrap();
     let page = directory.path().join("report.html");
     let run = synthetic::synthetic_run();
@@ -73,20 +95,56 @@ fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
     let figures = html.matches("<figure ").count();
 
     let profile = tempfile::tempdir().unwrap();
-    let dom = run_chromium(&binary, profile.path(), &page, &["--window-size=1280,2000", "--dump-dom"]);
-    assert_eq!(attribute(&dom, "body", "data-ready"), Some("yes"), "the load probe did not run");
-    assert_eq!(attribute(&dom, "html", "data-errors"), None, "the page reported errors");
-    assert_eq!(attribute(&dom, "body", "data-charts"), Some(figures.to_string().as_str()));
-    assert_eq!(attribute(&dom, "body", "data-empty-charts"), Some("0"), "a chart has no drawn shapes");
-    assert_eq!(attribute(&dom, "body", "data-flat-charts"), Some("0"), "a chart was laid out without size");
+    let dom = run_chromium(
+        &binary,
+        profile.path(),
+        &page,
+        &["--window-size=1280,2000", "--dump-dom"],
+    );
+    assert_eq!(
+        attribute(&dom, "body", "data-ready"),
+        Some("yes"),
+        "the load probe did not run"
+    );
+    assert_eq!(
+        attribute(&dom, "html", "data-errors"),
+        None,
+        "the page reported errors"
+    );
+    assert_eq!(
+        attribute(&dom, "body", "data-charts"),
+        Some(figures.to_string().as_str())
+    );
+    assert_eq!(
+        attribute(&dom, "body", "data-empty-charts"),
+        Some("0"),
+        "a chart has no drawn shapes"
+    );
+    assert_eq!(
+        attribute(&dom, "body", "data-flat-charts"),
+        Some("0"),
+        "a chart was laid out without size"
+    );
 
     let screenshot = directory.path().join("report.png");
     let profile = tempfile::tempdir().unwrap();
-    run_chromium(&binary, profile.path(), &page, &["--window-size=1280,2400", &format!("--screenshot={}", screenshot.display())]);
+    run_chromium(
+        &binary,
+        profile.path(),
+        &page,
+        &[
+            "--window-size=1280,2400",
+            &format!("--screenshot={}", screenshot.display()),
+        ],
+    );
     let png = std::fs::read(&screenshot).expect("chromium wrote no screenshot");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     // A blank 1280×2400 page compresses to a few kilobytes; the report is far larger.
-    assert!(png.len() > 100_000, "screenshot is suspiciously small ({} bytes)", png.len());
+    assert!(
+        png.len() > 100_000,
+        "screenshot is suspiciously small ({} bytes)",
+        png.len()
+    );
     if std::env::var_os("DUALPERF_UPDATE_SCREENSHOT").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
         std::fs::create_dir_all(&docs).unwrap();

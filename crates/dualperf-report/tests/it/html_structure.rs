@@ -14,21 +14,45 @@ fn the_page_needs_no_network() {
     let (_, html) = report();
     assert!(html.starts_with("<!DOCTYPE html>"));
     for needle in ["<link", " src=", "@import", "url(", "https://"] {
-        assert!(!html.contains(needle), "found `{needle}`: the page would fetch something");
+        assert!(
+            !html.contains(needle),
+            "found `{needle}`: the page would fetch something"
+        );
     }
     let foreign = html.matches("http://").count();
     let svg_namespaces = html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
-    assert_eq!(foreign, svg_namespaces, "only SVG namespace URIs may appear");
+    assert_eq!(
+        foreign, svg_namespaces,
+        "only SVG namespace URIs may appear"
+    );
 }
 
 #[test]
 fn the_answer_comes_first_then_verdicts_figures_comparisons_facts_definitions() {
     let (_, html) = report();
-    let order: Vec<usize> = ["id=\"answer\"", "id=\"verdicts\"", "id=\"throughput\"", "id=\"latency\"", "id=\"overhead\"", "id=\"cpu\"", "id=\"distributions\"", "id=\"time-series\"", "id=\"comparisons\"", "id=\"facts\"", "id=\"definitions\""]
-        .iter()
-        .map(|id| html.find(id).unwrap_or_else(|| panic!("section {id} missing")))
-        .collect();
-    assert!(order.windows(2).all(|w| w[0] < w[1]), "sections out of order: {order:?}");
+    let order: Vec<usize> = [
+        "id=\"answer\"",
+        "id=\"verdicts\"",
+        "id=\"throughput\"",
+        "id=\"latency\"",
+        "id=\"overhead\"",
+        "id=\"cpu\"",
+        "id=\"distributions\"",
+        "id=\"time-series\"",
+        "id=\"comparisons\"",
+        "id=\"facts\"",
+        "id=\"definitions\"",
+    ]
+    .iter()
+    .map(|id| {
+        html.find(id)
+            .unwrap_or_else(|| panic!("section {id} missing"))
+    })
+    .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "sections out of order: {order:?}"
+    );
 }
 
 #[test]
@@ -37,13 +61,24 @@ fn every_figure_has_a_title_an_svg_chart_and_a_caption() {
     let figures: Vec<&str> = html.split("<figure ").skip(1).collect();
     // tcp/udp throughput, loss, tcp/udp rtt, overhead, cpu, service demand,
     // 6 rtt cdfs, 2 time series.
-    let rr_points = run.config.points.iter().filter(|p| p.kind.name().ends_with("-rr")).count();
+    let rr_points = run
+        .config
+        .points
+        .iter()
+        .filter(|p| p.kind.name().ends_with("-rr"))
+        .count();
     assert_eq!(figures.len(), 8 + rr_points + 2);
     for figure in figures {
         let figure = &figure[..figure.find("</figure>").unwrap()];
         assert!(figure.contains("<h3>"), "figure without title");
-        assert!(figure.contains("<svg") && figure.contains("</svg>"), "figure without svg");
-        assert!(figure.contains("<polyline") || figure.contains("<path"), "chart without lines");
+        assert!(
+            figure.contains("<svg") && figure.contains("</svg>"),
+            "figure without svg"
+        );
+        assert!(
+            figure.contains("<polyline") || figure.contains("<path"),
+            "chart without lines"
+        );
         assert!(figure.contains("<figcaption>"), "figure without caption");
     }
 }
@@ -55,9 +90,15 @@ fn throughput_charts_draw_ipv4_solid_and_ipv6_dashed_with_a_log_size_axis() {
     let chart = &html[start..start + html[start..].find("</figure>").unwrap()];
     // plotters draws a dashed series as many short segments, a solid one as one polyline.
     assert!(chart.contains("stroke=\"#0072B2\""), "IPv4 blue missing");
-    assert!(chart.matches("stroke=\"#D55E00\"").count() > 10, "IPv6 should be dashed (many segments)");
+    assert!(
+        chart.matches("stroke=\"#D55E00\"").count() > 10,
+        "IPv6 should be dashed (many segments)"
+    );
     for tick in ["64", "1 Ki", "16 Ki"] {
-        assert!(chart.contains(&format!(">\n{tick}\n</text>")), "size tick {tick} missing");
+        assert!(
+            chart.contains(&format!(">\n{tick}\n</text>")),
+            "size tick {tick} missing"
+        );
     }
     assert!(chart.contains("log scale"));
 }
@@ -67,10 +108,17 @@ fn every_metric_in_a_table_links_to_its_definition() {
     let (run, html) = report();
     for comparison in &run.analysis.as_ref().unwrap().comparisons {
         let name = &comparison.metric.name;
-        assert!(html.contains(&format!("href=\"#def-{name}\"")), "no link for {name}");
-        assert!(html.contains(&format!("id=\"def-{name}\"")), "no definition for {name}");
+        assert!(
+            html.contains(&format!("href=\"#def-{name}\"")),
+            "no link for {name}"
+        );
+        assert!(
+            html.contains(&format!("id=\"def-{name}\"")),
+            "no definition for {name}"
+        );
     }
-    let headers = html.matches("<th class=\"num\" title=").count() + html.matches("<th title=").count();
+    let headers =
+        html.matches("<th class=\"num\" title=").count() + html.matches("<th title=").count();
     assert!(headers >= 8, "table headings carry definitions as titles");
 }
 

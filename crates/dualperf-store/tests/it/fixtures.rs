@@ -16,12 +16,16 @@ use dualperf_store::schema::LATEST_VERSION;
 use dualperf_store::Store;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 fn user_version(path: &std::path::Path) -> u32 {
     let connection = rusqlite::Connection::open(path).unwrap();
-    connection.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap()
+    connection
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap()
 }
 
 /// Copies a fixture into a temporary directory (tests never change the originals).
@@ -47,9 +51,16 @@ fn to_fixture_json(run: &RunResult) -> String {
     let outcomes = run
         .trials
         .iter_mut()
-        .map(|t| match std::mem::replace(&mut t.outcome, TrialOutcome::Failed { error: String::new() }) {
-            TrialOutcome::Ok(o) => Ok(*o),
-            TrialOutcome::Failed { error } => Err(error),
+        .map(|t| {
+            match std::mem::replace(
+                &mut t.outcome,
+                TrialOutcome::Failed {
+                    error: String::new(),
+                },
+            ) {
+                TrialOutcome::Ok(o) => Ok(*o),
+                TrialOutcome::Failed { error } => Err(error),
+            }
         })
         .collect();
     serde_json::to_string(&FixtureJson { run, outcomes }).unwrap()
@@ -72,7 +83,12 @@ fn every_schema_version_before_the_latest_has_a_fixture() {
     for version in 1..LATEST_VERSION {
         let path = fixture(&format!("v{version}-synthetic.sqlite"));
         assert!(path.exists(), "missing fixture {}", path.display());
-        assert_eq!(user_version(&path), version, "{} is not at version {version}", path.display());
+        assert_eq!(
+            user_version(&path),
+            version,
+            "{} is not at version {version}",
+            path.display()
+        );
     }
 }
 
@@ -86,8 +102,13 @@ fn a_version_1_database_is_migrated_to_the_latest_and_its_run_loads_unchanged() 
     let expected = expected_run(1);
     assert_eq!(store.load_run(&expected.run_id).unwrap(), expected);
     // Version 2's column works on the migrated file.
-    store.set_notes(&expected.run_id, Some("migrated from v1")).unwrap();
-    assert_eq!(store.list_runs().unwrap()[0].notes.as_deref(), Some("migrated from v1"));
+    store
+        .set_notes(&expected.run_id, Some("migrated from v1"))
+        .unwrap();
+    assert_eq!(
+        store.list_runs().unwrap()[0].notes.as_deref(),
+        Some("migrated from v1")
+    );
     drop(store);
     assert_eq!(user_version(&path), LATEST_VERSION);
 }
@@ -98,7 +119,11 @@ fn every_old_fixture_loads_with_the_current_code() {
         let (_directory, path) = copy_of(&format!("v{version}-synthetic.sqlite"));
         let store = Store::open(&path).unwrap();
         let expected = expected_run(version);
-        assert_eq!(store.load_run(&expected.run_id).unwrap(), expected, "fixture v{version}");
+        assert_eq!(
+            store.load_run(&expected.run_id).unwrap(),
+            expected,
+            "fixture v{version}"
+        );
     }
 }
 
@@ -106,10 +131,18 @@ fn every_old_fixture_loads_with_the_current_code() {
 #[test]
 #[ignore = "generator: run by hand when adding a schema version"]
 fn write_fixture_database() {
-    let version: u32 = std::env::var("DUALPERF_FIXTURE_VERSION").map_or(LATEST_VERSION, |v| v.parse().unwrap());
+    let version: u32 =
+        std::env::var("DUALPERF_FIXTURE_VERSION").map_or(LATEST_VERSION, |v| v.parse().unwrap());
     let mut run = crate::synthetic_run(&format!("fixture-v{version}"));
     // Keep the committed file small: two points of each kind, all their trials.
-    let keep: Vec<usize> = run.config.points.iter().enumerate().filter(|(_, s)| matches!(s.size_bytes, 64 | 1472 | 8192)).map(|(i, _)| i).collect();
+    let keep: Vec<usize> = run
+        .config
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.size_bytes, 64 | 1472 | 8192))
+        .map(|(i, _)| i)
+        .collect();
     run.trials.retain(|t| keep.contains(&t.point));
     if let Some(analysis) = run.analysis.as_mut() {
         analysis.summaries.retain(|s| keep.contains(&s.point));
@@ -122,8 +155,14 @@ fn write_fixture_database() {
     store.save_run(&run).unwrap();
     drop(store);
     let connection = rusqlite::Connection::open(&sqlite).unwrap();
-    connection.execute_batch("PRAGMA journal_mode = DELETE; VACUUM;").unwrap();
+    connection
+        .execute_batch("PRAGMA journal_mode = DELETE; VACUUM;")
+        .unwrap();
     drop(connection);
-    std::fs::write(fixture(&format!("v{version}-synthetic.json")), to_fixture_json(&run)).unwrap();
+    std::fs::write(
+        fixture(&format!("v{version}-synthetic.json")),
+        to_fixture_json(&run),
+    )
+    .unwrap();
     assert_eq!(user_version(&sqlite), version);
 }

@@ -21,7 +21,9 @@ const INTERVALS: usize = 4_000;
 /// The child's side: appends trials forever, printing the count after each commit.
 #[test]
 fn writer_child_process() {
-    let Ok(spec) = std::env::var(CHILD_ENV) else { return };
+    let Ok(spec) = std::env::var(CHILD_ENV) else {
+        return;
+    };
     let (path, run_id) = spec.split_once('|').expect("spec is PATH|RUN_ID");
     let mut run = crate::synthetic_run(run_id);
     let template = run.trials[0].clone();
@@ -34,7 +36,13 @@ fn writer_child_process() {
         let mut trial = template.clone();
         trial.repetition = n;
         if let TrialOutcome::Ok(observations) = &mut trial.outcome {
-            observations.intervals = (0..INTERVALS as u64).map(|i| IntervalSample { end_ns: i + 1, length_ns: 1, ..Default::default() }).collect();
+            observations.intervals = (0..INTERVALS as u64)
+                .map(|i| IntervalSample {
+                    end_ns: i + 1,
+                    length_ns: 1,
+                    ..Default::default()
+                })
+                .collect();
         }
         store.append_trial(&mut handle, &trial).unwrap();
         println!("{}", n + 1);
@@ -48,7 +56,12 @@ fn a_writer_killed_mid_write_leaves_a_consistent_database_with_whole_trials() {
     for round in 0..4u64 {
         let run_id = format!("killed-{round}");
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "kill::writer_child_process", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "kill::writer_child_process",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, format!("{}|{run_id}", path.display()))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -64,7 +77,10 @@ fn a_writer_killed_mid_write_leaves_a_consistent_database_with_whole_trials() {
             if let Ok(count) = line.trim().parse::<u64>() {
                 reported = count;
             }
-            assert!(started.elapsed() < Duration::from_secs(60), "writer too slow");
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "writer too slow"
+            );
         }
         std::thread::sleep(Duration::from_millis(7 * round + 3));
         child.kill().unwrap(); // SIGKILL on Unix
@@ -73,10 +89,20 @@ fn a_writer_killed_mid_write_leaves_a_consistent_database_with_whole_trials() {
         let store = Store::open(&path).unwrap();
         assert_eq!(store.integrity_check().unwrap(), "ok", "round {round}");
         let run = store.load_run(&run_id).unwrap();
-        assert!(run.trials.len() as u64 >= reported, "round {round}: {} trials stored, {reported} reported", run.trials.len());
+        assert!(
+            run.trials.len() as u64 >= reported,
+            "round {round}: {} trials stored, {reported} reported",
+            run.trials.len()
+        );
         for trial in &run.trials {
-            let TrialOutcome::Ok(observations) = &trial.outcome else { panic!("only ok trials were written") };
-            assert_eq!(observations.intervals.len(), INTERVALS, "round {round}: a partial trial");
+            let TrialOutcome::Ok(observations) = &trial.outcome else {
+                panic!("only ok trials were written")
+            };
+            assert_eq!(
+                observations.intervals.len(),
+                INTERVALS,
+                "round {round}: a partial trial"
+            );
         }
         assert_eq!(run.finished_at_unix_ms, 0, "a killed run stays unfinished");
     }

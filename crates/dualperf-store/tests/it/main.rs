@@ -10,5 +10,9 @@ use dualperf_model::RunResult;
 
 /// The synthetic run with a given id.
 pub fn synthetic_run(run_id: &str) -> RunResult {
-    dualperf_report::synthetic::SyntheticLab { run_id: run_id.to_string(), ..Default::default() }.build()
+    dualperf_report::synthetic::SyntheticLab {
+        run_id: run_id.to_string(),
+        ..Default::default()
+    }
+    .build()
 }

@@ -15,7 +15,10 @@ fn temporary_store() -> (tempfile::TempDir, Store) {
 fn a_saved_run_loads_back_equal_to_the_original() {
     let (_directory, mut store) = temporary_store();
     let run = synthetic_run("r-roundtrip");
-    assert!(run.trials.len() > 100 && run.analysis.is_some(), "the fixture should be a full run");
+    assert!(
+        run.trials.len() > 100 && run.analysis.is_some(),
+        "the fixture should be a full run"
+    );
     store.save_run(&run).unwrap();
     let loaded = store.load_run("r-roundtrip").unwrap();
     assert_eq!(loaded, run);
@@ -28,7 +31,9 @@ fn the_time_series_and_histograms_are_rows_queryable_with_sql() {
     let run = synthetic_run("r-sql");
     Store::open(&path).unwrap().save_run(&run).unwrap();
     let connection = rusqlite::Connection::open(&path).unwrap();
-    let intervals: i64 = connection.query_row("SELECT count(*) FROM interval_samples", [], |r| r.get(0)).unwrap();
+    let intervals: i64 = connection
+        .query_row("SELECT count(*) FROM interval_samples", [], |r| r.get(0))
+        .unwrap();
     let expected: usize = run
         .trials
         .iter()
@@ -38,11 +43,25 @@ fn the_time_series_and_histograms_are_rows_queryable_with_sql() {
         })
         .sum();
     assert_eq!(intervals as usize, expected);
-    let buckets: i64 = connection.query_row("SELECT count(*) FROM latency_buckets", [], |r| r.get(0)).unwrap();
+    let buckets: i64 = connection
+        .query_row("SELECT count(*) FROM latency_buckets", [], |r| r.get(0))
+        .unwrap();
     assert!(buckets > 0);
-    let significant: i64 =
-        connection.query_row("SELECT count(*) FROM comparisons WHERE significant = 1", [], |r| r.get(0)).unwrap();
-    let expected_significant = run.analysis.as_ref().unwrap().comparisons.iter().filter(|c| c.significant).count();
+    let significant: i64 = connection
+        .query_row(
+            "SELECT count(*) FROM comparisons WHERE significant = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let expected_significant = run
+        .analysis
+        .as_ref()
+        .unwrap()
+        .comparisons
+        .iter()
+        .filter(|c| c.significant)
+        .count();
     assert_eq!(significant as usize, expected_significant);
 }
 
@@ -52,7 +71,9 @@ fn a_failed_trial_and_a_missing_analysis_round_trip() {
     let mut run = synthetic_run("r-failed");
     run.trials.truncate(5);
     run.trials.push(Trial {
-        outcome: TrialOutcome::Failed { error: "connecting to [fd00:2::2]:5201: connection refused".into() },
+        outcome: TrialOutcome::Failed {
+            error: "connecting to [fd00:2::2]:5201: connection refused".into(),
+        },
         ..run.trials[0].clone()
     });
     run.analysis = None;
@@ -113,7 +134,11 @@ fn an_analysis_with_nan_is_refused_whole_and_the_run_stays_unfinished() {
     let err = store.finish_run(handle, RunEnd::of(&run)).unwrap_err();
     assert!(err.to_string().contains("NaN"), "{err}");
     let loaded = store.load_run("r-nan").unwrap();
-    assert_eq!(loaded.trials.len(), trials.len(), "finished trials are kept");
+    assert_eq!(
+        loaded.trials.len(),
+        trials.len(),
+        "finished trials are kept"
+    );
     assert!(loaded.analysis.is_none(), "no half-written analysis");
     assert_eq!(loaded.finished_at_unix_ms, 0);
 }
@@ -136,10 +161,15 @@ fn history_lists_runs_oldest_first_with_location_counts_notes_and_headline() {
     store.save_run(&older).unwrap();
     let newer = synthetic_run("r-newer");
     store.save_run(&newer).unwrap();
-    store.set_notes("r-newer", Some("after kernel upgrade")).unwrap();
+    store
+        .set_notes("r-newer", Some("after kernel upgrade"))
+        .unwrap();
 
     let runs = store.list_runs().unwrap();
-    assert_eq!(runs.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(), ["r-older", "r-newer"]);
+    assert_eq!(
+        runs.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
+        ["r-older", "r-newer"]
+    );
     assert_eq!(store.latest_run_id().unwrap().as_deref(), Some("r-newer"));
     let (old, new) = (&runs[0], &runs[1]);
     assert_eq!(old.headline, "not analysed");
@@ -157,8 +187,17 @@ fn history_lists_runs_oldest_first_with_location_counts_notes_and_headline() {
         .comparisons
         .iter()
         .filter(|c| c.significant && c.metric.name == "goodput_bps")
-        .max_by(|a, b| a.relative_difference.unwrap().abs().total_cmp(&b.relative_difference.unwrap().abs()))
+        .max_by(|a, b| {
+            a.relative_difference
+                .unwrap()
+                .abs()
+                .total_cmp(&b.relative_difference.unwrap().abs())
+        })
         .unwrap();
     assert!(new.headline.ends_with(&largest.verdict), "{}", new.headline);
-    assert!(new.headline.contains(&largest.metric.name), "{}", new.headline);
+    assert!(
+        new.headline.contains(&largest.metric.name),
+        "{}",
+        new.headline
+    );
 }

@@ -28,9 +28,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("no runs stored yet");
         return Ok(ExitCode::SUCCESS);
     }
-    let id_width = runs.iter().map(|r| r.run_id.len()).max().unwrap_or(3).max(3);
-    let where_width = runs.iter().map(|r| r.location.chars().count()).max().unwrap_or(5).clamp(5, 40);
-    println!("{:<id_width$}  {:<20}  {:<where_width$}  {:>6}  {:>6}  {:<8}  HEADLINE", "RUN", "STARTED", "WHERE", "POINTS", "TRIALS", "COMPLETE");
+    let id_width = runs
+        .iter()
+        .map(|r| r.run_id.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let where_width = runs
+        .iter()
+        .map(|r| r.location.chars().count())
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 40);
+    println!(
+        "{:<id_width$}  {:<20}  {:<where_width$}  {:>6}  {:>6}  {:<8}  HEADLINE",
+        "RUN", "STARTED", "WHERE", "POINTS", "TRIALS", "COMPLETE"
+    );
     for run in &runs {
         let location: String = run.location.chars().take(where_width).collect();
         let complete = match (run.complete, run.finished_at_unix_ms) {
@@ -38,7 +51,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             (false, 0) => "unfinished".to_string(),
             (false, _) => format!("no ({} failed)", run.failed_trials),
         };
-        let notes = run.notes.as_ref().map_or(String::new(), |n| format!(" [{n}]"));
+        let notes = run
+            .notes
+            .as_ref()
+            .map_or(String::new(), |n| format!(" [{n}]"));
         println!(
             "{:<id_width$}  {:<20}  {:<where_width$}  {:>6}  {:>6}  {:<8}  {}{}",
             run.run_id,

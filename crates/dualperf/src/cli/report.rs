@@ -100,11 +100,14 @@ pub fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult> {
 fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
     if path == Path::new("-") {
         use std::io::Write;
-        return std::io::stdout().write_all(text.as_bytes()).context("writing the report to standard output");
+        return std::io::stdout()
+            .write_all(text.as_bytes())
+            .context("writing the report to standard output");
     }
     let temporary = path.with_extension("partial");
     std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
 }
 
 /// Renders `run` in `format` and writes it to `output` (default
@@ -113,15 +116,29 @@ fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// Rendering or file errors.
-pub fn write_report(run: &RunResult, format: Format, output: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let text = dualperf_report::render(run, format).with_context(|| format!("rendering run {}", run.run_id))?;
+pub fn write_report(
+    run: &RunResult,
+    format: Format,
+    output: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    let text = dualperf_report::render(run, format)
+        .with_context(|| format!("rendering run {}", run.run_id))?;
     let path = output.map_or_else(|| default_output(&run.run_id, format), Path::to_path_buf);
     write_output(&path, &text)?;
     Ok(path)
 }
 
 fn default_output(run_id: &str, format: Format) -> PathBuf {
-    let safe: String = run_id.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    let safe: String = run_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     PathBuf::from(format!("dualperf-report-{safe}.{}", format.extension()))
 }
 
@@ -133,7 +150,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let (before, after) = (load_run(&store, &pair[0])?, load_run(&store, &pair[1])?);
         let text = dualperf_report::render_comparison(&before, &after, format)
             .with_context(|| format!("comparing {} with {}", before.run_id, after.run_id))?;
-        let path = args.output.clone().unwrap_or_else(|| default_output(&format!("{}-vs-{}", before.run_id, after.run_id), format));
+        let path = args.output.clone().unwrap_or_else(|| {
+            default_output(&format!("{}-vs-{}", before.run_id, after.run_id), format)
+        });
         write_output(&path, &text)?;
         if path != Path::new("-") {
             println!("{}", path.display());
@@ -141,12 +160,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let runs = if args.runs.is_empty() {
-        vec![store.latest_run_id()?.ok_or_else(|| Failure::usage("the results database holds no runs yet"))?]
+        vec![store
+            .latest_run_id()?
+            .ok_or_else(|| Failure::usage("the results database holds no runs yet"))?]
     } else {
         args.runs.clone()
     };
     if runs.len() > 1 && args.output.is_some() {
-        return Err(Failure::usage("-o/--output takes one run; give one run id or leave out -o"));
+        return Err(Failure::usage(
+            "-o/--output takes one run; give one run id or leave out -o",
+        ));
     }
     for run_id in &runs {
         let run = load_run(&store, run_id)?;
