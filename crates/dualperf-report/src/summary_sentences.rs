@@ -62,6 +62,14 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
             ));
         }
     }
+    if let Some(metric) = view.pick(view::ONE_WAY_DELAY) {
+        let name = format!("UDP probe ({})", TestKind::UdpProbe);
+        sentences.extend(sweep_sentence(
+            &view.sweep_comparisons(TestKind::UdpProbe, metric),
+            &name,
+            "one-way delay",
+        ));
+    }
     sentences.extend(theory_sentence(view));
     let unstable = view
         .run

@@ -10,10 +10,11 @@
 //! `dualperf-stats`. Tests and demos only: never store this as a measurement.
 
 use dualperf_model::{
-    Analysis, Comparison, CpuObservations, FlowCounters, HistogramBucket, HostFacts,
-    InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Metric, MetricSummary, Observations,
-    PerFamily, ProcessCpu, RepetitionOrder, RunConfig, RunResult, SocketFacts, Summary, SystemCpu,
-    TcpCounters, TestKind, TestSpec, TestbedFacts, Trial, TrialOutcome, UdpReceiveCounters,
+    observation::Arrival, Analysis, Comparison, CpuObservations, FlowCounters, HistogramBucket,
+    HostFacts, InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Metric, MetricSummary,
+    Observations, PerFamily, ProcessCpu, RepetitionOrder, RunConfig, RunResult, SocketFacts,
+    Summary, SystemCpu, TcpCounters, TestKind, TestSpec, TestbedFacts, Trial, TrialOutcome,
+    UdpReceiveCounters,
 };
 
 /// The knobs of the imaginary lab; change them to make a "second run".
@@ -35,6 +36,8 @@ pub struct SyntheticLab {
     pub stream_sizes: Vec<u32>,
     /// Message sizes of the tcp-rr and udp-rr points, bytes.
     pub rr_sizes: Vec<u32>,
+    /// Add a udp-probe point (one-way delay, PDV) at the end.
+    pub probe: bool,
 }
 
 impl Default for SyntheticLab {
@@ -48,6 +51,7 @@ impl Default for SyntheticLab {
             kernel: "6.1.0-28-amd64".to_string(),
             stream_sizes: STREAM_SIZES.to_vec(),
             rr_sizes: RR_SIZES.to_vec(),
+            probe: true,
         }
     }
 }
@@ -64,6 +68,8 @@ const ETHERNET_BYTES: f64 = 14.0 + 24.0;
 const MEASURED_NS: u64 = 2_000_000_000;
 /// Time-series resolution.
 const SAMPLE_NS: u64 = 50_000_000;
+/// Packet interval of the udp-probe point.
+const PROBE_INTERVAL_NS: u64 = 20_000_000;
 
 /// The default synthetic run: 22 points × 2 families × 3 repetitions, analysed.
 pub fn synthetic_run() -> RunResult {
@@ -227,6 +233,13 @@ impl SyntheticLab {
         }
         for kind in [TestKind::TcpRr, TestKind::UdpRr] {
             points.extend(self.rr_sizes.iter().map(|&size| spec(kind, size)));
+        }
+        if self.probe {
+            // A G.711-like probe: 172-byte payloads every 20 ms.
+            points.push(TestSpec {
+                probe_interval_us: Some(PROBE_INTERVAL_NS / 1_000),
+                ..spec(TestKind::UdpProbe, 172)
+            });
         }
         points
     }
@@ -404,7 +417,8 @@ impl SyntheticLab {
                 }
                 observations.cpu = cpu(0.45 + 0.02 * noise.next(), family);
             }
-            _ => {}
+            TestKind::UdpProbe => probe(&mut observations, family, repetition, noise),
+            TestKind::TcpConnect => {}
         }
         Trial {
             point,
@@ -450,6 +464,73 @@ impl SyntheticLab {
             netns: Some(format!("dsp-synth-{role}")),
         }
     }
+}
+
+/// An isochronous probe stream over a shared clock: one-way delay of about
+/// 30 µs (IPv6 a little more), exponential-looking queueing delay, and one
+/// lost packet in the second IPv6 repetition.
+fn probe(observations: &mut Observations, family: IpFamily, repetition: u32, noise: &mut Noise) {
+    let packets = MEASURED_NS / PROBE_INTERVAL_NS;
+    let base = if family == IpFamily::V6 {
+        31_500.0
+    } else {
+        30_000.0
+    };
+    let lost_sequence = (family == IpFamily::V6 && repetition == 1).then_some(37);
+    let mut arrivals = Vec::new();
+    for sequence in 0..packets {
+        if Some(sequence) == lost_sequence {
+            continue;
+        }
+        let queueing = -(1.0 - noise.next().abs()).max(1e-6).ln() * 2_500.0;
+        let sent_ns = (sequence * PROBE_INTERVAL_NS) as i64;
+        arrivals.push(Arrival {
+            sequence,
+            sent_ns,
+            received_ns: sent_ns + (base + queueing) as i64,
+        });
+    }
+    let received = arrivals.len() as u64;
+    for index in 0..MEASURED_NS / SAMPLE_NS {
+        let (start, end) = ((index * SAMPLE_NS) as i64, ((index + 1) * SAMPLE_NS) as i64);
+        let inside: Vec<&Arrival> = arrivals
+            .iter()
+            .filter(|a| a.sent_ns >= start && a.sent_ns < end)
+            .collect();
+        let delays: i64 = inside.iter().map(|a| a.received_ns - a.sent_ns).sum();
+        observations.intervals.push(IntervalSample {
+            end_ns: end as u64,
+            length_ns: SAMPLE_NS,
+            sent_bytes: inside.len() as u64 * 172,
+            sent_packets: inside.len() as u64,
+            received_bytes: inside.len() as u64 * 172,
+            received_packets: inside.len() as u64,
+            lost_packets: Some(0),
+            mean_delay_ns: (!inside.is_empty()).then(|| (delays / inside.len() as i64) as u64),
+        });
+    }
+    observations.sender = FlowCounters {
+        bytes: packets * 172,
+        packets,
+    };
+    observations.receiver = FlowCounters {
+        bytes: received * 172,
+        packets: received,
+    };
+    observations.udp = Some(UdpReceiveCounters {
+        sent: packets,
+        received,
+        lost: packets - received,
+        loss_episodes: packets - received,
+        loss_wait_ms: 2_000,
+        jitter_ns: 1_800,
+        arrivals_limit: 10_000,
+        arrivals,
+        receive_timestamp_source: "SO_TIMESTAMPNS".to_string(),
+        clocks_shared: true,
+        ..Default::default()
+    });
+    observations.cpu = cpu(0.02, family);
 }
 
 fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
@@ -621,6 +702,49 @@ fn trial_metrics(trial: &Trial) -> Vec<(Metric, f64)> {
                     "client CPU time per MiB sent (netperf's service demand)",
                 ),
                 cpu_ns / 1e3 / mib,
+            ));
+        }
+        TestKind::UdpProbe => {
+            let udp = o
+                .udp
+                .as_ref()
+                .expect("synthetic probe trials have udp counters");
+            let delays: Vec<f64> = udp
+                .arrivals
+                .iter()
+                .map(|a| (a.received_ns - a.sent_ns) as f64)
+                .collect();
+            let minimum = delays.iter().copied().fold(f64::MAX, f64::min);
+            let mut variation: Vec<f64> = delays.iter().map(|d| d - minimum).collect();
+            variation.sort_by(f64::total_cmp);
+            let p99 =
+                variation[((variation.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)];
+            values.push((
+                metric(
+                    "loss_ratio",
+                    "ratio",
+                    false,
+                    "lost / sent, 2 s waiting time (RFC 7680)",
+                ),
+                udp.lost as f64 / udp.sent as f64,
+            ));
+            values.push((
+                metric(
+                    "owd_mean_ns",
+                    "ns",
+                    false,
+                    "mean one-way delay, receive − send time on a shared clock (RFC 7679)",
+                ),
+                delays.iter().sum::<f64>() / delays.len() as f64,
+            ));
+            values.push((
+                metric(
+                    "pdv_p99_ns",
+                    "ns",
+                    false,
+                    "99th percentile of D(i) − D(min), packet delay variation (RFC 5481)",
+                ),
+                p99,
             ));
         }
         _ => {

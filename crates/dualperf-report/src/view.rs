@@ -11,6 +11,8 @@ use dualperf_model::{Comparison, IpFamily, MetricSummary, RunResult, Summary, Te
 pub(crate) const THROUGHPUT: &[&str] = &["goodput_bps", "receiver_goodput_bps", "throughput_bps"];
 /// Round-trip-time metrics, most preferred first.
 pub(crate) const RTT: &[&str] = &["rtt_mean_ns", "rtt_p50_ns", "rtt_median_ns"];
+/// One-way-delay metrics (probe points).
+pub(crate) const ONE_WAY_DELAY: &[&str] = &["owd_mean_ns", "owd_p50_ns", "one_way_delay_mean_ns"];
 /// Loss metrics.
 pub(crate) const LOSS: &[&str] = &["loss_ratio"];
 /// Client CPU utilisation.

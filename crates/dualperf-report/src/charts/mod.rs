@@ -58,10 +58,13 @@ pub(crate) fn figures(view: &RunView<'_>) -> Result<Vec<(Section, Figure)>, Repo
     for figure in sweep::cpu(view)? {
         figures.push((Section::Cpu, figure));
     }
-    for figure in cdf::rtt_cdfs(view)? {
+    for figure in cdf::rtt_cdfs(view)?.into_iter().chain(cdf::pdv_cdfs(view)?) {
         figures.push((Section::Distributions, figure));
     }
-    for figure in time_series::goodput_over_time(view)? {
+    for figure in time_series::goodput_over_time(view)?
+        .into_iter()
+        .chain(time_series::delay_over_time(view)?)
+    {
         figures.push((Section::TimeSeries, figure));
     }
     Ok(figures)

@@ -87,3 +87,67 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
     }
     Ok(figures)
 }
+
+/// One-way delay of every packet against its send time, first repetition,
+/// for points with arrivals on a shared clock.
+pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
+    let mut figures = Vec::new();
+    for (point, spec) in view.run.config.points.iter().enumerate() {
+        let series: Vec<Series> = IpFamily::ALL
+            .into_iter()
+            .filter_map(|family| {
+                let trial = first_trial(view, point, family)?;
+                let TrialOutcome::Ok(observations) = &trial.outcome else {
+                    return None;
+                };
+                let udp = observations
+                    .udp
+                    .as_ref()
+                    .filter(|u| u.clocks_shared && !u.arrivals.is_empty())?;
+                let first = udp.arrivals.first()?.sent_ns;
+                let points = udp
+                    .arrivals
+                    .iter()
+                    .map(|a| {
+                        ChartPoint::new(
+                            (a.sent_ns - first) as f64 / 1e9,
+                            (a.received_ns - a.sent_ns) as f64 / 1e3,
+                        )
+                    })
+                    .collect();
+                let (color, dashed, _) = style::family(family);
+                Some(Series {
+                    label: family.label().to_string(),
+                    color,
+                    dashed,
+                    marker: Marker::None,
+                    points,
+                })
+            })
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        let id = format!("delay-series-{}-{}", spec.kind, spec.size_bytes);
+        let chart = LineChart {
+            name: id.clone(),
+            x_label: "send time since the first packet (s)".to_string(),
+            y_label: "one-way delay (µs)".to_string(),
+            x_log_ticks: None,
+            x_format: quantity::tick,
+            y_format: quantity::tick,
+            y_from_zero: true,
+            zero_line: false,
+            legend: LegendCorner::UpperRight,
+            size: (640, 300),
+            series,
+        };
+        figures.push(Figure {
+            title: format!("One-way delay over time, {}", spec.label()),
+            caption: "Receive − send time of every packet of the first repetition (RFC 7679; both ends share one clock, so the delay is exact).".to_string(),
+            svg: line::render(&chart)?,
+            id,
+        });
+    }
+    Ok(figures)
+}

@@ -162,7 +162,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         &figures,
         Section::Distributions,
         "distributions",
-        "Round-trip-time distributions",
+        "Delay distributions",
         "Whole distributions, not just means: a tail that only one family has shows here.",
         true,
     ));
@@ -171,7 +171,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         Section::TimeSeries,
         "time-series",
         "Time series",
-        "Goodput per sampling interval: stability within a trial.",
+        "Goodput per sampling interval and per-packet delay: stability within a trial.",
         false,
     ));
     body.push_str(&verdicts::full_table(&view));

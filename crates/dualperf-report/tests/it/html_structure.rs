@@ -60,14 +60,22 @@ fn every_figure_has_a_title_an_svg_chart_and_a_caption() {
     let (run, html) = report();
     let figures: Vec<&str> = html.split("<figure ").skip(1).collect();
     // tcp/udp throughput, loss, tcp/udp rtt, overhead, cpu, service demand,
-    // 6 rtt cdfs, 2 time series.
+    // an RTT CDF per rr point, 2 goodput time series, and per probe point a
+    // PDV CDF and a delay series.
     let rr_points = run
         .config
         .points
         .iter()
         .filter(|p| p.kind.name().ends_with("-rr"))
         .count();
-    assert_eq!(figures.len(), 8 + rr_points + 2);
+    let probe_points = run
+        .config
+        .points
+        .iter()
+        .filter(|p| p.kind.name() == "udp-probe")
+        .count();
+    assert_eq!(probe_points, 1, "the synthetic run has one probe point");
+    assert_eq!(figures.len(), 8 + rr_points + 2 + 2 * probe_points);
     for figure in figures {
         let figure = &figure[..figure.find("</figure>").unwrap()];
         assert!(figure.contains("<h3>"), "figure without title");

@@ -22,6 +22,7 @@ fn markdown_comparison_of_two_runs_matches_the_snapshot() {
     let after = synthetic::SyntheticLab {
         stream_sizes: vec![64, 1472],
         rr_sizes: vec![64],
+        probe: false,
         ..synthetic::after_upgrade()
     }
     .build();
