@@ -145,7 +145,12 @@ fn sweep_sentence(
     let same_sign = significant
         .iter()
         .all(|r| (r.1 < 0.0) == (significant[0].1 < 0.0));
-    let detail = if same_sign {
+    let detail = if relatives.len() == 1 {
+        format!(
+            "; the difference is significant: IPv6 is {}",
+            direction(significant[0].1)
+        )
+    } else if same_sign {
         format!(
             "; where the difference is significant ({} of {} sizes) IPv6 is {}",
             significant.len(),
@@ -245,18 +250,19 @@ fn theory_sentence(view: &RunView<'_>) -> Option<String> {
     let (spec, comparison) = points.last()?;
     let theory = comparison.theoretical_relative_difference?;
     let measured = comparison.relative_difference?;
+    let inside_ci = comparison
+        .relative_difference_ci95
+        .is_some_and(|(l, h)| l <= theory && theory <= h);
     let verdict = if !comparison.significant {
         "the measured difference is not significant".to_string()
-    } else if (measured - theory).abs() <= 0.005
-        || comparison
-            .relative_difference_ci95
-            .is_some_and(|(l, h)| l <= theory && theory <= h)
-    {
-        "the bigger header explains the gap".to_string()
+    } else if inside_ci {
+        "the bigger header explains the gap (the prediction lies inside the measured 95 % CI)"
+            .to_string()
     } else if measured.abs() > theory.abs() {
         format!(
-            "the header explains {:.1} points of it; the rest is the implementation",
-            theory.abs() * 100.0
+            "the header explains {:.1} of the {:.1} points; the rest is the implementation",
+            theory.abs() * 100.0,
+            measured.abs() * 100.0
         )
     } else {
         "IPv6 does better than its header predicts".to_string()

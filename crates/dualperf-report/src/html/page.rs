@@ -69,16 +69,20 @@ nav.toc { font-size: 13.5px; color: var(--muted); margin-bottom: 8px; } nav.toc 
 footer { color: var(--muted); font-size: 12.5px; border-top: 1px solid var(--rule); margin-top: 36px; padding-top: 8px; }
 .note { color: var(--muted); font-size: 13px; }
 @media print {
-  @page { size: A4; margin: 14mm 12mm; }
-  body { font-size: 10pt; }
+  @page { size: A4; margin: 12mm 10mm; }
+  body { font-size: 9.5pt; }
   main { max-width: none; padding: 0; }
   nav.toc, details summary { display: none; }
-  details { display: block; } details > * { display: block; }
-  .figures, .figures.small, .facts { display: block; }
-  figure { margin: 0 0 10mm; }
-  figure svg { max-height: 95mm; width: auto; max-width: 100%; border: none; }
+  .table-wrap { overflow: visible; }
+  table { font-size: 7.5pt; }
+  th, td { padding: 2px 4px; }
+  td.num, th.num { white-space: normal; }
   th { position: static; }
-  section { break-before: auto; }
+  .figures, .figures.small { display: grid; grid-template-columns: 1fr 1fr; gap: 5mm 6mm; }
+  .facts { display: block; }
+  figure svg { border: none; }
+  figcaption { font-size: 7.5pt; }
+  .answer { border-left-width: 3px; }
   a { color: inherit; text-decoration: none; }
 }
 "#;

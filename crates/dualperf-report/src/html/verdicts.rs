@@ -148,6 +148,7 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
         view.pick(view::THROUGHPUT),
         view.pick(view::RTT),
         view.pick(view::LOSS),
+        view.pick(view::ONE_WAY_DELAY),
     ]
     .into_iter()
     .flatten()

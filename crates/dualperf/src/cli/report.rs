@@ -180,3 +180,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_report_names_keep_only_safe_characters() {
+        assert_eq!(
+            default_output("20261121T220000Z-a/b c", Format::Html),
+            PathBuf::from("dualperf-report-20261121T220000Z-a_b_c.html")
+        );
+    }
+
+    #[test]
+    fn a_report_is_written_whole_and_its_path_returned() {
+        let directory =
+            std::env::temp_dir().join(format!("dualperf-report-test-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let target = directory.join("report.md");
+        let run = dualperf_report::synthetic::small_synthetic_run();
+        let written = write_report(&run, Format::Markdown, Some(&target)).unwrap();
+        assert_eq!(written, target);
+        let text = std::fs::read_to_string(&target).unwrap();
+        assert!(text.starts_with("# IPv4 vs IPv6"));
+        assert!(
+            !target.with_extension("partial").exists(),
+            "the temporary file is renamed away"
+        );
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    #[test]
+    fn reading_a_missing_database_is_a_usage_error_and_creates_nothing() {
+        let path =
+            std::env::temp_dir().join(format!("dualperf-missing-{}.sqlite", std::process::id()));
+        let error = open_existing(Some(&path)).unwrap_err();
+        let failure = error.downcast_ref::<Failure>().expect("a usage failure");
+        assert_eq!(failure.code, super::super::exit::USAGE);
+        assert!(!path.exists());
+    }
+}
