@@ -25,6 +25,32 @@ pub(crate) struct Figure {
     pub svg: String,
 }
 
+/// Ticks of a log-scale message-size axis: powers of two around the data,
+/// every other one when there would be more than seven, always including
+/// the one nearest the largest size (so 8192 B gets its "8 Ki").
+pub(crate) fn size_ticks(sizes: &[f64]) -> Vec<f64> {
+    let (low, high) = sizes
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &s| (l.min(s), h.max(s)));
+    if high <= 0.0 {
+        return vec![64.0, 1024.0, 16384.0];
+    }
+    let mut ticks: Vec<f64> = (0..=20)
+        .map(|k| 2f64.powi(k))
+        .filter(|t| *t >= low / 1.5 && *t <= high * 1.5)
+        .collect();
+    while ticks.len() > 7 {
+        let last = ticks.len() - 1;
+        ticks = ticks
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| (last - i) % 2 == 0)
+            .map(|(_, t)| t)
+            .collect();
+    }
+    ticks
+}
+
 /// How values of a unit are shown on an axis: divisor and the axis unit.
 pub(crate) fn axis_unit(unit: &str, largest: f64) -> (f64, String) {
     match unit {
@@ -34,6 +60,24 @@ pub(crate) fn axis_unit(unit: &str, largest: f64) -> (f64, String) {
         "ns" => (1e3, "µs".into()),
         "ratio" => (0.01, "%".into()),
         other => (1.0, other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_ticks_cover_the_data_with_at_most_seven_powers_of_two() {
+        assert_eq!(
+            size_ticks(&[64.0, 65507.0]),
+            [64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0]
+        );
+        assert_eq!(
+            size_ticks(&[64.0, 1024.0, 8192.0]),
+            [128.0, 512.0, 2048.0, 8192.0]
+        );
+        assert_eq!(size_ticks(&[172.0]), [128.0, 256.0]);
     }
 }
 

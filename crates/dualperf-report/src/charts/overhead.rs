@@ -6,7 +6,7 @@
 use dualperf_model::TestKind;
 
 use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
-use crate::charts::{style, Figure};
+use crate::charts::{size_ticks, style, Figure};
 use crate::error::ReportError;
 use crate::quantity;
 use crate::view::{self, transport, RunView};
@@ -73,14 +73,7 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
         name: "overhead".to_string(),
         x_label: "message size (bytes, log scale)".to_string(),
         y_label: "IPv6 − IPv4 goodput (% of IPv4)".to_string(),
-        x_log_ticks: Some(
-            (2..=9)
-                .map(|k| 4f64.powi(k))
-                .filter(|t| {
-                    sizes.iter().any(|s| *s <= t * 1.5) && sizes.iter().any(|s| *s >= t / 1.5)
-                })
-                .collect(),
-        ),
+        x_log_ticks: Some(size_ticks(&sizes)),
         x_format: quantity::size_tick,
         y_format: quantity::tick,
         y_from_zero: false,

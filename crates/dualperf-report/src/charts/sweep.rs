@@ -5,21 +5,10 @@
 use dualperf_model::{IpFamily, TestKind};
 
 use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
-use crate::charts::{axis_unit, style, Figure};
+use crate::charts::{axis_unit, size_ticks, style, Figure};
 use crate::error::ReportError;
 use crate::quantity;
 use crate::view::{self, transport, RunView};
-
-/// Message-size ticks: powers of 4 from 16 B to 256 KiB.
-fn size_ticks(sizes: &[f64]) -> Vec<f64> {
-    let (low, high) = sizes
-        .iter()
-        .fold((f64::MAX, 0.0f64), |(l, h), &s| (l.min(s), h.max(s)));
-    (2..=9)
-        .map(|k| 4f64.powi(k))
-        .filter(|t| *t >= low / 1.5 && *t <= high * 1.5)
-        .collect()
-}
 
 /// One family's series of `metric` over the sweep of `kind`, scaled.
 fn family_series(

@@ -6,7 +6,7 @@ use plotters::style::RGBColor;
 
 use super::{date, escape, location, page};
 use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
-use crate::charts::{axis_unit, style};
+use crate::charts::{axis_unit, size_ticks, style};
 use crate::compare::RunComparison;
 use crate::error::ReportError;
 use crate::quantity::{self, format_value, percent_signed};
@@ -64,7 +64,12 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
             name: format!("compare-throughput-{kind}"),
             x_label: "message size (bytes, log scale)".into(),
             y_label: format!("goodput ({})", axis_unit("bit/s", 0.0).1),
-            x_log_ticks: Some((2..=9).map(|k| 4f64.powi(k)).collect()),
+            x_log_ticks: Some(size_ticks(
+                &series
+                    .iter()
+                    .flat_map(|s| s.points.iter().map(|p| p.x))
+                    .collect::<Vec<_>>(),
+            )),
             x_format: quantity::size_tick,
             y_format: quantity::tick,
             y_from_zero: true,
