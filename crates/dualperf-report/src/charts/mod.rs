@@ -44,7 +44,7 @@ pub(crate) fn size_ticks(sizes: &[f64]) -> Vec<f64> {
         ticks = ticks
             .into_iter()
             .enumerate()
-            .filter(|(i, _)| (last - i) % 2 == 0)
+            .filter(|(i, _)| (last - i).is_multiple_of(2))
             .map(|(_, t)| t)
             .collect();
     }
