@@ -82,21 +82,15 @@ fn attribute<'a>(dom: &'a str, tag: &str, name: &str) -> Option<&'a str> {
     Some(&element[value_start..value_start + element[value_start..].find('"')?])
 }
 
-#[test]
-fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
-    let Some(binary) = require_chromium() else {
-        return;
-    };
-    let directory = tempfile::tempdir().unwrap();
-    let page = directory.path().join("report.html");
-    let run = synthetic::synthetic_run();
-    let html = render(&run, Format::Html).unwrap();
-    std::fs::write(&page, &html).unwrap();
+/// Loads `html` in Chromium and checks what the page's probe recorded.
+fn assert_loads_cleanly(binary: &Path, directory: &Path, html: &str) -> PathBuf {
+    let page = directory.join("report.html");
+    std::fs::write(&page, html).unwrap();
     let figures = html.matches("<figure ").count();
-
+    assert!(figures > 0);
     let profile = tempfile::tempdir().unwrap();
     let dom = run_chromium(
-        &binary,
+        binary,
         profile.path(),
         &page,
         &["--window-size=1280,2000", "--dump-dom"],
@@ -125,6 +119,38 @@ fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
         Some("0"),
         "a chart was laid out without size"
     );
+    assert_eq!(
+        attribute(&dom, "body", "data-overlapping-labels"),
+        Some("0"),
+        "chart labels overlap"
+    );
+    page
+}
+
+#[test]
+fn the_comparison_page_loads_in_chromium_without_errors() {
+    let Some(binary) = require_chromium() else {
+        return;
+    };
+    let directory = tempfile::tempdir().unwrap();
+    let html = dualperf_report::render_comparison(
+        &synthetic::synthetic_run(),
+        &synthetic::synthetic_run_after_upgrade(),
+        Format::Html,
+    )
+    .unwrap();
+    assert_loads_cleanly(&binary, directory.path(), &html);
+}
+
+#[test]
+fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
+    let Some(binary) = require_chromium() else {
+        return;
+    };
+    let directory = tempfile::tempdir().unwrap();
+    let run = synthetic::synthetic_run();
+    let html = render(&run, Format::Html).unwrap();
+    let page = assert_loads_cleanly(&binary, directory.path(), &html);
 
     let screenshot = directory.path().join("report.png");
     let profile = tempfile::tempdir().unwrap();
