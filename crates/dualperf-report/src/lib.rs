@@ -30,6 +30,7 @@ mod markdown;
 mod quantity;
 mod summary_sentences;
 pub mod synthetic;
+// `pub mod terminal;` (the terminal verdict table) is added by the stats work.
 mod view;
 
 use dualperf_model::RunResult;
