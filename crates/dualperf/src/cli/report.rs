@@ -1,12 +1,223 @@
-//! `dualperf report` (skeleton: filled in by its issue).
+//! `dualperf report`: render stored runs as HTML, Markdown or CSV, or two
+//! runs side by side. Also the helpers `run` and `lab` use to find the
+//! database and write a report ([`database_path`], [`write_report`]).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context;
+use dualperf_model::RunResult;
+use dualperf_report::Format;
+use dualperf_store::{Store, StoreError};
+
+use super::Failure;
+
+/// Output formats of `dualperf report`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// One self-contained HTML file with SVG charts.
+    Html,
+    /// Markdown, for a change request or a wiki.
+    Md,
+    /// Tidy CSV, one row per point × metric × family.
+    Csv,
+}
+
+impl From<FormatArg> for Format {
+    fn from(value: FormatArg) -> Self {
+        match value {
+            FormatArg::Html => Format::Html,
+            FormatArg::Md => Format::Markdown,
+            FormatArg::Csv => Format::Csv,
+        }
+    }
+}
+
 /// Arguments of `dualperf report`.
+///
+/// Examples:
+///   dualperf report                      latest run as dualperf-report-<run>.html
+///   dualperf report RUN --format md -o -  Markdown to standard output
+///   dualperf report --compare OLD NEW    two runs side by side (Welch's t-test)
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Runs to render, by id (see `dualperf history`); default: the latest run.
+    pub runs: Vec<String>,
+    /// SQLite results database [default: $XDG_DATA_HOME/dualperf/results.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Html)]
+    pub format: FormatArg,
+    /// Output file, `-` for standard output [default: dualperf-report-<run>.<ext>].
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Compare two runs: the same points side by side with their changes.
+    #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"], conflicts_with = "runs")]
+    pub compare: Option<Vec<String>>,
+}
+
+/// The database to use: `--db`, else the default path.
+///
+/// # Errors
+/// A usage error when there is no default (no HOME).
+pub fn database_path(db: Option<&Path>) -> anyhow::Result<PathBuf> {
+    match db {
+        Some(path) => Ok(path.to_path_buf()),
+        None => dualperf_store::default_path().map_err(|e| Failure::usage(e.to_string())),
+    }
+}
+
+/// Opens an existing database for reading (never creates one).
+///
+/// # Errors
+/// A usage error when the file does not exist; store errors otherwise.
+pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Store> {
+    let path = database_path(db)?;
+    if !path.exists() {
+        return Err(Failure::usage(format!(
+            "no results database at {}; measure first (`dualperf run --loopback` or `dualperf lab`) or pass --db PATH",
+            path.display()
+        )));
+    }
+    Store::open(&path).with_context(|| format!("opening {}", path.display()))
+}
+
+/// Loads a run; an unknown id is a usage error (exit code 2).
+///
+/// # Errors
+/// A usage error for an unknown id; store errors otherwise.
+pub fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult> {
+    store.load_run(run_id).map_err(|error| match error {
+        StoreError::RunNotFound { .. } => Failure::usage(error.to_string()),
+        other => anyhow::Error::new(other),
+    })
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so that an
+/// interrupted write never leaves half a report; `-` writes to standard output.
+fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    if path == Path::new("-") {
+        use std::io::Write;
+        return std::io::stdout()
+            .write_all(text.as_bytes())
+            .context("writing the report to standard output");
+    }
+    let temporary = path.with_extension("partial");
+    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
+}
+
+/// Renders `run` in `format` and writes it to `output` (default
+/// `dualperf-report-<run>.<ext>` in the current directory). Returns the path
+/// written. `lab` calls this at its end with `Format::Html` and prints the path.
+///
+/// # Errors
+/// Rendering or file errors.
+pub fn write_report(
+    run: &RunResult,
+    format: Format,
+    output: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    let text = dualperf_report::render(run, format)
+        .with_context(|| format!("rendering run {}", run.run_id))?;
+    let path = output.map_or_else(|| default_output(&run.run_id, format), Path::to_path_buf);
+    write_output(&path, &text)?;
+    Ok(path)
+}
+
+fn default_output(run_id: &str, format: Format) -> PathBuf {
+    let safe: String = run_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from(format!("dualperf-report-{safe}.{}", format.extension()))
+}
 
 /// Runs `dualperf report`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    Err(super::Failure::usage("`dualperf report` is not built yet"))
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let store = open_existing(args.db.as_deref())?;
+    let format = Format::from(args.format);
+    if let Some(pair) = &args.compare {
+        let (before, after) = (load_run(&store, &pair[0])?, load_run(&store, &pair[1])?);
+        let text = dualperf_report::render_comparison(&before, &after, format)
+            .with_context(|| format!("comparing {} with {}", before.run_id, after.run_id))?;
+        let path = args.output.clone().unwrap_or_else(|| {
+            default_output(&format!("{}-vs-{}", before.run_id, after.run_id), format)
+        });
+        write_output(&path, &text)?;
+        if path != Path::new("-") {
+            println!("{}", path.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let runs = if args.runs.is_empty() {
+        vec![store
+            .latest_run_id()?
+            .ok_or_else(|| Failure::usage("the results database holds no runs yet"))?]
+    } else {
+        args.runs.clone()
+    };
+    if runs.len() > 1 && args.output.is_some() {
+        return Err(Failure::usage(
+            "-o/--output takes one run; give one run id or leave out -o",
+        ));
+    }
+    for run_id in &runs {
+        let run = load_run(&store, run_id)?;
+        let path = write_report(&run, format, args.output.as_deref())?;
+        if path != Path::new("-") {
+            println!("{}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_report_names_keep_only_safe_characters() {
+        assert_eq!(
+            default_output("20261121T220000Z-a/b c", Format::Html),
+            PathBuf::from("dualperf-report-20261121T220000Z-a_b_c.html")
+        );
+    }
+
+    #[test]
+    fn a_report_is_written_whole_and_its_path_returned() {
+        let directory =
+            std::env::temp_dir().join(format!("dualperf-report-test-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let target = directory.join("report.md");
+        let run = dualperf_report::synthetic::small_synthetic_run();
+        let written = write_report(&run, Format::Markdown, Some(&target)).unwrap();
+        assert_eq!(written, target);
+        let text = std::fs::read_to_string(&target).unwrap();
+        assert!(text.starts_with("# IPv4 vs IPv6"));
+        assert!(
+            !target.with_extension("partial").exists(),
+            "the temporary file is renamed away"
+        );
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    #[test]
+    fn reading_a_missing_database_is_a_usage_error_and_creates_nothing() {
+        let path =
+            std::env::temp_dir().join(format!("dualperf-missing-{}.sqlite", std::process::id()));
+        let error = open_existing(Some(&path)).unwrap_err();
+        let failure = error.downcast_ref::<Failure>().expect("a usage failure");
+        assert_eq!(failure.code, super::super::exit::USAGE);
+        assert!(!path.exists());
+    }
 }

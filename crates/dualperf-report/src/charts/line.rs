@@ -1,0 +1,291 @@
+//! The one plotting routine every figure uses: lines with markers and 95 %
+//! CI error bars over a linear or logarithmic x axis, drawn by `plotters`
+//! into an SVG string. Figures differ only in the [`LineChart`] they build.
+
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+
+use crate::charts::style;
+use crate::error::ReportError;
+
+/// One point; `ci` is the 95 % confidence interval drawn as an error bar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ChartPoint {
+    pub x: f64,
+    pub y: f64,
+    pub ci: Option<(f64, f64)>,
+}
+
+impl ChartPoint {
+    pub(crate) fn new(x: f64, y: f64) -> Self {
+        ChartPoint { x, y, ci: None }
+    }
+}
+
+/// Marker drawn at every point of a series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Marker {
+    None,
+    Circle,
+    Triangle,
+    Cross,
+}
+
+/// One line of a chart.
+#[derive(Clone, Debug)]
+pub(crate) struct Series {
+    pub label: String,
+    pub color: RGBColor,
+    pub dashed: bool,
+    pub marker: Marker,
+    pub points: Vec<ChartPoint>,
+}
+
+/// Where the legend goes: the corner the data leave empty.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LegendCorner {
+    UpperLeft,
+    UpperRight,
+    LowerLeft,
+    LowerRight,
+}
+
+/// Everything one chart needs.
+#[derive(Clone, Debug)]
+pub(crate) struct LineChart {
+    /// Used in error messages only (the HTML puts the title around the SVG).
+    pub name: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Logarithmic x axis with these key points (message sizes), else linear.
+    pub x_log_ticks: Option<Vec<f64>>,
+    /// Formats an x tick value.
+    pub x_format: fn(f64) -> String,
+    /// Formats a y tick value.
+    pub y_format: fn(f64) -> String,
+    /// Start the y axis at zero (throughput, RTT) rather than at the data.
+    pub y_from_zero: bool,
+    /// Draw a horizontal line at y = 0 (differences).
+    pub zero_line: bool,
+    pub legend: LegendCorner,
+    pub size: (u32, u32),
+    pub series: Vec<Series>,
+}
+
+impl LineChart {
+    /// True when no series has a point: the caller shows a note instead.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.series.iter().all(|s| s.points.is_empty())
+    }
+
+    fn bounds(&self) -> ((f64, f64), (f64, f64)) {
+        let points = self.series.iter().flat_map(|s| s.points.iter());
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for p in points {
+            let (low, high) = p.ci.unwrap_or((p.y, p.y));
+            x0 = x0.min(p.x);
+            x1 = x1.max(p.x);
+            y0 = y0.min(p.y.min(low));
+            y1 = y1.max(p.y.max(high));
+        }
+        if self.y_from_zero {
+            y0 = y0.min(0.0);
+        }
+        if self.zero_line {
+            y0 = y0.min(0.0);
+            y1 = y1.max(0.0);
+        }
+        let span = if y1 > y0 { y1 - y0 } else { y1.abs().max(1.0) };
+        let mut y_low = if self.y_from_zero && y0 >= 0.0 {
+            0.0
+        } else {
+            y0 - span * 0.08
+        };
+        let mut y_high = y1 + span * 0.12;
+        // Room for the legend in its corner, so it never covers data: the
+        // legend is about 20 px per entry plus 28 px of margins, out of the
+        // plot area's height (chart height less axis labels and margins).
+        let plot_height = f64::from(self.size.1.saturating_sub(70).max(100));
+        let share = ((20.0 * self.series.len() as f64 + 28.0) / plot_height).min(0.6);
+        let legend_room = (y_high - y_low) * share / (1.0 - share);
+        match self.legend {
+            LegendCorner::UpperLeft | LegendCorner::UpperRight => y_high += legend_room,
+            LegendCorner::LowerLeft | LegendCorner::LowerRight if !self.y_from_zero => {
+                y_low -= legend_room
+            }
+            _ => {}
+        }
+        let x = match &self.x_log_ticks {
+            Some(_) => (x0 / 1.4, x1 * 1.4),
+            None if x1 > x0 => (x0, x1),
+            None => (x0 - 1.0, x1 + 1.0),
+        };
+        (x, (y_low, y_high))
+    }
+}
+
+/// Draws `chart` as an SVG document.
+///
+/// # Errors
+/// [`ReportError::Chart`] when plotters fails (it names the chart).
+pub(crate) fn render(chart: &LineChart) -> Result<String, ReportError> {
+    let ((x0, x1), y) = chart.bounds();
+    match &chart.x_log_ticks {
+        Some(ticks) => draw(
+            chart,
+            (x0..x1).log_scale().with_key_points(ticks.clone()),
+            y,
+        ),
+        None => draw(chart, x0..x1, y),
+    }
+}
+
+fn draw<X>(chart: &LineChart, x_range: X, (y0, y1): (f64, f64)) -> Result<String, ReportError>
+where
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let fail = |error: &dyn std::fmt::Display| ReportError::Chart {
+        chart: chart.name.clone(),
+        message: error.to_string(),
+    };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, chart.size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(&e))?;
+        let mut plot = ChartBuilder::on(&root)
+            .margin_top(12)
+            .margin_right(22)
+            .margin_left(8)
+            .margin_bottom(6)
+            .x_label_area_size(52)
+            .y_label_area_size(78)
+            .build_cartesian_2d(x_range, y0..y1)
+            .map_err(|e| fail(&e))?;
+        let x_format = chart.x_format;
+        let y_format = chart.y_format;
+        plot.configure_mesh()
+            .x_desc(chart.x_label.as_str())
+            .y_desc(chart.y_label.as_str())
+            .x_label_formatter(&|x| x_format(*x))
+            .y_label_formatter(&|y| y_format(*y))
+            .y_labels(7)
+            .max_light_lines(1)
+            .x_labels(8)
+            .label_style(style::tick_font())
+            .axis_desc_style(style::axis_font())
+            .light_line_style(style::GRID_LIGHT)
+            .bold_line_style(style::GRID_BOLD)
+            .draw()
+            .map_err(|e| fail(&e))?;
+        if chart.zero_line {
+            let (x_low, x_high) = (plot.x_range().start, plot.x_range().end);
+            plot.draw_series(LineSeries::new(
+                [(x_low, 0.0), (x_high, 0.0)],
+                style::AXIS.stroke_width(1),
+            ))
+            .map_err(|e| fail(&e))?;
+        }
+        for series in &chart.series {
+            draw_series(&mut plot, series).map_err(|e| fail(&e))?;
+        }
+        plot.configure_series_labels()
+            .position(match chart.legend {
+                LegendCorner::UpperLeft => SeriesLabelPosition::UpperLeft,
+                LegendCorner::UpperRight => SeriesLabelPosition::UpperRight,
+                LegendCorner::LowerLeft => SeriesLabelPosition::LowerLeft,
+                LegendCorner::LowerRight => SeriesLabelPosition::LowerRight,
+            })
+            .margin(10)
+            .label_font(style::legend_font())
+            .background_style(WHITE.mix(0.9))
+            .border_style(style::GRID_BOLD)
+            .draw()
+            .map_err(|e| fail(&e))?;
+        root.present().map_err(|e| fail(&e))?;
+    }
+    Ok(svg)
+}
+
+type Plot<'a, X> =
+    ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>;
+
+fn draw_series<'a, X>(
+    plot: &mut Plot<'a, X>,
+    series: &Series,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let color = series.color;
+    let line = color.stroke_width(2);
+    let points: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, p.y)).collect();
+    let label = series.label.clone();
+    let dashed = series.dashed;
+    let marker = series.marker;
+    let annotation = if dashed {
+        plot.draw_series(DashedLineSeries::new(points.clone(), 7, 4, line))?
+    } else {
+        plot.draw_series(LineSeries::new(points.clone(), line))?
+    };
+    annotation.label(label);
+    if dashed {
+        annotation.legend(move |(x, y)| {
+            EmptyElement::at((x, y))
+                + DashedPathElement::new(vec![(0, 0), (26, 0)], 6, 3, line)
+                + Polygon::new(legend_marker(marker), color.filled())
+        });
+    } else {
+        annotation.legend(move |(x, y)| {
+            EmptyElement::at((x, y))
+                + PathElement::new(vec![(0, 0), (26, 0)], line)
+                + Polygon::new(legend_marker(marker), color.filled())
+        });
+    }
+    plot.draw_series(series.points.iter().filter_map(|p| {
+        p.ci.map(|(low, high)| {
+            ErrorBar::new_vertical(p.x, low, p.y, high, color.stroke_width(1), 7)
+        })
+    }))?;
+    let filled = color.filled();
+    match marker {
+        Marker::None => {}
+        Marker::Circle => {
+            plot.draw_series(points.iter().map(|&p| Circle::new(p, 4, filled)))?;
+        }
+        Marker::Triangle => {
+            plot.draw_series(points.iter().map(|&p| TriangleMarker::new(p, 5, filled)))?;
+        }
+        Marker::Cross => {
+            plot.draw_series(
+                points
+                    .iter()
+                    .map(|&p| Cross::new(p, 4, color.stroke_width(2))),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The legend's marker as a polygon around the middle of the legend line
+/// (pixel offsets), so one element type serves every marker.
+fn legend_marker(marker: Marker) -> Vec<(i32, i32)> {
+    match marker {
+        Marker::None => Vec::new(),
+        Marker::Circle => vec![
+            (10, -2),
+            (11, -3),
+            (13, -4),
+            (15, -3),
+            (16, -2),
+            (16, 2),
+            (15, 3),
+            (13, 4),
+            (11, 3),
+            (10, 2),
+        ],
+        Marker::Triangle => vec![(13, -5), (18, 3), (8, 3)],
+        Marker::Cross => vec![(13, -4), (17, 0), (13, 4), (9, 0)],
+    }
+}

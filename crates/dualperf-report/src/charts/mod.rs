@@ -1,0 +1,126 @@
+//! The report's figures. Each builder turns a [`RunView`] into [`Figure`]s
+//! (none when the run lacks the data), drawn by [`line::render`] with
+//! `plotters` into inline SVG.
+
+pub(crate) mod cdf;
+pub(crate) mod line;
+pub(crate) mod overhead;
+pub(crate) mod style;
+pub(crate) mod sweep;
+pub(crate) mod time_series;
+
+use crate::error::ReportError;
+use crate::view::RunView;
+
+/// One rendered chart with the words around it.
+#[derive(Clone, Debug)]
+pub(crate) struct Figure {
+    /// HTML id, e.g. `throughput-tcp-stream`.
+    pub id: String,
+    /// Heading, e.g. "TCP throughput vs message size".
+    pub title: String,
+    /// What is drawn and how it was measured; definitions of the numbers.
+    pub caption: String,
+    /// The SVG document.
+    pub svg: String,
+}
+
+/// Ticks of a log-scale message-size axis: powers of two around the data,
+/// every other one when there would be more than seven, always including
+/// the one nearest the largest size (so 8192 B gets its "8 Ki").
+pub(crate) fn size_ticks(sizes: &[f64]) -> Vec<f64> {
+    let (low, high) = sizes
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &s| (l.min(s), h.max(s)));
+    if high <= 0.0 {
+        return vec![64.0, 1024.0, 16384.0];
+    }
+    let mut ticks: Vec<f64> = (0..=20)
+        .map(|k| 2f64.powi(k))
+        .filter(|t| *t >= low / 1.5 && *t <= high * 1.5)
+        .collect();
+    while ticks.len() > 7 {
+        let last = ticks.len() - 1;
+        ticks = ticks
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| (last - i).is_multiple_of(2))
+            .map(|(_, t)| t)
+            .collect();
+    }
+    ticks
+}
+
+/// How values of a unit are shown on an axis: divisor and the axis unit.
+pub(crate) fn axis_unit(unit: &str, largest: f64) -> (f64, String) {
+    match unit {
+        "bit/s" if largest >= 5e9 => (1e9, "Gbit/s".into()),
+        "bit/s" => (1e6, "Mbit/s".into()),
+        "ns" if largest >= 5e6 => (1e6, "ms".into()),
+        "ns" => (1e3, "µs".into()),
+        "ratio" => (0.01, "%".into()),
+        other => (1.0, other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_ticks_cover_the_data_with_at_most_seven_powers_of_two() {
+        assert_eq!(
+            size_ticks(&[64.0, 65507.0]),
+            [64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0]
+        );
+        assert_eq!(
+            size_ticks(&[64.0, 1024.0, 8192.0]),
+            [128.0, 512.0, 2048.0, 8192.0]
+        );
+        assert_eq!(size_ticks(&[172.0]), [128.0, 256.0]);
+    }
+}
+
+/// Every figure of a run, in report order.
+///
+/// # Errors
+/// [`ReportError::Chart`] when a chart fails to draw.
+pub(crate) fn figures(view: &RunView<'_>) -> Result<Vec<(Section, Figure)>, ReportError> {
+    let mut figures = Vec::new();
+    for figure in sweep::throughput(view)? {
+        figures.push((Section::Throughput, figure));
+    }
+    for figure in sweep::rtt(view)? {
+        figures.push((Section::Latency, figure));
+    }
+    for figure in sweep::loss(view)? {
+        figures.push((Section::Throughput, figure));
+    }
+    for figure in overhead::measured_vs_theory(view)? {
+        figures.push((Section::Overhead, figure));
+    }
+    for figure in sweep::cpu(view)? {
+        figures.push((Section::Cpu, figure));
+    }
+    for figure in cdf::rtt_cdfs(view)?.into_iter().chain(cdf::pdv_cdfs(view)?) {
+        figures.push((Section::Distributions, figure));
+    }
+    for figure in time_series::goodput_over_time(view)?
+        .into_iter()
+        .chain(time_series::delay_over_time(view)?)
+    {
+        figures.push((Section::TimeSeries, figure));
+    }
+    Ok(figures)
+}
+
+/// The report section a figure belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Section {
+    Throughput,
+    Latency,
+    Overhead,
+    Cpu,
+    Distributions,
+    TimeSeries,
+}

@@ -1,0 +1,263 @@
+//! Two runs side by side (`dualperf report --compare BEFORE AFTER`), e.g.
+//! before and after a kernel upgrade: the same points matched by their
+//! parameters, each metric's per-family mean in both runs, the change, and
+//! **Welch's unequal-variance t-test** on the per-repetition values (from
+//! each run's mean, sample standard deviation and count), two-sided, 5 %
+//! level. Welch rather than a paired test because repetitions of two runs are
+//! not paired; rather than CI overlap because overlap is too conservative.
+
+use dualperf_model::{IpFamily, Metric, RunResult, Summary, TestKind, TestSpec};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The outcome of Welch's t-test for after − before.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Welch {
+    /// t statistic of after − before.
+    pub t: f64,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub degrees_of_freedom: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+}
+
+impl Welch {
+    /// True at the 5 % level.
+    pub fn is_significant(&self) -> bool {
+        self.p_value < 0.05
+    }
+}
+
+/// A p-value for people: three decimals, `< 0.001` below that.
+pub(crate) fn format_p(p_value: f64) -> String {
+    if p_value < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("{p_value:.3}")
+    }
+}
+
+/// Welch's t-test of `after` against `before`; `None` with fewer than two
+/// values in either run or no standard deviation. With zero variance in both
+/// runs, equal means give p = 1 and different means p = 0.
+pub fn welch(before: &Summary, after: &Summary) -> Option<Welch> {
+    let (n1, n2) = (before.count as f64, after.count as f64);
+    if n1 < 2.0 || n2 < 2.0 {
+        return None;
+    }
+    let (s1, s2) = (before.standard_deviation?, after.standard_deviation?);
+    let (v1, v2) = (s1 * s1 / n1, s2 * s2 / n2);
+    let difference = after.mean - before.mean;
+    if v1 + v2 == 0.0 {
+        let p_value = if difference == 0.0 { 1.0 } else { 0.0 };
+        return Some(Welch {
+            t: if difference == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY.copysign(difference)
+            },
+            degrees_of_freedom: n1 + n2 - 2.0,
+            p_value,
+        });
+    }
+    let t = difference / (v1 + v2).sqrt();
+    let degrees_of_freedom = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
+    let distribution = StudentsT::new(0.0, 1.0, degrees_of_freedom).ok()?;
+    let p_value = (2.0 * (1.0 - distribution.cdf(t.abs()))).clamp(0.0, 1.0);
+    Some(Welch {
+        t,
+        degrees_of_freedom,
+        p_value,
+    })
+}
+
+/// One metric of one matched point and family in both runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrossRunRow {
+    /// The point's label, e.g. `tcp-stream 1024 B`.
+    pub point: String,
+    /// The test kind.
+    pub kind: TestKind,
+    /// Message size, bytes.
+    pub size_bytes: u32,
+    /// The metric.
+    pub metric: Metric,
+    /// The family.
+    pub family: IpFamily,
+    /// Summary in the first ("before") run.
+    pub before: Summary,
+    /// Summary in the second ("after") run.
+    pub after: Summary,
+    /// after − before, in the metric's unit.
+    pub difference: f64,
+    /// (after − before) / before; `None` when before is 0.
+    pub relative_difference: Option<f64>,
+    /// Welch's t-test, when both runs have ≥ 2 repetitions.
+    pub welch: Option<Welch>,
+}
+
+/// Two runs matched point by point.
+#[derive(Clone, Debug)]
+pub struct RunComparison<'a> {
+    /// The first run.
+    pub before: &'a RunResult,
+    /// The second run.
+    pub after: &'a RunResult,
+    /// Every metric × family at every point both runs measured.
+    pub rows: Vec<CrossRunRow>,
+    /// Labels of points only one run measured.
+    pub unmatched: Vec<String>,
+}
+
+/// The parameters that make two points "the same point".
+fn key(spec: &TestSpec) -> (TestKind, u32, u32, bool, Option<u64>) {
+    (
+        spec.kind,
+        spec.size_bytes,
+        spec.parallel_streams,
+        spec.reverse,
+        spec.rate.map(|r| r.bits_per_second()),
+    )
+}
+
+/// Matches the points of two runs and compares every summarised metric.
+pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunComparison<'a> {
+    let mut rows = Vec::new();
+    let mut unmatched = Vec::new();
+    let summaries = |run: &'a RunResult| run.analysis.iter().flat_map(|a| a.summaries.iter());
+    for (index, spec) in before.config.points.iter().enumerate() {
+        let Some(other) = after.config.points.iter().position(|s| key(s) == key(spec)) else {
+            unmatched.push(format!("{} (only in {})", spec.label(), before.run_id));
+            continue;
+        };
+        for summary in summaries(before).filter(|s| s.point == index) {
+            let Some(later) =
+                summaries(after).find(|s| s.point == other && s.metric.name == summary.metric.name)
+            else {
+                continue;
+            };
+            for family in IpFamily::ALL {
+                let (Some(b), Some(a)) =
+                    (summary.per_family.get(family), later.per_family.get(family))
+                else {
+                    continue;
+                };
+                rows.push(CrossRunRow {
+                    point: spec.label(),
+                    kind: spec.kind,
+                    size_bytes: spec.size_bytes,
+                    metric: summary.metric.clone(),
+                    family,
+                    before: *b,
+                    after: *a,
+                    difference: a.mean - b.mean,
+                    relative_difference: (b.mean != 0.0).then(|| (a.mean - b.mean) / b.mean),
+                    welch: welch(b, a),
+                });
+            }
+        }
+    }
+    for spec in &after.config.points {
+        if !before.config.points.iter().any(|s| key(s) == key(spec)) {
+            unmatched.push(format!("{} (only in {})", spec.label(), after.run_id));
+        }
+    }
+    RunComparison {
+        before,
+        after,
+        rows,
+        unmatched,
+    }
+}
+
+impl RunComparison<'_> {
+    /// Sentences for the top of a comparison report.
+    pub fn sentences(&self) -> Vec<String> {
+        let tested: Vec<&CrossRunRow> = self.rows.iter().filter(|r| r.welch.is_some()).collect();
+        let changed: Vec<&&CrossRunRow> = tested
+            .iter()
+            .filter(|r| r.welch.is_some_and(|w| w.is_significant()))
+            .collect();
+        let mut sentences = vec![format!(
+            "{} of {} metric × family values changed significantly between {} and {} (Welch's t-test, p < 0.05).",
+            changed.len(),
+            tested.len(),
+            self.before.run_id,
+            self.after.run_id
+        )];
+        let mut largest: Vec<&&CrossRunRow> = changed.clone();
+        largest.sort_by(|a, b| {
+            b.relative_difference
+                .unwrap_or(0.0)
+                .abs()
+                .total_cmp(&a.relative_difference.unwrap_or(0.0).abs())
+        });
+        for row in largest.into_iter().take(3) {
+            let better = row
+                .relative_difference
+                .map(|r| (r > 0.0) == row.metric.higher_is_better);
+            sentences.push(format!(
+                "{} {} over {}: {} → {} ({}, {}).",
+                row.point,
+                row.metric.name,
+                row.family.label(),
+                crate::quantity::format_value(row.before.mean, &row.metric.unit),
+                crate::quantity::format_value(row.after.mean, &row.metric.unit),
+                row.relative_difference
+                    .map_or("–".into(), crate::quantity::percent_signed),
+                match better {
+                    Some(true) => "better",
+                    Some(false) => "worse",
+                    None => "changed",
+                },
+            ));
+        }
+        if !self.unmatched.is_empty() {
+            sentences.push(format!(
+                "{} points were measured in only one run and are left out.",
+                self.unmatched.len()
+            ));
+        }
+        sentences
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(mean: f64, sd: f64, count: u64) -> Summary {
+        Summary {
+            count,
+            mean,
+            standard_deviation: Some(sd),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn welch_matches_a_hand_computed_case() {
+        // before: n=3, mean 10, sd 1; after: n=3, mean 13, sd 1.
+        // t = 3 / sqrt(1/3 + 1/3) = 3.6742; df = 4; two-sided p = 0.02131.
+        let result = welch(&summary(10.0, 1.0, 3), &summary(13.0, 1.0, 3)).unwrap();
+        assert!((result.t - 3.674_235).abs() < 1e-5, "{result:?}");
+        assert!((result.degrees_of_freedom - 4.0).abs() < 1e-9);
+        assert!((result.p_value - 0.021_312).abs() < 1e-4, "{result:?}");
+        assert!(result.is_significant());
+    }
+
+    #[test]
+    fn welch_with_unequal_variances_uses_satterthwaite_degrees_of_freedom() {
+        // v1 = 4/5 = 0.8, v2 = 1/10 = 0.1; df = 0.81 / (0.64/4 + 0.01/9) = 5.0277
+        let result = welch(&summary(0.0, 2.0, 5), &summary(1.0, 1.0, 10)).unwrap();
+        assert!(
+            (result.degrees_of_freedom - 5.027_6).abs() < 1e-3,
+            "{result:?}"
+        );
+        assert!(!result.is_significant());
+    }
+
+    #[test]
+    fn welch_needs_two_values_per_run() {
+        assert!(welch(&summary(1.0, 0.1, 1), &summary(2.0, 0.1, 3)).is_none());
+    }
+}

@@ -1,0 +1,258 @@
+//! The conditions of the numbers: configuration, testbed and host facts.
+
+use dualperf_model::{HostFacts, RunResult, TestbedFacts};
+
+use super::{date, escape};
+
+fn table(title: &str, rows: &[(&str, String)]) -> String {
+    let mut html = format!(
+        "<div><h3>{}</h3><table class=\"facts\"><tbody>\n",
+        escape(title)
+    );
+    for (key, value) in rows {
+        html.push_str(&format!(
+            "<tr><th>{}</th><td>{}</td></tr>\n",
+            escape(key),
+            value
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    html
+}
+
+fn list(values: &[String]) -> String {
+    if values.is_empty() {
+        "–".to_string()
+    } else {
+        values
+            .iter()
+            .map(|v| escape(v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn configuration(run: &RunResult) -> String {
+    let config = &run.config;
+    let mut kinds: Vec<String> = Vec::new();
+    for spec in &config.points {
+        let name = spec.kind.name().to_string();
+        if !kinds.contains(&name) {
+            kinds.push(name);
+        }
+    }
+    let first = config.points.first();
+    table(
+        "Configuration",
+        &[
+            ("Run", format!("<code>{}</code>", escape(&run.run_id))),
+            (
+                "Started / finished",
+                format!(
+                    "{} / {}",
+                    date(run.started_at_unix_ms),
+                    if run.finished_at_unix_ms == 0 {
+                        "never (interrupted)".to_string()
+                    } else {
+                        date(run.finished_at_unix_ms)
+                    }
+                ),
+            ),
+            (
+                "Complete",
+                if run.complete {
+                    "yes".to_string()
+                } else {
+                    format!("<b>no</b>: {}", list(&run.errors))
+                },
+            ),
+            (
+                "Points",
+                format!("{} ({})", config.points.len(), escape(&kinds.join(", "))),
+            ),
+            (
+                "Families",
+                list(
+                    &config
+                        .families
+                        .iter()
+                        .map(|f| f.label().to_string())
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+            (
+                "Repetitions",
+                format!(
+                    "{} per point and family, {:?} order",
+                    config.repeat, config.order
+                )
+                .to_lowercase(),
+            ),
+            (
+                "Duration / warm-up",
+                first.map_or("–".into(), |s| {
+                    format!("{} ms / {} ms per trial", s.duration_ms, s.warmup_ms)
+                }),
+            ),
+            (
+                "Sampling interval",
+                first.map_or("–".into(), |s| format!("{} ms", s.sample_interval_ms)),
+            ),
+            (
+                "Targets",
+                format!(
+                    "IPv4 {} · IPv6 {}",
+                    escape(config.targets.v4.as_deref().unwrap_or("–")),
+                    escape(config.targets.v6.as_deref().unwrap_or("–"))
+                ),
+            ),
+            ("Control port", config.port.to_string()),
+            (
+                "CPU pinning",
+                format!(
+                    "client {:?} · server {:?}",
+                    config.client_cpus, config.server_cpus
+                ),
+            ),
+            (
+                "Command line",
+                format!("<code>{}</code>", escape(&config.command_line.join(" "))),
+            ),
+        ],
+    )
+}
+
+fn testbed(testbed: &TestbedFacts) -> String {
+    let nodes: Vec<String> = testbed
+        .nodes
+        .iter()
+        .map(|n| {
+            format!(
+                "<b>{}</b> ({}, netns <code>{}</code>{}): {}",
+                escape(&n.name),
+                escape(&n.role),
+                escape(&n.netns),
+                if n.forwarding { ", forwarding" } else { "" },
+                list(&n.addresses)
+            )
+        })
+        .collect();
+    let links: Vec<String> = testbed
+        .links
+        .iter()
+        .map(|l| {
+            format!(
+                "{} — {} (<code>{}</code>/<code>{}</code>, MTU {} B{})",
+                escape(&l.between[0]),
+                escape(&l.between[1]),
+                escape(&l.interfaces[0]),
+                escape(&l.interfaces[1]),
+                l.mtu_bytes,
+                l.shaping
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(", {}", escape(s)))
+            )
+        })
+        .collect();
+    table(
+        &format!("Testbed {}", testbed.name),
+        &[
+            ("Description", escape(&testbed.description)),
+            ("Nodes", nodes.join("<br>")),
+            ("Links", links.join("<br>")),
+            (
+                "Client / server",
+                format!(
+                    "{} / {}",
+                    escape(&testbed.client_node),
+                    escape(&testbed.server_node)
+                ),
+            ),
+            (
+                "Notes",
+                if testbed.notes.is_empty() {
+                    "–".to_string()
+                } else {
+                    testbed
+                        .notes
+                        .iter()
+                        .map(|n| escape(n))
+                        .collect::<Vec<_>>()
+                        .join("<br>")
+                },
+            ),
+        ],
+    )
+}
+
+fn host(title: &str, host: &HostFacts) -> String {
+    let interfaces: Vec<String> = host
+        .interfaces
+        .iter()
+        .map(|i| {
+            format!(
+                "<code>{}</code> MTU {} B, qdisc {}, {}{}",
+                escape(&i.name),
+                i.mtu_bytes,
+                escape(i.qdisc.as_deref().unwrap_or("?")),
+                list(&i.addresses),
+                if i.offloads.is_empty() {
+                    String::new()
+                } else {
+                    format!("; offloads {}", list(&i.offloads))
+                }
+            )
+        })
+        .collect();
+    table(
+        title,
+        &[
+            ("Host name", escape(&host.hostname)),
+            ("Kernel", escape(&host.kernel)),
+            ("OS", escape(&host.os)),
+            (
+                "CPU",
+                format!("{} × {}", host.cpu_count, escape(&host.cpu_model)),
+            ),
+            (
+                "Memory",
+                format!("{:.1} GiB", host.memory_bytes as f64 / 1_073_741_824.0),
+            ),
+            (
+                "TCP congestion control",
+                escape(&host.tcp_congestion_control),
+            ),
+            ("Default qdisc", escape(&host.default_qdisc)),
+            (
+                "Interfaces",
+                if interfaces.is_empty() {
+                    "–".into()
+                } else {
+                    interfaces.join("<br>")
+                },
+            ),
+            (
+                "Network namespace",
+                escape(host.netns.as_deref().unwrap_or("–")),
+            ),
+            ("dualperf", escape(&host.tool_version)),
+        ],
+    )
+}
+
+/// The facts section.
+pub(crate) fn section(run: &RunResult) -> String {
+    let mut html = String::from(
+        "<section id=\"facts\"><h2>Configuration, testbed and hosts</h2><div class=\"facts\">\n",
+    );
+    html.push_str(&configuration(run));
+    if let Some(testbed_facts) = &run.testbed {
+        html.push_str(&testbed(testbed_facts));
+    }
+    html.push_str(&host("Client host", &run.client_host));
+    if let Some(server) = &run.server_host {
+        html.push_str(&host("Server host", server));
+    }
+    html.push_str("</div></section>\n");
+    html
+}

@@ -1,0 +1,208 @@
+//! The single-file HTML report: the answer in words first, then the verdict
+//! table, the figures (inline SVG from `plotters`), every comparison, the
+//! configuration and host facts, and the definitions of every number.
+
+mod compare;
+mod facts;
+mod glossary;
+mod page;
+mod verdicts;
+
+use dualperf_model::RunResult;
+
+use crate::charts::{self, Figure, Section};
+use crate::error::ReportError;
+use crate::summary_sentences::headline_sentences;
+use crate::view::RunView;
+
+pub(crate) use compare::render_comparison;
+
+/// Escapes text for HTML element content and attribute values.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A run's date for people, UTC, from milliseconds since the Unix epoch.
+pub(crate) fn date(unix_ms: u64) -> String {
+    // Civil-from-days (Howard Hinnant's algorithm): no date crate needed.
+    let seconds = unix_ms / 1000;
+    let days = (seconds / 86_400) as i64;
+    let (hour, minute) = ((seconds % 86_400) / 3600, (seconds % 3600) / 60);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
+}
+
+/// Where a run measured, in a few words.
+pub(crate) fn location(run: &RunResult) -> String {
+    match (&run.testbed, &run.config.host) {
+        (Some(testbed), _) => format!(
+            "testbed <b>{}</b> on {}",
+            escape(&testbed.name),
+            escape(&run.client_host.hostname)
+        ),
+        (None, Some(host)) => format!("{} → {}", escape(&run.client_host.hostname), escape(host)),
+        (None, None) => escape(&run.client_host.hostname),
+    }
+}
+
+fn figure_html(figure: &Figure) -> String {
+    format!(
+        "<figure id=\"{id}\"><h3>{title}</h3>\n{svg}<figcaption>{caption}</figcaption></figure>\n",
+        id = escape(&figure.id),
+        title = escape(&figure.title),
+        svg = figure.svg,
+        caption = figure.caption,
+    )
+}
+
+fn figure_section(
+    figures: &[(Section, Figure)],
+    section: Section,
+    id: &str,
+    heading: &str,
+    intro: &str,
+    small: bool,
+) -> String {
+    let chosen: Vec<&Figure> = figures
+        .iter()
+        .filter(|(s, _)| *s == section)
+        .map(|(_, f)| f)
+        .collect();
+    if chosen.is_empty() {
+        return String::new();
+    }
+    let class = if small { "figures small" } else { "figures" };
+    let mut html = format!("<section id=\"{id}\"><h2>{heading}</h2>\n<p class=\"note\">{intro}</p>\n<div class=\"{class}\">\n");
+    for figure in chosen {
+        html.push_str(&figure_html(figure));
+    }
+    html.push_str("</div></section>\n");
+    html
+}
+
+/// Renders one run as a self-contained HTML page.
+///
+/// # Errors
+/// [`ReportError::Chart`] when a chart fails to draw.
+pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
+    let view = RunView::new(run);
+    let figures = charts::figures(&view)?;
+    let mut body = String::from("<main>\n");
+    body.push_str(&format!(
+        "<header class=\"report\"><h1>IPv4 vs IPv6 — run <code>{id}</code></h1>\n\
+         <p>{location} · {date} · dualperf {version} · {points} points × {families} × {repeat} repetitions{state}</p></header>\n",
+        id = escape(&run.run_id),
+        location = location(run),
+        date = date(run.started_at_unix_ms),
+        version = escape(&run.client_host.tool_version),
+        points = run.config.points.len(),
+        families = run.config.families.iter().map(|f| f.label()).collect::<Vec<_>>().join(" + "),
+        repeat = run.config.repeat,
+        state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
+    ));
+    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
+    body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
+    for sentence in headline_sentences(&view) {
+        body.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
+    }
+    body.push_str("</ul><p class=\"legend-line\">Throughout: <span class=\"family-v4\">IPv4 solid ●</span>, <span class=\"family-v6\">IPv6 dashed ▲</span>; differences are IPv6 − IPv4 relative to IPv4; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n");
+    body.push_str(&verdicts::key_table(&view));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Throughput,
+        "throughput",
+        "Throughput and loss",
+        "Goodput at the receiver for every message size; UDP loss where UDP was measured.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Latency,
+        "latency",
+        "Round-trip time",
+        "Request/response transactions: one message each way, timed one by one.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Overhead,
+        "overhead",
+        "How much of the gap the header explains",
+        "The header-overhead model next to the measurement.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Cpu,
+        "cpu",
+        "CPU and service demand",
+        "What each family costs the host.",
+        false,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::Distributions,
+        "distributions",
+        "Delay distributions",
+        "Whole distributions, not just means: a tail that only one family has shows here.",
+        true,
+    ));
+    body.push_str(&figure_section(
+        &figures,
+        Section::TimeSeries,
+        "time-series",
+        "Time series",
+        "Goodput per sampling interval and per-packet delay: stability within a trial.",
+        false,
+    ));
+    body.push_str(&verdicts::full_table(&view));
+    body.push_str(&facts::section(run));
+    body.push_str(&glossary::section(run));
+    body.push_str(&format!(
+        "<footer>Generated by dualperf {} from run <code>{}</code>. Charts drawn with plotters; this file needs no network access.</footer>\n</main>",
+        env!("CARGO_PKG_VERSION"),
+        escape(&run.run_id)
+    ));
+    Ok(page::document(
+        &format!("dualperf report {}", run.run_id),
+        &body,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_covers_markup_and_quotes() {
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn dates_are_utc_calendar_dates() {
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(1_763_762_400_000), "2025-11-21 22:00 UTC");
+    }
+}

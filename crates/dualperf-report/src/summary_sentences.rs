@@ -1,0 +1,393 @@
+//! The first screen's answer in words, built from the comparisons by fixed
+//! rules (no free text from anywhere else), e.g. "IPv6 TCP throughput is
+//! within 2 % of IPv4 at every size (64–65507 B)" or "UDP loses 3.0× more
+//! over IPv6 from 1472 B, where IPv6 fragments".
+//!
+//! Rules, in order:
+//! 1. per stream transport, the throughput comparison over the size sweep:
+//!    no significant difference anywhere; within N % everywhere (N = the
+//!    largest |difference| rounded up to a whole percent, when ≤ 5 %); or up
+//!    to X % worse/better, naming the size;
+//! 2. UDP loss above versus below the size where IPv6 fragments (from the
+//!    trials' fragments per datagram), as a ratio v6 / v4 when ≥ 1.5× apart;
+//! 3. per request/response transport, the RTT comparison as in rule 1;
+//! 4. at the largest TCP size: how much of the measured gap the header model explains;
+//! 5. how many comparisons carry instability warnings; 6. an incomplete run.
+
+use dualperf_model::{Comparison, IpFamily, TestKind, TestSpec};
+
+use crate::quantity;
+use crate::view::{self, transport, RunView};
+
+/// The sentences, most important first; never empty.
+pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
+    let mut sentences = Vec::new();
+    if !view.run.complete {
+        let failed = view
+            .run
+            .trials
+            .iter()
+            .filter(|t| matches!(t.outcome, dualperf_model::TrialOutcome::Failed { .. }))
+            .count();
+        sentences.push(format!(
+            "This run is incomplete ({} trials stored, {failed} failed){}; read every number below with that in mind.",
+            view.run.trials.len(),
+            view.run.errors.first().map_or(String::new(), |e| format!(": {e}"))
+        ));
+    }
+    if view.run.analysis.is_none() {
+        sentences.push(
+            "This run has not been analysed: there are no IPv4/IPv6 comparisons to report."
+                .to_string(),
+        );
+        return sentences;
+    }
+    if let Some(metric) = view.pick(view::THROUGHPUT) {
+        for kind in view::STREAM_KINDS {
+            sentences.extend(sweep_sentence(
+                &view.sweep_comparisons(kind, metric),
+                transport(kind),
+                "throughput",
+            ));
+        }
+    }
+    sentences.extend(loss_sentence(view));
+    if let Some(metric) = view.pick(view::RTT) {
+        for kind in view::RR_KINDS {
+            let name = format!("{} ({kind})", transport(kind));
+            sentences.extend(sweep_sentence(
+                &view.sweep_comparisons(kind, metric),
+                &name,
+                "round-trip time",
+            ));
+        }
+    }
+    if let Some(metric) = view.pick(view::ONE_WAY_DELAY) {
+        let name = format!("UDP probe ({})", TestKind::UdpProbe);
+        sentences.extend(sweep_sentence(
+            &view.sweep_comparisons(TestKind::UdpProbe, metric),
+            &name,
+            "one-way delay",
+        ));
+    }
+    sentences.extend(theory_sentence(view));
+    let unstable = view
+        .run
+        .analysis
+        .iter()
+        .flat_map(|a| &a.comparisons)
+        .filter(|c| !c.warnings.is_empty())
+        .count();
+    if unstable > 0 {
+        sentences.push(format!("{unstable} comparisons are unstable (coefficient of variation above 10 %): repeat more or run longer before trusting them."));
+    }
+    if sentences.is_empty() {
+        sentences.push("The run has no throughput or round-trip-time comparisons to summarise; see the tables below.".to_string());
+    }
+    sentences
+}
+
+fn size_range(points: &[(&TestSpec, &Comparison)]) -> String {
+    match (points.first(), points.last()) {
+        (Some(first), Some(last)) if first.0.size_bytes != last.0.size_bytes => {
+            format!("{}–{} B", first.0.size_bytes, last.0.size_bytes)
+        }
+        (Some(only), _) => quantity::bytes(only.0.size_bytes),
+        _ => String::new(),
+    }
+}
+
+/// Rule 1 and 3: one sentence about a metric over a size sweep.
+fn sweep_sentence(
+    points: &[(&TestSpec, &Comparison)],
+    transport: &str,
+    quantity_name: &str,
+) -> Option<String> {
+    let relatives: Vec<(u32, f64, bool, bool)> = points
+        .iter()
+        .filter_map(|(spec, c)| {
+            Some((
+                spec.size_bytes,
+                c.relative_difference?,
+                c.significant,
+                c.metric.higher_is_better,
+            ))
+        })
+        .collect();
+    let higher_is_better = relatives.first()?.3;
+    let range = size_range(points);
+    let (size_of_max, max_relative, _, _) = *relatives
+        .iter()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))?;
+    let max_abs = max_relative.abs() * 100.0;
+    let significant: Vec<_> = relatives.iter().filter(|r| r.2).collect();
+    let direction = |relative: f64| match (relative < 0.0, higher_is_better) {
+        (true, true) => "lower (worse)",
+        (false, true) => "higher (better)",
+        (true, false) => "lower (better)",
+        (false, false) => "higher (worse)",
+    };
+    let every = if relatives.len() > 1 {
+        "at every size"
+    } else {
+        "at the one size measured"
+    };
+    if significant.is_empty() {
+        let sizes = if relatives.len() == 1 {
+            "the one size measured".to_string()
+        } else {
+            format!("any of the {} sizes", relatives.len())
+        };
+        return Some(format!(
+            "IPv6 and IPv4 {transport} {quantity_name} do not differ significantly at {sizes} ({range}); the largest difference is {max_abs:.1} %."
+        ));
+    }
+    let same_sign = significant
+        .iter()
+        .all(|r| (r.1 < 0.0) == (significant[0].1 < 0.0));
+    let detail = if relatives.len() == 1 {
+        format!(
+            "; the difference is significant: IPv6 is {}",
+            direction(significant[0].1)
+        )
+    } else if same_sign {
+        format!(
+            "; where the difference is significant ({} of {} sizes) IPv6 is {}",
+            significant.len(),
+            relatives.len(),
+            direction(significant[0].1)
+        )
+    } else {
+        format!(
+            "; {} of {} differences are significant, in both directions",
+            significant.len(),
+            relatives.len()
+        )
+    };
+    if max_abs <= 5.0 {
+        let bound = max_abs.ceil().max(1.0);
+        Some(format!("IPv6 {transport} {quantity_name} is within {bound:.0} % of IPv4 {every} ({range}){detail}."))
+    } else {
+        Some(format!(
+            "IPv6 {transport} {quantity_name} is up to {max_abs:.1} % {} than IPv4 (at {} B){detail}.",
+            direction(max_relative).split(' ').next().unwrap_or_default(),
+            size_of_max
+        ))
+    }
+}
+
+/// Rule 2: UDP loss below and above the IPv6 fragmentation threshold.
+fn loss_sentence(view: &RunView<'_>) -> Option<String> {
+    let metric = view.pick(view::LOSS)?;
+    let sweep = view.sweep(TestKind::UdpStream);
+    let threshold = view.fragmentation_threshold(TestKind::UdpStream, IpFamily::V6);
+    let mean_loss = |family: IpFamily, above: bool| {
+        let values: Vec<f64> = sweep
+            .iter()
+            .filter(|(_, spec)| threshold.map_or(above, |t| (spec.size_bytes >= t) == above))
+            .filter_map(|(index, _)| view.family_summary(*index, metric, family).map(|s| s.mean))
+            .collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let (v4, v6) = (
+        mean_loss(IpFamily::V4, true)?,
+        mean_loss(IpFamily::V6, true)?,
+    );
+    let percent = |x: f64| quantity::format_value(x, "ratio");
+    let place = threshold.map_or("at every size".to_string(), |t| {
+        format!("from {t} B, where IPv6 fragments")
+    });
+    let ratio = if v4 > 0.0 {
+        v6 / v4
+    } else if v6 > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
+    };
+    let below = match (
+        threshold,
+        mean_loss(IpFamily::V4, false),
+        mean_loss(IpFamily::V6, false),
+    ) {
+        (Some(_), Some(b4), Some(b6)) => format!(
+            "; below that both lose about the same ({} vs {})",
+            percent(b6),
+            percent(b4)
+        ),
+        _ => String::new(),
+    };
+    Some(if ratio >= 1.5 {
+        let times = if ratio.is_finite() {
+            format!("{ratio:.1}×")
+        } else {
+            "infinitely".to_string()
+        };
+        format!(
+            "UDP loses {times} more over IPv6 {place} ({} vs {} of datagrams){below}.",
+            percent(v6),
+            percent(v4)
+        )
+    } else if ratio <= 1.0 / 1.5 {
+        format!(
+            "UDP loses {:.1}× less over IPv6 {place} ({} vs {} of datagrams){below}.",
+            1.0 / ratio,
+            percent(v6),
+            percent(v4)
+        )
+    } else {
+        format!(
+            "UDP loss is about the same for both families {place} ({} over IPv6, {} over IPv4).",
+            percent(v6),
+            percent(v4)
+        )
+    })
+}
+
+/// Rule 4: the share of the gap the header explains, at the largest TCP size.
+fn theory_sentence(view: &RunView<'_>) -> Option<String> {
+    let metric = view.pick(view::THROUGHPUT)?;
+    let points = view.sweep_comparisons(TestKind::TcpStream, metric);
+    let (spec, comparison) = points.last()?;
+    let theory = comparison.theoretical_relative_difference?;
+    let measured = comparison.relative_difference?;
+    let inside_ci = comparison
+        .relative_difference_ci95
+        .is_some_and(|(l, h)| l <= theory && theory <= h);
+    let verdict = if !comparison.significant {
+        "the measured difference is not significant".to_string()
+    } else if inside_ci {
+        "the bigger header explains the gap (the prediction lies inside the measured 95 % CI)"
+            .to_string()
+    } else if measured.abs() > theory.abs() {
+        format!(
+            "the header explains {:.1} of the {:.1} points; the rest is the implementation",
+            theory.abs() * 100.0,
+            measured.abs() * 100.0
+        )
+    } else {
+        "IPv6 does better than its header predicts".to_string()
+    };
+    Some(format!(
+        "At {} B TCP writes the header model predicts {} for IPv6 and {} was measured: {verdict}.",
+        spec.size_bytes,
+        quantity::percent_signed(theory),
+        quantity::percent_signed(measured)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{small_synthetic_run, SyntheticLab};
+
+    fn sentences(run: &dualperf_model::RunResult) -> Vec<String> {
+        headline_sentences(&RunView::new(run))
+    }
+
+    fn find<'a>(sentences: &'a [String], start: &str) -> &'a str {
+        sentences
+            .iter()
+            .find(|s| s.starts_with(start))
+            .unwrap_or_else(|| panic!("no sentence starting {start:?} in {sentences:#?}"))
+    }
+
+    /// The largest |relative goodput difference| of a kind, in percent.
+    fn largest_gap(run: &dualperf_model::RunResult, kind: TestKind) -> f64 {
+        let view = RunView::new(run);
+        view.sweep_comparisons(kind, "goodput_bps")
+            .iter()
+            .map(|(_, c)| c.relative_difference.unwrap().abs() * 100.0)
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn small_gaps_read_as_within_n_percent_with_their_direction() {
+        let run = small_synthetic_run();
+        let bound = largest_gap(&run, TestKind::TcpStream).ceil();
+        assert!(bound <= 5.0, "the synthetic TCP gap should be small");
+        let all = sentences(&run);
+        let tcp = find(&all, "IPv6 TCP throughput");
+        assert!(
+            tcp.contains(&format!(
+                "within {bound:.0} % of IPv4 at every size (64–1472 B)"
+            )),
+            "{tcp}"
+        );
+        assert!(tcp.contains("IPv6 is lower (worse)"), "{tcp}");
+    }
+
+    #[test]
+    fn a_gap_above_five_percent_names_the_size_where_it_is_largest() {
+        let run = small_synthetic_run();
+        let gap = largest_gap(&run, TestKind::UdpStream);
+        assert!(gap > 5.0, "the synthetic UDP gap at 1472 B should be large");
+        let all = sentences(&run);
+        let udp = find(&all, "IPv6 UDP throughput");
+        assert!(
+            udp.starts_with(&format!(
+                "IPv6 UDP throughput is up to {gap:.1} % lower than IPv4 (at 1472 B)"
+            )),
+            "{udp}"
+        );
+    }
+
+    #[test]
+    fn no_significant_difference_is_said_plainly() {
+        let mut run = small_synthetic_run();
+        for comparison in &mut run.analysis.as_mut().unwrap().comparisons {
+            comparison.significant = false;
+        }
+        let all = sentences(&run);
+        let tcp = find(&all, "IPv6 and IPv4 TCP throughput");
+        assert!(
+            tcp.contains("do not differ significantly at any of the 2 sizes"),
+            "{tcp}"
+        );
+    }
+
+    #[test]
+    fn extra_loss_where_ipv6_fragments_is_a_ratio_with_the_threshold() {
+        let all = sentences(&small_synthetic_run());
+        let loss = find(&all, "UDP loses");
+        assert!(
+            loss.contains("× more over IPv6 from 1472 B, where IPv6 fragments"),
+            "{loss}"
+        );
+    }
+
+    #[test]
+    fn equal_loss_reads_as_about_the_same() {
+        // Both families fragment at 4096 B; with equal fragment loss neither loses more.
+        let run = SyntheticLab {
+            v6_fragment_loss_factor: 1.0,
+            stream_sizes: vec![64, 4096],
+            rr_sizes: vec![64],
+            ..Default::default()
+        }
+        .build();
+        let all = sentences(&run);
+        let loss = find(&all, "UDP loss is about the same");
+        assert!(loss.contains("from 4096 B"), "{loss}");
+    }
+
+    #[test]
+    fn the_header_model_is_weighed_against_the_largest_tcp_write() {
+        let all = sentences(&small_synthetic_run());
+        let theory = find(&all, "At 1472 B TCP writes");
+        assert!(
+            theory.contains("the bigger header explains the gap"),
+            "{theory}"
+        );
+    }
+
+    #[test]
+    fn an_incomplete_unanalysed_run_says_both_first() {
+        let mut run = small_synthetic_run();
+        run.complete = false;
+        run.analysis = None;
+        let all = sentences(&run);
+        assert!(all[0].starts_with("This run is incomplete"), "{all:?}");
+        assert!(all[1].contains("not been analysed"), "{all:?}");
+        assert_eq!(all.len(), 2);
+    }
+}

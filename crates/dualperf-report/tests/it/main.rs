@@ -1,0 +1,7 @@
+//! Integration tests of the report renderers. Every run rendered here is
+//! SYNTHETIC (`dualperf_report::synthetic`): made-up numbers with the shape of
+//! a real run, so that layout and wording can be tested without a lab.
+
+mod browser;
+mod html_structure;
+mod snapshots;

@@ -1,0 +1,192 @@
+//! The database schema, as an append-only list of migration steps.
+//!
+//! Step `i` of [`MIGRATIONS`] takes a database from `user_version` `i` to
+//! `i + 1`. Rules for whoever changes the schema:
+//! 1. never edit a published step: append a new one;
+//! 2. add a fixture database of the version you leave behind to `fixtures/`
+//!    (`cargo test -p dualperf-store --test fixtures -- --ignored` writes one
+//!    of the current version) and a test that opens it;
+//! 3. bump nothing else: [`LATEST_VERSION`] follows the list.
+//!
+//! Units are in the column names (`_ns`, `_ms`, `_bytes`), as everywhere in
+//! dualperf; families are `v4`/`v6`; booleans are 0/1.
+
+/// One step from the version before it to `version`.
+#[derive(Debug)]
+pub struct Migration {
+    /// The `user_version` after this step.
+    pub version: u32,
+    /// What the step does, for people.
+    pub description: &'static str,
+    /// The SQL, run in one transaction together with the version bump.
+    pub sql: &'static str,
+}
+
+/// Every migration, oldest first.
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "base schema",
+        sql: V1_BASE,
+    },
+    Migration {
+        version: 2,
+        description: "run notes column and an index for history by date",
+        sql: V2_NOTES_AND_DATE_INDEX,
+    },
+];
+
+/// The schema version this code writes.
+pub const LATEST_VERSION: u32 = MIGRATIONS[MIGRATIONS.len() - 1].version;
+
+/// Version 1: runs, points, trials with their time series and histograms,
+/// and the analysis (summaries, comparisons, missing metrics).
+const V1_BASE: &str = r#"
+CREATE TABLE runs (
+    id                    INTEGER PRIMARY KEY,
+    run_id                TEXT    NOT NULL UNIQUE,
+    result_schema         TEXT    NOT NULL,
+    result_schema_version INTEGER NOT NULL,
+    started_at_unix_ms    INTEGER NOT NULL,
+    finished_at_unix_ms   INTEGER NOT NULL,  -- 0 while running (or killed)
+    tool_version          TEXT    NOT NULL,
+    hostname              TEXT    NOT NULL,
+    testbed_name          TEXT,
+    config_json           TEXT    NOT NULL,  -- RunConfig
+    client_host_json      TEXT    NOT NULL,  -- HostFacts
+    server_host_json      TEXT,              -- HostFacts
+    testbed_json          TEXT,              -- TestbedFacts
+    complete              INTEGER NOT NULL CHECK (complete IN (0, 1)),
+    errors_json           TEXT    NOT NULL,  -- [String]
+    analysed              INTEGER NOT NULL CHECK (analysed IN (0, 1))
+);
+
+CREATE TABLE points (
+    run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    point      INTEGER NOT NULL,             -- index in RunConfig.points
+    kind       TEXT    NOT NULL,             -- tcp-stream, udp-rr, ...
+    size_bytes INTEGER NOT NULL,
+    label      TEXT    NOT NULL,
+    PRIMARY KEY (run_id, point)
+);
+
+CREATE TABLE trials (
+    id                 INTEGER PRIMARY KEY,
+    run_id             INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq                INTEGER NOT NULL,     -- order in which the trial ran
+    point              INTEGER NOT NULL,
+    family             TEXT    NOT NULL CHECK (family IN ('v4', 'v6')),
+    repetition         INTEGER NOT NULL,
+    started_at_unix_ms INTEGER NOT NULL,
+    status             TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
+    error              TEXT,                 -- set when status = 'failed'
+    measured_ns        INTEGER,              -- key counters, NULL when failed
+    sent_bytes         INTEGER,
+    received_bytes     INTEGER,
+    sent_packets       INTEGER,
+    received_packets   INTEGER,
+    interval_count     INTEGER NOT NULL,     -- rows in interval_samples
+    bucket_count       INTEGER NOT NULL,     -- rows in latency_buckets
+    trial_json         TEXT    NOT NULL,     -- Trial; its outcome is in status/error/observations_json
+    observations_json  TEXT,                 -- Observations without intervals and histogram; NULL when failed
+    UNIQUE (run_id, seq),
+    FOREIGN KEY (run_id, point) REFERENCES points (run_id, point)
+);
+
+CREATE TABLE interval_samples (
+    trial_id         INTEGER NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+    seq              INTEGER NOT NULL,
+    end_ns           INTEGER NOT NULL,
+    length_ns        INTEGER NOT NULL,
+    sent_bytes       INTEGER NOT NULL,
+    sent_packets     INTEGER NOT NULL,
+    received_bytes   INTEGER NOT NULL,
+    received_packets INTEGER NOT NULL,
+    lost_packets     INTEGER,
+    mean_delay_ns    INTEGER,
+    PRIMARY KEY (trial_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE latency_buckets (
+    trial_id INTEGER NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+    seq      INTEGER NOT NULL,
+    value_ns INTEGER NOT NULL,
+    count    INTEGER NOT NULL,
+    PRIMARY KEY (trial_id, seq)
+) WITHOUT ROWID;
+
+-- Two rows per MetricSummary (one per family); count IS NULL means "no summary".
+CREATE TABLE summaries (
+    run_id                   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq                      INTEGER NOT NULL,
+    family                   TEXT    NOT NULL CHECK (family IN ('v4', 'v6')),
+    point                    INTEGER NOT NULL,
+    metric                   TEXT    NOT NULL,
+    unit                     TEXT    NOT NULL,
+    higher_is_better         INTEGER NOT NULL,
+    definition               TEXT    NOT NULL,
+    count                    INTEGER,
+    mean                     REAL,
+    standard_deviation       REAL,
+    coefficient_of_variation REAL,
+    min                      REAL,
+    max                      REAL,
+    median                   REAL,
+    ci95_low                 REAL,
+    ci95_high                REAL,
+    PRIMARY KEY (run_id, seq, family)
+);
+
+CREATE TABLE comparisons (
+    run_id                        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq                           INTEGER NOT NULL,
+    point                         INTEGER NOT NULL,
+    metric                        TEXT    NOT NULL,
+    unit                          TEXT    NOT NULL,
+    higher_is_better              INTEGER NOT NULL,
+    definition                    TEXT    NOT NULL,
+    pairs                         INTEGER NOT NULL,
+    difference_mean               REAL    NOT NULL,  -- v6 - v4, metric's unit
+    difference_ci95_low           REAL,
+    difference_ci95_high          REAL,
+    relative_difference           REAL,              -- (v6 - v4) / v4
+    relative_difference_ci95_low  REAL,
+    relative_difference_ci95_high REAL,
+    significant                   INTEGER NOT NULL CHECK (significant IN (0, 1)),
+    theoretical_relative_difference REAL,
+    verdict                       TEXT    NOT NULL,
+    warnings_json                 TEXT    NOT NULL,  -- [String]
+    per_family_json               TEXT    NOT NULL,  -- PerFamily<Summary>
+    PRIMARY KEY (run_id, seq)
+);
+
+CREATE TABLE missing_metrics (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    point  INTEGER NOT NULL,
+    metric TEXT    NOT NULL,
+    reason TEXT    NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+
+CREATE INDEX trials_by_point ON trials (run_id, point, family);
+"#;
+
+/// Version 2: free-text notes per run ("before kernel 6.8 upgrade") and an
+/// index that keeps `dualperf history` fast on long histories.
+const V2_NOTES_AND_DATE_INDEX: &str = r#"
+ALTER TABLE runs ADD COLUMN notes TEXT;
+CREATE INDEX runs_by_start ON runs (started_at_unix_ms);
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migration_versions_count_up_from_one_without_gaps() {
+        for (index, step) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(step.version as usize, index + 1, "{}", step.description);
+        }
+    }
+}

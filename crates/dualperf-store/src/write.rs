@@ -1,0 +1,382 @@
+//! Writing runs: the run row and its points, one transaction per trial, and
+//! the end of the run with its analysis.
+
+use dualperf_model::{Analysis, IpFamily, RunResult, Summary, Trial, TrialOutcome};
+use rusqlite::{params, Connection, ErrorCode, Transaction};
+
+use crate::error::{Result, StoreError};
+use crate::integer::{real, real_opt, to_sql};
+use crate::store::{RunEnd, RunHandle};
+
+fn sql_error(
+    action: impl Into<String>,
+    run_id: &str,
+) -> impl FnOnce(rusqlite::Error) -> StoreError {
+    let action = action.into();
+    let run_id = run_id.to_string();
+    move |source| StoreError::Sql {
+        action,
+        run_id,
+        source,
+    }
+}
+
+fn json<T: serde::Serialize>(value: &T, what: &str, run_id: &str) -> Result<String> {
+    serde_json::to_string(value).map_err(|source| StoreError::Json {
+        action: "encoding",
+        what: what.to_string(),
+        run_id: run_id.to_string(),
+        source,
+    })
+}
+
+/// Inserts the run row and its points in one transaction.
+pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result<RunHandle> {
+    let id = run.run_id.as_str();
+    let config = json(&run.config, "configuration", id)?;
+    let client_host = json(&run.client_host, "client host facts", id)?;
+    let server_host = run
+        .server_host
+        .as_ref()
+        .map(|h| json(h, "server host facts", id))
+        .transpose()?;
+    let testbed = run
+        .testbed
+        .as_ref()
+        .map(|t| json(t, "testbed facts", id))
+        .transpose()?;
+    let errors = json(&run.errors, "errors", id)?;
+
+    let transaction = connection
+        .transaction()
+        .map_err(sql_error("beginning the run", id))?;
+    let inserted = transaction.execute(
+        "INSERT INTO runs (run_id, result_schema, result_schema_version, started_at_unix_ms,
+             finished_at_unix_ms, tool_version, hostname, testbed_name, config_json,
+             client_host_json, server_host_json, testbed_json, complete, errors_json, analysed)
+         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, 0)",
+        params![
+            id,
+            run.schema,
+            run.schema_version,
+            to_sql(run.started_at_unix_ms, "start time", id)?,
+            run.client_host.tool_version,
+            run.client_host.hostname,
+            run.testbed.as_ref().map(|t| t.name.as_str()),
+            config,
+            client_host,
+            server_host,
+            testbed,
+            errors,
+        ],
+    );
+    match inserted {
+        Err(rusqlite::Error::SqliteFailure(failure, _))
+            if failure.code == ErrorCode::ConstraintViolation =>
+        {
+            return Err(StoreError::DuplicateRun {
+                run_id: id.to_string(),
+            });
+        }
+        other => other.map_err(sql_error("writing the run row", id))?,
+    };
+    let row_id = transaction.last_insert_rowid();
+    for (index, spec) in run.config.points.iter().enumerate() {
+        transaction
+            .execute(
+                "INSERT INTO points (run_id, point, kind, size_bytes, label) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![row_id, index as i64, spec.kind.name(), spec.size_bytes, spec.label()],
+            )
+            .map_err(sql_error(format!("writing point {index}"), id))?;
+    }
+    transaction
+        .commit()
+        .map_err(sql_error("committing the run row", id))?;
+    Ok(RunHandle {
+        row_id,
+        run_id: id.to_string(),
+        next_seq: 0,
+    })
+}
+
+/// Inserts one trial with its intervals and histogram buckets in one transaction.
+pub(crate) fn insert_trial(
+    connection: &mut Connection,
+    handle: &mut RunHandle,
+    trial: &Trial,
+) -> Result<()> {
+    let id = handle.run_id.as_str();
+    let seq = handle.next_seq;
+    let what = format!("trial {seq}");
+    // The time series and histogram go to their own tables; the rest of the
+    // observations (counters, CPU, socket facts, notes) is one JSON column and
+    // the trial's own fields another. The outcome is split out of the trial
+    // because serde cannot read the u128 `sum_ns` back through the internally
+    // tagged `TrialOutcome` (its buffering has no u128); plain structs can.
+    let mut rest = trial.clone();
+    let outcome = std::mem::replace(
+        &mut rest.outcome,
+        TrialOutcome::Failed {
+            error: String::new(),
+        },
+    );
+    let (intervals, buckets, status, error, observations_json) = match outcome {
+        TrialOutcome::Ok(mut observations) => {
+            let intervals = std::mem::take(&mut observations.intervals);
+            let buckets = observations
+                .latency
+                .as_mut()
+                .map(|latency| std::mem::take(&mut latency.histogram))
+                .unwrap_or_default();
+            let text = json(&observations, &what, id)?;
+            (intervals, buckets, "ok", None, Some(text))
+        }
+        TrialOutcome::Failed { error } => (Vec::new(), Vec::new(), "failed", Some(error), None),
+    };
+    let counters = match &trial.outcome {
+        TrialOutcome::Ok(o) => Some((
+            o.measured_ns,
+            o.sender.bytes,
+            o.receiver.bytes,
+            o.sender.packets,
+            o.receiver.packets,
+        )),
+        TrialOutcome::Failed { .. } => None,
+    };
+    let int = |value: u64, field: &str| to_sql(value, &format!("{what} {field}"), id);
+    let counter = |pick: fn(&(u64, u64, u64, u64, u64)) -> u64, field: &str| {
+        counters.as_ref().map(|c| int(pick(c), field)).transpose()
+    };
+    let trial_json = json(&rest, &what, id)?;
+
+    let fail = |action: &str| sql_error(format!("{action} {what}"), id);
+    let transaction = connection.transaction().map_err(fail("beginning"))?;
+    transaction
+        .execute(
+            "INSERT INTO trials (run_id, seq, point, family, repetition, started_at_unix_ms, status,
+                 error, measured_ns, sent_bytes, received_bytes, sent_packets, received_packets,
+                 interval_count, bucket_count, trial_json, observations_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            params![
+                handle.row_id,
+                seq,
+                trial.point as i64,
+                trial.family.key(),
+                trial.repetition,
+                int(trial.started_at_unix_ms, "start time")?,
+                status,
+                error,
+                counter(|c| c.0, "measured time")?,
+                counter(|c| c.1, "sent bytes")?,
+                counter(|c| c.2, "received bytes")?,
+                counter(|c| c.3, "sent packets")?,
+                counter(|c| c.4, "received packets")?,
+                intervals.len() as i64,
+                buckets.len() as i64,
+                trial_json,
+                observations_json,
+            ],
+        )
+        .map_err(fail("writing"))?;
+    let trial_row = transaction.last_insert_rowid();
+    {
+        let mut statement = transaction
+            .prepare_cached(
+                "INSERT INTO interval_samples (trial_id, seq, end_ns, length_ns, sent_bytes,
+                     sent_packets, received_bytes, received_packets, lost_packets, mean_delay_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )
+            .map_err(fail("preparing intervals of"))?;
+        for (index, sample) in intervals.iter().enumerate() {
+            statement
+                .execute(params![
+                    trial_row,
+                    index as i64,
+                    int(sample.end_ns, "interval end")?,
+                    int(sample.length_ns, "interval length")?,
+                    int(sample.sent_bytes, "interval sent bytes")?,
+                    int(sample.sent_packets, "interval sent packets")?,
+                    int(sample.received_bytes, "interval received bytes")?,
+                    int(sample.received_packets, "interval received packets")?,
+                    sample
+                        .lost_packets
+                        .map(|v| int(v, "interval lost packets"))
+                        .transpose()?,
+                    sample
+                        .mean_delay_ns
+                        .map(|v| int(v, "interval delay"))
+                        .transpose()?,
+                ])
+                .map_err(fail("writing intervals of"))?;
+        }
+        let mut statement = transaction
+            .prepare_cached(
+                "INSERT INTO latency_buckets (trial_id, seq, value_ns, count) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(fail("preparing histogram of"))?;
+        for (index, bucket) in buckets.iter().enumerate() {
+            statement
+                .execute(params![
+                    trial_row,
+                    index as i64,
+                    int(bucket.value_ns, "bucket value")?,
+                    int(bucket.count, "bucket count")?,
+                ])
+                .map_err(fail("writing histogram of"))?;
+        }
+    }
+    transaction.commit().map_err(fail("committing"))?;
+    handle.next_seq += 1;
+    Ok(())
+}
+
+/// Records the end of a run and its analysis in one transaction.
+pub(crate) fn finish_run(
+    connection: &mut Connection,
+    handle: &RunHandle,
+    end: RunEnd<'_>,
+) -> Result<()> {
+    let id = handle.run_id.as_str();
+    let errors = json(&end.errors, "errors", id)?;
+    let transaction = connection
+        .transaction()
+        .map_err(sql_error("beginning the end", id))?;
+    transaction
+        .execute(
+            "UPDATE runs SET finished_at_unix_ms = ?1, complete = ?2, errors_json = ?3, analysed = ?4
+             WHERE id = ?5",
+            params![
+                to_sql(end.finished_at_unix_ms, "end time", id)?,
+                end.complete,
+                errors,
+                end.analysis.is_some(),
+                handle.row_id
+            ],
+        )
+        .map_err(sql_error("writing the end", id))?;
+    if let Some(analysis) = end.analysis {
+        insert_analysis(&transaction, handle.row_id, id, analysis)?;
+    }
+    transaction
+        .commit()
+        .map_err(sql_error("committing the end", id))
+}
+
+fn insert_analysis(
+    transaction: &Transaction<'_>,
+    row_id: i64,
+    id: &str,
+    analysis: &Analysis,
+) -> Result<()> {
+    // A re-finished run replaces its analysis instead of failing on keys.
+    for table in ["summaries", "comparisons", "missing_metrics"] {
+        transaction
+            .execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [row_id])
+            .map_err(sql_error(format!("clearing old {table}"), id))?;
+    }
+    for (seq, summary) in analysis.summaries.iter().enumerate() {
+        for family in IpFamily::ALL {
+            insert_summary(
+                transaction,
+                row_id,
+                id,
+                seq,
+                family,
+                summary,
+                *summary.per_family.get(family),
+            )?;
+        }
+    }
+    for (seq, comparison) in analysis.comparisons.iter().enumerate() {
+        let what = format!("comparison {seq}");
+        let (low, high) = split(comparison.difference_ci95);
+        let (relative_low, relative_high) = split(comparison.relative_difference_ci95);
+        let r = |value: Option<f64>| real_opt(value, &what, id);
+        transaction
+            .execute(
+                "INSERT INTO comparisons (run_id, seq, point, metric, unit, higher_is_better,
+                     definition, pairs, difference_mean, difference_ci95_low, difference_ci95_high,
+                     relative_difference, relative_difference_ci95_low, relative_difference_ci95_high,
+                     significant, theoretical_relative_difference, verdict, warnings_json,
+                     per_family_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                params![
+                    row_id,
+                    seq as i64,
+                    comparison.point as i64,
+                    comparison.metric.name,
+                    comparison.metric.unit,
+                    comparison.metric.higher_is_better,
+                    comparison.metric.definition,
+                    to_sql(comparison.pairs, &what, id)?,
+                    real(comparison.difference_mean, &what, id)?,
+                    r(low)?,
+                    r(high)?,
+                    r(comparison.relative_difference)?,
+                    r(relative_low)?,
+                    r(relative_high)?,
+                    comparison.significant,
+                    r(comparison.theoretical_relative_difference)?,
+                    comparison.verdict,
+                    json(&comparison.warnings, &what, id)?,
+                    json(&comparison.per_family, &what, id)?,
+                ],
+            )
+            .map_err(sql_error(format!("writing {what}"), id))?;
+    }
+    for (seq, (point, metric, reason)) in analysis.missing.iter().enumerate() {
+        transaction
+            .execute(
+                "INSERT INTO missing_metrics (run_id, seq, point, metric, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![row_id, seq as i64, *point as i64, metric, reason],
+            )
+            .map_err(sql_error(format!("writing missing metric {seq}"), id))?;
+    }
+    Ok(())
+}
+
+fn split(pair: Option<(f64, f64)>) -> (Option<f64>, Option<f64>) {
+    pair.map_or((None, None), |(low, high)| (Some(low), Some(high)))
+}
+
+fn insert_summary(
+    transaction: &Transaction<'_>,
+    row_id: i64,
+    id: &str,
+    seq: usize,
+    family: IpFamily,
+    summary: &dualperf_model::MetricSummary,
+    values: Option<Summary>,
+) -> Result<()> {
+    let what = format!("summary {seq} {}", family.key());
+    let r = |value: Option<f64>| real_opt(value, &what, id);
+    let count = values.map(|v| to_sql(v.count, &what, id)).transpose()?;
+    transaction
+        .execute(
+            "INSERT INTO summaries (run_id, seq, family, point, metric, unit, higher_is_better,
+                 definition, count, mean, standard_deviation, coefficient_of_variation, min, max,
+                 median, ci95_low, ci95_high)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            params![
+                row_id,
+                seq as i64,
+                family.key(),
+                summary.point as i64,
+                summary.metric.name,
+                summary.metric.unit,
+                summary.metric.higher_is_better,
+                summary.metric.definition,
+                count,
+                r(values.map(|v| v.mean))?,
+                r(values.and_then(|v| v.standard_deviation))?,
+                r(values.and_then(|v| v.coefficient_of_variation))?,
+                r(values.map(|v| v.min))?,
+                r(values.map(|v| v.max))?,
+                r(values.map(|v| v.median))?,
+                r(values.and_then(|v| v.ci95_low))?,
+                r(values.and_then(|v| v.ci95_high))?,
+            ],
+        )
+        .map_err(sql_error(format!("writing {what}"), id))?;
+    Ok(())
+}
