@@ -253,7 +253,7 @@ fn connect_and_read(destination: SocketAddr, token: &[u8; 8]) -> Result<(), Stri
 
 /// Renders the matrix as seed 000's Table I (rows = clients, columns = servers).
 pub fn render_table(matrix: &LocalMatrix) -> String {
-    let width = 34;
+    let width = 40;
     let mut out = String::from(
         "Table I, measured on this host (seed 000 §4): rows = client, columns = server\n\n",
     );

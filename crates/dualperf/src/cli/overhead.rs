@@ -8,5 +8,7 @@ pub struct Args {}
 
 /// Runs `dualperf overhead`.
 pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    Err(super::Failure::usage("`dualperf overhead` is not built yet"))
+    Err(super::Failure::usage(
+        "`dualperf overhead` is not built yet",
+    ))
 }

@@ -57,24 +57,50 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(id) = &args.explain {
         let Some(rule) = rule(id) else {
             let known: Vec<&str> = RULES.iter().map(|r| r.id).collect();
-            return Err(super::Failure::usage(format!("no rule `{id}`; rules are: {}", known.join(", "))));
+            return Err(super::Failure::usage(format!(
+                "no rule `{id}`; rules are: {}",
+                known.join(", ")
+            )));
         };
         stdout.write_all(rule.to_text().as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     if args.list_rules {
         for rule in RULES {
-            writeln!(stdout, "{:<20} {:<8} {}", rule.id, rule.severity.name(), rule.what)?;
+            writeln!(
+                stdout,
+                "{:<20} {:<8} {}",
+                rule.id,
+                rule.severity.name(),
+                rule.what
+            )?;
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let languages = args.languages.iter().map(|name| parse_language(name)).collect::<anyhow::Result<Vec<_>>>()?;
-    let options = ScanOptions { all: args.all, languages, threads: args.threads };
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
-    let mut report = scan_paths(&paths, &options).map_err(|e| super::Failure::usage(e.to_string()))?;
+    let languages = args
+        .languages
+        .iter()
+        .map(|name| parse_language(name))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let options = ScanOptions {
+        all: args.all,
+        languages,
+        threads: args.threads,
+    };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut report =
+        scan_paths(&paths, &options).map_err(|e| super::Failure::usage(e.to_string()))?;
     if let Some(path) = &args.write_baseline {
         Baseline::from_findings(&report.findings).save(path)?;
-        eprintln!("dualperf scan: wrote {} findings to baseline {}", report.findings.len(), path.display());
+        eprintln!(
+            "dualperf scan: wrote {} findings to baseline {}",
+            report.findings.len(),
+            path.display()
+        );
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &args.baseline {
@@ -86,13 +112,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if args.json {
         to_json(&report)
     } else {
-        to_text(&report, TextOptions { findings: !args.summary, plan: true, snippets: !args.no_snippets })
+        to_text(
+            &report,
+            TextOptions {
+                findings: !args.summary,
+                plan: true,
+                snippets: !args.no_snippets,
+            },
+        )
     };
     stdout.write_all(rendered.as_bytes())?;
     if !rendered.ends_with('\n') {
         stdout.write_all(b"\n")?;
     }
-    Ok(if report.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn parse_language(name: &str) -> anyhow::Result<Language> {
@@ -100,7 +137,10 @@ fn parse_language(name: &str) -> anyhow::Result<Language> {
         .into_iter()
         .find(|l| {
             let lower = name.to_ascii_lowercase();
-            l.name().eq_ignore_ascii_case(&lower) || (lower == "cpp" && *l == Language::Cpp) || (lower == "js" && *l == Language::JavaScript) || (lower == "ts" && *l == Language::TypeScript)
+            l.name().eq_ignore_ascii_case(&lower)
+                || (lower == "cpp" && *l == Language::Cpp)
+                || (lower == "js" && *l == Language::JavaScript)
+                || (lower == "ts" && *l == Language::TypeScript)
         })
         .ok_or_else(|| super::Failure::usage(format!("unknown language `{name}`")))
 }
