@@ -1,0 +1,427 @@
+//! The rule table: every check the scanner runs, with its documentation.
+//!
+//! Rules are data. The matching code in [`crate::matcher`] refers to rules by
+//! id; `docs/rules.md` is generated from this table (a test keeps it in step),
+//! and each rule has fixtures under `fixtures/<rule-id>/`.
+
+use crate::language::Language::{self, *};
+use crate::rule::{Example, Rule, Severity};
+
+const C_FAMILY: &[Language] = &[C, Cpp];
+const C_AND_PYTHON: &[Language] = &[C, Cpp, Python];
+const ALL_SOURCE: &[Language] = &[C, Cpp, Python, Go, Java, JavaScript, TypeScript, Rust];
+const ALL_WITH_CONFIG: &[Language] = &[
+    C, Cpp, Python, Go, Java, JavaScript, TypeScript, Rust, Config,
+];
+const JS_FAMILY: &[Language] = &[JavaScript, TypeScript];
+
+/// Every rule, in the order the documentation lists them.
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "inet-addr",
+        severity: Severity::Error,
+        languages: C_AND_PYTHON,
+        what: "IPv4-only text-to-address conversion: `inet_addr`, `inet_aton`, `inet_network`, \
+               `inet_makeaddr`, `inet_lnaof`, `inet_netof`; Python `socket.inet_aton`.",
+        why: "These functions parse dotted-quad IPv4 text into a 32-bit `in_addr` and reject \
+              every IPv6 address. `inet_addr` also returns `INADDR_NONE` (255.255.255.255) on \
+              error, so the broadcast address cannot be told from a failure.",
+        fix: "Use `getaddrinfo()` with `AI_NUMERICHOST` (family-agnostic, fills a \
+              `sockaddr_storage`), or `inet_pton(AF_INET6, ...)` / `inet_pton(AF_INET, ...)` \
+              when the family is known. Python: `socket.inet_pton` or `ipaddress.ip_address`.",
+        example: Example {
+            language: C,
+            before: "addr.sin_addr.s_addr = inet_addr(host);",
+            after: "struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_flags = AI_NUMERICHOST };\n\
+                    getaddrinfo(host, port, &hints, &result);",
+        },
+    },
+    Rule {
+        id: "inet-ntoa",
+        severity: Severity::Error,
+        languages: C_AND_PYTHON,
+        what: "IPv4-only address-to-text conversion: `inet_ntoa`; Python `socket.inet_ntoa`.",
+        why: "`inet_ntoa` takes a 32-bit `struct in_addr` and cannot print an IPv6 address; it \
+              also returns a static buffer that the next call overwrites.",
+        fix: "Use `getnameinfo(sa, salen, host, sizeof host, NULL, 0, NI_NUMERICHOST)` on the \
+              `sockaddr` you already have, or `inet_ntop(family, src, buf, INET6_ADDRSTRLEN)`. \
+              Python: `socket.inet_ntop` or `str(ipaddress.ip_address(...))`.",
+        example: Example {
+            language: C,
+            before: "printf(\"peer %s\\n\", inet_ntoa(peer.sin_addr));",
+            after: "char host[NI_MAXHOST];\n\
+                    getnameinfo((struct sockaddr *)&peer, len, host, sizeof host, NULL, 0, NI_NUMERICHOST);\n\
+                    printf(\"peer %s\\n\", host);",
+        },
+    },
+    Rule {
+        id: "gethostbyname",
+        severity: Severity::Error,
+        languages: C_AND_PYTHON,
+        what: "Legacy resolver calls: `gethostbyname`, `gethostbyname2`, `gethostbyname_r`, \
+               `gethostbyaddr`; Python `socket.gethostbyname` and `gethostbyname_ex`.",
+        why: "`gethostbyname` returns only A records (IPv4) in a `hostent` whose `h_addr` is \
+              assumed to be 4 bytes; a host with only AAAA records cannot be reached, and a \
+              dual-stack host is only ever reached over IPv4. The functions are obsolete \
+              (POSIX.1-2008) and not thread-safe.",
+        fix: "Use `getaddrinfo()` with `AF_UNSPEC` and try every returned address in order \
+              (RFC 6724 sorting is done for you), and `getnameinfo()` for reverse lookups. \
+              Python: `socket.getaddrinfo` or `socket.create_connection`.",
+        example: Example {
+            language: Python,
+            before: "ip = socket.gethostbyname(host)\nsock.connect((ip, port))",
+            after: "sock = socket.create_connection((host, port))",
+        },
+    },
+    Rule {
+        id: "sockaddr-in",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Rust],
+        what: "IPv4-only address structures: `struct sockaddr_in` and `struct in_addr` (also \
+               `libc::sockaddr_in` in Rust).",
+        why: "`sockaddr_in` holds a 4-byte address. Code that declares one for `accept()`, \
+              `recvfrom()` or `getpeername()` truncates IPv6 peers, and code that builds one \
+              can only ever connect over IPv4.",
+        fix: "Store addresses in `struct sockaddr_storage` (big enough for every family) and \
+              pass `(struct sockaddr *)&ss` with its length; build addresses with \
+              `getaddrinfo()`. Rust: `std::net::SocketAddr` or `socket2::SockAddr`.",
+        example: Example {
+            language: C,
+            before: "struct sockaddr_in peer;\nsocklen_t len = sizeof peer;\naccept(fd, (struct sockaddr *)&peer, &len);",
+            after: "struct sockaddr_storage peer;\nsocklen_t len = sizeof peer;\naccept(fd, (struct sockaddr *)&peer, &len);",
+        },
+    },
+    Rule {
+        id: "af-inet-only",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Python, Go, Rust],
+        what: "`AF_INET` or `PF_INET` in a file that never mentions `AF_INET6`, `PF_INET6` or \
+               `AF_UNSPEC`/`PF_UNSPEC`.",
+        why: "A socket created with `AF_INET` can only speak IPv4. When the file has no IPv6 or \
+              unspecified-family path at all, the code is IPv4-only rather than dual-stack.",
+        fix: "Take the family from `getaddrinfo()` results (`ai->ai_family`), or open one \
+              `AF_INET6` socket with `IPV6_V6ONLY` off to serve both families. Python: \
+              `socket.create_connection` / `socket.create_server(..., family=AF_INET6, \
+              dualstack_ipv6=True)`.",
+        example: Example {
+            language: C,
+            before: "int fd = socket(AF_INET, SOCK_STREAM, 0);",
+            after: "for (ai = result; ai; ai = ai->ai_next) {\n    fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);\n    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;\n}",
+        },
+    },
+    Rule {
+        id: "inaddr-constant",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Python, Rust],
+        what: "IPv4 address constants: `INADDR_ANY`, `INADDR_LOOPBACK`, `INADDR_BROADCAST`, \
+               `INADDR_NONE`.",
+        why: "Binding to `INADDR_ANY` listens on IPv4 only; `INADDR_LOOPBACK` is 127.0.0.1 and \
+              not ::1; IPv6 has no broadcast at all.",
+        fix: "Listen with `getaddrinfo(NULL, port, {AI_PASSIVE, AF_UNSPEC})` or on `in6addr_any` \
+              with `IPV6_V6ONLY` off; use `in6addr_loopback` (`::1`); replace broadcast with a \
+              multicast group (`ff02::1` all-nodes, or an application group).",
+        example: Example {
+            language: C,
+            before: "sin.sin_addr.s_addr = htonl(INADDR_ANY);",
+            after: "sin6.sin6_family = AF_INET6;\nsin6.sin6_addr = in6addr_any; /* with IPV6_V6ONLY = 0 */",
+        },
+    },
+    Rule {
+        id: "inet-addrstrlen",
+        severity: Severity::Warning,
+        languages: C_FAMILY,
+        what: "`INET_ADDRSTRLEN` (16) used to size an address string buffer.",
+        why: "The longest IPv6 text form needs 46 bytes (`INET6_ADDRSTRLEN`), and more with a \
+              zone (`fe80::1%eth0`); a 16-byte buffer truncates it or overflows.",
+        fix: "Use `INET6_ADDRSTRLEN`, or `NI_MAXHOST` with `getnameinfo()`, which covers every \
+              family and zone ids.",
+        example: Example {
+            language: C,
+            before: "char text[INET_ADDRSTRLEN];",
+            after: "char text[INET6_ADDRSTRLEN];",
+        },
+    },
+    Rule {
+        id: "ipv4-socket-option",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Python, Go, Rust],
+        what: "IPv4-level socket options: `IP_TOS`, `IP_TTL`, `IP_ADD_MEMBERSHIP`, \
+               `IP_DROP_MEMBERSHIP`, `IP_MULTICAST_IF`, `IP_MULTICAST_TTL`, \
+               `IP_MULTICAST_LOOP`, `IP_PKTINFO`, `IP_RECVTOS`, `IP_RECVTTL`.",
+        why: "Options at level `IPPROTO_IP` act on IPv4 packets only. On an `AF_INET6` socket \
+              they fail or silently do nothing, so DSCP marking, hop limits and multicast \
+              membership are lost on IPv6 (seed 000 §6: the TOS option had to be ported).",
+        fix: "Set the `IPPROTO_IPV6` twin as well: `IP_TOS`→`IPV6_TCLASS`, \
+              `IP_TTL`→`IPV6_UNICAST_HOPS`, `IP_ADD_MEMBERSHIP`→`IPV6_JOIN_GROUP`, \
+              `IP_DROP_MEMBERSHIP`→`IPV6_LEAVE_GROUP`, `IP_MULTICAST_IF`→`IPV6_MULTICAST_IF`, \
+              `IP_MULTICAST_TTL`→`IPV6_MULTICAST_HOPS`, `IP_MULTICAST_LOOP`→\
+              `IPV6_MULTICAST_LOOP`, `IP_PKTINFO`→`IPV6_RECVPKTINFO`, `IP_RECVTOS`→\
+              `IPV6_RECVTCLASS`, `IP_RECVTTL`→`IPV6_RECVHOPLIMIT`; choose by the socket's family.",
+        example: Example {
+            language: C,
+            before: "setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);",
+            after: "if (family == AF_INET6)\n    setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos);\nelse\n    setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);",
+        },
+    },
+    Rule {
+        id: "ipv4-literal",
+        severity: Severity::Warning,
+        languages: ALL_WITH_CONFIG,
+        what: "A hard-coded IPv4 address (`127.0.0.1`, `0.0.0.0`, any dotted quad that parses as \
+               an address) in a string literal or a configuration file. Reported as a note in \
+               test files and in tables of several addresses, where it is probably data.",
+        why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
+              `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
+              resolution and with it AAAA records (seed 000 §8: hard-coded addresses were most \
+              of the application-level changes).",
+        fix: "Use names (`localhost`) resolved with `getaddrinfo`, make the address \
+              configurable, listen on `::` with `IPV6_V6ONLY` off, or list both `127.0.0.1` \
+              and `::1`.",
+        example: Example {
+            language: Go,
+            before: "ln, err := net.Listen(\"tcp\", \"0.0.0.0:8080\")",
+            after: "ln, err := net.Listen(\"tcp\", \":8080\") // both families",
+        },
+    },
+    Rule {
+        id: "s-addr-integer",
+        severity: Severity::Warning,
+        languages: C_FAMILY,
+        what: "An IPv4 address (`s_addr`, `h_addr`) stored in or cast to a 32-bit integer \
+               (`uint32_t`, `in_addr_t`, `int`, `long`, `unsigned`, `DWORD`...).",
+        why: "The address is assumed to be 4 bytes long: the variable, the hash key or the \
+              struct field cannot hold a 16-byte IPv6 address. Seed 000 §7 found these the most \
+              time-consuming dependencies to port, because no tool reported them.",
+        fix: "Keep addresses in `struct sockaddr_storage` (or `struct in6_addr` plus family) and \
+              compare with `memcmp` over the family's length; hash the whole address.",
+        example: Example {
+            language: C,
+            before: "uint32_t ip = ntohl(peer.sin_addr.s_addr);",
+            after: "struct sockaddr_storage ip;\nmemcpy(&ip, &peer, peer_len);",
+        },
+    },
+    Rule {
+        id: "address-buffer-size",
+        severity: Severity::Warning,
+        languages: C_FAMILY,
+        what: "A byte or char array for an address with an IPv4-sized length: `char ip[16]`, \
+               `char host_addr[15]`, `unsigned char addr[4]`.",
+        why: "16 characters fit the longest dotted quad plus NUL; 4 bytes fit a binary IPv4 \
+              address. IPv6 needs 46 characters of text or 16 bytes of binary.",
+        fix: "Size text buffers with `INET6_ADDRSTRLEN` or `NI_MAXHOST`, binary buffers with \
+              `sizeof(struct in6_addr)`, or store a `sockaddr_storage`.",
+        example: Example {
+            language: C,
+            before: "char ip[16];",
+            after: "char ip[INET6_ADDRSTRLEN];",
+        },
+    },
+    Rule {
+        id: "four-byte-copy",
+        severity: Severity::Warning,
+        languages: C_FAMILY,
+        what: "`memcpy`/`memmove`/`memcmp`/`bcopy` of exactly 4 bytes (or `sizeof(uint32_t)`, \
+               `sizeof(in_addr_t)`) where an argument is an address (`s_addr`, `sin_addr`, \
+               `h_addr`, a variable named for an address).",
+        why: "Copying or comparing 4 bytes of an address only works for IPv4; on IPv6 it \
+              copies a quarter of the address, and two different IPv6 hosts compare equal.",
+        fix: "Copy `ai_addrlen`/`socklen_t` bytes of the `sockaddr`, or `sizeof(struct in6_addr)` \
+              for the address alone, chosen by family.",
+        example: Example {
+            language: C,
+            before: "memcpy(&sin.sin_addr, he->h_addr, 4);",
+            after: "memcpy(&ss, ai->ai_addr, ai->ai_addrlen);",
+        },
+    },
+    Rule {
+        id: "host-port-split",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "`host:port` text split on the first or last `:` without handling brackets: \
+               `split(\":\")`, `strchr(s, ':')`, `strrchr(s, ':')`, `rsplit(':', 1)`, \
+               `strings.Split(s, \":\")`, `indexOf(':')`, `split_once(':')`... (not reported \
+               when the code nearby looks for `[` or `]`).",
+        why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
+              RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
+              host `[2001` and port `db8::1]:80`.",
+        fix: "Use a bracket-aware parser: Go `net.SplitHostPort`, Python \
+              `urllib.parse.urlsplit('//' + s)` (`.hostname`, `.port`), Rust \
+              `s.parse::<SocketAddr>()`, Java `java.net.URI` / Guava `HostAndPort`, Node \
+              `new URL('tcp://' + s)`; in C, look for a leading `[` before splitting.",
+        example: Example {
+            language: Python,
+            before: "host, port = target.split(\":\")",
+            after: "parts = urllib.parse.urlsplit(\"//\" + target)\nhost, port = parts.hostname, parts.port",
+        },
+    },
+    Rule {
+        id: "host-port-join",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "`host:port` text built without brackets: `host + \":\" + port`, \
+               `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
+               `f\"{host}:{port}\"`, `` `${host}:${port}` ``.",
+        why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
+              can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
+              §3.2.2).",
+        fix: "Go `net.JoinHostPort(host, port)`; Rust `SocketAddr::new(ip, port).to_string()`; \
+              Python `f\"[{host}]:{port}\"` when `':' in host`; Java/JS: add brackets when the \
+              host contains `:`.",
+        example: Example {
+            language: Go,
+            before: "addr := host + \":\" + port",
+            after: "addr := net.JoinHostPort(host, port)",
+        },
+    },
+    Rule {
+        id: "tcp4-network",
+        severity: Severity::Warning,
+        languages: &[Go],
+        what: "Go network names that force IPv4: `\"tcp4\"`, `\"udp4\"`, `\"ip4\"` (also \
+               `\"ip4:proto\"`).",
+        why: "`net.Dial(\"tcp4\", ...)` and `net.Listen(\"udp4\", ...)` never use IPv6, even \
+              when the name has AAAA records and the host is dual-stack.",
+        fix: "Use `\"tcp\"`, `\"udp\"` or `\"ip\"`: the Go resolver then tries both families \
+              (with RFC 6555 fast fallback in `net.Dialer`).",
+        example: Example {
+            language: Go,
+            before: "conn, err := net.Dial(\"tcp4\", addr)",
+            after: "conn, err := net.Dial(\"tcp\", addr)",
+        },
+    },
+    Rule {
+        id: "to4-conversion",
+        severity: Severity::Warning,
+        languages: &[Go],
+        what: "Go `ip.To4()`, which returns nil for every IPv6 address.",
+        why: "Code that calls `To4()` and then uses the 4-byte result (or treats nil as \
+              invalid) rejects IPv6 peers; `To4() != nil` as a family test also treats \
+              IPv4-mapped IPv6 addresses as IPv4.",
+        fix: "Keep the 16-byte `net.IP` or use `netip.Addr` (`Is4()`, `Is6()`, `Unmap()`), and \
+              branch on the family explicitly when it matters.",
+        example: Example {
+            language: Go,
+            before: "key := binary.BigEndian.Uint32(ip.To4())",
+            after: "addr, _ := netip.AddrFromSlice(ip)\nkey := addr.Unmap() // netip.Addr is comparable",
+        },
+    },
+    Rule {
+        id: "ipv4-only-type",
+        severity: Severity::Warning,
+        languages: &[Python, Java, Rust],
+        what: "IPv4-only address types in signatures and checks: Java `Inet4Address`; Rust \
+               `Ipv4Addr` and `SocketAddrV4` used as types; Python `ipaddress.IPv4Address`, \
+               `IPv4Network`, `IPv4Interface`.",
+        why: "A parameter, field or return type that is IPv4-only forces every caller to be \
+              IPv4-only too; an `instanceof Inet4Address` filter drops IPv6 peers.",
+        fix: "Java `InetAddress` / `InetSocketAddress`; Rust `IpAddr` / `SocketAddr`; Python \
+              `ipaddress.ip_address()` / `ip_network()`, which return either family.",
+        example: Example {
+            language: Rust,
+            before: "fn connect(peer: SocketAddrV4) -> io::Result<TcpStream>",
+            after: "fn connect(peer: SocketAddr) -> io::Result<TcpStream>",
+        },
+    },
+    Rule {
+        id: "dns-family-4",
+        severity: Severity::Error,
+        languages: JS_FAMILY,
+        what: "Node.js lookups restricted to IPv4: `dns.lookup(host, 4, ...)`, `{ family: 4 }` \
+               options, `dns.resolve4` / `dns.promises.resolve4`.",
+        why: "Family 4 returns only A records, so an IPv6-only or dual-stack service is reached \
+              over IPv4 or not at all.",
+        fix: "Omit `family` (or pass 0) and set `autoSelectFamily: true` on sockets (Node's \
+              Happy Eyeballs); use `dns.resolve` with `'AAAA'` alongside `resolve4` when \
+              records are needed.",
+        example: Example {
+            language: JavaScript,
+            before: "dns.lookup(host, { family: 4 }, callback);",
+            after: "dns.lookup(host, { all: true }, callback);",
+        },
+    },
+    Rule {
+        id: "is-ipv4-only",
+        severity: Severity::Warning,
+        languages: JS_FAMILY,
+        what: "`net.isIPv4(...)` in a file that never calls `isIPv6` or `isIP`.",
+        why: "Validating input with `isIPv4` alone rejects every IPv6 literal.",
+        fix: "Use `net.isIP(s) !== 0` (returns 4 or 6), or handle `isIPv6` as well.",
+        example: Example {
+            language: JavaScript,
+            before: "if (!net.isIPv4(input)) throw new Error('bad address');",
+            after: "if (net.isIP(input) === 0) throw new Error('bad address');",
+        },
+    },
+];
+
+/// The rule with this id, if any.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.id == id)
+}
+
+/// The index of a rule in [`RULES`] (SARIF `ruleIndex`).
+pub fn rule_index(id: &str) -> Option<usize> {
+    RULES.iter().position(|rule| rule.id == id)
+}
+
+/// `docs/rules.md`: every rule's documentation, generated from the table.
+pub fn rules_markdown() -> String {
+    let mut out = String::from(
+        "# dualperf scan: rule catalogue\n\n\
+         <!-- Generated from crates/dualperf-scan/src/rules.rs by the test \
+         `docs_rules_md_matches_the_rule_table`; run it with DUALPERF_UPDATE_DOCS=1 to rewrite. -->\n\n\
+         Each rule has a kebab-case id used in the output, in suppression comments \
+         (`dualperf-scan: ignore[rule-id]` on the line or the line above) and in baselines. \
+         Fixtures live in `crates/dualperf-scan/fixtures/<rule-id>/`.\n\n| id | severity | languages |\n| --- | --- | --- |\n",
+    );
+    for rule in RULES {
+        let languages: Vec<&str> = rule.languages.iter().map(|l| l.name()).collect();
+        out.push_str(&format!(
+            "| [`{}`](#{}) | {} | {} |\n",
+            rule.id,
+            rule.id,
+            rule.severity.name(),
+            languages.join(", ")
+        ));
+    }
+    for rule in RULES {
+        out.push('\n');
+        out.push_str(&rule.to_markdown());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for rule in RULES {
+            assert!(seen.insert(rule.id), "duplicate rule id {}", rule.id);
+            assert!(
+                rule.id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "rule id {} is not kebab-case",
+                rule.id
+            );
+            assert!(!rule.languages.is_empty());
+        }
+    }
+
+    #[test]
+    fn docs_rules_md_matches_the_rule_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules.md");
+        let expected = rules_markdown();
+        if std::env::var_os("DUALPERF_UPDATE_DOCS").is_some() {
+            std::fs::write(path, &expected).expect("docs/ is writable");
+        }
+        let actual = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "docs/rules.md is stale; rerun this test with DUALPERF_UPDATE_DOCS=1"
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! Scanning one file: parse, tokenise, match, drop suppressed matches, and
+//! turn matches into [`Finding`]s. Configuration files are read as text.
+
+use std::path::Path;
+
+use crate::finding::{fingerprint, Finding};
+use crate::language::Language;
+use crate::literal::find_ipv4_literals;
+use crate::matcher::{literal_advice, match_tokens, FileContext, Match};
+use crate::rule::Severity;
+use crate::suppression::Suppressions;
+use crate::token::{tokenize, TokenKind};
+
+/// Reusable per-thread parsing state (a tree-sitter parser is not `Sync`).
+#[derive(Default)]
+pub struct FileScanner {
+    parser: Option<tree_sitter::Parser>,
+}
+
+/// The result of scanning one file.
+#[derive(Debug, Default)]
+pub struct FileResult {
+    /// Findings that were not suppressed, in line order.
+    pub findings: Vec<Finding>,
+    /// Number of suppressed findings.
+    pub suppressed: usize,
+    /// Lines in the file.
+    pub lines: usize,
+}
+
+impl FileScanner {
+    /// Scans `source`, the contents of `display_path` (as shown in output)
+    /// written in `language`. `relative_path` (from the scan root) decides
+    /// whether the file is test code.
+    pub fn scan_source(
+        &mut self,
+        source: &str,
+        language: Language,
+        display_path: &str,
+        relative_path: &Path,
+    ) -> FileResult {
+        let context = FileContext {
+            language,
+            is_test: is_test_path(relative_path),
+        };
+        let mut suppressions = Suppressions::default();
+        let matches = match language.grammar(relative_path) {
+            Some(grammar) => {
+                let parser = self.parser.get_or_insert_with(tree_sitter::Parser::new);
+                if parser.set_language(&grammar).is_err() {
+                    return FileResult::default();
+                }
+                let Some(tree) = parser.parse(source, None) else {
+                    return FileResult::default();
+                };
+                let tokens = tokenize(&tree, source);
+                let lines: Vec<&str> = source.lines().collect();
+                for token in tokens.iter().filter(|t| t.kind == TokenKind::Comment) {
+                    let before = lines
+                        .get(token.line)
+                        .and_then(|l| l.get(..token.column))
+                        .unwrap_or("");
+                    let own_line = before.trim().is_empty();
+                    suppressions.add_comment(token.text, token.line, token.end_line, own_line);
+                }
+                match_tokens(&tokens, context)
+            }
+            None => scan_config(source, context, &mut suppressions),
+        };
+        let lines: Vec<&str> = source.lines().collect();
+        let mut result = FileResult {
+            lines: lines.len(),
+            ..FileResult::default()
+        };
+        for m in matches {
+            if suppressions.is_suppressed(m.rule, m.line) {
+                result.suppressed += 1;
+                continue;
+            }
+            let line_text = lines.get(m.line).copied().unwrap_or("");
+            let column = line_text
+                .get(..m.column)
+                .map_or(m.column, |prefix| prefix.chars().count())
+                + 1;
+            result.findings.push(Finding {
+                rule: m.rule,
+                severity: m.severity,
+                path: display_path.to_string(),
+                line: m.line + 1,
+                column,
+                message: m.message,
+                snippet: line_text.trim_end().to_string(),
+                fingerprint: fingerprint(m.rule, display_path, line_text),
+            });
+        }
+        result
+    }
+}
+
+/// Configuration files: every IPv4 literal outside `#`, `;` and `//` comment lines.
+fn scan_config(source: &str, context: FileContext, suppressions: &mut Suppressions) -> Vec<Match> {
+    let mut matches = Vec::new();
+    for (number, line) in source.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') || trimmed.starts_with(';') || trimmed.starts_with("//") {
+            suppressions.add_comment(trimmed, number, number, true);
+            continue;
+        }
+        if let Some(position) = line.find(" #").or_else(|| line.find("\t#")) {
+            suppressions.add_comment(&line[position..], number, number, false);
+        }
+        let severity = if context.is_test {
+            Severity::Note
+        } else {
+            Severity::Warning
+        };
+        for literal in find_ipv4_literals(line) {
+            matches.push(Match {
+                rule: "ipv4-literal",
+                severity,
+                line: number,
+                column: literal.offset,
+                message: format!(
+                    "hard-coded IPv4 address {} in configuration; {}",
+                    literal.address,
+                    literal_advice(literal.address)
+                ),
+            });
+        }
+    }
+    matches
+}
+
+/// True for paths of test code, where address literals are usually data.
+pub fn is_test_path(path: &Path) -> bool {
+    let directories = path.parent().into_iter().flat_map(|p| p.components());
+    let test_directory = directories.filter_map(|c| c.as_os_str().to_str()).any(|c| {
+        matches!(
+            c,
+            "test" | "tests" | "testdata" | "testing" | "__tests__" | "spec" | "testsuite" | "t"
+        )
+    });
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.split('.').next().unwrap_or("");
+    test_directory
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+}
+
+/// True if the first kilobyte of `source` carries a generated-code marker.
+pub fn is_generated(source: &str) -> bool {
+    let mut end = source.len().min(1024);
+    while !source.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &source[..end];
+    [
+        "@generated",
+        "DO NOT EDIT",
+        "Code generated",
+        "automatically generated",
+        "autogenerated",
+        "Generated by",
+    ]
+    .iter()
+    .any(|marker| head.contains(marker))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_paths_are_recognised() {
+        assert!(is_test_path(Path::new("src/tests/net.c")));
+        assert!(is_test_path(Path::new("pkg/dial_test.go")));
+        assert!(is_test_path(Path::new("test_socket.py")));
+        assert!(is_test_path(Path::new("web/api.spec.ts")));
+        assert!(!is_test_path(Path::new("src/net.c")));
+        assert!(!is_test_path(Path::new("src/contest.c")));
+    }
+
+    #[test]
+    fn config_comment_lines_are_not_scanned() {
+        let mut scanner = FileScanner::default();
+        let result = scanner.scan_source(
+            "# listen 10.0.0.1\nlisten = 0.0.0.0:80\n",
+            Language::Config,
+            "a.conf",
+            Path::new("a.conf"),
+        );
+        assert_eq!(result.findings.len(), 1);
+        assert_eq!(
+            (result.findings[0].line, result.findings[0].column),
+            (2, 10)
+        );
+    }
+}

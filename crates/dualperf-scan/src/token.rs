@@ -1,0 +1,259 @@
+//! Flattening a tree-sitter syntax tree into a token stream.
+//!
+//! The rules in [`crate::matcher`] work on tokens, not on grammar-specific
+//! node kinds, so one matcher serves eight grammars. What the parser adds is
+//! the part a regex cannot do: comments become [`TokenKind::Comment`] (never
+//! matched, only read for suppressions), string literals become one
+//! [`TokenKind::Str`] token (so `"inet_addr"` is not a call), and each
+//! identifier keeps its node kind (so a Rust `type_identifier` is told from a
+//! path segment). C macro bodies (`preproc_arg`), which tree-sitter leaves as
+//! opaque text, are split with a small lexer.
+
+/// What a token is.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum TokenKind {
+    /// An identifier or keyword.
+    Ident,
+    /// A numeric literal.
+    Number,
+    /// A string or character literal (the whole literal, quotes included).
+    Str,
+    /// A comment.
+    Comment,
+    /// Anything else: operators and punctuation.
+    Punct,
+}
+
+/// One token with its position (0-based line, 0-based byte column).
+#[derive(Clone, Debug)]
+pub struct Token<'s> {
+    /// The kind.
+    pub kind: TokenKind,
+    /// The source text of the token.
+    pub text: &'s str,
+    /// 0-based line of the first byte.
+    pub line: usize,
+    /// 0-based byte column of the first byte.
+    pub column: usize,
+    /// 0-based line of the last byte (differs for multi-line literals and comments).
+    pub end_line: usize,
+    /// The grammar's node kind (for identifiers: `type_identifier`, ...).
+    pub node_kind: &'s str,
+    /// The parent node's kind (for strings: is it inside an array or list?).
+    pub parent_kind: &'s str,
+}
+
+impl Token<'_> {
+    /// The contents of a string or character literal: prefixes (`f`, `r`,
+    /// `b`, `L`, `u8`...), quotes and a Rust raw string's `#`s removed.
+    pub fn string_content(&self) -> &str {
+        let text = self
+            .text
+            .trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '#');
+        let text = text.trim_end_matches('#');
+        for quote in ["\"\"\"", "'''", "\"", "'", "`"] {
+            if let Some(inner) = text.strip_prefix(quote).and_then(|t| t.strip_suffix(quote)) {
+                return inner;
+            }
+        }
+        text
+    }
+
+    /// True for an identifier with this exact text.
+    pub fn is_ident(&self, name: &str) -> bool {
+        self.kind == TokenKind::Ident && self.text == name
+    }
+
+    /// True for punctuation with this exact text.
+    pub fn is_punct(&self, text: &str) -> bool {
+        self.kind == TokenKind::Punct && self.text == text
+    }
+}
+
+const STRING_KINDS: &[&str] = &[
+    "string_literal",
+    "raw_string_literal",
+    "char_literal",
+    "character_literal",
+    "system_lib_string",
+    "string",
+    "template_string",
+    "interpreted_string_literal",
+    "rune_literal",
+    "text_block",
+];
+
+/// Flattens the syntax tree of `source` into tokens, in source order.
+pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'s>> {
+    let mut tokens = Vec::new();
+    let mut cursor = tree.walk();
+    let mut descend = true;
+    loop {
+        if descend {
+            let node = cursor.node();
+            let kind = node.kind();
+            let leaf = node.child_count() == 0;
+            let is_string = node.is_named() && STRING_KINDS.contains(&kind);
+            // A string that is a statement on its own is a docstring (Python)
+            // or a directive ("use strict"): documentation, read as a comment.
+            let is_docstring = is_string
+                && node.parent().is_some_and(|p| {
+                    p.kind() == "expression_statement" && p.named_child_count() == 1
+                });
+            let is_comment = kind.contains("comment") || is_docstring;
+            if is_comment || is_string || leaf {
+                if kind == "preproc_arg" {
+                    lex_macro_body(&node, source, &mut tokens);
+                } else if let Ok(text) = node.utf8_text(source.as_bytes()) {
+                    let token_kind = if is_comment {
+                        TokenKind::Comment
+                    } else if is_string {
+                        TokenKind::Str
+                    } else {
+                        classify(text)
+                    };
+                    if !text.is_empty() {
+                        tokens.push(Token {
+                            kind: token_kind,
+                            text,
+                            line: node.start_position().row,
+                            column: node.start_position().column,
+                            end_line: node.end_position().row,
+                            node_kind: kind,
+                            parent_kind: node.parent().map_or("", |p| p.kind()),
+                        });
+                    }
+                }
+                descend = false;
+                continue;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            descend = false;
+        } else if cursor.goto_next_sibling() {
+            descend = true;
+        } else if !cursor.goto_parent() {
+            break;
+        }
+    }
+    tokens
+}
+
+fn classify(text: &str) -> TokenKind {
+    let first = text.chars().next().unwrap_or(' ');
+    if first.is_alphabetic() || first == '_' || first == '$' {
+        TokenKind::Ident
+    } else if first.is_ascii_digit() {
+        TokenKind::Number
+    } else {
+        TokenKind::Punct
+    }
+}
+
+/// Splits a C macro body into tokens with their real positions.
+fn lex_macro_body<'s>(node: &tree_sitter::Node, source: &'s str, tokens: &mut Vec<Token<'s>>) {
+    let range = node.byte_range();
+    let body = &source[range.clone()];
+    let bytes = body.as_bytes();
+    let (mut line, mut column) = (node.start_position().row, node.start_position().column);
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        let (start_line, start_column) = (line, column);
+        let kind = if c == b'\n' {
+            line += 1;
+            column = 0;
+            i += 1;
+            continue;
+        } else if c.is_ascii_whitespace() || c == b'\\' {
+            i += 1;
+            column += 1;
+            continue;
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            TokenKind::Comment
+        } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                i += 1;
+            }
+            i = (i + 2).min(bytes.len());
+            TokenKind::Comment
+        } else if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(bytes.len());
+            TokenKind::Str
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            if c.is_ascii_digit() {
+                TokenKind::Number
+            } else {
+                TokenKind::Ident
+            }
+        } else {
+            i += 1;
+            while i < bytes.len() && !bytes[i].is_ascii() {
+                i += 1;
+            }
+            TokenKind::Punct
+        };
+        let text = &body[start..i];
+        let newlines = text.matches('\n').count();
+        if newlines > 0 {
+            line += newlines;
+            column = text.len() - text.rfind('\n').map_or(0, |p| p + 1);
+        } else {
+            column += text.len();
+        }
+        tokens.push(Token {
+            kind,
+            text,
+            line: start_line,
+            column: start_column,
+            end_line: line,
+            node_kind: "preproc_arg",
+            parent_kind: "preproc_def",
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens_of(source: &str) -> Vec<(TokenKind, String)> {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_c::LANGUAGE.into())
+            .expect("C grammar loads");
+        let tree = parser.parse(source, None).expect("parser returns a tree");
+        tokenize(&tree, source)
+            .into_iter()
+            .map(|t| (t.kind, t.text.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn comments_and_strings_are_single_tokens() {
+        let tokens = tokens_of("/* inet_addr */ int x = f(\"inet_addr\");");
+        assert_eq!(tokens[0], (TokenKind::Comment, "/* inet_addr */".into()));
+        assert!(tokens.contains(&(TokenKind::Str, "\"inet_addr\"".into())));
+        assert!(!tokens.contains(&(TokenKind::Ident, "inet_addr".into())));
+    }
+
+    #[test]
+    fn macro_bodies_are_split_into_tokens() {
+        let tokens = tokens_of("#define ADDR inet_addr(\"1.2.3.4\") // note\n");
+        assert!(tokens.contains(&(TokenKind::Ident, "inet_addr".into())));
+        assert!(tokens.contains(&(TokenKind::Str, "\"1.2.3.4\"".into())));
+    }
+}

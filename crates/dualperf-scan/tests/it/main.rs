@@ -1,0 +1,13 @@
+//! Integration tests of the scanner: fixtures, output snapshots, SARIF schema,
+//! baselines and the tree walker.
+
+mod fixtures;
+mod output;
+mod walker;
+
+use std::path::PathBuf;
+
+/// The fixture directory.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
