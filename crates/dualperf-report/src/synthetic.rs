@@ -605,6 +605,7 @@ fn testbed() -> TestbedFacts {
         role: role.to_string(),
         addresses: addresses.iter().map(|a| a.to_string()).collect(),
         forwarding: role == "router",
+        ..Default::default()
     };
     TestbedFacts {
         name: "one-router".to_string(),
@@ -620,12 +621,14 @@ fn testbed() -> TestbedFacts {
                 interfaces: ["dsp-c0".into(), "dsp-r0".into()],
                 mtu_bytes: 1500,
                 shaping: None,
+                ..Default::default()
             },
             TestbedLink {
                 between: ["router".into(), "server".into()],
                 interfaces: ["dsp-r1".into(), "dsp-s0".into()],
                 mtu_bytes: 1500,
                 shaping: Some("htb 1 Gbit/s".to_string()),
+                ..Default::default()
             },
         ],
         client_node: "client".to_string(),
@@ -634,6 +637,7 @@ fn testbed() -> TestbedFacts {
             "SYNTHETIC DATA: made up by dualperf_report::synthetic for rendering tests; nothing was measured".to_string(),
             "netem is missing on this kernel: no added delay or loss".to_string(),
         ],
+        ..Default::default()
     }
 }
 

@@ -200,7 +200,18 @@ fn metric(row: &Row<'_>, first: usize) -> rusqlite::Result<Metric> {
 }
 
 fn load_analysis(connection: &Connection, row_id: i64, run_id: &str) -> Result<Analysis> {
+    let method_json: Option<String> = connection
+        .query_row(
+            "SELECT analysis_method_json FROM runs WHERE id = ?1",
+            [row_id],
+            |row| row.get(0),
+        )
+        .map_err(sql_error("reading the analysis method", run_id))?;
+    let method = method_json
+        .map(|text| decode(&text, "analysis method", run_id))
+        .transpose()?;
     Ok(Analysis {
+        method,
         summaries: load_summaries(connection, row_id, run_id)?,
         comparisons: load_comparisons(connection, row_id, run_id)?,
         missing: {

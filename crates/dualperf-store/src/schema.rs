@@ -34,6 +34,11 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "run notes column and an index for history by date",
         sql: V2_NOTES_AND_DATE_INDEX,
     },
+    Migration {
+        version: 3,
+        description: "how the analysis was computed (confidence level, thresholds, methods)",
+        sql: V3_ANALYSIS_METHOD,
+    },
 ];
 
 /// The schema version this code writes.
@@ -177,6 +182,13 @@ CREATE INDEX trials_by_point ON trials (run_id, point, family);
 const V2_NOTES_AND_DATE_INDEX: &str = r#"
 ALTER TABLE runs ADD COLUMN notes TEXT;
 CREATE INDEX runs_by_start ON runs (started_at_unix_ms);
+"#;
+
+/// Version 3: the stats stage's `AnalysisMethod` (confidence level, CV
+/// threshold, percentile and pairing methods), as JSON, so a stored verdict
+/// says how it was reached.
+const V3_ANALYSIS_METHOD: &str = r#"
+ALTER TABLE runs ADD COLUMN analysis_method_json TEXT;
 "#;
 
 #[cfg(test)]

@@ -268,6 +268,17 @@ fn insert_analysis(
     id: &str,
     analysis: &Analysis,
 ) -> Result<()> {
+    let method_json = analysis
+        .method
+        .as_ref()
+        .map(|method| json(method, "analysis method", id))
+        .transpose()?;
+    transaction
+        .execute(
+            "UPDATE runs SET analysis_method_json = ?1 WHERE id = ?2",
+            rusqlite::params![method_json, row_id],
+        )
+        .map_err(sql_error("recording the analysis method", id))?;
     // A re-finished run replaces its analysis instead of failing on keys.
     for table in ["summaries", "comparisons", "missing_metrics"] {
         transaction
