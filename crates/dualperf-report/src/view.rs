@@ -16,9 +16,10 @@ pub(crate) const ONE_WAY_DELAY: &[&str] = &["owd_mean_ns", "owd_p50_ns", "one_wa
 /// Loss metrics.
 pub(crate) const LOSS: &[&str] = &["loss_ratio"];
 /// Client CPU utilisation.
-pub(crate) const CPU: &[&str] = &["cpu_client_ratio", "client_cpu_ratio"];
+pub(crate) const CPU: &[&str] = &["client_cpu_cores", "cpu_client_ratio", "client_cpu_ratio"];
 /// Service demand (CPU per MiB).
 pub(crate) const SERVICE_DEMAND: &[&str] = &[
+    "client_service_demand_us_per_mib",
     "service_demand_client_us_per_mib",
     "service_demand_us_per_mib",
 ];
