@@ -161,7 +161,15 @@ impl<'s> Matcher<'_, 's> {
                 self.push("gethostbyname", Severity::Error, i, format!("`socket.{name}` returns IPv4 addresses only; use socket.getaddrinfo or socket.create_connection"))
             }
             "sockaddr_in" | "in_addr" if c || language == Rust => {
-                self.push("sockaddr-in", Severity::Warning, i, format!("`{name}` holds IPv4 only; use sockaddr_storage (or SocketAddr in Rust)"))
+                // In a file that also handles IPv6 this is usually the IPv4
+                // branch of dual-stack code: still worth a look, but a note.
+                let dual = ["sockaddr_in6", "in6_addr", "sockaddr_storage"].iter().any(|n| self.idents.contains(n));
+                let (severity, context) = if dual {
+                    (Severity::Note, " (this file also handles IPv6: check it is the IPv4 branch)")
+                } else {
+                    (Severity::Warning, "")
+                };
+                self.push("sockaddr-in", severity, i, format!("`{name}` holds IPv4 only{context}; use sockaddr_storage (or SocketAddr in Rust)"))
             }
             "AF_INET" | "PF_INET"
                 if matches!(language, C | Cpp | Python | Go | Rust)
