@@ -139,6 +139,14 @@ impl<'s> Matcher<'_, 's> {
     fn check_names(&mut self, i: usize, language: Language) {
         use Language::*;
         let name = self.tokens[i].text;
+        // `#ifndef INADDR_NONE` / `#define INADDR_NONE ...` name the macro;
+        // they are portability shims, not uses.
+        if matches!(
+            self.tokens[i].parent_kind,
+            "preproc_ifdef" | "preproc_def" | "preproc_defined"
+        ) {
+            return;
+        }
         let c = language.is_c_family();
         let py = language == Python;
         match name {
@@ -391,12 +399,29 @@ impl<'s> Matcher<'_, 's> {
         {
             return;
         }
+        if name.contains('6') {
+            return; // `addr6[16]`, `ip6[16]`: sized for IPv6 on purpose
+        }
         let range = self.statement(i);
-        let declared_as_bytes = self.tokens[range.start..i]
+        let declaration = &self.tokens[range.start..i];
+        let declared_as_bytes = declaration
             .iter()
             .any(|t| t.kind == TokenKind::Ident && BYTE_TYPES.contains(&t.text));
-        if declared_as_bytes {
-            let message = format!("`{name}[{}]` is sized for IPv4; IPv6 needs INET6_ADDRSTRLEN (46) characters or 16 bytes", size.text);
+        // 16 bytes is exactly a binary IPv6 address, so only a *text* buffer
+        // (plain `char`) of 15 or 16 is IPv4-sized; binary buffers count at 4.
+        let text_buffer = declaration.iter().any(|t| {
+            t.kind == TokenKind::Ident && matches!(t.text, "char" | "gchar" | "TCHAR" | "wchar_t")
+        }) && !declaration.iter().any(|t| t.is_ident("unsigned"));
+        let ipv4_sized = if size.text == "4" {
+            declared_as_bytes
+        } else {
+            text_buffer
+        };
+        if ipv4_sized {
+            let message = format!(
+                "`{name}[{}]` is sized for IPv4; IPv6 needs INET6_ADDRSTRLEN (46) characters or 16 bytes",
+                size.text
+            );
             self.push("address-buffer-size", Severity::Warning, i, message);
         }
     }
