@@ -501,14 +501,16 @@ impl<'s> Matcher<'_, 's> {
     fn check_join_string(&mut self, i: usize) {
         let content = self.tokens[i].string_content();
         if content == ":" {
+            // `host + ":" + port`: a colon between two concatenations (a
+            // trailing `name + ":"` is a label, not an endpoint).
             let concatenated =
-                self.previous_is(i, "+") || self.next_is(i, "+") || self.previous_is(i, "+=");
+                (self.previous_is(i, "+") || self.previous_is(i, "+=")) && self.next_is(i, "+");
             let joined =
                 self.next_is(i, ".") && self.tokens.get(i + 2).is_some_and(|t| t.is_ident("join"));
             if (concatenated || joined) && !self.brackets_handled_near(i) {
                 self.push("host-port-join", Severity::Warning, i, "host and port joined with a bare ':' give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)".into());
             }
-        } else if JOIN_FORMAT.is_match(content) && !self.brackets_handled_near(i) {
+        } else if has_join_format(content) && !self.brackets_handled_near(i) {
             self.push("host-port-join", Severity::Warning, i, "format string joins host and port with a bare ':'; IPv6 hosts need [brackets] (net.JoinHostPort, SocketAddr Display)".into());
         }
     }
@@ -662,10 +664,29 @@ const SPLIT_FUNCTIONS: &[&str] = &[
     "substringAfterLast",
 ];
 
+/// `HOST:PORT` placeholders: any string placeholder, a colon, then a
+/// numeric or port-named placeholder (`%s:%d`, `{}:{}`, `{host}:{port}`,
+/// `${host}:${port}`). `%s:%s` is left out: it is usually `user:password`.
 static JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[^\]\w])(?:%s|%v|%\.\*s|\{\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\}|\{0\}|\{1\}):(?:%d|%u|%hu|%i|%ld|%lu|%s|%v|\{\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\}|\{1\})")
-        .expect("the host:port format pattern is valid")
+    Regex::new(concat!(
+        r"(?:%s|%v|%\.\*s|\{\}|\{0\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\})",
+        r":",
+        r"(?:%d|%u|%hu|%i|%ld|%lu|%v|\{\}|\{1\}|\{[\w.]*[Pp]ort[\w.]*(?::[^}]*)?\}|\$\{[^{}]*[Pp]ort[^{}]*\})",
+    ))
+    .expect("the host:port format pattern is valid")
 });
+
+/// True if `content` has a host:port placeholder pair that is not part of a
+/// longer colon chain (`%s:%s:%s`) and not already bracketed (`[%s]:%d`).
+fn has_join_format(content: &str) -> bool {
+    JOIN_FORMAT.find_iter(content).any(|m| {
+        let before = content[..m.start()].chars().next_back();
+        let after = content[m.end()..].chars().next();
+        !matches!(before, Some(']' | ':' | '['))
+            && before.is_none_or(|c| !c.is_alphanumeric())
+            && after != Some(':')
+    })
+}
 
 /// True if an identifier names an address: one of its words (split at `_`
 /// and case changes) is `ip`, `addr`, `address`, `host`, `ipaddr`...
@@ -721,11 +742,15 @@ mod tests {
 
     #[test]
     fn join_format_matches_unbracketed_host_port_only() {
-        assert!(JOIN_FORMAT.is_match("%s:%d"));
-        assert!(JOIN_FORMAT.is_match("{}:{}"));
-        assert!(JOIN_FORMAT.is_match("${host}:${port}"));
-        assert!(JOIN_FORMAT.is_match("http://{host}:{port}/"));
-        assert!(!JOIN_FORMAT.is_match("[{}]:{}"));
-        assert!(!JOIN_FORMAT.is_match("error %s: %d"));
+        assert!(has_join_format("%s:%d"));
+        assert!(has_join_format("{}:{}"));
+        assert!(has_join_format("${host}:${port}"));
+        assert!(has_join_format("http://{host}:{port}/"));
+        assert!(has_join_format("CONNECT %s:%d HTTP/1.0"));
+        assert!(!has_join_format("[{}]:{}"));
+        assert!(!has_join_format("error %s: %d"));
+        assert!(!has_join_format("%s:%s"), "user:password, not host:port");
+        assert!(!has_join_format("%s:%s:%s"));
+        assert!(!has_join_format("{a}:{b}"));
     }
 }
