@@ -212,7 +212,9 @@ impl<'s> Matcher<'_, 's> {
                     Python => matches!(name, "IPv4Address" | "IPv4Network" | "IPv4Interface"),
                     _ => false,
                 };
-                if ipv4_type {
+                // `class IPv4Address(...)` defines the type (Python's own ipaddress module).
+                let defines = i > 0 && matches!(self.tokens[i - 1].text, "class" | "def");
+                if ipv4_type && !defines {
                     let fix = if language == Java { "InetAddress / InetSocketAddress" } else { "ipaddress.ip_address() / ip_network()" };
                     self.push("ipv4-only-type", Severity::Warning, i, format!("`{name}` is IPv4-only; use {fix}"));
                 }
