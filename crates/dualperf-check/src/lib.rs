@@ -54,3 +54,6 @@ pub enum CheckError {
         source: std::io::Error,
     },
 }
+
+#[cfg(test)]
+mod rendering_tests;

@@ -257,22 +257,24 @@ pub fn render_table(matrix: &LocalMatrix) -> String {
     let mut out = String::from(
         "Table I, measured on this host (seed 000 §4): rows = client, columns = server\n\n",
     );
-    out.push_str(&format!("{:<33}", ""));
+    let mut header = format!("{:<33}", "");
     for server in ServerKind::ALL {
-        out.push_str(&format!("| {:<width$}", server.label()));
+        header.push_str(&format!("| {:<width$}", server.label()));
     }
+    out.push_str(header.trim_end());
     out.push('\n');
     out.push_str(&"-".repeat(33 + 3 * (width + 2)));
     out.push('\n');
     for client in ClientKind::ALL {
-        out.push_str(&format!("{:<33}", client.label()));
+        let mut row = format!("{:<33}", client.label());
         for server in ServerKind::ALL {
             let text = matrix
                 .cell(client, server)
                 .map(cell_text)
                 .unwrap_or_default();
-            out.push_str(&format!("| {text:<width$}"));
+            row.push_str(&format!("| {text:<width$}"));
         }
+        out.push_str(row.trim_end());
         out.push('\n');
     }
     if let Some(default) = &matrix.bindv6only_default {

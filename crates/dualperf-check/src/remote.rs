@@ -116,9 +116,16 @@ fn faults(
             .as_ref()
             .and_then(|c| c.error.clone())
             .unwrap_or_default();
+        let consequence = if works(&connection.v4) {
+            format!(
+                "clients without Happy Eyeballs hang or fail; RFC 8305 clients fall back to IPv4 after {} ms",
+                Delays::default().connection_attempt_delay.as_millis()
+            )
+        } else {
+            "and there is no working IPv4 path to fall back to".to_string()
+        };
         faults.push(format!(
-            "AAAA exists but IPv6 does not connect ({why}): clients without Happy Eyeballs hang or fail; RFC 8305 clients lose {} ms per connection",
-            Delays::default().connection_attempt_delay.as_millis()
+            "AAAA exists but IPv6 does not connect ({why}): {consequence}"
         ));
     }
     if !resolution.v4.addresses.is_empty() && !works(&connection.v4) {

@@ -139,6 +139,14 @@ impl<'s> Matcher<'_, 's> {
     fn check_names(&mut self, i: usize, language: Language) {
         use Language::*;
         let name = self.tokens[i].text;
+        // `#ifndef INADDR_NONE` / `#define INADDR_NONE ...` name the macro;
+        // they are portability shims, not uses.
+        if matches!(
+            self.tokens[i].parent_kind,
+            "preproc_ifdef" | "preproc_def" | "preproc_defined"
+        ) {
+            return;
+        }
         let c = language.is_c_family();
         let py = language == Python;
         match name {
@@ -161,7 +169,15 @@ impl<'s> Matcher<'_, 's> {
                 self.push("gethostbyname", Severity::Error, i, format!("`socket.{name}` returns IPv4 addresses only; use socket.getaddrinfo or socket.create_connection"))
             }
             "sockaddr_in" | "in_addr" if c || language == Rust => {
-                self.push("sockaddr-in", Severity::Warning, i, format!("`{name}` holds IPv4 only; use sockaddr_storage (or SocketAddr in Rust)"))
+                // In a file that also handles IPv6 this is usually the IPv4
+                // branch of dual-stack code: still worth a look, but a note.
+                let dual = ["sockaddr_in6", "in6_addr", "sockaddr_storage"].iter().any(|n| self.idents.contains(n));
+                let (severity, context) = if dual {
+                    (Severity::Note, " (this file also handles IPv6: check it is the IPv4 branch)")
+                } else {
+                    (Severity::Warning, "")
+                };
+                self.push("sockaddr-in", severity, i, format!("`{name}` holds IPv4 only{context}; use sockaddr_storage (or SocketAddr in Rust)"))
             }
             "AF_INET" | "PF_INET"
                 if matches!(language, C | Cpp | Python | Go | Rust)
@@ -196,7 +212,9 @@ impl<'s> Matcher<'_, 's> {
                     Python => matches!(name, "IPv4Address" | "IPv4Network" | "IPv4Interface"),
                     _ => false,
                 };
-                if ipv4_type {
+                // `class IPv4Address(...)` defines the type (Python's own ipaddress module).
+                let defines = i > 0 && matches!(self.tokens[i - 1].text, "class" | "def");
+                if ipv4_type && !defines {
                     let fix = if language == Java { "InetAddress / InetSocketAddress" } else { "ipaddress.ip_address() / ip_network()" };
                     self.push("ipv4-only-type", Severity::Warning, i, format!("`{name}` is IPv4-only; use {fix}"));
                 }
@@ -383,12 +401,29 @@ impl<'s> Matcher<'_, 's> {
         {
             return;
         }
+        if name.contains('6') {
+            return; // `addr6[16]`, `ip6[16]`: sized for IPv6 on purpose
+        }
         let range = self.statement(i);
-        let declared_as_bytes = self.tokens[range.start..i]
+        let declaration = &self.tokens[range.start..i];
+        let declared_as_bytes = declaration
             .iter()
             .any(|t| t.kind == TokenKind::Ident && BYTE_TYPES.contains(&t.text));
-        if declared_as_bytes {
-            let message = format!("`{name}[{}]` is sized for IPv4; IPv6 needs INET6_ADDRSTRLEN (46) characters or 16 bytes", size.text);
+        // 16 bytes is exactly a binary IPv6 address, so only a *text* buffer
+        // (plain `char`) of 15 or 16 is IPv4-sized; binary buffers count at 4.
+        let text_buffer = declaration.iter().any(|t| {
+            t.kind == TokenKind::Ident && matches!(t.text, "char" | "gchar" | "TCHAR" | "wchar_t")
+        }) && !declaration.iter().any(|t| t.is_ident("unsigned"));
+        let ipv4_sized = if size.text == "4" {
+            declared_as_bytes
+        } else {
+            text_buffer
+        };
+        if ipv4_sized {
+            let message = format!(
+                "`{name}[{}]` is sized for IPv4; IPv6 needs INET6_ADDRSTRLEN (46) characters or 16 bytes",
+                size.text
+            );
             self.push("address-buffer-size", Severity::Warning, i, message);
         }
     }
@@ -468,14 +503,16 @@ impl<'s> Matcher<'_, 's> {
     fn check_join_string(&mut self, i: usize) {
         let content = self.tokens[i].string_content();
         if content == ":" {
+            // `host + ":" + port`: a colon between two concatenations (a
+            // trailing `name + ":"` is a label, not an endpoint).
             let concatenated =
-                self.previous_is(i, "+") || self.next_is(i, "+") || self.previous_is(i, "+=");
+                (self.previous_is(i, "+") || self.previous_is(i, "+=")) && self.next_is(i, "+");
             let joined =
                 self.next_is(i, ".") && self.tokens.get(i + 2).is_some_and(|t| t.is_ident("join"));
             if (concatenated || joined) && !self.brackets_handled_near(i) {
                 self.push("host-port-join", Severity::Warning, i, "host and port joined with a bare ':' give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)".into());
             }
-        } else if JOIN_FORMAT.is_match(content) && !self.brackets_handled_near(i) {
+        } else if has_join_format(content) && !self.brackets_handled_near(i) {
             self.push("host-port-join", Severity::Warning, i, "format string joins host and port with a bare ':'; IPv6 hosts need [brackets] (net.JoinHostPort, SocketAddr Display)".into());
         }
     }
@@ -629,10 +666,29 @@ const SPLIT_FUNCTIONS: &[&str] = &[
     "substringAfterLast",
 ];
 
+/// `HOST:PORT` placeholders: any string placeholder, a colon, then a
+/// numeric or port-named placeholder (`%s:%d`, `{}:{}`, `{host}:{port}`,
+/// `${host}:${port}`). `%s:%s` is left out: it is usually `user:password`.
 static JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[^\]\w])(?:%s|%v|%\.\*s|\{\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\}|\{0\}|\{1\}):(?:%d|%u|%hu|%i|%ld|%lu|%s|%v|\{\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\}|\{1\})")
-        .expect("the host:port format pattern is valid")
+    Regex::new(concat!(
+        r"(?:%s|%v|%\.\*s|\{\}|\{0\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\})",
+        r":",
+        r"(?:%d|%u|%hu|%i|%ld|%lu|%v|\{\}|\{1\}|\{[\w.]*[Pp]ort[\w.]*(?::[^}]*)?\}|\$\{[^{}]*[Pp]ort[^{}]*\})",
+    ))
+    .expect("the host:port format pattern is valid")
 });
+
+/// True if `content` has a host:port placeholder pair that is not part of a
+/// longer colon chain (`%s:%s:%s`) and not already bracketed (`[%s]:%d`).
+fn has_join_format(content: &str) -> bool {
+    JOIN_FORMAT.find_iter(content).any(|m| {
+        let before = content[..m.start()].chars().next_back();
+        let after = content[m.end()..].chars().next();
+        !matches!(before, Some(']' | ':' | '['))
+            && before.is_none_or(|c| !c.is_alphanumeric())
+            && after != Some(':')
+    })
+}
 
 /// True if an identifier names an address: one of its words (split at `_`
 /// and case changes) is `ip`, `addr`, `address`, `host`, `ipaddr`...
@@ -688,11 +744,15 @@ mod tests {
 
     #[test]
     fn join_format_matches_unbracketed_host_port_only() {
-        assert!(JOIN_FORMAT.is_match("%s:%d"));
-        assert!(JOIN_FORMAT.is_match("{}:{}"));
-        assert!(JOIN_FORMAT.is_match("${host}:${port}"));
-        assert!(JOIN_FORMAT.is_match("http://{host}:{port}/"));
-        assert!(!JOIN_FORMAT.is_match("[{}]:{}"));
-        assert!(!JOIN_FORMAT.is_match("error %s: %d"));
+        assert!(has_join_format("%s:%d"));
+        assert!(has_join_format("{}:{}"));
+        assert!(has_join_format("${host}:${port}"));
+        assert!(has_join_format("http://{host}:{port}/"));
+        assert!(has_join_format("CONNECT %s:%d HTTP/1.0"));
+        assert!(!has_join_format("[{}]:{}"));
+        assert!(!has_join_format("error %s: %d"));
+        assert!(!has_join_format("%s:%s"), "user:password, not host:port");
+        assert!(!has_join_format("%s:%s:%s"));
+        assert!(!has_join_format("{a}:{b}"));
     }
 }

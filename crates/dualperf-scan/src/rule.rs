@@ -67,11 +67,15 @@ impl Rule {
     pub fn to_markdown(&self) -> String {
         let languages: Vec<&str> = self.languages.iter().map(|l| l.name()).collect();
         let fence = fence_name(self.example.language);
+        let comment = match self.example.language {
+            Language::Python | Language::Config => "#",
+            _ => "//",
+        };
         format!(
             "## `{id}`\n\nSeverity: {severity}. Languages: {languages}.\n\n\
              **What it finds.** {what}\n\n**Why it breaks IPv6.** {why}\n\n\
-             **How to fix.** {fix}\n\n**Example.**\n\n```{fence}\n// before\n{before}\n```\n\n\
-             ```{fence}\n// after\n{after}\n```\n",
+             **How to fix.** {fix}\n\n**Example.**\n\n```{fence}\n{comment} before\n{before}\n```\n\n\
+             ```{fence}\n{comment} after\n{after}\n```\n",
             id = self.id,
             severity = self.severity.name(),
             languages = languages.join(", "),

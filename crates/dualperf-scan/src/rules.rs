@@ -371,7 +371,7 @@ pub fn rules_markdown() -> String {
          <!-- Generated from crates/dualperf-scan/src/rules.rs by the test \
          `docs_rules_md_matches_the_rule_table`; run it with DUALPERF_UPDATE_DOCS=1 to rewrite. -->\n\n\
          Each rule has a kebab-case id used in the output, in suppression comments \
-         (`dualperf-scan: ignore[rule-id]` on the line or the line above) and in baselines. \
+         (`dualperf-scan: ignore[rule-id]` on the line, or alone on the line above) and in baselines. \
          Fixtures live in `crates/dualperf-scan/fixtures/<rule-id>/`.\n\n| id | severity | languages |\n| --- | --- | --- |\n",
     );
     for rule in RULES {

@@ -47,10 +47,9 @@ pub fn scan_paths(paths: &[PathBuf], options: &ScanOptions) -> Result<ScanReport
             builder.filter_entry(|entry| {
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                 let name = entry.file_name().to_str().unwrap_or("");
-                !(is_dir && entry.depth() > 0 && VENDORED_DIRECTORIES.contains(&name))
-                    && !name.ends_with(".min.js")
-                    && !name.ends_with("-lock.json")
-                    && name != "package-lock.json"
+                let vendored = is_dir && entry.depth() > 0 && VENDORED_DIRECTORIES.contains(&name);
+                let bundled = name.ends_with(".min.js") || name.ends_with("-lock.json");
+                !(vendored || bundled)
             });
         }
         builder.build_parallel().run(|| {

@@ -75,9 +75,14 @@ fn write_plan(out: &mut String, report: &ScanReport) {
     }
     let _ = writeln!(out, "\nBy rule (replace these constructs):");
     for r in &plan.by_rule {
+        let notes = if r.notes > 0 {
+            format!(" ({} notes)", r.notes)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {:<20} {:<8} {:>5} in {:>3} files",
+            "  {:<20} {:<8} {:>5} in {:>3} files{notes}",
             r.rule,
             r.severity.name(),
             r.count,
@@ -85,7 +90,10 @@ fn write_plan(out: &mut String, report: &ScanReport) {
         );
         let _ = writeln!(out, "      fix: {}", first_sentence(r.fix));
     }
-    let _ = writeln!(out, "\nBy file (work through in this order):");
+    let _ = writeln!(
+        out,
+        "\nBy file (work through in this order: errors and warnings first; notes are probably data):"
+    );
     for (index, file) in plan.by_file.iter().enumerate() {
         let rules: Vec<String> = file
             .rules
@@ -94,10 +102,15 @@ fn write_plan(out: &mut String, report: &ScanReport) {
             .collect();
         let _ = writeln!(
             out,
-            "  {:>3}. {}  ({})  {}",
+            "  {:>3}. {}  ({}{})  {}",
             index + 1,
             file.path,
-            file.count,
+            file.actionable,
+            if file.count > file.actionable {
+                format!(" + {} notes", file.count - file.actionable)
+            } else {
+                String::new()
+            },
             rules.join(", ")
         );
     }

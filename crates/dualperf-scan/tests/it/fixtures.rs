@@ -55,7 +55,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn every_fixture_produces_exactly_its_expected_findings() {
     let root = fixtures_dir();
-    let report = scan_paths(&[root.clone()], &ScanOptions::default()).unwrap();
+    let report = scan_paths(std::slice::from_ref(&root), &ScanOptions::default()).unwrap();
     let prefix = format!("{}/", root.to_string_lossy().replace('\\', "/"));
     let mut found = Expectations::new();
     for finding in &report.findings {

@@ -34,7 +34,7 @@ fn vendored_ignored_and_generated_files_are_skipped_unless_all_is_set() {
     );
     write(&dir, "build/out.c", code);
     write(&dir, ".gitignore", "build/\n");
-    let default = scan_paths(&[dir.clone()], &ScanOptions::default()).unwrap();
+    let default = scan_paths(std::slice::from_ref(&dir), &ScanOptions::default()).unwrap();
     let paths: Vec<&str> = default.findings.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths.len(), 1, "{paths:?}");
     assert!(paths[0].ends_with("src/net.c"));
@@ -43,7 +43,7 @@ fn vendored_ignored_and_generated_files_are_skipped_unless_all_is_set() {
         "the generated file is counted as skipped"
     );
     let all = scan_paths(
-        &[dir.clone()],
+        std::slice::from_ref(&dir),
         &ScanOptions {
             all: true,
             ..Default::default()
@@ -66,7 +66,7 @@ fn a_baseline_written_before_an_edit_still_matches_after_lines_move() {
         "a.py",
         "import socket\nip = socket.gethostbyname(h)\n",
     );
-    let before = scan_paths(&[dir.clone()], &ScanOptions::default()).unwrap();
+    let before = scan_paths(std::slice::from_ref(&dir), &ScanOptions::default()).unwrap();
     let baseline_path = dir.join("baseline.json");
     Baseline::from_findings(&before.findings)
         .save(&baseline_path)
@@ -76,7 +76,7 @@ fn a_baseline_written_before_an_edit_still_matches_after_lines_move() {
         "a.py",
         "import socket\n\n\n# moved\nip = socket.gethostbyname(h)\nn = socket.inet_ntoa(b)\n",
     );
-    let mut after = scan_paths(&[dir.clone()], &ScanOptions::default()).unwrap();
+    let mut after = scan_paths(std::slice::from_ref(&dir), &ScanOptions::default()).unwrap();
     Baseline::load(&baseline_path).unwrap().filter(&mut after);
     let rules: Vec<&str> = after.findings.iter().map(|f| f.rule).collect();
     assert_eq!(rules, ["inet-ntoa"]);

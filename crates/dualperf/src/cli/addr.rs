@@ -26,3 +26,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_address_is_a_usage_error() {
+        let error = run(Args {
+            address: "2001:db8::1::2".into(),
+            json: false,
+        })
+        .unwrap_err();
+        let code = error
+            .downcast_ref::<super::super::Failure>()
+            .map(|f| f.code);
+        assert_eq!(code, Some(2));
+        assert!(error.to_string().contains("2001:db8::1::2"));
+    }
+
+    #[test]
+    fn a_valid_address_succeeds() {
+        assert_eq!(
+            run(Args {
+                address: "fe80::1%eth0".into(),
+                json: true
+            })
+            .unwrap(),
+            ExitCode::SUCCESS
+        );
+    }
+}

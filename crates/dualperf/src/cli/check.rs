@@ -64,3 +64,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ExitCode::from(1)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_malformed_target_is_a_usage_error() {
+        let args = Args {
+            target: Some("[::1".into()),
+            local: false,
+            port: 443,
+            timeout_ms: 100,
+            json: false,
+        };
+        let error = run(args).unwrap_err();
+        assert_eq!(
+            error
+                .downcast_ref::<super::super::Failure>()
+                .map(|f| f.code),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn a_closed_loopback_port_is_reported_as_a_fault() {
+        // Port 1 on ::1: nothing listens there on a test machine; only loopback is touched.
+        let args = Args {
+            target: Some("[::1]:1".into()),
+            local: false,
+            port: 443,
+            timeout_ms: 500,
+            json: true,
+        };
+        assert_eq!(run(args).unwrap(), ExitCode::from(1));
+    }
+}

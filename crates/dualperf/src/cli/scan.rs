@@ -144,3 +144,74 @@ fn parse_language(name: &str) -> anyhow::Result<Language> {
         })
         .ok_or_else(|| super::Failure::usage(format!("unknown language `{name}`")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct TestCli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn fixture(name: &str) -> String {
+        format!(
+            "{}/../dualperf-scan/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    fn run_with(arguments: &[&str]) -> anyhow::Result<ExitCode> {
+        let cli = TestCli::try_parse_from(std::iter::once("scan").chain(arguments.iter().copied()))
+            .expect("test arguments parse");
+        run(cli.args)
+    }
+
+    fn usage_code(error: &anyhow::Error) -> Option<u8> {
+        error
+            .downcast_ref::<super::super::Failure>()
+            .map(|f| f.code)
+    }
+
+    #[test]
+    fn findings_exit_1_and_clean_code_exits_0() {
+        assert_eq!(
+            run_with(&["--summary", &fixture("inet-addr")]).unwrap(),
+            ExitCode::from(1)
+        );
+        assert_eq!(
+            run_with(&["--summary", &fixture("negative")]).unwrap(),
+            ExitCode::SUCCESS
+        );
+    }
+
+    #[test]
+    fn usage_errors_exit_2() {
+        let missing = run_with(&["/nonexistent/dualperf-scan"]).unwrap_err();
+        assert_eq!(usage_code(&missing), Some(2));
+        let unknown_rule = run_with(&["--explain", "no-such-rule"]).unwrap_err();
+        assert_eq!(usage_code(&unknown_rule), Some(2));
+        let unknown_language =
+            run_with(&["--language", "cobol", &fixture("negative")]).unwrap_err();
+        assert_eq!(usage_code(&unknown_language), Some(2));
+    }
+
+    #[test]
+    fn a_written_baseline_makes_the_next_scan_clean() {
+        let baseline =
+            std::env::temp_dir().join(format!("dualperf-cli-baseline-{}.json", std::process::id()));
+        let baseline_text = baseline.to_string_lossy().into_owned();
+        let path = fixture("inet-ntoa");
+        assert_eq!(
+            run_with(&["--write-baseline", &baseline_text, &path]).unwrap(),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run_with(&["--summary", "--baseline", &baseline_text, &path]).unwrap(),
+            ExitCode::SUCCESS
+        );
+        std::fs::remove_file(baseline).unwrap();
+    }
+}
