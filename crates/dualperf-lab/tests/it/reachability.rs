@@ -54,11 +54,15 @@ fn check_preset(name: &str, routers_on_path: u32) {
     let client = testbed.netns("client").unwrap();
     for family in IpFamily::ALL {
         let server = testbed.address("server", family).unwrap().to_string();
-        let ttl = ping_ttl(&client, family, &server);
+        let (ttl, rtt_ms) = ping(&client, family, &server);
         assert_eq!(
             ttl,
             INITIAL_TTL - routers_on_path,
             "{name} {family}: reply from {server} had ttl {ttl}"
+        );
+        assert!(
+            rtt_ms < FIRST_ECHO_LIMIT_MS,
+            "{name} {family}: first echo took {rtt_ms} ms"
         );
     }
     assert!(!namespaces_of(&run).is_empty());
