@@ -53,7 +53,10 @@ impl TestKind {
 
     /// True for the UDP kinds.
     pub fn is_udp(self) -> bool {
-        matches!(self, TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe)
+        matches!(
+            self,
+            TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe
+        )
     }
 }
 
