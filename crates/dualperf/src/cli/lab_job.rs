@@ -112,7 +112,12 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             )))
         }
     };
-    let run = RunId::unique();
+    let run = if args.dry_run {
+        RunId::unique()
+    } else {
+        dualperf_lab::cleanup::unused_run_id(&dualperf_lab::Runner::new(false))
+            .map_err(to_cli_error)?
+    };
     let folder = args
         .results
         .join(format!("{}-{run}", utc_stamp(SystemTime::now())));
