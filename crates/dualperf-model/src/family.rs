@@ -74,26 +74,17 @@ pub struct PerFamily<T> {
 impl<T> PerFamily<T> {
     /// Builds a pair by calling `f` once per family, IPv4 first.
     pub fn from_fn(mut f: impl FnMut(IpFamily) -> T) -> Self {
-        PerFamily {
-            v4: f(IpFamily::V4),
-            v6: f(IpFamily::V6),
-        }
+        PerFamily { v4: f(IpFamily::V4), v6: f(IpFamily::V6) }
     }
 
     /// Transforms both values.
     pub fn map<U>(self, mut f: impl FnMut(IpFamily, T) -> U) -> PerFamily<U> {
-        PerFamily {
-            v4: f(IpFamily::V4, self.v4),
-            v6: f(IpFamily::V6, self.v6),
-        }
+        PerFamily { v4: f(IpFamily::V4, self.v4), v6: f(IpFamily::V6, self.v6) }
     }
 
     /// Borrows both values.
     pub fn as_ref(&self) -> PerFamily<&T> {
-        PerFamily {
-            v4: &self.v4,
-            v6: &self.v6,
-        }
+        PerFamily { v4: &self.v4, v6: &self.v6 }
     }
 
     /// The value of one family.

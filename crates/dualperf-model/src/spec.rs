@@ -53,10 +53,7 @@ impl TestKind {
 
     /// True for the UDP kinds.
     pub fn is_udp(self) -> bool {
-        matches!(
-            self,
-            TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe
-        )
+        matches!(self, TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe)
     }
 }
 

@@ -9,9 +9,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Parses the words iperf3 and tc users type: `10M`, `10Mbit`, `1.5G`,
 /// `100k`, `2500000` (decimal prefixes, k = 1000).
-#[derive(
-    Clone, Copy, Debug, Default, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct BitRate(u64);
 
@@ -101,18 +99,9 @@ mod tests {
     fn parses_iperf_and_tc_spellings() {
         assert_eq!("10M".parse::<BitRate>().unwrap(), BitRate::from_mbit(10));
         assert_eq!("10Mbit".parse::<BitRate>().unwrap(), BitRate::from_mbit(10));
-        assert_eq!(
-            "1.5G".parse::<BitRate>().unwrap().bits_per_second(),
-            1_500_000_000
-        );
-        assert_eq!(
-            "100k".parse::<BitRate>().unwrap().bits_per_second(),
-            100_000
-        );
-        assert_eq!(
-            "2500000".parse::<BitRate>().unwrap().bits_per_second(),
-            2_500_000
-        );
+        assert_eq!("1.5G".parse::<BitRate>().unwrap().bits_per_second(), 1_500_000_000);
+        assert_eq!("100k".parse::<BitRate>().unwrap().bits_per_second(), 100_000);
+        assert_eq!("2500000".parse::<BitRate>().unwrap().bits_per_second(), 2_500_000);
     }
 
     #[test]

@@ -8,7 +8,5 @@ pub struct Args {}
 
 /// Runs `dualperf overhead`.
 pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    Err(super::Failure::usage(
-        "`dualperf overhead` is not built yet",
-    ))
+    Err(super::Failure::usage("`dualperf overhead` is not built yet"))
 }
