@@ -5,7 +5,8 @@
 //! 2. build it under a fresh run id (exit 3 without root, namespaces or a
 //!    needed kernel feature), with a Ctrl-C/SIGTERM handler raising a flag;
 //! 3. [`measure`]: start `dualperf serve -p PORT` in the server node, wait
-//!    until it listens (polled from the client node over both families),
+//!    until it listens (its socket table polled inside the node, no probe
+//!    connection),
 //!    run `dualperf run --v4 A --v6 B -p PORT --json FILE …` in the client
 //!    node with its stdout passed through (that is the side-by-side table);
 //! 4. attach the testbed's [`TestbedFacts`](dualperf_model::TestbedFacts) to
@@ -257,20 +258,20 @@ pub fn measure(
             Stdio::inherit(),
         )
         .map_err(anyhow::Error::new)?;
-    for family in IpFamily::ALL {
-        let target = std::net::SocketAddr::new(testbed.address(server, family)?, traffic.port);
-        let deadline = Instant::now() + SERVER_START_TIMEOUT;
-        // Short waits in a loop, so a server that dies at start is reported at once.
-        while let Err(err) =
-            testbed.wait_for_tcp_listener(client, target, LISTEN_POLL, Some(interrupt))
-        {
-            if let Some(status) = server_process.try_wait()? {
-                bail!("`dualperf serve` in node `{server}` exited ({status}) before listening on {target}");
-            }
-            if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
-                return Err(anyhow::Error::new(err)
-                    .context(format!("waiting for `dualperf serve` in node `{server}`")));
-            }
+    let deadline = Instant::now() + SERVER_START_TIMEOUT;
+    // Short waits in a loop, so a server that dies at start is reported at once.
+    while let Err(err) =
+        testbed.wait_for_listening_port(server, traffic.port, LISTEN_POLL, Some(interrupt))
+    {
+        if let Some(status) = server_process.try_wait()? {
+            bail!(
+                "`dualperf serve` in node `{server}` exited ({status}) before listening on port {}",
+                traffic.port
+            );
+        }
+        if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
+            return Err(anyhow::Error::new(err)
+                .context(format!("waiting for `dualperf serve` in node `{server}`")));
         }
     }
     let v4 = testbed.address(server, IpFamily::V4)?.to_string();
