@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use crate::command::{KernelCommand, Runner};
 use crate::error::LabError;
-use crate::naming::{INTERFACE_PREFIX, MAX_RUN_ID_CHARS, NAMESPACE_PREFIX};
+use crate::naming::{
+    run_namespace_prefix, RunId, INTERFACE_PREFIX, MAX_RUN_ID_CHARS, NAMESPACE_PREFIX,
+};
 
 /// How long processes get to exit after SIGTERM before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(1000);
@@ -38,6 +40,27 @@ pub fn list_namespaces(runner: &Runner) -> Result<Vec<String>, LabError> {
         .filter_map(|line| line.split_whitespace().next())
         .map(str::to_string)
         .collect())
+}
+
+/// A fresh run id that no existing namespace uses (a namespace left by a
+/// crashed run with a recycled pid would otherwise make `ip netns add` fail).
+///
+/// # Errors
+/// As [`list_namespaces`].
+pub fn unused_run_id(runner: &Runner) -> Result<RunId, LabError> {
+    let existing = list_namespaces(runner)?;
+    let mut run = RunId::unique();
+    // RunId::unique varies its last character per call: 36 tries cover them all.
+    for _ in 0..36 {
+        if !existing
+            .iter()
+            .any(|n| n.starts_with(&run_namespace_prefix(&run)))
+        {
+            break;
+        }
+        run = RunId::unique();
+    }
+    Ok(run)
 }
 
 /// Process ids inside `netns` (`ip netns pids NETNS`), never this process.

@@ -38,15 +38,18 @@ pub fn hop_distances(node_count: usize, links: &[Link], from: usize) -> Vec<Opti
     search(node_count, links, from).0
 }
 
+/// The first link of a path (its index) and the origin's end of it.
+type FirstHop = (usize, LinkEnd);
+
 /// Breadth-first search: distances and, per node, the first link (and our
 /// end of it) on a shortest path from `from`.
 fn search(
     node_count: usize,
     links: &[Link],
     from: usize,
-) -> (Vec<Option<usize>>, Vec<Option<(usize, LinkEnd)>>) {
+) -> (Vec<Option<usize>>, Vec<Option<FirstHop>>) {
     let mut distance = vec![None; node_count];
-    let mut first_hop: Vec<Option<(usize, LinkEnd)>> = vec![None; node_count];
+    let mut first_hop: Vec<Option<FirstHop>> = vec![None; node_count];
     distance[from] = Some(0);
     let mut queue = VecDeque::from([from]);
     while let Some(node) = queue.pop_front() {

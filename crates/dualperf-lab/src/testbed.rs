@@ -130,6 +130,25 @@ fn wait_until_links_are_ready(
     Ok(())
 }
 
+/// True when the calling thread's network namespace has a TCP socket in
+/// state LISTEN (`0A` in `/proc/net/tcp`) on `port`.
+fn is_listening(port: u16) -> bool {
+    ["tcp", "tcp6"].iter().any(|table| {
+        let text =
+            std::fs::read_to_string(format!("/proc/thread-self/net/{table}")).unwrap_or_default();
+        // Columns: sl local_address(hex ip:hex port) rem_address st …
+        text.lines().skip(1).any(|line| {
+            let columns: Vec<&str> = line.split_whitespace().collect();
+            let local_port = columns
+                .get(1)
+                .and_then(|a| a.rsplit_once(':'))
+                .map(|(_, p)| p);
+            local_port.and_then(|p| u16::from_str_radix(p, 16).ok()) == Some(port)
+                && columns.get(3) == Some(&"0A")
+        })
+    })
+}
+
 impl Testbed {
     /// Builds `topology` for run `run`.
     ///
@@ -302,6 +321,40 @@ impl Testbed {
             if Instant::now() >= deadline {
                 return Err(LabError::Timeout {
                     what: format!("nothing listened on {target} (seen from node `{from_node}`) within {timeout:?}"),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until some socket in `node` listens on TCP `port` (any address,
+    /// either family), polling every 50 ms, without connecting to it, so the
+    /// server sees no probe connections. Reads `/proc/thread-self/net/tcp`
+    /// and `tcp6` from a thread inside the node, as `ss -ltn` there would.
+    ///
+    /// # Errors
+    /// [`LabError::Timeout`] after `timeout`; [`LabError::Interrupted`] when
+    /// `interrupt` is raised; [`LabError::UnknownNode`], [`LabError::EnterNamespace`].
+    pub fn wait_for_listening_port(
+        &self,
+        node: &str,
+        port: u16,
+        timeout: Duration,
+        interrupt: Option<&AtomicBool>,
+    ) -> Result<(), LabError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.in_node(node, || is_listening(port))? {
+                return Ok(());
+            }
+            if interrupt.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
+                return Err(LabError::Interrupted);
+            }
+            if Instant::now() >= deadline {
+                return Err(LabError::Timeout {
+                    what: format!(
+                        "nothing in node `{node}` listened on TCP port {port} within {timeout:?}"
+                    ),
                 });
             }
             std::thread::sleep(Duration::from_millis(50));

@@ -31,6 +31,8 @@ fn hold_a_testbed() {
     )
     .unwrap();
     let netns = testbed.netns("server").unwrap();
+    // Never waited for on purpose: this process is killed, the sleeper must outlive it.
+    #[allow(clippy::zombie_processes)]
     let sleeper = Command::new("ip")
         .args(["netns", "exec", &netns, "sleep", "600"])
         .stdin(Stdio::null())

@@ -34,6 +34,9 @@ fn a_server_started_in_a_node_is_reachable_and_stopped_on_drop() {
         .spawn("server", "env", &args, Stdio::null(), Stdio::null())
         .unwrap();
     let pid = server.id();
+    testbed
+        .wait_for_listening_port("server", PORT, Duration::from_secs(10), None)
+        .unwrap();
     for family in IpFamily::ALL {
         let target = SocketAddr::new(testbed.address("server", family).unwrap(), PORT);
         testbed
@@ -53,6 +56,31 @@ fn a_server_started_in_a_node_is_reachable_and_stopped_on_drop() {
     assert!(server.try_wait().unwrap().is_none(), "server still runs");
     drop(server);
     assert!(!is_running(pid), "server process {pid} survived its handle");
+}
+
+#[test]
+fn a_port_listened_on_only_in_another_node_is_not_seen() {
+    require_net_admin!();
+    let testbed = build_preset("p2p");
+    let client_address = testbed.address("client", IpFamily::V6).unwrap();
+    let listener = testbed
+        .in_node("client", || {
+            std::net::TcpListener::bind(SocketAddr::new(client_address, 0))
+        })
+        .unwrap()
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    testbed
+        .wait_for_listening_port("client", port, Duration::from_secs(2), None)
+        .unwrap();
+    let err = testbed
+        .wait_for_listening_port("server", port, Duration::from_millis(200), None)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("nothing in node `server` listened"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -54,11 +54,15 @@ fn check_preset(name: &str, routers_on_path: u32) {
     let client = testbed.netns("client").unwrap();
     for family in IpFamily::ALL {
         let server = testbed.address("server", family).unwrap().to_string();
-        let ttl = ping_ttl(&client, family, &server);
+        let (ttl, rtt_ms) = ping(&client, family, &server);
         assert_eq!(
             ttl,
             INITIAL_TTL - routers_on_path,
             "{name} {family}: reply from {server} had ttl {ttl}"
+        );
+        assert!(
+            rtt_ms < FIRST_ECHO_LIMIT_MS,
+            "{name} {family}: first echo took {rtt_ms} ms"
         );
     }
     assert!(!namespaces_of(&run).is_empty());
@@ -103,5 +107,54 @@ fn a_router_node_reaches_the_far_subnet_too() {
     for family in IpFamily::ALL {
         let server = testbed.address("server", family).unwrap().to_string();
         assert_eq!(ping(&router1, family, &server).0, INITIAL_TTL - 1);
+    }
+}
+
+/// Pings with the don't-fragment bit and `payload` bytes; true when answered.
+fn ping_unfragmented(netns: &str, family: IpFamily, target: &str, payload: u32) -> bool {
+    let flag = match family {
+        IpFamily::V4 => "-4",
+        IpFamily::V6 => "-6",
+    };
+    let size = payload.to_string();
+    Command::new("ip")
+        .args([
+            "netns", "exec", netns, "ping", flag, "-M", "do", "-s", &size, "-c", "1", "-W", "2",
+            target,
+        ])
+        .output()
+        .expect("`ping` is installed (package iputils-ping)")
+        .status
+        .success()
+}
+
+#[test]
+fn a_link_mtu_lets_full_size_packets_through_unfragmented_and_stops_larger_ones() {
+    require_net_admin!();
+    let text = r#"
+        description = "jumbo p2p"
+        [[node]]
+        name = "client"
+        [[node]]
+        name = "server"
+        [[link]]
+        between = ["client", "server"]
+        mtu_bytes = 9000
+    "#;
+    let testbed = super::build(&dualperf_lab::Topology::from_toml("jumbo", text).unwrap());
+    let client = testbed.netns("client").unwrap();
+    for family in IpFamily::ALL {
+        // ICMP echo header 8 bytes, IP header 20 (IPv4) or 40 (IPv6) bytes.
+        let largest = 9000 - 8 - family.ip_header_bytes();
+        let server = testbed.address("server", family).unwrap().to_string();
+        assert!(
+            ping_unfragmented(&client, family, &server, largest),
+            "{family}: {largest} bytes did not pass"
+        );
+        assert!(
+            !ping_unfragmented(&client, family, &server, largest + 1),
+            "{family}: {} bytes passed",
+            largest + 1
+        );
     }
 }

@@ -46,13 +46,15 @@ fn shaped_router(qdisc: &str) -> Topology {
     Topology::from_toml("shaped-router", &text).unwrap()
 }
 
-/// Sends bulk TCP from client to server for [`SEND_TIME`] and returns the
+/// Sends bulk TCP from node `from` to node `to` for [`SEND_TIME`] and returns the
 /// receiver's goodput after [`WARM_UP`], bits per second.
-fn goodput(testbed: &Testbed, family: IpFamily) -> f64 {
-    let server: IpAddr = testbed.address("server", family).unwrap();
+fn goodput(testbed: &Testbed, family: IpFamily, from: &str, to: &str) -> f64 {
+    let receiver_address: IpAddr = testbed.address(to, family).unwrap();
     // A socket stays in the namespace it was created in, whichever thread uses it.
     let listener = testbed
-        .in_node("server", || TcpListener::bind(SocketAddr::new(server, 0)))
+        .in_node(to, || {
+            TcpListener::bind(SocketAddr::new(receiver_address, 0))
+        })
         .unwrap()
         .unwrap();
     let target = listener.local_addr().unwrap();
@@ -79,7 +81,7 @@ fn goodput(testbed: &Testbed, family: IpFamily) -> f64 {
             counted_bytes as f64 * 8.0 / last.duration_since(since).as_secs_f64()
         });
         let mut stream = testbed
-            .in_node("client", || TcpStream::connect(target))
+            .in_node(from, || TcpStream::connect(target))
             .unwrap()
             .unwrap();
         let chunk = vec![0x5au8; 1 << 16];
@@ -92,20 +94,22 @@ fn goodput(testbed: &Testbed, family: IpFamily) -> f64 {
     })
 }
 
-fn check_goodput(qdisc: &str) {
-    let testbed = build(&shaped_router(qdisc));
+/// Asserts that client-to-server goodput is within 10 % of `rate_bits_per_second`.
+fn check_goodput(testbed: &Testbed, label: &str, rate_bits_per_second: f64) {
     for family in IpFamily::ALL {
-        let measured = goodput(&testbed, family);
-        let error_ratio = (measured - RATE_BITS_PER_SECOND).abs() / RATE_BITS_PER_SECOND;
+        let measured = goodput(testbed, family, "client", "server");
+        let error_ratio = (measured - rate_bits_per_second).abs() / rate_bits_per_second;
         eprintln!(
-            "{qdisc} {family}: goodput {:.2} Mbit/s ({:.1} % from 20 Mbit/s)",
+            "{label} {family}: goodput {:.2} Mbit/s ({:.1} % from {} Mbit/s)",
             measured / 1e6,
-            error_ratio * 100.0
+            error_ratio * 100.0,
+            rate_bits_per_second / 1e6
         );
         assert!(
             error_ratio <= 0.10,
-            "{qdisc} {family}: {:.2} Mbit/s is not within 10 % of 20 Mbit/s",
-            measured / 1e6
+            "{label} {family}: {:.2} Mbit/s is not within 10 % of {} Mbit/s",
+            measured / 1e6,
+            rate_bits_per_second / 1e6
         );
     }
 }
@@ -113,11 +117,31 @@ fn check_goodput(qdisc: &str) {
 #[test]
 fn tcp_goodput_through_a_20_mbit_htb_link_is_within_ten_percent_of_the_rate() {
     require_net_admin!();
-    check_goodput("htb");
+    check_goodput(&build(&shaped_router("htb")), "htb", RATE_BITS_PER_SECOND);
 }
 
 #[test]
 fn tcp_goodput_through_a_20_mbit_tbf_link_is_within_ten_percent_of_the_rate() {
     require_net_admin!();
-    check_goodput("tbf");
+    check_goodput(&build(&shaped_router("tbf")), "tbf", RATE_BITS_PER_SECOND);
+}
+
+#[test]
+fn tcp_goodput_across_the_bottleneck_preset_is_within_ten_percent_of_10_mbit() {
+    require_net_admin!();
+    check_goodput(&super::build_preset("bottleneck"), "bottleneck", 10e6);
+}
+
+#[test]
+fn shaping_one_direction_leaves_the_other_direction_unlimited() {
+    require_net_admin!();
+    let testbed = build(&shaped_router("htb"));
+    // Only the client's egress is shaped; server-to-client runs at veth speed.
+    let measured = goodput(&testbed, IpFamily::V6, "server", "client");
+    eprintln!("reverse direction: {:.1} Mbit/s", measured / 1e6);
+    assert!(
+        measured > 5.0 * RATE_BITS_PER_SECOND,
+        "reverse direction limited to {:.1} Mbit/s",
+        measured / 1e6
+    );
 }

@@ -26,6 +26,16 @@ impl Drop for HandMadeNamespace {
     }
 }
 
+/// Removes everything of a run when the test ends, also when it fails, so a
+/// failing test leaves nothing behind either.
+struct CleanRunOnDrop(RunId);
+
+impl Drop for CleanRunOnDrop {
+    fn drop(&mut self) {
+        let _ = cleanup::clean(&Runner::new(false), &run_namespace_prefix(&self.0));
+    }
+}
+
 #[test]
 fn dropping_a_testbed_removes_namespaces_links_and_processes() {
     require_net_admin!();
@@ -80,6 +90,7 @@ fn a_failure_half_way_removes_what_was_built_and_spares_a_foreign_namespace() {
 fn an_interrupt_during_the_build_removes_everything_built_so_far() {
     require_net_admin!();
     let run = RunId::unique();
+    let _guard = CleanRunOnDrop(run.clone());
     let interrupt = Arc::new(AtomicBool::new(false));
     let first_namespace = format!("/run/netns/{}", namespace_name(&run, "client"));
     let watcher = {
@@ -110,6 +121,7 @@ fn an_interrupt_during_the_build_removes_everything_built_so_far() {
 fn a_topology_needing_netem_fails_up_front_when_the_kernel_lacks_it() {
     require_net_admin!();
     let run = RunId::unique();
+    let _guard = CleanRunOnDrop(run.clone());
     let runner = Runner::new(false);
     let has_netem = dualperf_lab::Capabilities::probe(&runner, &run, &[Feature::Netem])
         .unwrap()
@@ -152,6 +164,7 @@ fn a_topology_needing_netem_fails_up_front_when_the_kernel_lacks_it() {
 fn a_lab_killed_with_sigkill_is_removed_by_clean() {
     require_net_admin!();
     let run = RunId::unique();
+    let _guard = CleanRunOnDrop(run.clone());
     let mut helper = Command::new(std::env::current_exe().unwrap())
         .args([
             "--ignored",

@@ -32,7 +32,7 @@ pub struct Args {
     pub command: Option<LabCommand>,
     /// The main job's options.
     #[command(flatten)]
-    pub job: lab_job::JobArgs,
+    pub job: Box<lab_job::JobArgs>,
 }
 
 /// The lab's subcommands.
@@ -55,7 +55,7 @@ pub enum LabCommand {
 /// Runs `dualperf lab`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
-        None => lab_job::run(args.job),
+        None => lab_job::run(*args.job),
         Some(LabCommand::List) => lab_manage::list(),
         Some(LabCommand::Up(up)) => lab_manage::up(up),
         Some(LabCommand::Down(down)) => lab_manage::down(down),

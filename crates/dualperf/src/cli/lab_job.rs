@@ -5,7 +5,8 @@
 //! 2. build it under a fresh run id (exit 3 without root, namespaces or a
 //!    needed kernel feature), with a Ctrl-C/SIGTERM handler raising a flag;
 //! 3. [`measure`]: start `dualperf serve -p PORT` in the server node, wait
-//!    until it listens (polled from the client node over both families),
+//!    until it listens (its socket table polled inside the node, no probe
+//!    connection),
 //!    run `dualperf run --v4 A --v6 B -p PORT --json FILE …` in the client
 //!    node with its stdout passed through (that is the side-by-side table);
 //! 4. attach the testbed's [`TestbedFacts`](dualperf_model::TestbedFacts) to
@@ -112,7 +113,12 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             )))
         }
     };
-    let run = RunId::unique();
+    let run = if args.dry_run {
+        RunId::unique()
+    } else {
+        dualperf_lab::cleanup::unused_run_id(&dualperf_lab::Runner::new(false))
+            .map_err(to_cli_error)?
+    };
     let folder = args
         .results
         .join(format!("{}-{run}", utc_stamp(SystemTime::now())));
@@ -252,20 +258,20 @@ pub fn measure(
             Stdio::inherit(),
         )
         .map_err(anyhow::Error::new)?;
-    for family in IpFamily::ALL {
-        let target = std::net::SocketAddr::new(testbed.address(server, family)?, traffic.port);
-        let deadline = Instant::now() + SERVER_START_TIMEOUT;
-        // Short waits in a loop, so a server that dies at start is reported at once.
-        while let Err(err) =
-            testbed.wait_for_tcp_listener(client, target, LISTEN_POLL, Some(interrupt))
-        {
-            if let Some(status) = server_process.try_wait()? {
-                bail!("`dualperf serve` in node `{server}` exited ({status}) before listening on {target}");
-            }
-            if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
-                return Err(anyhow::Error::new(err)
-                    .context(format!("waiting for `dualperf serve` in node `{server}`")));
-            }
+    let deadline = Instant::now() + SERVER_START_TIMEOUT;
+    // Short waits in a loop, so a server that dies at start is reported at once.
+    while let Err(err) =
+        testbed.wait_for_listening_port(server, traffic.port, LISTEN_POLL, Some(interrupt))
+    {
+        if let Some(status) = server_process.try_wait()? {
+            bail!(
+                "`dualperf serve` in node `{server}` exited ({status}) before listening on port {}",
+                traffic.port
+            );
+        }
+        if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
+            return Err(anyhow::Error::new(err)
+                .context(format!("waiting for `dualperf serve` in node `{server}`")));
         }
     }
     let v4 = testbed.address(server, IpFamily::V4)?.to_string();
@@ -370,7 +376,81 @@ fn utc_stamp(time: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
+
+    /// The main job's traffic step on a real testbed, with a stand-in engine
+    /// (iperf3 behind the `serve`/`run` arguments, `testdata/iperf3-engine.sh`)
+    /// because the engine is a separate stage: server started in the server
+    /// node, found listening over both families, client run with its output
+    /// passed through, result rewritten with the testbed, nothing left behind.
+    #[test]
+    fn the_traffic_step_runs_server_and_client_in_their_nodes_and_records_the_testbed() {
+        if !dualperf_lab::can_create_namespaces() {
+            assert!(
+                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
+                "needs CAP_NET_ADMIN"
+            );
+            eprintln!("skipped: needs CAP_NET_ADMIN");
+            return;
+        }
+        let has_iperf3 = std::process::Command::new("iperf3")
+            .arg("--version")
+            .output()
+            .is_ok();
+        assert!(
+            has_iperf3 || std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
+            "needs iperf3"
+        );
+        if !has_iperf3 {
+            eprintln!("skipped: needs iperf3 for the stand-in engine");
+            return;
+        }
+        let folder = std::env::temp_dir().join(format!("dualperf-lab-job-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let engine = folder.join("engine.sh");
+        std::fs::write(&engine, include_str!("testdata/iperf3-engine.sh")).unwrap();
+        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let topology = preset::load("router").unwrap();
+        let testbed =
+            Testbed::build(&topology, &RunId::unique(), &BuildOptions::default()).unwrap();
+        let prefix = dualperf_lab::naming::run_namespace_prefix(testbed.run_id());
+        let traffic = Traffic {
+            exe: engine,
+            port: 5299,
+            run_options: vec![],
+            json: folder.join("result.json"),
+        };
+        let measured = measure(
+            &testbed,
+            "client",
+            "server",
+            &traffic,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(measured.client_exit_code, 0);
+        attach_facts(&traffic.json, testbed.facts()).unwrap();
+        let result: RunResult =
+            serde_json::from_str(&std::fs::read_to_string(&traffic.json).unwrap()).unwrap();
+        let facts = result.testbed.expect("testbed attached");
+        assert_eq!(
+            (facts.name.as_str(), facts.client_node.as_str()),
+            ("router", "client")
+        );
+        assert_eq!(
+            result.config.targets.v6.as_deref(),
+            Some("fd00:dead:beef:2::2")
+        );
+        testbed.teardown().unwrap();
+        let left = std::process::Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .unwrap();
+        assert!(!String::from_utf8_lossy(&left.stdout).contains(&prefix));
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
 
     #[test]
     fn the_stamp_of_a_known_instant_is_its_utc_date_and_time() {

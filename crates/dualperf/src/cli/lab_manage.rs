@@ -74,7 +74,11 @@ pub fn list() -> anyhow::Result<ExitCode> {
 /// `lab up`: build, leave up, record.
 pub fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
-    let run = RunId::unique();
+    let run = if args.dry_run {
+        RunId::unique()
+    } else {
+        cleanup::unused_run_id(&Runner::new(false)).map_err(to_cli_error)?
+    };
     if args.dry_run {
         println!(
             "# dualperf lab up {}: {}",
