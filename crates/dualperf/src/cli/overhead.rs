@@ -16,24 +16,12 @@ use dualperf_stats::overhead::{
 };
 use serde::Serialize;
 
-/// Header-overhead theory: payload per packet, header bytes, overhead %,
-/// efficiency and expected goodput for IPv4 and IPv6, TCP and UDP, plain or
-/// tunnelled.
-///
-/// Overhead % is header bytes / payload bytes, as the papers define it
-/// ((14 + 20 + 20) / 1460 = 3.7 % for IPv4 TCP); efficiency is payload /
-/// frame. By default the model uses what Linux sends (12 bytes of TCP
-/// timestamps); --textbook drops TCP options and reproduces Table 1 of the
-/// IPv4-versus-IPv6 papers exactly.
-///
-/// Examples:
-///   dualperf overhead --textbook             Table 1 of the papers
-///   dualperf overhead --rate 1G --wire       best goodput on gigabit Ethernet
-///   dualperf overhead --size 8192            fragments of an 8 KiB UDP datagram
-///   dualperf overhead --encap 6in4,vxlan     tunnel overheads
-///   dualperf overhead --all --csv            every path, as CSV
+/// Arguments of `dualperf overhead`: header-overhead theory (payload per
+/// packet, header bytes, overhead %, efficiency, expected goodput) for IPv4
+/// and IPv6, TCP and UDP, plain or tunnelled. The `--help` text after the
+/// options is [`EXAMPLES`].
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// IP MTU of the link in bytes.
     #[arg(long, default_value_t = DEFAULT_MTU_BYTES, value_name = "BYTES")]
@@ -47,8 +35,9 @@ pub struct Args {
     #[arg(long, default_value_t = LINUX_TCP_OPTION_BYTES, value_name = "BYTES", conflicts_with = "textbook")]
     pub tcp_options: u32,
 
-    /// Textbook settings: no TCP options and no on-wire extras (Table 1 of the papers).
-    #[arg(long, conflicts_with = "wire")]
+    /// Textbook settings: no TCP options. With the other defaults (Ethernet,
+    /// MTU 1500, no --wire) this is Table 1 of the papers.
+    #[arg(long)]
     pub textbook: bool,
 
     /// Count on-wire extras per Ethernet frame: preamble + SFD 8, FCS 4, inter-frame gap 12.
@@ -80,6 +69,19 @@ pub struct Args {
     #[arg(long)]
     pub csv: bool,
 }
+
+/// Shown after the options in `dualperf overhead --help`.
+const EXAMPLES: &str = "\
+Overhead % is header bytes / payload bytes, as the papers define it
+((14 + 20 + 20) / 1460 = 3.7 % for IPv4 TCP); efficiency is payload / frame.
+The default TCP options are Linux's 12 bytes of timestamps.
+
+Examples:
+  dualperf overhead --textbook             Table 1 of the IPv4-vs-IPv6 papers
+  dualperf overhead --rate 1G --wire       best goodput on gigabit Ethernet
+  dualperf overhead --size 8192            fragments of an 8 KiB UDP datagram
+  dualperf overhead --encap 6in4,vxlan     tunnel overheads
+  dualperf overhead --all --csv            every path, as CSV";
 
 fn parse_link(text: &str) -> Result<LinkType, String> {
     match text {
