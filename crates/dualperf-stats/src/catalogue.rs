@@ -170,6 +170,14 @@ const THROUGHPUT: &[MetricDefinition] = &[
         quantity: Quantity::BitRate,
     },
     MetricDefinition {
+        name: "wire_throughput_bps",
+        unit: "bit/s",
+        higher_is_better: true,
+        definition: "goodput × link bytes per payload byte (header model: Ethernet with on-wire extras, the trial's path MTU)",
+        wording: FASTER,
+        quantity: Quantity::BitRate,
+    },
+    MetricDefinition {
         name: "sent_pps",
         unit: "packets/s",
         higher_is_better: true,

@@ -2,8 +2,8 @@
 //!
 //! | test | metrics |
 //! |---|---|
-//! | tcp-stream | goodput, sender throughput, retransmitted segments, TCP efficiency, CPU, service demand |
-//! | udp-stream | goodput, sender throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
+//! | tcp-stream | goodput, sender throughput, wire throughput, retransmitted segments, TCP efficiency, CPU, service demand |
+//! | udp-stream | goodput, sender throughput, wire throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
 //! | tcp-rr, udp-rr | RTT mean, sd, min, p50, p90, p99, p99.9; transactions/s; CPU |
 //! | tcp-connect | setup time mean, min, p50, p90, p99; connections/s; CPU |
 //! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates; RTT when probes are echoed |
@@ -23,6 +23,9 @@ use crate::cpu::{process_cpu_cores, service_demand_us_per_mib, softirq_ratio, sy
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::ippm::trace::{trace_metrics, TraceMetrics, TraceParameters};
 use crate::latency::latency_distribution;
+use crate::overhead::{
+    message_cost, packet_overhead, OverheadSettings, PathKind, Transport, DEFAULT_MTU_BYTES,
+};
 use crate::throughput::{
     goodput_bps, received_pps, sender_throughput_bps, sent_pps, tcp_efficiency_ratio,
 };
@@ -70,6 +73,8 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
     match trial.spec.kind {
         TestKind::TcpStream => {
             record_stream_rates(&mut metrics, o);
+            let wire = wire_throughput_bps(trial, o, Transport::Tcp);
+            metrics.record("wire_throughput_bps", wire, "empty measured interval");
             let tcp = o.tcp.as_ref();
             let no_tcp_info = "no TCP_INFO counters were recorded";
             metrics.record(
@@ -91,6 +96,8 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
         }
         TestKind::UdpStream => {
             record_stream_rates(&mut metrics, o);
+            let wire = wire_throughput_bps(trial, o, Transport::Udp);
+            metrics.record("wire_throughput_bps", wire, "empty measured interval");
             metrics.record("sent_pps", sent_pps(o), "empty measured interval");
             metrics.record("received_pps", received_pps(o), "empty measured interval");
             match &o.udp {
@@ -179,6 +186,27 @@ fn record_all_missing(metrics: &mut TrialMetrics, names: &[&str], reason: &str) 
 /// Events per second over the measured interval.
 fn per_second(count: u64, o: &Observations) -> Option<f64> {
     (o.measured_ns > 0 && count > 0).then(|| count as f64 / (o.measured_ns as f64 / 1e9))
+}
+
+/// Goodput scaled to bytes on the link by the header model: full-size TCP
+/// segments, or datagrams of the point's size (fragmented if needed), on
+/// Ethernet with on-wire extras at the trial's path MTU (else 1500).
+fn wire_throughput_bps(trial: &Trial, o: &Observations, transport: Transport) -> Option<f64> {
+    let mtu_bytes = o.socket.path_mtu_bytes.unwrap_or(DEFAULT_MTU_BYTES);
+    let settings = OverheadSettings {
+        count_wire_extras: true,
+        ..OverheadSettings::linux(mtu_bytes)
+    };
+    let path = PathKind::plain(trial.family, transport);
+    let efficiency = match transport {
+        Transport::Tcp => packet_overhead(path, &settings).ok()?.efficiency_ratio,
+        Transport::Udp => {
+            message_cost(path, &settings, trial.spec.size_bytes)
+                .ok()?
+                .efficiency_ratio
+        }
+    };
+    goodput_bps(o).map(|goodput| goodput / efficiency)
 }
 
 fn record_stream_rates(metrics: &mut TrialMetrics, o: &Observations) {
@@ -421,6 +449,9 @@ mod tests {
         };
         let metrics = measure_trial(&trial(TestKind::TcpStream, observations));
         assert_eq!(metrics.value("goodput_bps"), Some(1e10));
+        // IPv4 TCP at MTU 1500 with timestamps: 1538 link bytes per 1448 payload bytes.
+        let wire = metrics.value("wire_throughput_bps").unwrap();
+        assert!((wire - 1e10 * 1538.0 / 1448.0).abs() < 1.0, "{wire}");
         assert_eq!(metrics.value("retransmitted_segments"), Some(70.0));
         let efficiency = metrics.value("tcp_efficiency_ratio").unwrap();
         assert!((efficiency - 2_500_000_000.0 / 2_500_100_000.0).abs() < 1e-12);
