@@ -211,6 +211,16 @@ const THROUGHPUT: &[MetricDefinition] = &[
     },
 ];
 
+/// Voice quality definitions.
+const VOICE: &[MetricDefinition] = &[MetricDefinition {
+    name: "voice_mos",
+    unit: "MOS",
+    higher_is_better: true,
+    definition: "ITU-T G.107 E-model (Cole-Rosenbluth) for G.711 with PLC: Ta = OWD p50 + PDV p99.9 buffer + probe interval",
+    wording: Wording { verb: "has", more: "better voice quality (MOS)", less: "worse voice quality (MOS)" },
+    quantity: Quantity::Count("MOS"),
+}];
+
 /// Loss, duplication, reordering and TCP retransmission definitions.
 const DELIVERY: &[MetricDefinition] = &[
     MetricDefinition {
@@ -513,7 +523,12 @@ pub fn headline_metrics(kind: TestKind) -> &'static [&'static str] {
 
 /// Every metric, in the order tables list them.
 pub fn all() -> impl Iterator<Item = &'static MetricDefinition> {
-    THROUGHPUT.iter().chain(DELAY).chain(DELIVERY).chain(COST)
+    THROUGHPUT
+        .iter()
+        .chain(DELAY)
+        .chain(DELIVERY)
+        .chain(VOICE)
+        .chain(COST)
 }
 
 /// The definition of the metric named `name`.
@@ -559,6 +574,7 @@ mod tests {
             "_segments",
             "_cores",
             "_us_per_mib",
+            "_mos",
         ];
         for definition in all() {
             assert!(
