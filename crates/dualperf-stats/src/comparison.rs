@@ -180,15 +180,18 @@ fn analyse_point(
         });
         if let (Some(v4), Some(v6)) = (summaries.v4, summaries.v6) {
             let spec = point.spec.expect("every point with trials has a spec");
+            let context = PointContext {
+                point,
+                spec,
+                conditions: &conditions,
+                options,
+            };
             analysis.comparisons.push(compare(
                 index,
                 metric,
                 series,
                 PerFamily { v4, v6 },
-                point,
-                spec,
-                &conditions,
-                options,
+                &context,
             ));
         }
     }
@@ -214,17 +217,27 @@ fn missing_reason(point: &PointData, name: &str, family: IpFamily) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a comparison needs to know about its point.
+struct PointContext<'a> {
+    point: &'a PointData<'a>,
+    spec: &'a TestSpec,
+    conditions: &'a TheoryConditions,
+    options: &'a AnalysisOptions,
+}
+
 fn compare(
     point_index: usize,
     metric: &Metric,
     series: &PerFamily<Series>,
     per_family: PerFamily<Summary>,
-    point: &PointData,
-    spec: &TestSpec,
-    conditions: &TheoryConditions,
-    options: &AnalysisOptions,
+    context: &PointContext,
 ) -> Comparison {
+    let PointContext {
+        point,
+        spec,
+        conditions,
+        options,
+    } = *context;
     let differences: Vec<f64> = series
         .v4
         .iter()

@@ -27,6 +27,8 @@
 //!
 //! Every metric's definition is listed in `docs/metrics.md`.
 
+#![warn(missing_docs)]
+
 pub mod catalogue;
 pub mod comparison;
 pub mod cpu;
