@@ -19,7 +19,8 @@
 //!    ([`crate::theory`]).
 //! 6. **Warnings**: a family's CV above 10 % ("unstable: repeat more or run
 //!    longer", seed 004's criterion), failed trials, unequal repetition
-//!    counts.
+//!    counts. A trial the server saw over the other family (an IPv4-mapped
+//!    peer on a dual-stack socket) counts as failed and is excluded.
 //!
 //! Nothing here is NaN or infinite: a metric that cannot be computed for a
 //! family is absent from the comparisons and listed in
@@ -90,6 +91,22 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
         if let TrialOutcome::Failed { error } = &trial.outcome {
             outcome.1 += 1;
             outcome.2.get_or_insert_with(|| error.clone());
+            continue;
+        }
+        // A "v6" session the server saw as IPv4 (an IPv4-mapped peer) measured
+        // the wrong family: counting it would compare IPv4 with itself.
+        if let Some(seen) = trial
+            .server_seen_family
+            .filter(|&seen| seen != trial.family)
+        {
+            outcome.1 += 1;
+            outcome.2.get_or_insert_with(|| {
+                format!(
+                    "the server saw the {} trial as {}; excluded",
+                    trial.family.label(),
+                    seen.label()
+                )
+            });
             continue;
         }
         let measured = measure_trial(trial);
