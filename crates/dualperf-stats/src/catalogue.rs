@@ -170,6 +170,14 @@ const THROUGHPUT: &[MetricDefinition] = &[
         quantity: Quantity::BitRate,
     },
     MetricDefinition {
+        name: "wire_throughput_bps",
+        unit: "bit/s",
+        higher_is_better: true,
+        definition: "goodput × link bytes per payload byte (header model: Ethernet with on-wire extras, the trial's path MTU)",
+        wording: FASTER,
+        quantity: Quantity::BitRate,
+    },
+    MetricDefinition {
         name: "sent_pps",
         unit: "packets/s",
         higher_is_better: true,
@@ -202,6 +210,16 @@ const THROUGHPUT: &[MetricDefinition] = &[
         quantity: Quantity::PerSecond("conn/s"),
     },
 ];
+
+/// Voice quality definitions.
+const VOICE: &[MetricDefinition] = &[MetricDefinition {
+    name: "voice_mos",
+    unit: "MOS",
+    higher_is_better: true,
+    definition: "ITU-T G.107 E-model (Cole-Rosenbluth) for G.711 with PLC: Ta = OWD p50 + PDV p99.9 buffer + probe interval",
+    wording: Wording { verb: "has", more: "better voice quality (MOS)", less: "worse voice quality (MOS)" },
+    quantity: Quantity::Count("MOS"),
+}];
 
 /// Loss, duplication, reordering and TCP retransmission definitions.
 const DELIVERY: &[MetricDefinition] = &[
@@ -505,7 +523,12 @@ pub fn headline_metrics(kind: TestKind) -> &'static [&'static str] {
 
 /// Every metric, in the order tables list them.
 pub fn all() -> impl Iterator<Item = &'static MetricDefinition> {
-    THROUGHPUT.iter().chain(DELAY).chain(DELIVERY).chain(COST)
+    THROUGHPUT
+        .iter()
+        .chain(DELAY)
+        .chain(DELIVERY)
+        .chain(VOICE)
+        .chain(COST)
 }
 
 /// The definition of the metric named `name`.
@@ -551,6 +574,7 @@ mod tests {
             "_segments",
             "_cores",
             "_us_per_mib",
+            "_mos",
         ];
         for definition in all() {
             assert!(

@@ -19,7 +19,8 @@
 //!    ([`crate::theory`]).
 //! 6. **Warnings**: a family's CV above 10 % ("unstable: repeat more or run
 //!    longer", seed 004's criterion), failed trials, unequal repetition
-//!    counts.
+//!    counts. A trial the server saw over the other family (an IPv4-mapped
+//!    peer on a dual-stack socket) counts as failed and is excluded.
 //!
 //! Nothing here is NaN or infinite: a metric that cannot be computed for a
 //! family is absent from the comparisons and listed in
@@ -90,6 +91,22 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
         if let TrialOutcome::Failed { error } = &trial.outcome {
             outcome.1 += 1;
             outcome.2.get_or_insert_with(|| error.clone());
+            continue;
+        }
+        // A "v6" session the server saw as IPv4 (an IPv4-mapped peer) measured
+        // the wrong family: counting it would compare IPv4 with itself.
+        if let Some(seen) = trial
+            .server_seen_family
+            .filter(|&seen| seen != trial.family)
+        {
+            outcome.1 += 1;
+            outcome.2.get_or_insert_with(|| {
+                format!(
+                    "the server saw the {} trial as {}; excluded",
+                    trial.family.label(),
+                    seen.label()
+                )
+            });
             continue;
         }
         let measured = measure_trial(trial);
@@ -180,15 +197,18 @@ fn analyse_point(
         });
         if let (Some(v4), Some(v6)) = (summaries.v4, summaries.v6) {
             let spec = point.spec.expect("every point with trials has a spec");
+            let context = PointContext {
+                point,
+                spec,
+                conditions: &conditions,
+                options,
+            };
             analysis.comparisons.push(compare(
                 index,
                 metric,
                 series,
                 PerFamily { v4, v6 },
-                point,
-                spec,
-                &conditions,
-                options,
+                &context,
             ));
         }
     }
@@ -214,17 +234,27 @@ fn missing_reason(point: &PointData, name: &str, family: IpFamily) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a comparison needs to know about its point.
+struct PointContext<'a> {
+    point: &'a PointData<'a>,
+    spec: &'a TestSpec,
+    conditions: &'a TheoryConditions,
+    options: &'a AnalysisOptions,
+}
+
 fn compare(
     point_index: usize,
     metric: &Metric,
     series: &PerFamily<Series>,
     per_family: PerFamily<Summary>,
-    point: &PointData,
-    spec: &TestSpec,
-    conditions: &TheoryConditions,
-    options: &AnalysisOptions,
+    context: &PointContext,
 ) -> Comparison {
+    let PointContext {
+        point,
+        spec,
+        conditions,
+        options,
+    } = *context;
     let differences: Vec<f64> = series
         .v4
         .iter()

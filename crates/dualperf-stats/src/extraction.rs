@@ -2,11 +2,11 @@
 //!
 //! | test | metrics |
 //! |---|---|
-//! | tcp-stream | goodput, sender throughput, retransmitted segments, TCP efficiency, CPU, service demand |
-//! | udp-stream | goodput, sender throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
+//! | tcp-stream | goodput, sender throughput, wire throughput, retransmitted segments, TCP efficiency, CPU, service demand |
+//! | udp-stream | goodput, sender throughput, wire throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
 //! | tcp-rr, udp-rr | RTT mean, sd, min, p50, p90, p99, p99.9; transactions/s; CPU |
 //! | tcp-connect | setup time mean, min, p50, p90, p99; connections/s; CPU |
-//! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates; RTT when probes are echoed |
+//! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates, voice MOS (shared clocks only); RTT when probes are echoed |
 //!
 //! UDP loss, reordering, duplicates and jitter are computed here from the
 //! arrival trace when the trace is complete (every received copy recorded);
@@ -16,16 +16,20 @@
 //! absent from `values` and listed in `missing` with the reason.
 
 use dualperf_model::observation::{Observations, UdpReceiveCounters};
-use dualperf_model::{Metric, TestKind, Trial, TrialOutcome};
+use dualperf_model::{Metric, TestKind, TestSpec, Trial, TrialOutcome};
 
 use crate::catalogue::known;
 use crate::cpu::{process_cpu_cores, service_demand_us_per_mib, softirq_ratio, system_busy_ratio};
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::ippm::trace::{trace_metrics, TraceMetrics, TraceParameters};
 use crate::latency::latency_distribution;
+use crate::overhead::{
+    message_cost, packet_overhead, OverheadSettings, PathKind, Transport, DEFAULT_MTU_BYTES,
+};
 use crate::throughput::{
     goodput_bps, received_pps, sender_throughput_bps, sent_pps, tcp_efficiency_ratio,
 };
+use crate::voice::{mos, CallConditions, Codec};
 
 /// The metrics of one trial, and the ones that could not be computed.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -70,6 +74,8 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
     match trial.spec.kind {
         TestKind::TcpStream => {
             record_stream_rates(&mut metrics, o);
+            let wire = wire_throughput_bps(trial, o, Transport::Tcp);
+            metrics.record("wire_throughput_bps", wire, "empty measured interval");
             let tcp = o.tcp.as_ref();
             let no_tcp_info = "no TCP_INFO counters were recorded";
             metrics.record(
@@ -91,10 +97,12 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
         }
         TestKind::UdpStream => {
             record_stream_rates(&mut metrics, o);
+            let wire = wire_throughput_bps(trial, o, Transport::Udp);
+            metrics.record("wire_throughput_bps", wire, "empty measured interval");
             metrics.record("sent_pps", sent_pps(o), "empty measured interval");
             metrics.record("received_pps", received_pps(o), "empty measured interval");
             match &o.udp {
-                Some(udp) => record_udp_delivery(&mut metrics, udp, false),
+                Some(udp) => record_udp_delivery(&mut metrics, udp, None),
                 None => record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters"),
             }
             record_cpu(&mut metrics, o, true);
@@ -114,7 +122,7 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
         TestKind::UdpProbe => {
             match &o.udp {
                 Some(udp) => {
-                    record_udp_delivery(&mut metrics, udp, true);
+                    record_udp_delivery(&mut metrics, udp, Some(&trial.spec));
                 }
                 None => {
                     record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters");
@@ -181,6 +189,27 @@ fn per_second(count: u64, o: &Observations) -> Option<f64> {
     (o.measured_ns > 0 && count > 0).then(|| count as f64 / (o.measured_ns as f64 / 1e9))
 }
 
+/// Goodput scaled to bytes on the link by the header model: full-size TCP
+/// segments, or datagrams of the point's size (fragmented if needed), on
+/// Ethernet with on-wire extras at the trial's path MTU (else 1500).
+fn wire_throughput_bps(trial: &Trial, o: &Observations, transport: Transport) -> Option<f64> {
+    let mtu_bytes = o.socket.path_mtu_bytes.unwrap_or(DEFAULT_MTU_BYTES);
+    let settings = OverheadSettings {
+        count_wire_extras: true,
+        ..OverheadSettings::linux(mtu_bytes)
+    };
+    let path = PathKind::plain(trial.family, transport);
+    let efficiency = match transport {
+        Transport::Tcp => packet_overhead(path, &settings).ok()?.efficiency_ratio,
+        Transport::Udp => {
+            message_cost(path, &settings, trial.spec.size_bytes)
+                .ok()?
+                .efficiency_ratio
+        }
+    };
+    goodput_bps(o).map(|goodput| goodput / efficiency)
+}
+
 fn record_stream_rates(metrics: &mut TrialMetrics, o: &Observations) {
     metrics.record("goodput_bps", goodput_bps(o), "empty measured interval");
     metrics.record(
@@ -223,7 +252,13 @@ fn is_complete_trace(udp: &UdpReceiveCounters) -> bool {
     !udp.arrivals.is_empty() && udp.arrivals.len() as u64 == udp.received + udp.duplicates
 }
 
-fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, with_delay: bool) {
+/// Records loss, reordering, duplicates and jitter; with a probe `spec`,
+/// also the delay metrics and the voice MOS.
+fn record_udp_delivery(
+    metrics: &mut TrialMetrics,
+    udp: &UdpReceiveCounters,
+    probe: Option<&TestSpec>,
+) {
     let waiting_time_ns = if udp.loss_wait_ms > 0 {
         udp.loss_wait_ms as i64 * 1_000_000
     } else {
@@ -269,11 +304,10 @@ fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, wit
             metrics.record("duplicate_packets", Some(udp.duplicates as f64), "");
         }
     }
-    if !with_delay {
-        return;
-    }
+    let Some(spec) = probe else { return };
     let Some(t) = trace else {
         record_all_missing(metrics, &PROBE_DELAY, "no arrival trace was recorded");
+        metrics.record("voice_mos", None, "no arrival trace was recorded");
         return;
     };
     let owd = t.one_way_delay;
@@ -301,6 +335,37 @@ fn record_udp_delivery(metrics: &mut TrialMetrics, udp: &UdpReceiveCounters, wit
         t.ipdv_absolute.map(|d| d.p99_ns),
         no_pair,
     );
+    let loss_ratio = metrics.value("loss_ratio");
+    let mos = voice_mos(&t, loss_ratio, spec.probe_interval_us);
+    let reason = if owd.is_none() {
+        no_owd
+    } else {
+        "no loss ratio or no probe interval"
+    };
+    metrics.record("voice_mos", mos, reason);
+}
+
+/// The E-model MOS of a G.711 call (with packet-loss concealment) over the
+/// probed path: Ta = median one-way delay + a jitter buffer sized to the
+/// 99.9th percentile PDV + one probe interval of packetisation; Ppl = loss
+/// plus the 0.1 % of packets the buffer discards as late; BurstR = observed
+/// mean loss-episode length × (1 − loss) (1 for random loss).
+fn voice_mos(t: &TraceMetrics, loss_ratio: Option<f64>, interval_us: Option<u64>) -> Option<f64> {
+    let owd = t.one_way_delay?;
+    let buffer_ns = t.pdv_999_ns()?;
+    let packetisation_ms = interval_us? as f64 / 1_000.0;
+    let loss = loss_ratio?;
+    let burst_ratio = t
+        .loss
+        .mean_episode_length()
+        .map_or(1.0, |length| (length * (1.0 - loss)).max(1.0));
+    let conditions = CallConditions {
+        mouth_to_ear_delay_ms: (owd.p50_ns + buffer_ns) / 1e6 + packetisation_ms,
+        packet_loss_percent: (loss + 0.001 * (1.0 - loss)) * 100.0,
+        burst_ratio,
+        codec: Codec::G711_PLC,
+    };
+    Some(mos(&conditions))
 }
 
 fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand: bool) {
@@ -421,6 +486,9 @@ mod tests {
         };
         let metrics = measure_trial(&trial(TestKind::TcpStream, observations));
         assert_eq!(metrics.value("goodput_bps"), Some(1e10));
+        // IPv4 TCP at MTU 1500 with timestamps: 1538 link bytes per 1448 payload bytes.
+        let wire = metrics.value("wire_throughput_bps").unwrap();
+        assert!((wire - 1e10 * 1538.0 / 1448.0).abs() < 1.0, "{wire}");
         assert_eq!(metrics.value("retransmitted_segments"), Some(70.0));
         let efficiency = metrics.value("tcp_efficiency_ratio").unwrap();
         assert!((efficiency - 2_500_000_000.0 / 2_500_100_000.0).abs() < 1e-12);

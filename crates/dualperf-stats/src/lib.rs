@@ -23,8 +23,11 @@
 //! * [`overhead`], [`theory`]: the header-overhead model (Table 1 of the
 //!   papers) and the difference it predicts for a measured point.
 //! * [`tidy`]: one row per point × metric × family, and a CSV writer.
+//! * [`voice`]: the ITU-T G.107 E-model (R factor, MOS) from delay and loss.
 //!
 //! Every metric's definition is listed in `docs/metrics.md`.
+
+#![warn(missing_docs)]
 
 pub mod catalogue;
 pub mod comparison;
@@ -40,6 +43,7 @@ pub mod theory;
 pub mod throughput;
 pub mod tidy;
 pub mod verdict;
+pub mod voice;
 
 pub use comparison::{analyse, analyse_with, AnalysisOptions};
 pub use error::StatsError;

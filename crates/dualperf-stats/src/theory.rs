@@ -23,6 +23,9 @@
 //! * paced udp-stream (`rate` set): both families are asked for the same
 //!   rate; the model cannot tell whether the pace saturates the path, so it
 //!   makes no prediction (`None`);
+//! * `wire_throughput_bps`: 0 wherever the bit rate is the bottleneck
+//!   (both families fill the link); on loopback UDP, equal packet rates with
+//!   bigger IPv6 frames, so the frame-size ratio (64 B: 150/130 − 1 = +15 %);
 //! * latency, loss, CPU and every other metric: no prediction.
 
 use std::net::{IpAddr, SocketAddr};
@@ -110,6 +113,14 @@ pub fn theoretical_relative_difference(
     metric: &str,
     conditions: &TheoryConditions,
 ) -> Option<f64> {
+    let is_byte_bound = match spec.kind {
+        TestKind::TcpStream => true,
+        TestKind::UdpStream => spec.rate.is_none() && !conditions.loopback,
+        _ => false,
+    };
+    if metric == "wire_throughput_bps" {
+        return wire_throughput_difference(spec, conditions, is_byte_bound);
+    }
     match spec.kind {
         TestKind::TcpStream if matches!(metric, "goodput_bps" | "sender_throughput_bps") => {
             let efficiency = |family: IpFamily| {
@@ -144,6 +155,33 @@ pub fn theoretical_relative_difference(
         }
         _ => None,
     }
+}
+
+/// Expected (v6 − v4) / v4 of wire throughput: 0 where the link's bit rate
+/// is the bottleneck (both families fill it); on packet-rate-bound loopback
+/// UDP, equal packet rates with bigger IPv6 frames: the frame-size ratio.
+fn wire_throughput_difference(
+    spec: &TestSpec,
+    conditions: &TheoryConditions,
+    is_byte_bound: bool,
+) -> Option<f64> {
+    if is_byte_bound {
+        return Some(0.0);
+    }
+    if spec.kind != TestKind::UdpStream || spec.rate.is_some() {
+        return None;
+    }
+    let wire_bytes = |family: IpFamily| {
+        let settings = wire_settings(*conditions.mtu_bytes.get(family));
+        message_cost(
+            PathKind::plain(family, Transport::Udp),
+            &settings,
+            spec.size_bytes,
+        )
+        .ok()
+        .map(|m| m.wire_bytes as f64)
+    };
+    Some(wire_bytes(IpFamily::V6)? / wire_bytes(IpFamily::V4)? - 1.0)
 }
 
 /// Linux on Ethernet with on-wire extras counted, at `mtu_bytes`.
@@ -211,6 +249,24 @@ mod tests {
             &conditions,
         );
         assert_eq!(theory, Some(0.0));
+    }
+
+    #[test]
+    fn wire_throughput_is_equal_on_a_link_and_bigger_for_ipv6_on_loopback() {
+        let stream = spec(TestKind::TcpStream, 131_072);
+        let link = TheoryConditions::default();
+        assert_eq!(
+            theoretical_relative_difference(&stream, "wire_throughput_bps", &link),
+            Some(0.0)
+        );
+        let loopback = TheoryConditions {
+            loopback: true,
+            ..TheoryConditions::default()
+        };
+        let small_udp = spec(TestKind::UdpStream, 64);
+        // Same packet rate, frames of 150 vs 130 bytes on the (modelled) wire.
+        let theory = theoretical_relative_difference(&small_udp, "wire_throughput_bps", &loopback);
+        assert!((theory.unwrap() - (150.0 / 130.0 - 1.0)).abs() < 1e-12);
     }
 
     #[test]

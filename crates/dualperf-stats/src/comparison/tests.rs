@@ -169,6 +169,26 @@ fn pairing_follows_repetition_numbers_not_positions() {
 }
 
 #[test]
+fn a_trial_the_server_saw_over_the_other_family_is_excluded() {
+    let mut result = run(&[Some(10.0), Some(10.0)], &[Some(9.0), Some(12.0)]);
+    let mapped = result
+        .trials
+        .iter_mut()
+        .find(|t| t.family == IpFamily::V6 && t.repetition == 1)
+        .unwrap();
+    mapped.server_seen_family = Some(IpFamily::V4);
+    let analysis = analyse(&result);
+    let c = goodput_comparison(&analysis);
+    assert_eq!(c.pairs, 1);
+    assert_eq!(c.per_family.v6.mean, 9e9);
+    assert!(
+        c.warnings.iter().any(|w| w == "IPv6: 1 of 2 trials failed"),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
 fn an_unstable_family_gets_a_cv_warning() {
     // IPv4 5, 10, 15: mean 10, sd 5, CV 50 %.
     let analysis = analyse(&run(

@@ -53,6 +53,30 @@ fn probe_delay_loss_and_reordering_come_out_as_worked_by_hand() {
 }
 
 #[test]
+fn probe_loss_costs_voice_quality_by_the_e_model() {
+    let analysis = analyse(&fixture());
+    let mos = comparison(&analysis, 0, "voice_mos");
+    // IPv6: Ta ≈ 0.032 ms + ≤0.004 ms + 10 ms → Id ≈ 0.241; Ppl = 5 % + 0.1 %
+    // of 95 % = 5.095 % → Ie_eff = 95·5.095 / (5.095 + 25.1) = 16.03;
+    // R ≈ 76.93 → MOS ≈ 3.90. IPv4 (0.1 % late discards only): MOS ≈ 4.39.
+    assert!(
+        (mos.per_family.v6.mean - 3.90).abs() < 0.01,
+        "{}",
+        mos.per_family.v6.mean
+    );
+    assert!(
+        (mos.per_family.v4.mean - 4.39).abs() < 0.01,
+        "{}",
+        mos.per_family.v4.mean
+    );
+    assert!(
+        mos.verdict.contains("worse voice quality"),
+        "{}",
+        mos.verdict
+    );
+}
+
+#[test]
 fn tcp_stream_verdict_names_the_gap_and_the_header_share() {
     let analysis = analyse(&fixture());
     let goodput = comparison(&analysis, 1, "goodput_bps");
