@@ -140,6 +140,16 @@ stop_last_server() {
   unset 'pids[-1]'
 }
 
+# rcvbuf_errors FAMILY: the server namespace's UDP receive-buffer overflow counter (RcvbufErrors
+# of /proc/net/snmp, Udp6RcvbufErrors of /proc/net/snmp6): tells receiver overflow from path loss.
+rcvbuf_errors() {
+  if [ "$1" = v4 ]; then
+    ip netns exec $B awk '/^Udp:/ { if (seen) print $6; seen = 1 }' /proc/net/snmp
+  else
+    ip netns exec $B awk '$1 == "Udp6RcvbufErrors" { print $2 }' /proc/net/snmp6
+  fi
+}
+
 # One "NAME FAMILY VALUE" line per figure and repetition goes to $work/figures.
 record() { echo "$1 $2 $3" >> "$work/figures"; }
 touch "$work/figures"
@@ -185,13 +195,16 @@ for fam in v4 v6; do
   dualperf_run $fam tcp-stream "$rep"
 
   echo "repetition $rep/$R, $fam: UDP 64 B packet rate ..." >&2
+  overflows=$(rcvbuf_errors $fam)
   ip netns exec $A iperf3 -c "$dst" -p $port -u -b 0 -l 64 -t "$T" -J > "$work/iperf3-udp-$fam-$rep.json"
+  record iperf3_udp_rcvbuf_errors $fam $(( $(rcvbuf_errors $fam) - overflows ))
   # iperf3's "packets" is the highest sequence number seen; received = packets - lost (RESULTS.md).
   read -r pps loss < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["end"]["sum"]; rx=d["packets"]-d["lost_packets"]; print("%.0f %.3f" % (rx/d["seconds"], d["lost_percent"]))' "$work/iperf3-udp-$fam-$rep.json")
   record iperf3_udp_pps $fam "$pps"; record iperf3_udp_loss_pct $fam "$loss"
   stop_last_server
 
   bport=$([ $fam = v4 ] && echo 5411 || echo 5412)
+  overflows=$(rcvbuf_errors $fam)
   ip netns exec $B "$work/udp_blast" -r "$dst" $bport 1000 > "$work/blast-rx-$fam-$rep" 2>&1 &
   rxpid=$!; pids+=($rxpid)
   for _ in $(seq 50); do grep -q ready "$work/blast-rx-$fam-$rep" && break; sleep 0.1; done
@@ -208,7 +221,12 @@ print("%s %.3f" % (rx["rx_pps"], 100.0 * (sent - got) / sent if sent else 0.0))
 EOF
 )
   record c_udp_pps $fam "$pps"; record c_udp_loss_pct $fam "$loss"
-  dualperf_run $fam udp-stream "$rep" "${udp_args[@]}"
+  record c_udp_rcvbuf_errors $fam $(( $(rcvbuf_errors $fam) - overflows ))
+  if [ -z "$dualperf_problem" ]; then
+    overflows=$(rcvbuf_errors $fam)
+    dualperf_run $fam udp-stream "$rep" "${udp_args[@]}"
+    record dualperf_udp_rcvbuf_errors $fam $(( $(rcvbuf_errors $fam) - overflows ))
+  fi
 
   echo "repetition $rep/$R, $fam: UDP 64 B request/response ..." >&2
   uport=$([ $fam = v4 ] && echo 5421 || echo 5422)

@@ -33,10 +33,13 @@ ROWS = [
     ("dualperf tcp-stream, Gbit/s", "dualperf_tcp_gbps"),
     ("iperf3 UDP 64 B received, pps", "iperf3_udp_pps"),
     ("iperf3 UDP 64 B loss, %", "iperf3_udp_loss_pct"),
+    ("  receive-buffer overflows (RcvbufErrors)", "iperf3_udp_rcvbuf_errors"),
     ("C sendmmsg/recvmmsg 64 B received, pps", "c_udp_pps"),
     ("C sendmmsg/recvmmsg 64 B loss, %", "c_udp_loss_pct"),
+    ("  receive-buffer overflows (RcvbufErrors)", "c_udp_rcvbuf_errors"),
     ("dualperf udp-stream 64 B received, pps", "dualperf_udp_pps"),
     ("dualperf udp-stream 64 B loss, %", "dualperf_udp_loss_pct"),
+    ("  receive-buffer overflows (RcvbufErrors)", "dualperf_udp_rcvbuf_errors"),
     ("C UDP ping-pong 64 B p50, us", "c_udp_rr_p50_us"),
     ("dualperf udp-rr 64 B p50, us", "dualperf_udp_rr_p50_us"),
     ("C TCP ping-pong 64 B p50, us", "c_tcp_rr_p50_us"),
@@ -68,6 +71,8 @@ def main(argv):
     def show(value):
         if value is None:
             return "n/a"
+        if value.is_integer():
+            return "%.0f" % value
         return "%.3f" % value if value < 100 else "%.0f" % value
 
     place = "RR: both ends on CPU 0" if pin == "1" else "RR: unpinned"
