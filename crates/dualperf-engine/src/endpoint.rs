@@ -51,6 +51,7 @@ pub fn is_stream_sender(spec: &TestSpec, role: Role) -> bool {
 /// A running end: flows and sampler.
 pub struct RunningEnd {
     phase: Arc<Phase>,
+    ends_at: Instant,
     sampler: JoinHandle<SamplerOutput>,
     flows: Vec<JoinHandle<FlowOutput>>,
 }
@@ -147,9 +148,11 @@ pub fn start(spec: &TestSpec, role: Role, sockets: DataSockets, cpus: &[u32]) ->
             }));
         }
     }
+    let ends_at = Instant::now() + schedule.warmup + schedule.duration;
     let sampler = spawn_sampler(phase.clone(), meters, schedule);
     RunningEnd {
         phase,
+        ends_at,
         sampler,
         flows,
     }
@@ -163,6 +166,12 @@ impl RunningEnd {
 
     /// Waits until the sampler reached the end of the schedule.
     pub fn wait_for_schedule(&self) {
+        // Sleep through the schedule in one go: frequent wake-ups of this
+        // thread would disturb a flow pinned to the same CPU.
+        let now = Instant::now();
+        if self.ends_at > now && !self.phase.is_halted() {
+            std::thread::sleep(self.ends_at - now);
+        }
         while !self.sampler.is_finished() {
             std::thread::sleep(Duration::from_millis(5));
         }

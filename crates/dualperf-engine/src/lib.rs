@@ -17,11 +17,13 @@
 //! | [`limits`] | what a server accepts (duration, rate, streams, sessions, timeouts) |
 //! | [`server`] | `dualperf serve`: listeners, one thread per session, data sockets per test |
 //! | [`client`] | one trial against a server, and the whole plan |
+//! | [`endpoint`] | one end of a running test: its flows by role, the sampler, what they counted |
 //! | [`flow`] | the data paths shared by both ends: tcp-stream, udp-stream, rr, connect |
 //! | [`meter`] | per-flow atomic counters and the sampler thread that turns them into intervals |
 //! | [`datagram`] | the udp-stream / udp-rr datagram header codec |
 //! | [`sizes`] | size presets and the per-family datagram limits |
 //! | [`clock`] | the two clocks the engine reads and why |
+//! | `sys_shim` | TEMPORARY stand-ins for the engine-sys modules (host facts, CPU, TCP_INFO, affinity, socket options, sequence tracker, latency recorder) |
 //!
 //! # A trial on the wire
 //!

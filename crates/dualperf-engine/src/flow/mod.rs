@@ -38,9 +38,14 @@ pub const ARRIVALS_LIMIT: usize = 2_000;
 pub const LOSS_WAIT_MS: u64 = 2_000;
 /// Silence after the end that ends a receiver's drain.
 pub const QUIET: Duration = Duration::from_millis(100);
-/// Socket buffer requested for UDP data sockets, bytes (4 MiB each way), so
-/// the receiver does not overflow at the kernel's packet rate.
+/// Send buffer requested for UDP data sockets, bytes (4 MiB).
 pub const UDP_BUFFER_BYTES: u32 = 4 << 20;
+/// Receive buffer requested for UDP data sockets, bytes (16 MiB): a 64-byte
+/// datagram occupies about 1 KiB of buffer (its skb), so this holds about
+/// 16 000 datagrams, some 100 ms at the kernel's packet rate on a small VM —
+/// enough that a receiver thread descheduled for a while does not overflow
+/// and invent loss (the receive queue is the tool's, not the path's).
+pub const UDP_RECEIVE_BUFFER_BYTES: u32 = 16 << 20;
 
 /// What every flow thread shares with its end.
 #[derive(Clone, Debug)]

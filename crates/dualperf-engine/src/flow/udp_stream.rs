@@ -183,6 +183,7 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
         }
         last_arrival = now;
         let batch_ns = realtime_ns();
+        let (mut batch_bytes, mut batch_packets) = (0u64, 0u64);
         for (message, buffer) in messages.iter().zip(buffers.iter()).take(received as usize) {
             let length = message.msg_len as usize;
             let datagram = &buffer[..length.min(buffer.len())];
@@ -206,8 +207,10 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
                 }
             };
             tracker.observe(header.sequence, header.sent_ns, received_ns);
-            context.meter.add_received(length as u64, 1);
+            batch_bytes += length as u64;
+            batch_packets += 1;
         }
+        context.meter.add_received(batch_bytes, batch_packets);
         if now >= context.deadline {
             break;
         }

@@ -15,7 +15,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 use crate::datagram::{read_hello, HELLO_BYTES};
 use crate::endpoint::DataSockets;
 use crate::error::{EngineError, IoContext, Result};
-use crate::flow::UDP_BUFFER_BYTES;
+use crate::flow::{UDP_BUFFER_BYTES, UDP_RECEIVE_BUFFER_BYTES};
 use crate::sys_shim::socket_options::set_buffer_sizes;
 
 /// How long the server waits for the client's data connections or hellos.
@@ -50,7 +50,8 @@ pub fn bind_tcp_listener(ip: IpAddr, backlog: i32) -> Result<TcpListener> {
     Ok(socket.into())
 }
 
-/// A UDP socket on `ip`, any port, with [`UDP_BUFFER_BYTES`] buffers; returns
+/// A UDP socket on `ip`, any port, with [`UDP_BUFFER_BYTES`] /
+/// [`UDP_RECEIVE_BUFFER_BYTES`] buffers; returns
 /// the socket and the buffer sizes the kernel reports.
 pub fn bind_udp(ip: IpAddr) -> Result<(UdpSocket, (u32, u32))> {
     let socket = UdpSocket::bind(SocketAddr::new(ip, 0))
@@ -58,7 +59,7 @@ pub fn bind_udp(ip: IpAddr) -> Result<(UdpSocket, (u32, u32))> {
     let sizes = set_buffer_sizes(
         socket.as_raw_fd(),
         Some(UDP_BUFFER_BYTES),
-        Some(UDP_BUFFER_BYTES),
+        Some(UDP_RECEIVE_BUFFER_BYTES),
     )
     .context(|| "setting UDP socket buffers".to_string())?;
     Ok((socket, sizes))

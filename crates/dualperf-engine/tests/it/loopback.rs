@@ -34,3 +34,38 @@ fn every_kind_runs_over_ipv4_loopback_and_the_server_sees_ipv4() {
 fn every_kind_runs_over_ipv6_loopback_and_the_server_sees_ipv6() {
     every_kind_over("::1", IpFamily::V6);
 }
+
+#[test]
+fn reverse_and_parallel_streams_count_on_the_right_ends() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    for (kind, size) in [(TestKind::TcpStream, 16 * 1024), (TestKind::UdpStream, 512)] {
+        for (reverse, streams) in [(true, 1), (false, 3), (true, 2)] {
+            let mut spec = short_spec(kind, size);
+            spec.reverse = reverse;
+            spec.parallel_streams = streams;
+            if kind == TestKind::UdpStream {
+                spec.rate = Some(dualperf_model::BitRate::from_mbit(50));
+            }
+            let report = trial(server.address("::1"), &spec);
+            assert_consistent(&report, &spec, IpFamily::V6);
+            if kind == TestKind::UdpStream {
+                // 50 Mbit/s of 512-byte payloads per stream for 300 ms ≈ 3662 datagrams each.
+                let expected = 50e6 / (512.0 * 8.0) * 0.3 * f64::from(streams);
+                let sent = report.observations.sender.packets as f64;
+                assert!((sent / expected - 1.0).abs() < 0.25, "sent {sent}, expected about {expected}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_silent_client_is_dropped_after_the_handshake_timeout() {
+    use std::io::Read;
+    let limits = ServerLimits { handshake_timeout: std::time::Duration::from_millis(200), ..Default::default() };
+    let server = TestServer::start(limits, None);
+    let mut stream = std::net::TcpStream::connect(server.address("127.0.0.1")).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    assert!(String::from_utf8_lossy(&answer).contains("timed out"), "{answer:?}");
+}
