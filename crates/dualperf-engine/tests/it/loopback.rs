@@ -52,7 +52,10 @@ fn reverse_and_parallel_streams_count_on_the_right_ends() {
                 // 50 Mbit/s of 512-byte payloads per stream for 300 ms ≈ 3662 datagrams each.
                 let expected = 50e6 / (512.0 * 8.0) * 0.3 * f64::from(streams);
                 let sent = report.observations.sender.packets as f64;
-                assert!((sent / expected - 1.0).abs() < 0.25, "sent {sent}, expected about {expected}");
+                assert!(
+                    (sent / expected - 1.0).abs() < 0.25,
+                    "sent {sent}, expected about {expected}"
+                );
             }
         }
     }
@@ -61,11 +64,19 @@ fn reverse_and_parallel_streams_count_on_the_right_ends() {
 #[test]
 fn a_silent_client_is_dropped_after_the_handshake_timeout() {
     use std::io::Read;
-    let limits = ServerLimits { handshake_timeout: std::time::Duration::from_millis(200), ..Default::default() };
+    let limits = ServerLimits {
+        handshake_timeout: std::time::Duration::from_millis(200),
+        ..Default::default()
+    };
     let server = TestServer::start(limits, None);
     let mut stream = std::net::TcpStream::connect(server.address("127.0.0.1")).unwrap();
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
-    assert!(String::from_utf8_lossy(&answer).contains("timed out"), "{answer:?}");
+    assert!(
+        String::from_utf8_lossy(&answer).contains("timed out"),
+        "{answer:?}"
+    );
 }
