@@ -240,13 +240,22 @@ impl EndOutcome {
         }
     }
 
-    /// Human-readable notes: flow errors and lost transactions.
+    /// Why flows failed, each prefixed with `side`; empty when all ran.
+    pub fn errors(&self, side: &str) -> Vec<String> {
+        self.flows
+            .iter()
+            .filter_map(|f| f.error.as_ref())
+            .map(|e| format!("{side}: {e}"))
+            .collect()
+    }
+
+    /// Human-readable notes: flow notes and lost transactions.
     pub fn notes(&self, spec: &TestSpec, side: &str) -> Vec<String> {
         let mut notes: Vec<String> = self
             .flows
             .iter()
-            .filter_map(|f| f.error.as_ref())
-            .map(|e| format!("{side}: {e}"))
+            .filter_map(|f| f.note.as_ref())
+            .map(|n| format!("{side}: {n}"))
             .collect();
         let lost: u64 = self.flows.iter().map(|f| f.lost).sum();
         if lost > 0 {

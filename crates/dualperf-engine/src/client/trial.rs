@@ -100,6 +100,11 @@ pub fn run_trial(
         _ => None,
     })?;
     let _ = channel.send(&Message::Bye);
+    let mut errors = outcome.errors("client");
+    errors.extend(server_report.errors.iter().cloned());
+    if !errors.is_empty() {
+        return Err(EngineError::Flow(errors.join("; ")));
+    }
     let server_host = server_report.host.clone();
     let observations =
         assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);

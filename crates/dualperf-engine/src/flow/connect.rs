@@ -88,7 +88,7 @@ pub fn accept_repeatedly(listener: TcpListener, peer: IpAddr, context: FlowConte
         }
     }
     if foreign > 0 {
-        output.error = Some(format!(
+        output.note = Some(format!(
             "tcp-connect: refused {foreign} connections from other addresses"
         ));
     }

@@ -75,8 +75,10 @@ pub struct FlowOutput {
     pub latency: Option<LatencyRecorder>,
     /// Transactions that got no answer (udp-rr) or connections that failed (tcp-connect).
     pub lost: u64,
-    /// Why the flow ended early, if it did.
+    /// Why the flow failed, if it did: the trial fails with it.
     pub error: Option<String>,
+    /// Something worth knowing that does not invalidate the trial.
+    pub note: Option<String>,
 }
 
 /// Runs `body` on a new named thread, pinned to `cpus` first if non-empty.

@@ -127,6 +127,8 @@ pub struct ServerReport {
     pub host: Option<HostFacts>,
     /// Notes on how the server measured.
     pub notes: Vec<String>,
+    /// Why server flows failed; the client fails the trial with them.
+    pub errors: Vec<String>,
 }
 
 /// Outcome of checking a first frame that should be a hello.

@@ -168,6 +168,7 @@ fn run_test(
         socket: facts,
         host: request.want_host_facts.then(collect_host_facts),
         notes: outcome.notes(&spec, "server"),
+        errors: outcome.errors("server"),
     };
     channel.send(&Message::Results(Box::new(report)))
 }

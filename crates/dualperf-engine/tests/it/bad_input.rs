@@ -279,3 +279,33 @@ fn a_shared_key_is_required_and_checked() {
     let report = run_trial(address, &spec, IpFamily::V4, &right, false).unwrap();
     assert_consistent(&report, &spec, IpFamily::V4);
 }
+
+#[test]
+fn pinning_to_a_cpu_that_does_not_exist_fails_the_trial_with_the_reason() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let spec = short_spec(TestKind::TcpRr, 64);
+    for options in [
+        ClientOptions {
+            client_cpus: vec![1000],
+            ..Default::default()
+        },
+        ClientOptions {
+            server_cpus: vec![1000],
+            ..Default::default()
+        },
+    ] {
+        let error = run_trial(
+            server.address("127.0.0.1"),
+            &spec,
+            IpFamily::V4,
+            &options,
+            false,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&error, EngineError::Flow(text) if text.contains("pinning")),
+            "{error}"
+        );
+    }
+    still_serves(&server);
+}

@@ -44,17 +44,19 @@ fn reverse_and_parallel_streams_count_on_the_right_ends() {
             spec.reverse = reverse;
             spec.parallel_streams = streams;
             if kind == TestKind::UdpStream {
-                spec.rate = Some(dualperf_model::BitRate::from_mbit(50));
+                spec.rate = Some(dualperf_model::BitRate::from_mbit(10));
             }
             let report = trial(server.address("::1"), &spec);
             assert_consistent(&report, &spec, IpFamily::V6);
             if kind == TestKind::UdpStream {
-                // 50 Mbit/s of 512-byte payloads per stream for 300 ms ≈ 3662 datagrams each.
-                let expected = 50e6 / (512.0 * 8.0) * 0.3 * f64::from(streams);
+                // 10 Mbit/s of 512-byte payloads per stream for 300 ms ≈ 732
+                // datagrams each. The pacer must never exceed the rate; it may
+                // fall short when CI's two CPUs are starved, but not by half.
+                let expected = 10e6 / (512.0 * 8.0) * 0.3 * f64::from(streams);
                 let sent = report.observations.sender.packets as f64;
                 assert!(
-                    (sent / expected - 1.0).abs() < 0.25,
-                    "sent {sent}, expected about {expected}"
+                    (0.5..1.15).contains(&(sent / expected)),
+                    "reverse {reverse}, {streams} streams: sent {sent}, expected about {expected}"
                 );
             }
         }
