@@ -105,7 +105,7 @@ impl Server {
     /// Binds the control listener(s).
     ///
     /// # Errors
-    /// [`EngineError::Socket`] when no listener could be bound (port in use,
+    /// [`crate::EngineError::Socket`] when no listener could be bound (port in use,
     /// address not on this host).
     pub fn bind(config: ServerConfig) -> Result<Server> {
         let port = config.port;
