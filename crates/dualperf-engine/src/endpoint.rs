@@ -285,3 +285,52 @@ pub fn merge_udp(mut total: UdpReceiveCounters, next: UdpReceiveCounters) -> Udp
     total.arrivals_limit += next.arrivals_limit;
     total
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reverse_makes_the_server_the_stream_sender() {
+        let mut spec = TestSpec {
+            kind: TestKind::TcpStream,
+            size_bytes: 1024,
+            duration_ms: 100,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 100,
+            probe_interval_us: None,
+        };
+        assert!(is_stream_sender(&spec, Role::Client) && !is_stream_sender(&spec, Role::Server));
+        spec.reverse = true;
+        assert!(!is_stream_sender(&spec, Role::Client) && is_stream_sender(&spec, Role::Server));
+    }
+
+    #[test]
+    fn merged_udp_counters_add_counts_and_keep_the_worst_extent_and_jitter() {
+        let one = UdpReceiveCounters {
+            sent: 10,
+            received: 9,
+            lost: 1,
+            max_reorder_extent: 3,
+            jitter_ns: 50,
+            ..Default::default()
+        };
+        let two = UdpReceiveCounters {
+            sent: 5,
+            received: 5,
+            duplicates: 1,
+            max_reorder_extent: 1,
+            jitter_ns: 80,
+            ..Default::default()
+        };
+        let total = merge_udp(one, two);
+        assert_eq!(
+            (total.sent, total.received, total.lost, total.duplicates),
+            (15, 14, 1, 1)
+        );
+        assert_eq!((total.max_reorder_extent, total.jitter_ns), (3, 80));
+    }
+}

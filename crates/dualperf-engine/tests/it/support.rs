@@ -103,6 +103,11 @@ pub fn assert_consistent(report: &TrialReport, spec: &TestSpec, family: IpFamily
         let udp = o.udp.as_ref().expect("udp counters");
         assert_eq!(udp.sent, o.sender.packets);
         assert_eq!(udp.received + udp.lost, udp.sent);
+        assert!(
+            udp.clocks_shared,
+            "both ends run on this kernel: the boot ids match"
+        );
+        assert_eq!(udp.receive_timestamp_source, "SO_TIMESTAMPNS");
     }
     if matches!(
         spec.kind,
