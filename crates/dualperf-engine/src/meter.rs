@@ -100,6 +100,13 @@ impl FlowMeter {
         self.received_packets.fetch_add(packets, Relaxed);
     }
 
+    /// Counts `count` one-way delays summing to `sum_ns` nanoseconds.
+    #[inline]
+    pub fn add_latency_batch(&self, sum_ns: u64, count: u64) {
+        self.latency_sum_ns.fetch_add(sum_ns, Relaxed);
+        self.latency_count.fetch_add(count, Relaxed);
+    }
+
     /// Counts one timed transaction.
     #[inline]
     pub fn add_latency(&self, nanoseconds: u64) {

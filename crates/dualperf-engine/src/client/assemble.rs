@@ -72,6 +72,11 @@ pub fn observations(
         (server.sent, received, intervals, server.tcp)
     };
 
+    let mut intervals = intervals;
+    if spec.kind == TestKind::UdpStream && !clocks_shared {
+        // Receive − send across two unsynchronised clocks is not a delay.
+        intervals.iter_mut().for_each(|i| i.mean_delay_ns = None);
+    }
     let latency = latency_of(&client);
     let fragments = match (spec.kind.is_udp(), socket.path_mtu_bytes) {
         (true, Some(mtu)) => fragments_per_datagram(family, spec.size_bytes, mtu),

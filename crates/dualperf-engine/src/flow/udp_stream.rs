@@ -183,7 +183,7 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
         }
         last_arrival = now;
         let batch_ns = realtime_ns();
-        let (mut batch_bytes, mut batch_packets) = (0u64, 0u64);
+        let (mut batch_bytes, mut batch_packets, mut batch_delay_ns) = (0u64, 0u64, 0u64);
         for (message, buffer) in messages.iter().zip(buffers.iter()).take(received as usize) {
             let length = message.msg_len as usize;
             let datagram = &buffer[..length.min(buffer.len())];
@@ -208,9 +208,15 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
             };
             tracker.observe(header.sequence, header.sent_ns, received_ns);
             batch_bytes += length as u64;
+            // One-way delay for the per-interval mean; meaningful only when
+            // the clocks are shared (the client drops it otherwise).
+            batch_delay_ns += received_ns.saturating_sub(header.sent_ns).max(0) as u64;
             batch_packets += 1;
         }
         context.meter.add_received(batch_bytes, batch_packets);
+        context
+            .meter
+            .add_latency_batch(batch_delay_ns, batch_packets);
         if now >= context.deadline {
             break;
         }

@@ -108,6 +108,12 @@ pub fn assert_consistent(report: &TrialReport, spec: &TestSpec, family: IpFamily
             "both ends run on this kernel: the boot ids match"
         );
         assert_eq!(udp.receive_timestamp_source, "SO_TIMESTAMPNS");
+        let delays: Vec<u64> = o.intervals.iter().filter_map(|i| i.mean_delay_ns).collect();
+        assert!(
+            !delays.is_empty(),
+            "one-way delay per interval on a shared clock"
+        );
+        assert!(delays.iter().all(|&d| d < 1_000_000_000), "{delays:?}");
     }
     if matches!(
         spec.kind,
