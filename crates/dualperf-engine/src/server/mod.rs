@@ -66,6 +66,11 @@ pub(crate) struct SharedState {
 }
 
 impl SharedState {
+    /// Sessions being served right now, this one included.
+    pub(crate) fn active_sessions(&self) -> u32 {
+        self.active_sessions.load(Ordering::SeqCst)
+    }
+
     fn log(&self, line: &str) {
         if let Some(log) = &self.log {
             log(line);

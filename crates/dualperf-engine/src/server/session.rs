@@ -101,6 +101,23 @@ fn check_request(request: &TestRequest, seen: IpFamily, state: &SharedState) -> 
     Ok(())
 }
 
+/// The server's notes, plus a warning when its CPU figure (getrusage of the
+/// whole process) also covers other sessions that ran at the same time.
+fn server_notes(
+    outcome: &endpoint::EndOutcome,
+    spec: &TestSpec,
+    state: &SharedState,
+) -> Vec<String> {
+    let mut notes = outcome.notes(spec, "server");
+    let sessions = state.active_sessions();
+    if sessions > 1 {
+        notes.push(format!(
+            "server: CPU covers the whole server process, which served {sessions} sessions at the time"
+        ));
+    }
+    notes
+}
+
 fn run_test(
     channel: &mut Channel,
     request: TestRequest,
@@ -167,7 +184,7 @@ fn run_test(
         cpu: outcome.sampler.process_cpu,
         socket: facts,
         host: request.want_host_facts.then(collect_host_facts),
-        notes: outcome.notes(&spec, "server"),
+        notes: server_notes(&outcome, &spec, state),
         errors: outcome.errors("server"),
     };
     channel.send(&Message::Results(Box::new(report)))

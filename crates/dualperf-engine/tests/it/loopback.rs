@@ -82,3 +82,26 @@ fn a_silent_client_is_dropped_after_the_handshake_timeout() {
         "{answer:?}"
     );
 }
+
+#[test]
+fn concurrent_sessions_are_served_side_by_side_and_say_their_cpu_is_shared() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let (v4, v6) = (server.address("127.0.0.1"), server.address("::1"));
+    let spec = short_spec(TestKind::TcpStream, 16 * 1024);
+    let other = spec.clone();
+    let parallel = std::thread::spawn(move || trial(v6, &other));
+    let first = trial(v4, &spec);
+    let second = parallel.join().unwrap();
+    assert_consistent(&first, &spec, IpFamily::V4);
+    assert_consistent(&second, &spec, IpFamily::V6);
+    let notes: Vec<&String> = first
+        .observations
+        .notes
+        .iter()
+        .chain(&second.observations.notes)
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("served 2 sessions")),
+        "{notes:?}"
+    );
+}
