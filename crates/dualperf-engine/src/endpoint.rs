@@ -240,6 +240,15 @@ impl EndOutcome {
         }
     }
 
+    /// Datagrams the receiving sockets dropped for lack of buffer space,
+    /// summed over streams; `None` when this end received no UDP stream.
+    pub fn receive_buffer_drops(&self) -> Option<u64> {
+        self.flows
+            .iter()
+            .filter_map(|f| f.receive_buffer_drops)
+            .reduce(|a, b| a + b)
+    }
+
     /// Why flows failed, each prefixed with `side`; empty when all ran.
     pub fn errors(&self, side: &str) -> Vec<String> {
         self.flows

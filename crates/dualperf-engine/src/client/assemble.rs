@@ -72,6 +72,17 @@ pub fn observations(
         (server.sent, received, intervals, server.tcp)
     };
 
+    let receive_buffer_drops = match (spec.kind, client_sends) {
+        (TestKind::UdpStream, true) => server.receive_buffer_drops,
+        (TestKind::UdpStream, false) => client.receive_buffer_drops(),
+        _ => None,
+    };
+    if let Some(drops) = receive_buffer_drops.filter(|&d| d > 0) {
+        notes.push(format!(
+            "the receiving socket dropped about {drops} datagrams for lack of buffer space (SO_RXQ_OVFL): \
+             that much of the loss happened inside the receiving host, not on the path"
+        ));
+    }
     let mut intervals = intervals;
     if spec.kind == TestKind::UdpStream && !clocks_shared {
         // Receive − send across two unsynchronised clocks is not a delay.
@@ -110,6 +121,7 @@ pub fn observations(
         fragments_per_datagram: fragments,
         notes,
         server_socket: Some(server.socket),
+        receive_buffer_drops,
     }
 }
 

@@ -11,7 +11,7 @@ use super::{assemble, ClientOptions};
 use crate::datagram::hello;
 use crate::endpoint::{self, DataSockets, Role};
 use crate::error::{EngineError, IoContext, Result};
-use crate::flow::{UDP_BUFFER_BYTES, UDP_RECEIVE_BUFFER_BYTES};
+use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
 use crate::protocol::{self, Channel, Message, StopReport, TestRequest};
 use crate::sizes::validate_size;
 use crate::sys_shim::socket_options::{path_mtu, set_buffer_sizes};
@@ -166,7 +166,7 @@ fn open_data(
                 let (send, receive) = set_buffer_sizes(
                     socket.as_raw_fd(),
                     Some(UDP_BUFFER_BYTES),
-                    Some(UDP_RECEIVE_BUFFER_BYTES),
+                    Some(udp_receive_buffer_bytes(spec.size_bytes)),
                 )
                 .context(|| "setting UDP socket buffers".into())?;
                 (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));

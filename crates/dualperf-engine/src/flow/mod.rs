@@ -40,12 +40,15 @@ pub const LOSS_WAIT_MS: u64 = 2_000;
 pub const QUIET: Duration = Duration::from_millis(100);
 /// Send buffer requested for UDP data sockets, bytes (4 MiB).
 pub const UDP_BUFFER_BYTES: u32 = 4 << 20;
-/// Receive buffer requested for UDP data sockets, bytes (16 MiB): a 64-byte
-/// datagram occupies about 1 KiB of buffer (its skb), so this holds about
-/// 16 000 datagrams, some 100 ms at the kernel's packet rate on a small VM —
-/// enough that a receiver thread descheduled for a while does not overflow
-/// and invent loss (the receive queue is the tool's, not the path's).
-pub const UDP_RECEIVE_BUFFER_BYTES: u32 = 16 << 20;
+/// Receive buffer requested for a UDP data socket carrying `payload_bytes`
+/// datagrams: room for about 4096 datagrams (each costs its payload plus
+/// about 1 KiB of skb overhead), at least 16 MiB and at most 64 MiB. A 64-byte
+/// stream gets 16 MiB, some 100 ms at the kernel's packet rate on a small VM:
+/// a receiver thread descheduled for a while must not overflow and invent
+/// loss (the receive queue is the tool's, not the path's).
+pub fn udp_receive_buffer_bytes(payload_bytes: u32) -> u32 {
+    (4096u64 * (u64::from(payload_bytes) + 1024)).clamp(16 << 20, 64 << 20) as u32
+}
 
 /// What every flow thread shares with its end.
 #[derive(Clone, Debug)]
@@ -77,6 +80,9 @@ pub struct FlowOutput {
     pub lost: u64,
     /// Why the flow failed, if it did: the trial fails with it.
     pub error: Option<String>,
+    /// Datagrams the receiving socket dropped because its buffer was full
+    /// (SO_RXQ_OVFL) during the measured interval; `None` where the kernel does not tell.
+    pub receive_buffer_drops: Option<u64>,
     /// Something worth knowing that does not invalidate the trial.
     pub note: Option<String>,
 }

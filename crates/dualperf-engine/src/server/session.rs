@@ -186,6 +186,7 @@ fn run_test(
         host: request.want_host_facts.then(collect_host_facts),
         notes: server_notes(&outcome, &spec, state),
         errors: outcome.errors("server"),
+        receive_buffer_drops: outcome.receive_buffer_drops(),
     };
     channel.send(&Message::Results(Box::new(report)))
 }

@@ -108,6 +108,14 @@ pub fn assert_consistent(report: &TrialReport, spec: &TestSpec, family: IpFamily
             "both ends run on this kernel: the boot ids match"
         );
         assert_eq!(udp.receive_timestamp_source, "SO_TIMESTAMPNS");
+        let drops = o
+            .receive_buffer_drops
+            .expect("Linux reports receive-buffer drops (SO_RXQ_OVFL)");
+        assert!(
+            drops <= udp.lost,
+            "buffer drops {drops} exceed the loss {}",
+            udp.lost
+        );
         let delays: Vec<u64> = o.intervals.iter().filter_map(|i| i.mean_delay_ns).collect();
         assert!(
             !delays.is_empty(),
