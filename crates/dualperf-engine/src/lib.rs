@@ -54,6 +54,12 @@
 //!   sockets are `connect()`ed to a hello datagram from that address.
 //! - Malformed control input ends that session with a logged reason; nothing
 //!   a peer sends can panic the server.
+//! - The tool must not invent loss: UDP receive buffers are sized to hold
+//!   thousands of datagrams, and datagrams the receiving socket still drops
+//!   (`SO_RXQ_OVFL`) are reported apart from loss on the path.
+//! - IPv4 data really goes through IPv4 sockets at both ends: the server's
+//!   data sockets are bound to the canonical (unmapped) address the client
+//!   reached, so only the control channel uses the dual-stack listener.
 //! - The family a session really used is derived with
 //!   [`dualperf_model::IpFamily::of`]: an IPv4-mapped peer counts as IPv4.
 
