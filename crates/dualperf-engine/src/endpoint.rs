@@ -51,6 +51,7 @@ pub fn is_stream_sender(spec: &TestSpec, role: Role) -> bool {
 /// A running end: flows and sampler.
 pub struct RunningEnd {
     phase: Arc<Phase>,
+    ends_at: Instant,
     sampler: JoinHandle<SamplerOutput>,
     flows: Vec<JoinHandle<FlowOutput>>,
 }
@@ -147,9 +148,11 @@ pub fn start(spec: &TestSpec, role: Role, sockets: DataSockets, cpus: &[u32]) ->
             }));
         }
     }
+    let ends_at = Instant::now() + schedule.warmup + schedule.duration;
     let sampler = spawn_sampler(phase.clone(), meters, schedule);
     RunningEnd {
         phase,
+        ends_at,
         sampler,
         flows,
     }
@@ -163,6 +166,12 @@ impl RunningEnd {
 
     /// Waits until the sampler reached the end of the schedule.
     pub fn wait_for_schedule(&self) {
+        // Sleep through the schedule in one go: frequent wake-ups of this
+        // thread would disturb a flow pinned to the same CPU.
+        let now = Instant::now();
+        if self.ends_at > now && !self.phase.is_halted() {
+            std::thread::sleep(self.ends_at - now);
+        }
         while !self.sampler.is_finished() {
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -231,13 +240,31 @@ impl EndOutcome {
         }
     }
 
-    /// Human-readable notes: flow errors and lost transactions.
+    /// Datagrams the receiving sockets dropped for lack of buffer space,
+    /// summed over streams; `None` when this end received no UDP stream.
+    pub fn receive_buffer_drops(&self) -> Option<u64> {
+        self.flows
+            .iter()
+            .filter_map(|f| f.receive_buffer_drops)
+            .reduce(|a, b| a + b)
+    }
+
+    /// Why flows failed, each prefixed with `side`; empty when all ran.
+    pub fn errors(&self, side: &str) -> Vec<String> {
+        self.flows
+            .iter()
+            .filter_map(|f| f.error.as_ref())
+            .map(|e| format!("{side}: {e}"))
+            .collect()
+    }
+
+    /// Human-readable notes: flow notes and lost transactions.
     pub fn notes(&self, spec: &TestSpec, side: &str) -> Vec<String> {
         let mut notes: Vec<String> = self
             .flows
             .iter()
-            .filter_map(|f| f.error.as_ref())
-            .map(|e| format!("{side}: {e}"))
+            .filter_map(|f| f.note.as_ref())
+            .map(|n| format!("{side}: {n}"))
             .collect();
         let lost: u64 = self.flows.iter().map(|f| f.lost).sum();
         if lost > 0 {
@@ -266,4 +293,53 @@ pub fn merge_udp(mut total: UdpReceiveCounters, next: UdpReceiveCounters) -> Udp
     total.arrivals.extend(next.arrivals);
     total.arrivals_limit += next.arrivals_limit;
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reverse_makes_the_server_the_stream_sender() {
+        let mut spec = TestSpec {
+            kind: TestKind::TcpStream,
+            size_bytes: 1024,
+            duration_ms: 100,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 100,
+            probe_interval_us: None,
+        };
+        assert!(is_stream_sender(&spec, Role::Client) && !is_stream_sender(&spec, Role::Server));
+        spec.reverse = true;
+        assert!(!is_stream_sender(&spec, Role::Client) && is_stream_sender(&spec, Role::Server));
+    }
+
+    #[test]
+    fn merged_udp_counters_add_counts_and_keep_the_worst_extent_and_jitter() {
+        let one = UdpReceiveCounters {
+            sent: 10,
+            received: 9,
+            lost: 1,
+            max_reorder_extent: 3,
+            jitter_ns: 50,
+            ..Default::default()
+        };
+        let two = UdpReceiveCounters {
+            sent: 5,
+            received: 5,
+            duplicates: 1,
+            max_reorder_extent: 1,
+            jitter_ns: 80,
+            ..Default::default()
+        };
+        let total = merge_udp(one, two);
+        assert_eq!(
+            (total.sent, total.received, total.lost, total.duplicates),
+            (15, 14, 1, 1)
+        );
+        assert_eq!((total.max_reorder_extent, total.jitter_ns), (3, 80));
+    }
 }

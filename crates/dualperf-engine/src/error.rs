@@ -29,6 +29,10 @@ pub enum EngineError {
     #[error("invalid test: {0}")]
     InvalidTest(String),
 
+    /// A data flow failed during the trial (either end); the text says which and why.
+    #[error("data flow failed: {0}")]
+    Flow(String),
+
     /// The run was interrupted (Ctrl-C) before this trial started.
     #[error("interrupted")]
     Interrupted,

@@ -17,6 +17,7 @@
 //! | [`limits`] | what a server accepts (duration, rate, streams, sessions, timeouts) |
 //! | [`server`] | `dualperf serve`: listeners, one thread per session, data sockets per test |
 //! | [`client`] | one trial against a server, and the whole plan |
+//! | [`endpoint`] | one end of a running test: its flows by role, the sampler, what they counted |
 //! | [`flow`] | the data paths shared by both ends: tcp-stream, udp-stream, rr, connect |
 //! | [`meter`] | per-flow atomic counters and the sampler thread that turns them into intervals |
 //! | [`datagram`] | the udp-stream / udp-rr datagram header codec |
@@ -59,6 +60,12 @@
 //!   sockets are `connect()`ed to a hello datagram from that address.
 //! - Malformed control input ends that session with a logged reason; nothing
 //!   a peer sends can panic the server.
+//! - The tool must not invent loss: UDP receive buffers are sized to hold
+//!   thousands of datagrams, and datagrams the receiving socket still drops
+//!   (`SO_RXQ_OVFL`) are reported apart from loss on the path.
+//! - IPv4 data really goes through IPv4 sockets at both ends: the server's
+//!   data sockets are bound to the canonical (unmapped) address the client
+//!   reached, so only the control channel uses the dual-stack listener.
 //! - The family a session really used is derived with
 //!   [`dualperf_model::IpFamily::of`]: an IPv4-mapped peer counts as IPv4.
 
@@ -81,8 +88,6 @@ pub mod sizes;
 pub mod socket_options;
 pub mod tcp_info;
 
-#[doc(hidden)]
-pub mod sys_shim;
 
 pub use error::{EngineError, Result};
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use dualperf_model::{FlowCounters, IntervalSample, ProcessCpu, SystemCpu};
 
-use crate::sys_shim::cpu::CpuMeter;
+use crate::cpu::CpuMeter;
 
 /// Where a test is in time, shared by the flows of one end.
 #[derive(Debug, Default)]
@@ -98,6 +98,13 @@ impl FlowMeter {
     pub fn add_received(&self, bytes: u64, packets: u64) {
         self.received_bytes.fetch_add(bytes, Relaxed);
         self.received_packets.fetch_add(packets, Relaxed);
+    }
+
+    /// Counts `count` one-way delays summing to `sum_ns` nanoseconds.
+    #[inline]
+    pub fn add_latency_batch(&self, sum_ns: u64, count: u64) {
+        self.latency_sum_ns.fetch_add(sum_ns, Relaxed);
+        self.latency_count.fetch_add(count, Relaxed);
     }
 
     /// Counts one timed transaction.

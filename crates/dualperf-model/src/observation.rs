@@ -73,6 +73,11 @@ pub struct Observations {
     /// Socket settings in force on the server's data sockets, as it reported them.
     #[serde(default)]
     pub server_socket: Option<SocketFacts>,
+    /// UDP datagrams the receiving socket dropped because its buffer was
+    /// full (Linux `SO_RXQ_OVFL`) in the measured interval: loss inside the receiving host,
+    /// not on the path. `None` for TCP kinds or where the kernel does not tell.
+    #[serde(default)]
+    pub receive_buffer_drops: Option<u64>,
 }
 
 /// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.

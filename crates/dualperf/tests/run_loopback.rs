@@ -111,3 +111,59 @@ fn an_unreachable_server_fails_every_trial_but_still_writes_valid_json() {
         matches!(&result.trials[0].outcome, TrialOutcome::Failed { error } if error.contains("127.0.0.1:9"))
     );
 }
+
+#[test]
+fn ctrl_c_stops_after_the_current_trial_and_writes_an_incomplete_result() {
+    let directory = std::env::temp_dir().join(format!("dpe-int-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let json = directory.join("result.json");
+    let child = dualperf()
+        .args([
+            "run",
+            "--loopback",
+            "--tests",
+            "tcp-rr",
+            "-t",
+            "0.5",
+            "--warmup",
+            "0",
+            "--repeat",
+            "10",
+            "--json",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running dualperf");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling the child we started, by its pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_dir_all(&directory).unwrap();
+    assert!(!result.complete);
+    assert!(
+        result.trials.len() < 20 && !result.trials.is_empty(),
+        "{} trials",
+        result.trials.len()
+    );
+    assert!(
+        result
+            .trials
+            .iter()
+            .all(|t| matches!(t.outcome, TrialOutcome::Ok(_))),
+        "the current trial finished"
+    );
+    assert!(
+        result.errors.iter().any(|e| e.contains("interrupted")),
+        "{:?}",
+        result.errors
+    );
+}

@@ -8,7 +8,7 @@ use crate::endpoint::{is_stream_sender, EndOutcome, Role};
 use crate::flow::{sum_tcp_counters, LATENCY_RAW_LIMIT};
 use crate::protocol::ServerReport;
 use crate::sizes::fragments_per_datagram;
-use crate::sys_shim::latency_recorder::LatencyRecorder;
+use crate::latency_recorder::LatencyRecorder;
 
 /// Merges the two ends' counts for one trial.
 pub fn observations(
@@ -72,6 +72,22 @@ pub fn observations(
         (server.sent, received, intervals, server.tcp)
     };
 
+    let receive_buffer_drops = match (spec.kind, client_sends) {
+        (TestKind::UdpStream, true) => server.receive_buffer_drops,
+        (TestKind::UdpStream, false) => client.receive_buffer_drops(),
+        _ => None,
+    };
+    if let Some(drops) = receive_buffer_drops.filter(|&d| d > 0) {
+        notes.push(format!(
+            "the receiving socket dropped about {drops} datagrams for lack of buffer space (SO_RXQ_OVFL): \
+             that much of the loss happened inside the receiving host, not on the path"
+        ));
+    }
+    let mut intervals = intervals;
+    if spec.kind == TestKind::UdpStream && !clocks_shared {
+        // Receive − send across two unsynchronised clocks is not a delay.
+        intervals.iter_mut().for_each(|i| i.mean_delay_ns = None);
+    }
     let latency = latency_of(&client);
     let fragments = match (spec.kind.is_udp(), socket.path_mtu_bytes) {
         (true, Some(mtu)) => fragments_per_datagram(family, spec.size_bytes, mtu),
@@ -105,6 +121,7 @@ pub fn observations(
         fragments_per_datagram: fragments,
         notes,
         server_socket: Some(server.socket),
+        receive_buffer_drops,
     }
 }
 

@@ -20,7 +20,7 @@ pub use trial::{run_trial, TrialReport};
 
 use crate::clock::unix_ms;
 use crate::protocol::error_chain;
-use crate::sys_shim::host_facts::collect_host_facts;
+use crate::host_facts::collect_host_facts;
 
 /// Client settings that are not part of the measured configuration.
 #[derive(Clone, Debug, Default)]

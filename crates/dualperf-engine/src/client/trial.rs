@@ -11,10 +11,10 @@ use super::{assemble, ClientOptions};
 use crate::datagram::hello;
 use crate::endpoint::{self, DataSockets, Role};
 use crate::error::{EngineError, IoContext, Result};
-use crate::flow::UDP_BUFFER_BYTES;
+use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
 use crate::protocol::{self, Channel, Message, StopReport, TestRequest};
 use crate::sizes::validate_size;
-use crate::sys_shim::socket_options::{path_mtu, set_buffer_sizes};
+use crate::socket_options::{path_mtu, set_buffer_sizes};
 
 /// What one trial produced.
 #[derive(Clone, Debug)]
@@ -100,6 +100,11 @@ pub fn run_trial(
         _ => None,
     })?;
     let _ = channel.send(&Message::Bye);
+    let mut errors = outcome.errors("client");
+    errors.extend(server_report.errors.iter().cloned());
+    if !errors.is_empty() {
+        return Err(EngineError::Flow(errors.join("; ")));
+    }
     let server_host = server_report.host.clone();
     let observations =
         assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
@@ -161,7 +166,7 @@ fn open_data(
                 let (send, receive) = set_buffer_sizes(
                     socket.as_raw_fd(),
                     Some(UDP_BUFFER_BYTES),
-                    Some(UDP_BUFFER_BYTES),
+                    Some(udp_receive_buffer_bytes(spec.size_bytes)),
                 )
                 .context(|| "setting UDP socket buffers".into())?;
                 (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));

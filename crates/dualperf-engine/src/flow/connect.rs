@@ -13,7 +13,7 @@ use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 use super::{is_timeout, FlowContext, FlowOutput, LATENCY_RAW_LIMIT};
 use crate::meter::Stage;
-use crate::sys_shim::latency_recorder::LatencyRecorder;
+use crate::latency_recorder::LatencyRecorder;
 
 /// Connects to `target` over and over until the phase is done.
 pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutput {
@@ -88,7 +88,7 @@ pub fn accept_repeatedly(listener: TcpListener, peer: IpAddr, context: FlowConte
         }
     }
     if foreign > 0 {
-        output.error = Some(format!(
+        output.note = Some(format!(
             "tcp-connect: refused {foreign} connections from other addresses"
         ));
     }

@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 use dualperf_model::TcpCounters;
 
 use crate::meter::{FlowMeter, Phase};
-use crate::sys_shim::affinity::pin_current_thread;
-use crate::sys_shim::latency_recorder::LatencyRecorder;
-use crate::sys_shim::sequence_tracker::SequenceTracker;
+use crate::affinity::pin_current_thread;
+use crate::latency_recorder::LatencyRecorder;
+use crate::sequence_tracker::SequenceTracker;
 
 /// Bound on raw latency samples kept per trial.
 pub const LATENCY_RAW_LIMIT: usize = 10_000;
@@ -38,9 +38,17 @@ pub const ARRIVALS_LIMIT: usize = 2_000;
 pub const LOSS_WAIT_MS: u64 = 2_000;
 /// Silence after the end that ends a receiver's drain.
 pub const QUIET: Duration = Duration::from_millis(100);
-/// Socket buffer requested for UDP data sockets, bytes (4 MiB each way), so
-/// the receiver does not overflow at the kernel's packet rate.
+/// Send buffer requested for UDP data sockets, bytes (4 MiB).
 pub const UDP_BUFFER_BYTES: u32 = 4 << 20;
+/// Receive buffer requested for a UDP data socket carrying `payload_bytes`
+/// datagrams: room for about 4096 datagrams (each costs its payload plus
+/// about 1 KiB of skb overhead), at least 16 MiB and at most 64 MiB. A 64-byte
+/// stream gets 16 MiB, some 100 ms at the kernel's packet rate on a small VM:
+/// a receiver thread descheduled for a while must not overflow and invent
+/// loss (the receive queue is the tool's, not the path's).
+pub fn udp_receive_buffer_bytes(payload_bytes: u32) -> u32 {
+    (4096u64 * (u64::from(payload_bytes) + 1024)).clamp(16 << 20, 64 << 20) as u32
+}
 
 /// What every flow thread shares with its end.
 #[derive(Clone, Debug)]
@@ -70,8 +78,13 @@ pub struct FlowOutput {
     pub latency: Option<LatencyRecorder>,
     /// Transactions that got no answer (udp-rr) or connections that failed (tcp-connect).
     pub lost: u64,
-    /// Why the flow ended early, if it did.
+    /// Why the flow failed, if it did: the trial fails with it.
     pub error: Option<String>,
+    /// Datagrams the receiving socket dropped because its buffer was full
+    /// (SO_RXQ_OVFL) during the measured interval; `None` where the kernel does not tell.
+    pub receive_buffer_drops: Option<u64>,
+    /// Something worth knowing that does not invalidate the trial.
+    pub note: Option<String>,
 }
 
 /// Runs `body` on a new named thread, pinned to `cpus` first if non-empty.

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use super::{is_timeout, FlowContext, FlowOutput, LATENCY_RAW_LIMIT};
 use crate::datagram::{read_hello, HELLO_BYTES};
 use crate::meter::Stage;
-use crate::sys_shim::latency_recorder::LatencyRecorder;
-use crate::sys_shim::tcp_info::read_tcp_counters;
+use crate::latency_recorder::LatencyRecorder;
+use crate::tcp_info::read_tcp_counters;
 
 /// How long a udp-rr client waits for a response before counting it lost.
 pub const UDP_ANSWER_WAIT: Duration = Duration::from_secs(1);

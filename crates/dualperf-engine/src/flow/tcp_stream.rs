@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::{is_timeout, FlowContext, FlowOutput};
 use crate::meter::Stage;
-use crate::sys_shim::tcp_info::read_tcp_counters;
+use crate::tcp_info::read_tcp_counters;
 
 /// Read size of the receiver, bytes: large reads keep syscalls out of the way.
 const READ_BYTES: usize = 128 * 1024;

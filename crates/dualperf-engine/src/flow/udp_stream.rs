@@ -15,8 +15,8 @@ use super::{FlowContext, FlowOutput, ARRIVALS_LIMIT, LOSS_WAIT_MS, QUIET};
 use crate::clock::realtime_ns;
 use crate::datagram::{read_header, read_hello, write_header, Header, FLAG_WARMUP, HELLO_BYTES};
 use crate::meter::Stage;
-use crate::sys_shim::sequence_tracker::SequenceTracker;
-use crate::sys_shim::socket_options::enable_receive_timestamps;
+use crate::sequence_tracker::SequenceTracker;
+use crate::socket_options::enable_receive_timestamps;
 
 /// Datagrams per `sendmmsg` / `recvmmsg` call.
 pub const BATCH: usize = 64;
@@ -119,10 +119,15 @@ pub fn send(
 pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) -> FlowOutput {
     let fd = socket.as_raw_fd();
     let kernel_timestamps = enable_receive_timestamps(fd).is_ok();
+    let drop_counter = enable_drop_counter(fd);
+    // The kernel's counter runs from socket creation; the value carried by
+    // the first measured datagram is the baseline, so warm-up drops are excluded.
+    let (mut drops_baseline, mut drops_last): (Option<u32>, u32) = (None, 0);
     let _ = socket.set_read_timeout(Some(Duration::from_millis(20)));
     // One byte more than expected reveals oversized datagrams (MSG_TRUNC).
     let mut buffers = vec![vec![0u8; payload_bytes.max(64) + 1]; BATCH];
-    let mut controls = vec![[0u64; 8]; BATCH]; // 64 bytes: room for one SCM_TIMESTAMPNS
+    // 64 bytes: room for SCM_TIMESTAMPNS (32) and SO_RXQ_OVFL (24).
+    let mut controls = vec![[0u64; 8]; BATCH];
     let mut iovecs: Vec<libc::iovec> = buffers
         .iter_mut()
         .map(|b| libc::iovec {
@@ -183,6 +188,7 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
         }
         last_arrival = now;
         let batch_ns = realtime_ns();
+        let (mut batch_bytes, mut batch_packets, mut batch_delay_ns) = (0u64, 0u64, 0u64);
         for (message, buffer) in messages.iter().zip(buffers.iter()).take(received as usize) {
             let length = message.msg_len as usize;
             let datagram = &buffer[..length.min(buffer.len())];
@@ -195,7 +201,12 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
             if header.flags & FLAG_WARMUP != 0 {
                 continue;
             }
-            let received_ns = match kernel_timestamp(&message.msg_hdr) {
+            let (kernel_ns, drops) = control_messages(&message.msg_hdr);
+            if let Some(drops) = drops {
+                drops_baseline.get_or_insert(drops);
+                drops_last = drops;
+            }
+            let received_ns = match kernel_ns {
                 Some(ns) => {
                     kernel_stamped += 1;
                     ns
@@ -206,8 +217,16 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
                 }
             };
             tracker.observe(header.sequence, header.sent_ns, received_ns);
-            context.meter.add_received(length as u64, 1);
+            batch_bytes += length as u64;
+            // One-way delay for the per-interval mean; meaningful only when
+            // the clocks are shared (the client drops it otherwise).
+            batch_delay_ns += received_ns.saturating_sub(header.sent_ns).max(0) as u64;
+            batch_packets += 1;
         }
+        context.meter.add_received(batch_bytes, batch_packets);
+        context
+            .meter
+            .add_latency_batch(batch_delay_ns, batch_packets);
         if now >= context.deadline {
             break;
         }
@@ -218,23 +237,49 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
         _ => "SO_TIMESTAMPNS, clock_gettime where the kernel gave none",
     });
     output.tracker = Some(tracker);
+    output.receive_buffer_drops = drop_counter
+        .then(|| u64::from(drops_last.wrapping_sub(drops_baseline.unwrap_or(drops_last))));
     output
 }
 
-/// The SCM_TIMESTAMPNS receive time of a message, nanoseconds of CLOCK_REALTIME.
-fn kernel_timestamp(header: &libc::msghdr) -> Option<i64> {
+/// Asks the kernel to attach this socket's overflow drop counter to every
+/// received datagram (`SO_RXQ_OVFL`), so loss inside the receiving host can
+/// be told apart from loss on the path. False where the kernel refuses.
+fn enable_drop_counter(fd: std::os::fd::RawFd) -> bool {
+    let on: libc::c_int = 1;
+    // SAFETY: a c_int option value of the right size on a socket we own.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RXQ_OVFL,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        ) == 0
+    }
+}
+
+/// The SCM_TIMESTAMPNS receive time of a message (nanoseconds of
+/// CLOCK_REALTIME) and the socket's cumulative overflow drop count
+/// (SO_RXQ_OVFL), where the kernel attached them.
+fn control_messages(header: &libc::msghdr) -> (Option<i64>, Option<u32>) {
+    let (mut time_ns, mut drops) = (None, None);
     // SAFETY: the kernel filled msg_control/msg_controllen; the CMSG macros
     // walk only inside that buffer.
     unsafe {
         let mut cmsg = libc::CMSG_FIRSTHDR(header);
         while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_TIMESTAMPNS
-            {
-                let time = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec);
-                return Some(time.tv_sec * 1_000_000_000 + time.tv_nsec);
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET {
+                if (*cmsg).cmsg_type == libc::SCM_TIMESTAMPNS {
+                    let time =
+                        std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec);
+                    time_ns = Some(time.tv_sec * 1_000_000_000 + time.tv_nsec);
+                } else if (*cmsg).cmsg_type == libc::SO_RXQ_OVFL {
+                    drops = Some(std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const u32));
+                }
             }
             cmsg = libc::CMSG_NXTHDR(header, cmsg);
         }
     }
-    None
+    (time_ns, drops)
 }

@@ -127,6 +127,10 @@ pub struct ServerReport {
     pub host: Option<HostFacts>,
     /// Notes on how the server measured.
     pub notes: Vec<String>,
+    /// Why server flows failed; the client fails the trial with them.
+    pub errors: Vec<String>,
+    /// Datagrams the server's receiving sockets dropped (SO_RXQ_OVFL).
+    pub receive_buffer_drops: Option<u64>,
 }
 
 /// Outcome of checking a first frame that should be a hello.

@@ -15,8 +15,8 @@ use socket2::{Domain, Protocol, Socket, Type};
 use crate::datagram::{read_hello, HELLO_BYTES};
 use crate::endpoint::DataSockets;
 use crate::error::{EngineError, IoContext, Result};
-use crate::flow::UDP_BUFFER_BYTES;
-use crate::sys_shim::socket_options::set_buffer_sizes;
+use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
+use crate::socket_options::set_buffer_sizes;
 
 /// How long the server waits for the client's data connections or hellos.
 pub const CONNECT_WAIT: Duration = Duration::from_secs(5);
@@ -50,15 +50,16 @@ pub fn bind_tcp_listener(ip: IpAddr, backlog: i32) -> Result<TcpListener> {
     Ok(socket.into())
 }
 
-/// A UDP socket on `ip`, any port, with [`UDP_BUFFER_BYTES`] buffers; returns
+/// A UDP socket on `ip`, any port, with [`UDP_BUFFER_BYTES`] /
+/// [`udp_receive_buffer_bytes`] buffers; returns
 /// the socket and the buffer sizes the kernel reports.
-pub fn bind_udp(ip: IpAddr) -> Result<(UdpSocket, (u32, u32))> {
+pub fn bind_udp(ip: IpAddr, payload_bytes: u32) -> Result<(UdpSocket, (u32, u32))> {
     let socket = UdpSocket::bind(SocketAddr::new(ip, 0))
         .context(|| format!("binding a UDP data socket on {ip}"))?;
     let sizes = set_buffer_sizes(
         socket.as_raw_fd(),
         Some(UDP_BUFFER_BYTES),
-        Some(UDP_BUFFER_BYTES),
+        Some(udp_receive_buffer_bytes(payload_bytes)),
     )
     .context(|| "setting UDP socket buffers".to_string())?;
     Ok((socket, sizes))
@@ -75,7 +76,7 @@ pub fn bind(spec: &TestSpec, local: IpAddr, facts: &mut SocketFacts) -> Result<(
         let mut sockets = Vec::new();
         let mut ports = Vec::new();
         for _ in 0..streams {
-            let (socket, (send, receive)) = bind_udp(local)?;
+            let (socket, (send, receive)) = bind_udp(local, spec.size_bytes)?;
             (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
             ports.push(
                 socket

@@ -66,6 +66,11 @@ pub(crate) struct SharedState {
 }
 
 impl SharedState {
+    /// Sessions being served right now, this one included.
+    pub(crate) fn active_sessions(&self) -> u32 {
+        self.active_sessions.load(Ordering::SeqCst)
+    }
+
     fn log(&self, line: &str) {
         if let Some(log) = &self.log {
             log(line);
@@ -105,7 +110,7 @@ impl Server {
     /// Binds the control listener(s).
     ///
     /// # Errors
-    /// [`EngineError::Socket`] when no listener could be bound (port in use,
+    /// [`crate::EngineError::Socket`] when no listener could be bound (port in use,
     /// address not on this host).
     pub fn bind(config: ServerConfig) -> Result<Server> {
         let port = config.port;

@@ -13,7 +13,7 @@ use crate::endpoint::{self, is_stream_sender, Role};
 use crate::error::{EngineError, Result};
 use crate::protocol::{self, Channel, Message, Ready, ServerReport, TestRequest};
 use crate::sizes::validate_size;
-use crate::sys_shim::host_facts::collect_host_facts;
+use crate::host_facts::collect_host_facts;
 
 /// How a session ended, for the log.
 #[derive(Debug)]
@@ -101,6 +101,23 @@ fn check_request(request: &TestRequest, seen: IpFamily, state: &SharedState) -> 
     Ok(())
 }
 
+/// The server's notes, plus a warning when its CPU figure (getrusage of the
+/// whole process) also covers other sessions that ran at the same time.
+fn server_notes(
+    outcome: &endpoint::EndOutcome,
+    spec: &TestSpec,
+    state: &SharedState,
+) -> Vec<String> {
+    let mut notes = outcome.notes(spec, "server");
+    let sessions = state.active_sessions();
+    if sessions > 1 {
+        notes.push(format!(
+            "server: CPU covers the whole server process, which served {sessions} sessions at the time"
+        ));
+    }
+    notes
+}
+
 fn run_test(
     channel: &mut Channel,
     request: TestRequest,
@@ -167,7 +184,9 @@ fn run_test(
         cpu: outcome.sampler.process_cpu,
         socket: facts,
         host: request.want_host_facts.then(collect_host_facts),
-        notes: outcome.notes(&spec, "server"),
+        notes: server_notes(&outcome, &spec, state),
+        errors: outcome.errors("server"),
+        receive_buffer_drops: outcome.receive_buffer_drops(),
     };
     channel.send(&Message::Results(Box::new(report)))
 }

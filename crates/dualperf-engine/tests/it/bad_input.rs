@@ -279,3 +279,74 @@ fn a_shared_key_is_required_and_checked() {
     let report = run_trial(address, &spec, IpFamily::V4, &right, false).unwrap();
     assert_consistent(&report, &spec, IpFamily::V4);
 }
+
+#[test]
+fn pinning_to_a_cpu_that_does_not_exist_fails_the_trial_with_the_reason() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let spec = short_spec(TestKind::TcpRr, 64);
+    for options in [
+        ClientOptions {
+            client_cpus: vec![1000],
+            ..Default::default()
+        },
+        ClientOptions {
+            server_cpus: vec![1000],
+            ..Default::default()
+        },
+    ] {
+        let error = run_trial(
+            server.address("127.0.0.1"),
+            &spec,
+            IpFamily::V4,
+            &options,
+            false,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&error, EngineError::Flow(text) if text.contains("pinning")),
+            "{error}"
+        );
+    }
+    still_serves(&server);
+}
+
+#[test]
+fn a_request_for_the_other_family_is_refused() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let mut stream = connect(server.address("127.0.0.1"));
+    hello(&mut stream);
+    let spec = short_spec(TestKind::TcpRr, 64);
+    let request = TestRequest {
+        spec,
+        family: IpFamily::V6,
+        server_cpus: vec![],
+        want_host_facts: false,
+    };
+    send(&mut stream, &Message::Request(request));
+    let refusal = answer(&mut stream).expect("an error frame");
+    assert!(
+        refusal.contains("asked for IPv6 but reached this server over IPv4"),
+        "{refusal}"
+    );
+    still_serves(&server);
+}
+
+#[test]
+fn a_server_bound_to_one_address_serves_only_that_family() {
+    let server = TestServer::start_on(Some("::1".parse().unwrap()), ServerLimits::default(), None);
+    let spec = short_spec(TestKind::TcpRr, 64);
+    let report = trial(server.address("::1"), &spec);
+    assert_consistent(&report, &spec, IpFamily::V6);
+    let error = run_trial(
+        server.address("127.0.0.1"),
+        &spec,
+        IpFamily::V4,
+        &ClientOptions::default(),
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("connecting the control channel"),
+        "{error}"
+    );
+}

@@ -103,6 +103,25 @@ pub fn assert_consistent(report: &TrialReport, spec: &TestSpec, family: IpFamily
         let udp = o.udp.as_ref().expect("udp counters");
         assert_eq!(udp.sent, o.sender.packets);
         assert_eq!(udp.received + udp.lost, udp.sent);
+        assert!(
+            udp.clocks_shared,
+            "both ends run on this kernel: the boot ids match"
+        );
+        assert_eq!(udp.receive_timestamp_source, "SO_TIMESTAMPNS");
+        let drops = o
+            .receive_buffer_drops
+            .expect("Linux reports receive-buffer drops (SO_RXQ_OVFL)");
+        assert!(
+            drops <= udp.lost,
+            "buffer drops {drops} exceed the loss {}",
+            udp.lost
+        );
+        let delays: Vec<u64> = o.intervals.iter().filter_map(|i| i.mean_delay_ns).collect();
+        assert!(
+            !delays.is_empty(),
+            "one-way delay per interval on a shared clock"
+        );
+        assert!(delays.iter().all(|&d| d < 1_000_000_000), "{delays:?}");
     }
     if matches!(
         spec.kind,

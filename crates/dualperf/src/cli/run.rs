@@ -63,7 +63,12 @@ pub struct Args {
         default_value = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect"
     )]
     pub tests: String,
-    /// Message sizes in bytes, comma-separated, or a preset: papers, small, default.
+    /// Message sizes in bytes, comma-separated, or a preset: `papers` =
+    /// 64,128,256,512,1024,1408,2048,4096,8192,16384,32768,65507 (the seed
+    /// papers' sweep; 64 KiB for TCP), `small` = 64,512,1408, `default` = one
+    /// size per test (tcp-stream 128 KiB writes, udp-stream 1024 B, rr 64 B).
+    /// UDP sizes above a family's maximum datagram (65507 B IPv4, 65527 B
+    /// IPv6) are rejected; sizes above the path MTU are sent fragmented.
     #[arg(long, value_name = "LIST|PRESET", default_value = "default")]
     pub sizes: String,
     /// Measured seconds per trial (warm-up excluded).
@@ -84,7 +89,8 @@ pub struct Args {
     /// The server sends, the client receives.
     #[arg(short = 'R', long)]
     pub reverse: bool,
-    /// Target UDP rate per stream (e.g. 100M); unlimited if unset.
+    /// Target UDP payload rate per stream (e.g. 100M); unlimited if unset
+    /// (unlike iperf3's 1 Mbit/s default: mind shared paths).
     #[arg(short = 'b', long, value_name = "RATE")]
     pub bitrate: Option<BitRate>,
     /// Length of one time-series sample, milliseconds (at least 10).
@@ -137,7 +143,7 @@ impl From<OrderArg> for RepetitionOrder {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match (text, args.pin) {
-            (Some(text), _) => dualperf_engine::sys_shim::affinity::parse_cpu_list(text)
+            (Some(text), _) => dualperf_engine::affinity::parse_cpu_list(text)
                 .map_err(|e| super::Failure::usage(format!("CPU list: {e}"))),
             (None, true) => Ok(vec![0]),
             (None, false) => Ok(Vec::new()),

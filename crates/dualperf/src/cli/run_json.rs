@@ -33,3 +33,50 @@ pub fn write_json_atomically(path: &Path, result: &RunResult) -> anyhow::Result<
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_appears_whole_and_no_temporary_file_remains() {
+        let directory = std::env::temp_dir().join(format!("dpe-json-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let path = directory.join("out.json");
+        let result = RunResult {
+            schema: "dualperf.run".into(),
+            schema_version: 1,
+            run_id: "x".into(),
+            started_at_unix_ms: 0,
+            finished_at_unix_ms: 0,
+            config: dualperf_model::RunConfig {
+                points: vec![],
+                families: vec![],
+                repeat: 1,
+                order: Default::default(),
+                targets: Default::default(),
+                host: None,
+                port: 5180,
+                client_cpus: vec![],
+                server_cpus: vec![],
+                command_line: vec![],
+            },
+            client_host: Default::default(),
+            server_host: None,
+            testbed: None,
+            trials: vec![],
+            analysis: None,
+            complete: true,
+            errors: vec![],
+        };
+        write_json_atomically(&path, &result).unwrap();
+        let back: RunResult = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(back, result);
+        let names: Vec<_> = std::fs::read_dir(&directory)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+}

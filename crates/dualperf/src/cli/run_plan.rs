@@ -155,3 +155,43 @@ pub fn build_config(
         command_line: Vec::new(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_numeric_host_fills_only_its_own_family() {
+        let targets = resolve_targets(Some("127.0.0.1"), None, None, 5180).unwrap();
+        assert_eq!(targets.v4.as_deref(), Some("127.0.0.1"));
+        assert_eq!(targets.v6, None);
+    }
+
+    #[test]
+    fn explicit_addresses_win_over_resolution() {
+        let targets =
+            resolve_targets(Some("[::1]"), Some(Ipv4Addr::new(127, 0, 0, 2)), None, 5180).unwrap();
+        assert_eq!(targets.v4.as_deref(), Some("127.0.0.2"));
+        assert_eq!(targets.v6.as_deref(), Some("::1"));
+    }
+
+    #[test]
+    fn no_server_at_all_is_a_usage_error() {
+        let error = resolve_targets(None, None, None, 5180).unwrap_err();
+        assert!(error.to_string().contains("--loopback"), "{error}");
+    }
+
+    #[test]
+    fn tcp_connect_has_one_point_whatever_the_sizes() {
+        assert_eq!(sizes_for(TestKind::TcpConnect, "papers").unwrap(), vec![0]);
+        assert_eq!(
+            sizes_for(TestKind::TcpStream, "papers").unwrap().last(),
+            Some(&65_536)
+        );
+        assert_eq!(
+            sizes_for(TestKind::UdpRr, "64, 128").unwrap(),
+            vec![64, 128]
+        );
+        assert!(sizes_for(TestKind::UdpRr, "huge").is_err());
+    }
+}

@@ -312,6 +312,103 @@ mod tests {
         assert_eq!(latency_percentile(&samples, 0.5), Some(20.0));
     }
 
+    fn trial(
+        point: usize,
+        spec: &dualperf_model::TestSpec,
+        family: IpFamily,
+        observations: Observations,
+    ) -> dualperf_model::Trial {
+        dualperf_model::Trial {
+            point,
+            spec: spec.clone(),
+            family,
+            repetition: 0,
+            started_at_unix_ms: 0,
+            local_address: None,
+            remote_address: None,
+            server_seen_family: Some(family),
+            outcome: TrialOutcome::Ok(Box::new(observations)),
+        }
+    }
+
+    #[test]
+    fn table_shows_both_families_side_by_side() {
+        use dualperf_model::{FlowCounters, ProcessCpu, RunConfig, TestSpec};
+        let spec = TestSpec {
+            kind: TestKind::TcpRr,
+            size_bytes: 64,
+            duration_ms: 1000,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 1000,
+            probe_interval_us: None,
+        };
+        let observed = |rtt_ns: u64| Observations {
+            measured_ns: 1_000_000_000,
+            sender: FlowCounters {
+                bytes: 64_000,
+                packets: 1000,
+            },
+            receiver: FlowCounters {
+                bytes: 64_000,
+                packets: 1000,
+            },
+            latency: Some(LatencySamples {
+                count: 2,
+                raw_ns: vec![rtt_ns, rtt_ns * 2],
+                ..Default::default()
+            }),
+            cpu: dualperf_model::CpuObservations {
+                client: ProcessCpu {
+                    user_ns: 100_000_000,
+                    system_ns: 150_000_000,
+                    wall_ns: 1_000_000_000,
+                },
+                server: None,
+                system: None,
+            },
+            ..Default::default()
+        };
+        let mut failed = trial(0, &spec, IpFamily::V6, Observations::default());
+        failed.outcome = TrialOutcome::Failed {
+            error: "refused".into(),
+        };
+        let result = RunResult {
+            schema: "dualperf.run".into(),
+            schema_version: 1,
+            run_id: "test".into(),
+            started_at_unix_ms: 0,
+            finished_at_unix_ms: 0,
+            config: RunConfig {
+                points: vec![spec.clone()],
+                families: vec![IpFamily::V4, IpFamily::V6],
+                repeat: 2,
+                order: Default::default(),
+                targets: Default::default(),
+                host: None,
+                port: 5180,
+                client_cpus: vec![],
+                server_cpus: vec![],
+                command_line: vec![],
+            },
+            client_host: Default::default(),
+            server_host: None,
+            testbed: None,
+            trials: vec![
+                trial(0, &spec, IpFamily::V4, observed(20_000)),
+                trial(0, &spec, IpFamily::V6, observed(21_000)),
+                trial(0, &spec, IpFamily::V4, observed(22_000)),
+                failed,
+            ],
+            analysis: None,
+            complete: false,
+            errors: vec![],
+        };
+        insta::assert_snapshot!(render_table(&result));
+    }
+
     #[test]
     fn values_print_with_readable_units() {
         assert_eq!(format_value(Some(14.2e9), Unit::BitRate), "14.200 Gbit/s");
