@@ -15,17 +15,14 @@ use dualperf_engine::client::{Client, ClientOptions, Progress};
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
 use dualperf_model::{BitRate, IpFamily, RepetitionOrder, RunConfig, TestKind};
 
-// Helpers of this subcommand, in files next to this one (cli/run_*.rs).
-#[path = "run_json.rs"]
-mod run_json;
-#[path = "run_plan.rs"]
-mod run_plan;
-#[path = "run_table.rs"]
-pub mod run_table;
+// Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod json;
+mod plan;
+pub mod table;
 
-use run_json::write_json_atomically;
-use run_plan::{build_config, resolve_targets, Targets};
-use run_table::render_table;
+use json::write_json_atomically;
+use plan::{build_config, resolve_targets, Targets};
+use table::render_table;
 
 /// Arguments of `dualperf run`.
 ///

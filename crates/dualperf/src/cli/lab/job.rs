@@ -23,8 +23,8 @@ use anyhow::{bail, Context};
 use dualperf_lab::{preset, BuildOptions, LabError, RunId, Testbed, Topology};
 use dualperf_model::{IpFamily, RunResult};
 
-use super::lab_errors::{describe, to_cli_error};
-use super::lab_signal::interrupt_flag;
+use super::errors::{describe, to_cli_error};
+use super::signal::interrupt_flag;
 use crate::cli::Failure;
 
 /// How long the server gets to start listening.

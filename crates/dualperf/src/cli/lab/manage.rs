@@ -11,8 +11,8 @@ use dualperf_lab::naming::{run_namespace_prefix, NAMESPACE_PREFIX};
 use dualperf_lab::state::{self, LabState};
 use dualperf_lab::{cleanup, preset, BuildOptions, RunId, Runner, Testbed};
 
-use super::lab_errors::to_cli_error;
-use super::lab_signal::interrupt_flag;
+use super::errors::to_cli_error;
+use super::signal::interrupt_flag;
 use crate::cli::Failure;
 
 /// Options of `lab up`.

@@ -1,22 +1,18 @@
 //! `dualperf lab`: emulated dual-stack testbeds in network namespaces.
 //!
-//! Without a subcommand it is the product's main job ([`lab_job`]): build a
+//! Without a subcommand it is the product's main job ([`job`]): build a
 //! testbed (default `router`), measure IPv4 against IPv6 across it, write
-//! the results, tear everything down. The subcommands ([`lab_manage`]) build
+//! the results, tear everything down. The subcommands ([`manage`]) build
 //! a testbed and leave it up (`up`), use it (`exec`, `status`), and remove it
 //! (`down`, `clean`).
 
 use std::process::ExitCode;
 
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
-#[path = "lab_errors.rs"]
-mod lab_errors;
-#[path = "lab_job.rs"]
-pub mod lab_job;
-#[path = "lab_manage.rs"]
-pub mod lab_manage;
-#[path = "lab_signal.rs"]
-mod lab_signal;
+mod errors;
+pub mod job;
+pub mod manage;
+mod signal;
 
 /// Build emulated testbeds in network namespaces and measure IPv4 against IPv6 across them.
 ///
@@ -32,7 +28,7 @@ pub struct Args {
     pub command: Option<LabCommand>,
     /// The main job's options.
     #[command(flatten)]
-    pub job: Box<lab_job::JobArgs>,
+    pub job: Box<job::JobArgs>,
 }
 
 /// The lab's subcommands.
@@ -41,26 +37,26 @@ pub enum LabCommand {
     /// List the built-in topologies with a one-line description each.
     List,
     /// Build a testbed and leave it up (remove it with `lab down`).
-    Up(lab_manage::UpArgs),
+    Up(manage::UpArgs),
     /// Remove a testbed left up by `lab up`.
-    Down(lab_manage::DownArgs),
+    Down(manage::DownArgs),
     /// Run a command inside a node of a testbed left up, e.g. `lab exec client -- ping -6 fd00:dead:beef:2::2`.
-    Exec(lab_manage::ExecArgs),
+    Exec(manage::ExecArgs),
     /// Show testbeds left up, and leftovers of crashed runs.
     Status,
     /// Remove everything crashed runs left behind: `dsp-*` namespaces and the processes inside them.
-    Clean(lab_manage::CleanArgs),
+    Clean(manage::CleanArgs),
 }
 
 /// Runs `dualperf lab`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
-        None => lab_job::run(*args.job),
-        Some(LabCommand::List) => lab_manage::list(),
-        Some(LabCommand::Up(up)) => lab_manage::up(up),
-        Some(LabCommand::Down(down)) => lab_manage::down(down),
-        Some(LabCommand::Exec(exec)) => lab_manage::exec(exec),
-        Some(LabCommand::Status) => lab_manage::status(),
-        Some(LabCommand::Clean(clean)) => lab_manage::clean(clean),
+        None => job::run(*args.job),
+        Some(LabCommand::List) => manage::list(),
+        Some(LabCommand::Up(up)) => manage::up(up),
+        Some(LabCommand::Down(down)) => manage::down(down),
+        Some(LabCommand::Exec(exec)) => manage::exec(exec),
+        Some(LabCommand::Status) => manage::status(),
+        Some(LabCommand::Clean(clean)) => manage::clean(clean),
     }
 }
