@@ -5,8 +5,15 @@ use std::process::Command;
 
 use dualperf_model::{IpFamily, RunResult, TrialOutcome};
 
+/// The binary, with its results database in a per-process temporary file
+/// so tests never write into the user's history.
 fn dualperf() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dualperf"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dualperf"));
+    command.env(
+        "DUALPERF_DB",
+        std::env::temp_dir().join(format!("dpe-db-{}.sqlite", std::process::id())),
+    );
+    command
 }
 
 #[test]
@@ -27,7 +34,7 @@ fn run_loopback_quick_writes_a_complete_json_result() {
         output.status
     );
     assert!(
-        stdout.contains("IPv4") && stdout.contains("IPv6") && stdout.contains("RTT p50"),
+        stdout.contains("IPv4") && stdout.contains("IPv6") && stdout.contains("rtt p50"),
         "{stdout}"
     );
     let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();

@@ -6,9 +6,9 @@ use dualperf_model::{IntervalSample, IpFamily, Observations, SocketFacts, TestKi
 
 use crate::endpoint::{is_stream_sender, EndOutcome, Role};
 use crate::flow::{sum_tcp_counters, LATENCY_RAW_LIMIT};
+use crate::latency_recorder::LatencyRecorder;
 use crate::protocol::ServerReport;
 use crate::sizes::fragments_per_datagram;
-use crate::latency_recorder::LatencyRecorder;
 
 /// Merges the two ends' counts for one trial.
 pub fn observations(

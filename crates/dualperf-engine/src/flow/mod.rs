@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 
 use dualperf_model::TcpCounters;
 
-use crate::meter::{FlowMeter, Phase};
 use crate::affinity::pin_current_thread;
 use crate::latency_recorder::LatencyRecorder;
+use crate::meter::{FlowMeter, Phase};
 use crate::sequence_tracker::SequenceTracker;
 
 /// Bound on raw latency samples kept per trial.

@@ -11,7 +11,9 @@
 //!    node with its stdout passed through (that is the side-by-side table);
 //! 4. attach the testbed's [`TestbedFacts`](dualperf_model::TestbedFacts) to
 //!    the `RunResult` and rewrite `results/<stamp>-<run>/result.json`;
-//! 5. remove the testbed — also after an error or an interrupt.
+//! 5. remove the testbed — also after an error or an interrupt;
+//! 6. append the run to the results database and write the HTML report
+//!    `results/<stamp>-<run>/report.html` next to the JSON.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -64,9 +66,16 @@ pub struct JobArgs {
     /// TCP/UDP port the server listens on inside the testbed.
     #[arg(short = 'p', long, default_value_t = 5211)]
     pub port: u16,
-    /// Folder that receives `<stamp>-<run>/result.json`.
+    /// Folder that receives `<stamp>-<run>/result.json` and `report.html`.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub results: PathBuf,
+    /// Results database the run is appended to
+    /// [default: $XDG_DATA_HOME/dualperf/results.sqlite].
+    #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
+    pub db: Option<PathBuf>,
+    /// Do not append the run to the results database (wins over --db).
+    #[arg(long)]
+    pub no_store: bool,
     /// The dualperf executable that provides `serve` and `run` (default: this one).
     #[arg(long, value_name = "PATH")]
     pub engine: Option<PathBuf>,
@@ -179,9 +188,10 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         Err(_) if interrupt.load(Ordering::SeqCst) => return interrupted(),
         Err(err) => return Err(err),
     };
-    attach_facts(&traffic.json, facts)?;
+    let result = attach_facts(&traffic.json, facts)?;
     eprintln!("dualperf: results in {}", traffic.json.display());
     println!("results: {}", traffic.json.display());
+    keep(&result, &args, &folder)?;
     Ok(if measured.client_exit_code == 0 {
         ExitCode::SUCCESS
     } else {
@@ -232,6 +242,8 @@ fn client_args(traffic: &Traffic, v4: &str, v6: &str) -> Vec<OsString> {
         traffic.port.to_string().into(),
         "--json".into(),
         traffic.json.clone().into(),
+        // The lab stores the run itself, once the testbed facts are attached.
+        "--no-store".into(),
     ];
     args.extend(traffic.run_options.iter().cloned());
     args
@@ -292,8 +304,30 @@ pub fn measure(
     })
 }
 
+/// Appends the run (with its testbed) to the results database and writes the
+/// HTML report into the run's folder, printing where both went.
+fn keep(result: &RunResult, args: &JobArgs, folder: &Path) -> anyhow::Result<()> {
+    if !args.no_store {
+        let database = crate::cli::report::database_path(args.db.as_deref())?;
+        let mut store = dualperf_store::Store::open(&database)
+            .with_context(|| format!("opening results database {}", database.display()))?;
+        store
+            .save_run(result)
+            .with_context(|| format!("storing run {}", result.run_id))?;
+        eprintln!(
+            "dualperf: stored run {} in {}",
+            result.run_id,
+            database.display()
+        );
+    }
+    let report = folder.join("report.html");
+    crate::cli::report::write_report(result, dualperf_report::Format::Html, Some(&report))?;
+    println!("report: {}", report.display());
+    Ok(())
+}
+
 /// Reads the `RunResult` the client wrote, sets its `testbed`, writes it back.
-fn attach_facts(json: &Path, facts: dualperf_model::TestbedFacts) -> anyhow::Result<()> {
+fn attach_facts(json: &Path, facts: dualperf_model::TestbedFacts) -> anyhow::Result<RunResult> {
     let text = std::fs::read_to_string(json)
         .with_context(|| format!("`dualperf run` wrote no result file {}", json.display()))?;
     let mut result: RunResult = serde_json::from_str(&text)
@@ -303,7 +337,7 @@ fn attach_facts(json: &Path, facts: dualperf_model::TestbedFacts) -> anyhow::Res
     std::fs::write(&temporary, serde_json::to_string_pretty(&result)?)
         .with_context(|| format!("writing {}", temporary.display()))?;
     std::fs::rename(&temporary, json).with_context(|| format!("replacing {}", json.display()))?;
-    Ok(())
+    Ok(result)
 }
 
 fn print_dry_run(topology: &Topology, run: &RunId, traffic: &Traffic, client: &str, server: &str) {

@@ -16,13 +16,12 @@ use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
 use dualperf_model::{BitRate, IpFamily, RepetitionOrder, RunConfig, TestKind};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod finish;
 mod json;
 mod plan;
 pub mod table;
 
-use json::write_json_atomically;
 use plan::{build_config, resolve_targets, Targets};
-use table::render_table;
 
 /// Arguments of `dualperf run`.
 ///
@@ -74,9 +73,10 @@ pub struct Args {
     /// Warm-up seconds per trial, excluded from the results.
     #[arg(long, value_name = "SECS", default_value_t = 0.25)]
     pub warmup: f64,
-    /// Repetitions of every point per family.
-    #[arg(long, value_name = "R", default_value_t = 3)]
-    pub repeat: u32,
+    /// Repetitions of every point per family [default: 3; 2 with --quick].
+    /// More repetitions give narrower confidence intervals.
+    #[arg(long, value_name = "R")]
+    pub repeat: Option<u32>,
     /// Order of repetitions: interleaved (v4, v6, v4 …) or blocked.
     #[arg(long, value_enum, default_value = "interleaved")]
     pub order: OrderArg,
@@ -101,7 +101,20 @@ pub struct Args {
     /// Write the full result (schema dualperf.run v1) to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// A quick look: 0.5 s per trial, one repetition (about 10 s in all).
+    /// Write the comparison as tidy CSV (one row per point × metric × family).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Results database the run is appended to
+    /// [default: $XDG_DATA_HOME/dualperf/results.sqlite].
+    #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
+    pub db: Option<PathBuf>,
+    /// Also print the raw per-family table (every counter, no statistics).
+    #[arg(long)]
+    pub raw_table: bool,
+    /// Do not append the run to the results database (wins over --db).
+    #[arg(long)]
+    pub no_store: bool,
+    /// A quick look: 0.5 s per trial, two repetitions (about 15 s in all).
     #[arg(long)]
     pub quick: bool,
     /// Shared secret of a server started with --auth-key.
@@ -241,14 +254,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             result.errors.push("interrupted by Ctrl-C".into());
         }
     }
-    print!("{}", render_table(&result));
+    finish::analyse(&mut result);
+    finish::print_tables(&result, args.raw_table);
     if args.loopback {
         println!("\nCPU: with --loopback the server runs in this process, so both CPU rows show the whole process.");
     }
-    if let Some(path) = &args.json {
-        write_json_atomically(path, &result)?;
-        eprintln!("dualperf: wrote {}", path.display());
-    }
+    let database = if args.no_store {
+        None
+    } else {
+        Some(super::report::database_path(args.db.as_deref())?)
+    };
+    finish::save(
+        &result,
+        &finish::Destinations {
+            database: database.as_deref(),
+            json: args.json.as_deref(),
+            csv: args.csv.as_deref(),
+        },
+    )?;
     let failed = result
         .trials
         .iter()

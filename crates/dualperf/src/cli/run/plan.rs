@@ -76,9 +76,9 @@ pub fn build_config(
     port: u16,
 ) -> anyhow::Result<RunConfig> {
     let (time, warmup, repeat) = if args.quick {
-        (0.5, 0.1, 1)
+        (0.5, 0.1, args.repeat.unwrap_or(2))
     } else {
-        (args.time, args.warmup, args.repeat)
+        (args.time, args.warmup, args.repeat.unwrap_or(3))
     };
     let valid = time > 0.0 && time <= 3600.0 && (0.0..=600.0).contains(&warmup);
     if !valid {
