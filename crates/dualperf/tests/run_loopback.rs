@@ -46,8 +46,8 @@ fn run_loopback_quick_writes_a_complete_json_result() {
     assert!(result.complete);
     assert_eq!(
         result.trials.len(),
-        5 * 2,
-        "5 tests x 2 families x 1 repetition"
+        5 * 2 * 2,
+        "5 tests x 2 families x 2 repetitions (the --quick default)"
     );
     for trial in &result.trials {
         assert_eq!(

@@ -8,6 +8,10 @@
 //! ```text
 //! DUALPERF_FIXTURE_VERSION=2 cargo test -p dualperf-store --test it -- --ignored write_fixture
 //! ```
+//!
+//! `v2-synthetic.sqlite` is `v1-synthetic.sqlite` with schema step 2's SQL
+//! applied verbatim (Python's sqlite3, `PRAGMA user_version = 2`) when step 3
+//! was added, so it holds the same run as `v2-synthetic.json`.
 
 use std::path::PathBuf;
 

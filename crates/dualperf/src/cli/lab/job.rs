@@ -36,6 +36,11 @@ const LISTEN_POLL: Duration = Duration::from_millis(300);
 /// Upper bound on one client run; the default battery stays under 10 minutes.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
+/// Message sizes of the full lab battery: small packets, a mid size, the
+/// largest unfragmented UDP payload over IPv6 on a 1500-byte MTU (1408 B,
+/// seed 002/004's largest), and two sizes that fragment.
+const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
+
 /// Options of the main job.
 #[derive(clap::Args, Debug)]
 pub struct JobArgs {
@@ -51,7 +56,8 @@ pub struct JobArgs {
     /// Tests to run, comma-separated (passed to `dualperf run`).
     #[arg(long, value_name = "LIST")]
     pub tests: Option<String>,
-    /// Message sizes in bytes, comma-separated (passed to `dualperf run`).
+    /// Message sizes in bytes, comma-separated, or a preset (passed to
+    /// `dualperf run`) [default: 64,256,1024,1408,4096,16384; one size with --quick].
     #[arg(long, value_name = "LIST")]
     pub sizes: Option<String>,
     /// Seconds per throughput trial (passed to `dualperf run`).
@@ -218,7 +224,14 @@ fn run_options(args: &JobArgs) -> Vec<OsString> {
     };
     pair("--repeat", args.repeat.map(|r| r.to_string()));
     pair("--tests", args.tests.clone());
-    pair("--sizes", args.sizes.clone());
+    // The full job sweeps message sizes, as the papers did (about 4 minutes
+    // on two cores); --quick keeps one size per test.
+    let sizes = match (&args.sizes, args.quick) {
+        (Some(sizes), _) => Some(sizes.clone()),
+        (None, false) => Some(LAB_SIZES.to_string()),
+        (None, true) => None,
+    };
+    pair("--sizes", sizes);
     pair("-t", args.time_seconds.map(|t| t.to_string()));
     pair("--client-cpus", args.client_cpus.clone());
     pair("--server-cpus", args.server_cpus.clone());
@@ -517,6 +530,7 @@ mod tests {
                 "5211",
                 "--json",
                 "results/x/result.json",
+                "--no-store",
                 "--quick"
             ]
         );
