@@ -88,7 +88,6 @@ pub mod sizes;
 pub mod socket_options;
 pub mod tcp_info;
 
-
 pub use error::{EngineError, Result};
 
 /// The well-known control port: 5180, after RFC 5180 ("IPv6 Benchmarking

@@ -5,6 +5,7 @@
 //! [`TrialOutcome::Failed`] and the plan goes on.
 
 pub mod assemble;
+pub mod probe_series;
 pub mod trial;
 
 use std::net::{IpAddr, SocketAddr};
@@ -19,8 +20,8 @@ use dualperf_model::{
 pub use trial::{run_trial, TrialReport};
 
 use crate::clock::unix_ms;
-use crate::protocol::error_chain;
 use crate::host_facts::collect_host_facts;
+use crate::protocol::error_chain;
 
 /// Client settings that are not part of the measured configuration.
 #[derive(Clone, Debug, Default)]
