@@ -4,4 +4,5 @@
 mod bad_input;
 mod loopback;
 mod netns;
+mod probe;
 mod support;
