@@ -95,6 +95,12 @@ pub fn build_config(
             args.interval_ms
         )));
     }
+    if !(1.0..=1000.0).contains(&args.probe_interval) {
+        return Err(Failure::usage(format!(
+            "--probe-interval {} ms is outside 1 to 1000 ms",
+            args.probe_interval
+        )));
+    }
     for family in &families {
         if targets.get(*family).is_none() {
             return Err(Failure::usage(format!(
@@ -127,14 +133,19 @@ pub fn build_config(
                 } else {
                     1
                 },
-                reverse: args.reverse && matches!(kind, TestKind::TcpStream | TestKind::UdpStream),
+                reverse: args.reverse
+                    && matches!(
+                        kind,
+                        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe
+                    ),
                 rate: if kind == TestKind::UdpStream {
                     args.bitrate
                 } else {
                     None
                 },
                 sample_interval_ms: args.interval_ms,
-                probe_interval_us: None,
+                probe_interval_us: (kind == TestKind::UdpProbe)
+                    .then(|| (args.probe_interval * 1000.0).round() as u64),
             });
         }
     }

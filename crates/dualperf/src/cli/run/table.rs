@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+mod probe;
+
 use dualperf_model::{
     IpFamily, LatencySamples, Observations, PerFamily, RunResult, TestKind, TrialOutcome,
 };
@@ -89,7 +91,8 @@ fn metrics(kind: TestKind) -> Vec<(&'static str, &'static str, Unit, Extractor)>
                 o.tcp.map(|t| t.segments_retransmitted as f64)
             }),
         ],
-        TestKind::UdpStream | TestKind::UdpProbe => vec![
+        TestKind::UdpProbe => probe::probe_rows(),
+        TestKind::UdpStream => vec![
             ("goodput_bps", "goodput", Unit::BitRate, goodput),
             (
                 "received_pps",
@@ -257,6 +260,20 @@ pub fn render_table_with(
                 let _ = write!(out, "  {}", extra(row));
             }
             out.push('\n');
+        }
+        if spec.kind == TestKind::UdpProbe {
+            let observed: Vec<&Observations> = result
+                .trials
+                .iter()
+                .filter(|t| t.point == point)
+                .filter_map(|t| match &t.outcome {
+                    TrialOutcome::Ok(o) => Some(o.as_ref()),
+                    TrialOutcome::Failed { .. } => None,
+                })
+                .collect();
+            if let Some(reason) = probe::missing_owd_reason(&observed) {
+                let _ = writeln!(out, "  {reason}");
+            }
         }
         for family in &result.config.families {
             if failed(*family) > 0 {

@@ -1,0 +1,85 @@
+//! Table rows of a udp-probe point: the IPPM metrics of the probe trace,
+//! computed by the stats crate's trace functions from the raw arrivals.
+//!
+//! | row | definition |
+//! |---|---|
+//! | one-way delay p50 / p99 | RFC 7679; only when both ends share a clock |
+//! | PDV p99 | RFC 5481 `D(i) − D(min)` |
+//! | IPDV p99 | RFC 3393 `|D(i) − D(i−1)|` (no clock needed) |
+//! | jitter | RFC 3550 §6.4.1 |
+//! | loss | RFC 7680, 2 s waiting time |
+//! | reordered | RFC 4737 reordered / received |
+
+use dualperf_model::Observations;
+use dualperf_stats::ippm::trace::{trace_metrics, TraceMetrics, TraceParameters};
+
+use super::{Extractor, Unit};
+
+/// The IPPM metrics of a probe trial's arrivals, `None` without a trace.
+pub fn probe_metrics(o: &Observations) -> Option<TraceMetrics> {
+    let udp = o.udp.as_ref()?;
+    if udp.arrivals.is_empty() && udp.sent == 0 {
+        return None;
+    }
+    let parameters = TraceParameters {
+        waiting_time_ns: udp.loss_wait_ms as i64 * 1_000_000,
+        clocks_shared: udp.clocks_shared,
+    };
+    Some(trace_metrics(&udp.arrivals, udp.sent, parameters))
+}
+
+/// The rows of a udp-probe point.
+pub fn probe_rows() -> Vec<(&'static str, &'static str, Unit, Extractor)> {
+    vec![
+        ("owd_p50_ns", "one-way delay p50", Unit::Nanoseconds, |o| {
+            probe_metrics(o)?.one_way_delay.map(|d| d.p50_ns)
+        }),
+        ("owd_p99_ns", "one-way delay p99", Unit::Nanoseconds, |o| {
+            probe_metrics(o)?.one_way_delay.map(|d| d.p99_ns)
+        }),
+        ("pdv_p99_ns", "PDV p99 (RFC 5481)", Unit::Nanoseconds, |o| {
+            probe_metrics(o)?.pdv.map(|d| d.p99_ns)
+        }),
+        (
+            "ipdv_p99_ns",
+            "|IPDV| p99 (RFC 3393)",
+            Unit::Nanoseconds,
+            |o| probe_metrics(o)?.ipdv_absolute.map(|d| d.p99_ns),
+        ),
+        ("jitter_ns", "jitter (RFC 3550)", Unit::Nanoseconds, |o| {
+            o.udp.as_ref().map(|u| u.jitter_ns as f64)
+        }),
+        ("loss_ratio", "loss (RFC 7680)", Unit::Ratio, |o| {
+            o.udp
+                .as_ref()
+                .and_then(|u| (u.sent > 0).then(|| u.lost as f64 / u.sent as f64))
+        }),
+        (
+            "reordered_ratio",
+            "reordered (RFC 4737)",
+            Unit::Ratio,
+            |o| {
+                o.udp
+                    .as_ref()
+                    .and_then(|u| (u.received > 0).then(|| u.reordered as f64 / u.received as f64))
+            },
+        ),
+        ("received_pps", "probes received /s", Unit::Rate, |o| {
+            Some(o.receiver.packets as f64 / super::seconds(o))
+        }),
+    ]
+}
+
+/// Why the one-way delay rows are empty, when they are: a line for the
+/// table under the point.
+pub fn missing_owd_reason(trials: &[&Observations]) -> Option<String> {
+    let unshared = trials
+        .iter()
+        .filter_map(|o| o.udp.as_ref())
+        .any(|u| !u.clocks_shared);
+    unshared.then(|| {
+        "one-way delay n/a: clocks not shared (the two ends run on different kernels); \
+         PDV, IPDV, jitter, loss and reordering need no shared clock"
+            .to_string()
+    })
+}
