@@ -143,3 +143,99 @@ pub fn or_skip<T>(made: Result<T, String>) -> Option<T> {
         }
     }
 }
+
+/// Three namespaces in a row, client — router — server, so that the
+/// bottleneck queue sits on a forwarding hop (where TCP Small Queues, which
+/// keep a local sender's qdisc backlog short, do not apply).
+pub struct ProbeChain {
+    pub client: String,
+    pub router: String,
+    pub server: String,
+    /// The client's device (towards the router).
+    pub client_dev: String,
+    /// The router's device towards the server: the bottleneck's egress.
+    pub router_out_dev: String,
+}
+
+impl ProbeChain {
+    /// `dpp-<pid>-<tag>a/r/b`; client 10.<net>.1.1 / fd<net>:1::1,
+    /// server 10.<net>.2.1 / fd<net>:2::1, router .254 / ::fe on both.
+    pub fn create(tag: &str, net: u8) -> Result<ProbeChain, String> {
+        let pid = std::process::id();
+        let chain = ProbeChain {
+            client: format!("dpp-{pid}-{tag}a"),
+            router: format!("dpp-{pid}-{tag}r"),
+            server: format!("dpp-{pid}-{tag}b"),
+            client_dev: format!("dpp{pid}{tag}a"),
+            router_out_dev: format!("dpp{pid}{tag}rb"),
+        };
+        for ns in [&chain.client, &chain.router, &chain.server] {
+            run("ip", &["netns", "add", ns])?;
+            run("ip", &["-n", ns, "link", "set", "lo", "up"])?;
+        }
+        let router_in = format!("dpp{pid}{tag}ra");
+        let server_dev = format!("dpp{pid}{tag}b");
+        for (ns, dev, peer_ns, peer_dev) in [
+            (&chain.client, &chain.client_dev, &chain.router, &router_in),
+            (
+                &chain.router,
+                &chain.router_out_dev,
+                &chain.server,
+                &server_dev,
+            ),
+        ] {
+            run(
+                "ip",
+                &[
+                    "link", "add", dev, "netns", ns, "type", "veth", "peer", "name", peer_dev,
+                    "netns", peer_ns,
+                ],
+            )?;
+        }
+        for (ns, dev, subnet, host) in [
+            (&chain.client, &chain.client_dev, 1, "1"),
+            (&chain.router, &router_in, 1, "254"),
+            (&chain.router, &chain.router_out_dev, 2, "254"),
+            (&chain.server, &server_dev, 2, "1"),
+        ] {
+            let v4 = format!("10.{net}.{subnet}.{host}/24");
+            let v6_host = if host == "254" { "fe" } else { host };
+            let v6 = format!("fd{net:02x}:{subnet}::{v6_host}/64");
+            run("ip", &["-n", ns, "addr", "add", &v4, "dev", dev])?;
+            run("ip", &["-n", ns, "addr", "add", &v6, "dev", dev, "nodad"])?;
+            run("ip", &["-n", ns, "link", "set", dev, "up"])?;
+        }
+        for (ns, subnet) in [(&chain.client, 1), (&chain.server, 2)] {
+            let gw4 = format!("10.{net}.{subnet}.254");
+            let gw6 = format!("fd{net:02x}:{subnet}::fe");
+            run("ip", &["-n", ns, "route", "add", "default", "via", &gw4])?;
+            run(
+                "ip",
+                &["-n", ns, "-6", "route", "add", "default", "via", &gw6],
+            )?;
+        }
+        in_ns(
+            &chain.router,
+            "sysctl",
+            &[
+                "-qw",
+                "net.ipv4.ip_forward=1",
+                "net.ipv6.conf.all.forwarding=1",
+            ],
+        )?;
+        Ok(chain)
+    }
+
+    /// The server's addresses, IPv4 then IPv6.
+    pub fn server_addresses(net: u8) -> [String; 2] {
+        [format!("10.{net}.2.1"), format!("fd{net:02x}:2::1")]
+    }
+}
+
+impl Drop for ProbeChain {
+    fn drop(&mut self) {
+        for ns in [&self.client, &self.router, &self.server] {
+            let _ = run("ip", &["netns", "delete", ns]);
+        }
+    }
+}
