@@ -78,6 +78,26 @@ pub struct Observations {
     /// not on the path. `None` for TCP kinds or where the kernel does not tell.
     #[serde(default)]
     pub receive_buffer_drops: Option<u64>,
+    /// A udp-probe stream that ran alongside this trial's traffic (a
+    /// latency-under-load probe, `dualperf run --probe`); `None` when none ran.
+    #[serde(default)]
+    pub probe: Option<Box<ProbeObservations>>,
+}
+
+/// What an isochronous probe stream saw while another test loaded the path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeObservations {
+    /// Interval between probes, microseconds.
+    pub interval_us: u64,
+    /// Probe payload, bytes.
+    pub size_bytes: u32,
+    /// The probe stream's receive-side counters and raw arrivals (one-way
+    /// delay needs `clocks_shared`).
+    pub udp: UdpReceiveCounters,
+    /// Per-interval samples of the probe stream (loss and mean one-way delay).
+    pub intervals: Vec<IntervalSample>,
+    /// How the probe was measured, or why it failed.
+    pub notes: Vec<String>,
 }
 
 /// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.

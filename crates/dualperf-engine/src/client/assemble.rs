@@ -129,6 +129,7 @@ pub fn observations(
         notes,
         server_socket: Some(server.socket),
         receive_buffer_drops,
+        probe: None,
     }
 }
 

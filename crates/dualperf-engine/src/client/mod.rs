@@ -7,6 +7,7 @@
 pub mod assemble;
 pub mod probe_series;
 pub mod trial;
+pub mod under_load;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -85,3 +85,27 @@ fn a_reverse_probe_stream_runs_from_server_to_client() {
     probes_arrive_complete_over("::1", IpFamily::V6, true);
     probes_arrive_complete_over("127.0.0.1", IpFamily::V4, true);
 }
+
+#[test]
+fn a_tcp_stream_with_a_probe_alongside_carries_the_probe_streams_observations() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    for (ip, family) in [("127.0.0.1", IpFamily::V4), ("::1", IpFamily::V6)] {
+        let mut spec = short_spec(TestKind::TcpStream, 64 * 1024);
+        spec.duration_ms = 500;
+        spec.probe_interval_us = Some(10_000);
+        let report = trial(server.address(ip), &spec);
+        assert_consistent(&report, &spec, family);
+        let o = &report.observations;
+        let probe = o.probe.as_ref().unwrap_or_else(|| panic!("{:?}", o.notes));
+        assert_eq!((probe.interval_us, probe.size_bytes), (10_000, 172));
+        assert!(
+            (40..=51).contains(&probe.udp.sent),
+            "{family}: {} probes",
+            probe.udp.sent
+        );
+        assert_eq!(probe.udp.received + probe.udp.lost, probe.udp.sent);
+        assert!(probe.udp.clocks_shared);
+        assert!(!probe.intervals.is_empty());
+        assert!(o.receiver.bytes > 0, "the load ran too");
+    }
+}
