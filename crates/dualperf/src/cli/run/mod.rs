@@ -121,6 +121,11 @@ pub struct Args {
     /// the udp-probe size (--sizes; default 172 B).
     #[arg(long, value_name = "MS", default_value_t = 10.0)]
     pub probe_interval: f64,
+    /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
+    /// alongside every tcp-stream and udp-stream trial, in the same
+    /// direction, and report its one-way delay, jitter and loss.
+    #[arg(long)]
+    pub probe: bool,
 }
 
 /// `--order` values.

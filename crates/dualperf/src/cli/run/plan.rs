@@ -144,8 +144,9 @@ pub fn build_config(
                     None
                 },
                 sample_interval_ms: args.interval_ms,
-                probe_interval_us: (kind == TestKind::UdpProbe)
-                    .then(|| (args.probe_interval * 1000.0).round() as u64),
+                probe_interval_us: (kind == TestKind::UdpProbe
+                    || (args.probe && matches!(kind, TestKind::TcpStream | TestKind::UdpStream)))
+                .then(|| (args.probe_interval * 1000.0).round() as u64),
             });
         }
     }

@@ -70,12 +70,74 @@ pub fn probe_rows() -> Vec<(&'static str, &'static str, Unit, Extractor)> {
     ]
 }
 
+/// The probe stream that ran alongside a load trial, as its own observations.
+fn under_load(o: &Observations) -> Option<Observations> {
+    let probe = o.probe.as_ref()?;
+    Some(Observations {
+        measured_ns: o.measured_ns,
+        udp: Some(probe.udp.clone()),
+        ..Observations::default()
+    })
+}
+
+/// Rows of a load point that ran with a probe alongside (`--probe`).
+pub fn under_load_rows() -> Vec<(&'static str, &'static str, Unit, Extractor)> {
+    vec![
+        (
+            "probe_owd_p50_ns",
+            "probe OWD p50 (loaded)",
+            Unit::Nanoseconds,
+            |o| {
+                probe_metrics(&under_load(o)?)?
+                    .one_way_delay
+                    .map(|d| d.p50_ns)
+            },
+        ),
+        (
+            "probe_owd_p99_ns",
+            "probe OWD p99 (loaded)",
+            Unit::Nanoseconds,
+            |o| {
+                probe_metrics(&under_load(o)?)?
+                    .one_way_delay
+                    .map(|d| d.p99_ns)
+            },
+        ),
+        (
+            "probe_ipdv_p99_ns",
+            "probe |IPDV| p99",
+            Unit::Nanoseconds,
+            |o| {
+                probe_metrics(&under_load(o)?)?
+                    .ipdv_absolute
+                    .map(|d| d.p99_ns)
+            },
+        ),
+        (
+            "probe_jitter_ns",
+            "probe jitter (RFC 3550)",
+            Unit::Nanoseconds,
+            |o| o.probe.as_ref().map(|p| p.udp.jitter_ns as f64),
+        ),
+        (
+            "probe_loss_ratio",
+            "probe loss (loaded)",
+            Unit::Ratio,
+            |o| {
+                let udp = &o.probe.as_ref()?.udp;
+                (udp.sent > 0).then(|| udp.lost as f64 / udp.sent as f64)
+            },
+        ),
+    ]
+}
+
 /// Why the one-way delay rows are empty, when they are: a line for the
 /// table under the point.
 pub fn missing_owd_reason(trials: &[&Observations]) -> Option<String> {
     let unshared = trials
         .iter()
-        .filter_map(|o| o.udp.as_ref())
+        .flat_map(|o| [o.udp.as_ref(), o.probe.as_ref().map(|p| &p.udp)])
+        .flatten()
         .any(|u| !u.clocks_shared);
     unshared.then(|| {
         "one-way delay n/a: clocks not shared (the two ends run on different kernels); \
