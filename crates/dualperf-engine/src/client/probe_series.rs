@@ -54,7 +54,7 @@ pub fn fill_probe_intervals(
             .iter()
             .map(|a| a.sequence)
             .max()
-            .map(|last| index_of(last))
+            .map(index_of)
             .unwrap_or(0),
         false => count - 1,
     };
@@ -72,7 +72,8 @@ pub fn fill_probe_intervals(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dualperf_model::{Arrival, TestKind};
+    use dualperf_model::observation::Arrival;
+    use dualperf_model::TestKind;
 
     fn spec() -> TestSpec {
         TestSpec {

@@ -145,3 +145,69 @@ pub fn missing_owd_reason(trials: &[&Observations]) -> Option<String> {
             .to_string()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::observation::Arrival;
+    use dualperf_model::UdpReceiveCounters;
+
+    fn probe_trial(clocks_shared: bool) -> Observations {
+        // Four probes 10 ms apart with one-way delays 1, 3, 2 and 2 ms.
+        let arrivals = [1, 3, 2, 2]
+            .iter()
+            .enumerate()
+            .map(|(i, ms)| Arrival {
+                sequence: i as u64,
+                sent_ns: i as i64 * 10_000_000,
+                received_ns: i as i64 * 10_000_000 + ms * 1_000_000,
+            })
+            .collect();
+        Observations {
+            measured_ns: 40_000_000,
+            udp: Some(UdpReceiveCounters {
+                sent: 5,
+                received: 4,
+                lost: 1,
+                arrivals,
+                loss_wait_ms: 2_000,
+                clocks_shared,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn value(o: &Observations, metric: &str) -> Option<f64> {
+        let rows = probe_rows();
+        let (_, _, _, extract) = rows.iter().find(|r| r.0 == metric).unwrap();
+        extract(o)
+    }
+
+    #[test]
+    fn probe_rows_read_delay_variation_and_loss_from_the_trace() {
+        let o = probe_trial(true);
+        let close = |metric: &str, expected_ms: f64| {
+            let got = value(&o, metric).unwrap() / 1e6;
+            assert!((got - expected_ms).abs() < 1e-9, "{metric}: {got} ms");
+        };
+        // Percentiles interpolate linearly between ranks (the stats crate's
+        // rule): sorted OWD 1, 2, 2, 3 ms → p50 at rank 1.5 = 2 ms.
+        close("owd_p50_ns", 2.0);
+        // PDV D(i) − Dmin sorted 0, 1, 1, 2 ms → p99 at rank 2.97 = 1.97 ms.
+        close("pdv_p99_ns", 1.97);
+        // |IPDV| sorted 0, 1, 2 ms → p99 at rank 1.98 = 1.98 ms.
+        close("ipdv_p99_ns", 1.98);
+        assert_eq!(value(&o, "loss_ratio"), Some(0.2));
+        assert_eq!(missing_owd_reason(&[&o]), None);
+    }
+
+    #[test]
+    fn without_a_shared_clock_one_way_delay_is_empty_and_the_table_says_why() {
+        let o = probe_trial(false);
+        assert_eq!(value(&o, "owd_p50_ns"), None);
+        assert!(value(&o, "ipdv_p99_ns").is_some());
+        let reason = missing_owd_reason(&[&o]).unwrap();
+        assert!(reason.contains("clocks not shared"), "{reason}");
+    }
+}
