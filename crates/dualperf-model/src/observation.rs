@@ -82,6 +82,12 @@ pub struct Observations {
     /// latency-under-load probe, `dualperf run --probe`); `None` when none ran.
     #[serde(default)]
     pub probe: Option<Box<ProbeObservations>>,
+    /// Minimum round-trip time of the control connection over the trial
+    /// (Linux `TCP_INFO` `tcpi_min_rtt`), nanoseconds. Bounds the error of a
+    /// one-way delay between synchronised (not shared) clocks: a clock
+    /// offset estimated over this path is uncertain by up to half of it.
+    #[serde(default)]
+    pub control_min_rtt_ns: Option<u64>,
 }
 
 /// What an isochronous probe stream saw while another test loaded the path.

@@ -130,6 +130,7 @@ pub fn observations(
         server_socket: Some(server.socket),
         receive_buffer_drops,
         probe: None,
+        control_min_rtt_ns: None,
     }
 }
 

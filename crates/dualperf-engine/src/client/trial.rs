@@ -15,6 +15,7 @@ use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
 use crate::protocol::{self, Channel, Message, StopReport, TestRequest};
 use crate::sizes::validate_size;
 use crate::socket_options::{path_mtu, set_buffer_sizes};
+use crate::tcp_info::read_tcp_info;
 
 /// What one trial produced.
 #[derive(Clone, Debug)]
@@ -122,8 +123,21 @@ pub(crate) fn run_single(
         return Err(EngineError::Flow(errors.join("; ")));
     }
     let server_host = server_report.host.clone();
-    let observations =
+    let mut observations =
         assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
+    observations.control_min_rtt_ns = read_tcp_info(channel.stream().as_raw_fd())
+        .ok()
+        .and_then(|info| info.min_rtt_us)
+        .filter(|&us| us > 0)
+        .map(|us| u64::from(us) * 1_000);
+    if let (TestKind::UdpProbe, Some(rtt)) = (spec.kind, observations.control_min_rtt_ns) {
+        observations.notes.push(format!(
+            "control connection minimum RTT {:.1} µs (TCP_INFO): between synchronised but separate \
+             clocks, one-way delay would carry an error of up to ±{:.1} µs (half the RTT)",
+            rtt as f64 / 1e3,
+            rtt as f64 / 2e3
+        ));
+    }
     Ok(TrialReport {
         observations,
         server_seen_family: ready.seen_family,
