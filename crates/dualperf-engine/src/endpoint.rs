@@ -4,7 +4,7 @@
 //!
 //! | kind | client role | server role |
 //! |---|---|---|
-//! | tcp-stream, udp-stream | sender (receiver with `--reverse`) | the other |
+//! | tcp-stream, udp-stream, udp-probe | sender (receiver with `--reverse`) | the other |
 //! | tcp-rr, udp-rr | requester | responder |
 //! | tcp-connect | connector | acceptor |
 

@@ -68,7 +68,9 @@ fn probes_arrive_complete_over(ip: &str, family: IpFamily, reverse: bool) {
         "{:?}",
         o.notes
     );
-    let rtt = o.control_min_rtt_ns.expect("TCP_INFO gives the control RTT");
+    let rtt = o
+        .control_min_rtt_ns
+        .expect("TCP_INFO gives the control RTT");
     assert!(rtt > 0 && rtt < 10_000_000, "loopback RTT {rtt} ns");
     assert!(o.notes.iter().any(|n| n.contains("minimum RTT")));
 }

@@ -117,18 +117,25 @@ fn a_shaped_bottleneck_under_bulk_tcp_raises_probe_delay_by_about_its_queue() {
             let server = SocketAddr::new(address.parse().unwrap(), port);
             let idle = trial(server, &probe_spec(1_000));
             let idle = delays(&idle.observations);
-            // Bulk TCP for 3.5 s; the probes run in its middle 2 s.
-            let bulk = std::thread::spawn(move || {
-                let mut spec = short_spec(TestKind::TcpStream, 65_536);
-                spec.duration_ms = 3_500;
-                trial(server, &spec)
-            });
-            std::thread::sleep(Duration::from_millis(1_000));
-            let loaded = trial(server, &probe_spec(2_000));
-            let bulk = bulk.join().unwrap();
+            // Bulk TCP for 3 s with a probe stream alongside (the
+            // latency-under-load path of `dualperf run --probe`).
+            let mut spec = short_spec(TestKind::TcpStream, 65_536);
+            spec.duration_ms = 3_000;
+            spec.warmup_ms = 500;
+            spec.probe_interval_us = Some(10_000);
+            let bulk = trial(server, &spec);
+            let probe = bulk
+                .observations
+                .probe
+                .as_ref()
+                .expect("a probe ran alongside");
+            let loaded = Observations {
+                udp: Some(probe.udp.clone()),
+                ..Observations::default()
+            };
             let goodput = bulk.observations.receiver.bytes as f64 * 8.0
                 / (bulk.observations.measured_ns as f64 / 1e9);
-            figures.push((family, idle, delays(&loaded.observations), goodput));
+            figures.push((family, idle, delays(&loaded), goodput));
         }
         figures
     });
