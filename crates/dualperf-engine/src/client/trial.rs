@@ -53,16 +53,18 @@ pub fn run_trial(
     if super::under_load::wants_probe(spec) {
         return super::under_load::run_with_probe(server, spec, family, options, want_host_facts);
     }
-    run_single(server, spec, family, options, want_host_facts)
+    run_single(server, spec, family, options, want_host_facts, None)
 }
 
-/// One trial of `spec` alone, on one control session.
+/// One trial of `spec` alone, on one control session; `started` (if any)
+/// hears once both ends' flows are running.
 pub(crate) fn run_single(
     server: SocketAddr,
     spec: &TestSpec,
     family: IpFamily,
     options: &ClientOptions,
     want_host_facts: bool,
+    started: Option<std::sync::mpsc::Sender<()>>,
 ) -> Result<TrialReport> {
     validate_size(spec.kind, family, spec.size_bytes).map_err(EngineError::InvalidTest)?;
     if IpFamily::of(&server.ip()) != family {
@@ -103,6 +105,9 @@ pub(crate) fn run_single(
     channel.send(&Message::Start)?;
     channel.expect("started", |m| matches!(m, Message::Started).then_some(()))?;
     let running = endpoint::start(spec, Role::Client, sockets, &options.client_cpus);
+    if let Some(started) = started {
+        let _ = started.send(());
+    }
     running.wait_for_schedule();
     let outcome = running.finish();
     channel.send(&Message::Stop(StopReport {

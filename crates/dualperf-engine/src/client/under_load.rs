@@ -5,8 +5,10 @@
 //! The probe runs as a second, concurrent session with the same server
 //! (its own control connection and data socket), in the same direction as
 //! the load (`--reverse` reverses both), with the same warm-up, duration
-//! and sampling interval. The two sessions start within a control round
-//! trip of each other; the probe's warm-up covers that offset. Its
+//! and sampling interval. The probe session starts first and the load as
+//! soon as the probe's flows run (so the probe's handshake never crosses a
+//! congested path); the load's measured interval therefore begins a control
+//! round trip or so after the probe's. Its
 //! observations land in [`Observations::probe`](dualperf_model::Observations).
 
 use std::net::SocketAddr;
@@ -18,6 +20,9 @@ use super::ClientOptions;
 use crate::endpoint::probe_interval;
 use crate::error::Result;
 use crate::sizes::default_size;
+
+/// Longest wait for the probe session to start before the load starts anyway.
+const PROBE_START_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// True when `spec` is a load test that asked for a probe alongside.
 pub fn wants_probe(spec: &TestSpec) -> bool {
@@ -51,14 +56,26 @@ pub fn run_with_probe(
 ) -> Result<TrialReport> {
     let probe = probe_spec_for(spec);
     let probe_options = options.clone();
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
     let probe_thread = std::thread::Builder::new()
         .name("dualperf-probe-session".into())
         .spawn(move || {
-            let report = run_single(server, &probe, family, &probe_options, false);
+            let report = run_single(
+                server,
+                &probe,
+                family,
+                &probe_options,
+                false,
+                Some(started_tx),
+            );
             (probe, report)
         })
         .expect("spawning a thread only fails when the process is out of resources");
-    let load = run_single(server, spec, family, options, want_host_facts);
+    // The load starts once the probe is running: its handshake and hellos
+    // must not cross a path the load has already congested. A probe that
+    // fails first drops the sender, and the load goes ahead without it.
+    let _ = started_rx.recv_timeout(PROBE_START_WAIT);
+    let load = run_single(server, spec, family, options, want_host_facts, None);
     let probed = probe_thread.join();
     let mut report = load?;
     let observations = &mut report.observations;

@@ -128,7 +128,7 @@ fn a_shaped_bottleneck_under_bulk_tcp_raises_probe_delay_by_about_its_queue() {
                 .observations
                 .probe
                 .as_ref()
-                .expect("a probe ran alongside");
+                .unwrap_or_else(|| panic!("no probe alongside: {:?}", bulk.observations.notes));
             let loaded = Observations {
                 udp: Some(probe.udp.clone()),
                 ..Observations::default()
