@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 use super::{is_timeout, FlowContext, FlowOutput, LATENCY_RAW_LIMIT};
-use crate::latency_recorder::LatencyRecorder;
 use crate::meter::Stage;
+use crate::latency_recorder::LatencyRecorder;
 
 /// Connects to `target` over and over until the phase is done.
 pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutput {

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use super::{is_timeout, FlowContext, FlowOutput, LATENCY_RAW_LIMIT};
 use crate::datagram::{read_hello, HELLO_BYTES};
-use crate::latency_recorder::LatencyRecorder;
 use crate::meter::Stage;
+use crate::latency_recorder::LatencyRecorder;
 use crate::tcp_info::read_tcp_counters;
 
 /// How long a udp-rr client waits for a response before counting it lost.

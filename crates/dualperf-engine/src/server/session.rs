@@ -11,9 +11,9 @@ use super::data;
 use super::SharedState;
 use crate::endpoint::{self, is_stream_sender, Role};
 use crate::error::{EngineError, Result};
-use crate::host_facts::collect_host_facts;
 use crate::protocol::{self, Channel, Message, Ready, ServerReport, TestRequest};
 use crate::sizes::validate_size;
+use crate::host_facts::collect_host_facts;
 
 /// How a session ended, for the log.
 #[derive(Debug)]

@@ -22,18 +22,12 @@ pub struct Failure {
 impl Failure {
     /// A usage or configuration error (exit code 2).
     pub fn usage(message: impl Into<String>) -> anyhow::Error {
-        anyhow::Error::new(Failure {
-            code: USAGE,
-            message: message.into(),
-        })
+        anyhow::Error::new(Failure { code: USAGE, message: message.into() })
     }
 
     /// Missing privileges or kernel features (exit code 3).
     pub fn environment(message: impl Into<String>) -> anyhow::Error {
-        anyhow::Error::new(Failure {
-            code: ENVIRONMENT,
-            message: message.into(),
-        })
+        anyhow::Error::new(Failure { code: ENVIRONMENT, message: message.into() })
     }
 }
 

@@ -28,12 +28,7 @@ pub use exit::{report_error, Failure};
 ///   dualperf run --loopback       compare 127.0.0.1 with ::1 on this host
 ///   dualperf serve                (on host B)   then   dualperf run B   (on host A)
 #[derive(Parser, Debug)]
-#[command(
-    name = "dualperf",
-    version,
-    propagate_version = true,
-    verbatim_doc_comment
-)]
+#[command(name = "dualperf", version, propagate_version = true, verbatim_doc_comment)]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
