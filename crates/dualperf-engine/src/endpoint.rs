@@ -4,7 +4,7 @@
 //!
 //! | kind | client role | server role |
 //! |---|---|---|
-//! | tcp-stream, udp-stream | sender (receiver with `--reverse`) | the other |
+//! | tcp-stream, udp-stream, udp-probe | sender (receiver with `--reverse`) | the other |
 //! | tcp-rr, udp-rr | requester | responder |
 //! | tcp-connect | connector | acceptor |
 
@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use dualperf_model::{FlowCounters, TestKind, TestSpec, UdpReceiveCounters};
 
-use crate::flow::{self, connect, rr, spawn_flow, tcp_stream, udp_stream, FlowContext, FlowOutput};
+use crate::flow::{
+    self, connect, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext, FlowOutput,
+};
 use crate::meter::{spawn_sampler, FlowMeter, Phase, SamplerOutput, Schedule};
 
 /// Extra time after the schedule before every flow is stopped regardless.
@@ -46,6 +48,25 @@ pub enum Role {
 /// True when this end sends the stream (tcp-stream, udp-stream).
 pub fn is_stream_sender(spec: &TestSpec, role: Role) -> bool {
     (role == Role::Client) != spec.reverse
+}
+
+/// The probe interval of a udp-probe spec ([`udp_probe::DEFAULT_INTERVAL_US`]
+/// when unset, never below [`udp_probe::MIN_INTERVAL_US`]).
+pub fn probe_interval(spec: &TestSpec) -> Duration {
+    Duration::from_micros(
+        spec.probe_interval_us
+            .unwrap_or(udp_probe::DEFAULT_INTERVAL_US)
+            .max(udp_probe::MIN_INTERVAL_US),
+    )
+}
+
+/// True for the one-directional stream kinds (tcp-stream, udp-stream,
+/// udp-probe), whose sender and receiver swap with `--reverse`.
+pub fn is_stream_kind(kind: TestKind) -> bool {
+    matches!(
+        kind,
+        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe
+    )
 }
 
 /// A running end: flows and sampler.
@@ -117,12 +138,19 @@ pub fn start(spec: &TestSpec, role: Role, sockets: DataSockets, cpus: &[u32]) ->
             for (index, socket) in sockets.into_iter().enumerate() {
                 let (name, ctx) = context(index);
                 let cpus = ctx.cpus.clone();
+                let spec_copy = spec.clone();
                 flows.push(match (spec.kind, role, sender) {
                     (TestKind::UdpRr, Role::Client, _) => {
                         spawn_flow(name, cpus, move || rr::udp_request(socket, size, ctx))
                     }
                     (TestKind::UdpRr, Role::Server, _) => {
                         spawn_flow(name, cpus, move || rr::udp_respond(socket, size, ctx))
+                    }
+                    (TestKind::UdpProbe, _, true) => spawn_flow(name, cpus, move || {
+                        udp_probe::send(socket, size, probe_interval(&spec_copy), ctx)
+                    }),
+                    (TestKind::UdpProbe, _, false) => {
+                        spawn_flow(name, cpus, move || udp_probe::receive(socket, size, ctx))
                     }
                     (_, _, true) => spawn_flow(name, cpus, move || {
                         udp_stream::send(socket, size, rate, ctx)
@@ -194,7 +222,8 @@ impl EndOutcome {
     /// Sent counters: exact datagram counts for a UDP sender, otherwise the
     /// sampler's measured deltas.
     pub fn sent(&self, spec: &TestSpec, role: Role) -> FlowCounters {
-        if spec.kind == TestKind::UdpStream && is_stream_sender(spec, role) {
+        let udp_stream = matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe);
+        if udp_stream && is_stream_sender(spec, role) {
             let packets: u64 = self.udp_sent_per_stream().iter().sum();
             FlowCounters {
                 packets,

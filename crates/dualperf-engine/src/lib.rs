@@ -18,9 +18,9 @@
 //! | [`server`] | `dualperf serve`: listeners, one thread per session, data sockets per test |
 //! | [`client`] | one trial against a server, and the whole plan |
 //! | [`endpoint`] | one end of a running test: its flows by role, the sampler, what they counted |
-//! | [`flow`] | the data paths shared by both ends: tcp-stream, udp-stream, rr, connect |
+//! | [`flow`] | the data paths shared by both ends: tcp-stream, udp-stream, udp-probe, rr, connect |
 //! | [`meter`] | per-flow atomic counters and the sampler thread that turns them into intervals |
-//! | [`datagram`] | the udp-stream / udp-rr datagram header codec |
+//! | [`datagram`] | the udp-stream / udp-probe / udp-rr datagram header codec |
 //! | [`sizes`] | size presets and the per-family datagram limits |
 //! | [`clock`] | the two clocks the engine reads and why |
 //! | [`host_facts`] | the conditions of a measurement (kernel, CPU, MTU, qdisc…) |

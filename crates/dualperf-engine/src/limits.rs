@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use dualperf_model::{BitRate, TestSpec};
+use dualperf_model::{BitRate, TestKind, TestSpec};
 
 /// The server's limits. [`Default`] gives the documented defaults.
 #[derive(Clone, Debug)]
@@ -61,7 +61,15 @@ impl ServerLimits {
             ));
         }
         if let (Some(limit), true) = (self.max_rate, spec.reverse && spec.kind.is_udp()) {
-            match spec.rate {
+            // A probe stream's rate is fixed by its size and interval.
+            let rate = match spec.kind {
+                TestKind::UdpProbe => Some(BitRate::from_bits_per_second(
+                    u64::from(spec.size_bytes) * 8 * 1_000_000
+                        / crate::endpoint::probe_interval(spec).as_micros().max(1) as u64,
+                )),
+                _ => spec.rate,
+            };
+            match rate {
                 Some(rate) if rate <= limit => {}
                 Some(rate) => {
                     return Err(format!("rate {rate} exceeds this server's limit of {limit} (serve --max-rate)"))

@@ -28,7 +28,8 @@ pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use observation::{
     CpuObservations, FlowCounters, HistogramBucket, IntervalSample, LatencySamples, Observations,
-    ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial, TrialOutcome, UdpReceiveCounters,
+    ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial, TrialOutcome,
+    UdpReceiveCounters,
 };
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};

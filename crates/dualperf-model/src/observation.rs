@@ -78,6 +78,32 @@ pub struct Observations {
     /// not on the path. `None` for TCP kinds or where the kernel does not tell.
     #[serde(default)]
     pub receive_buffer_drops: Option<u64>,
+    /// A udp-probe stream that ran alongside this trial's traffic (a
+    /// latency-under-load probe, `dualperf run --probe`); `None` when none ran.
+    #[serde(default)]
+    pub probe: Option<Box<ProbeObservations>>,
+    /// Minimum round-trip time of the control connection over the trial
+    /// (Linux `TCP_INFO` `tcpi_min_rtt`), nanoseconds. Bounds the error of a
+    /// one-way delay between synchronised (not shared) clocks: a clock
+    /// offset estimated over this path is uncertain by up to half of it.
+    #[serde(default)]
+    pub control_min_rtt_ns: Option<u64>,
+}
+
+/// What an isochronous probe stream saw while another test loaded the path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeObservations {
+    /// Interval between probes, microseconds.
+    pub interval_us: u64,
+    /// Probe payload, bytes.
+    pub size_bytes: u32,
+    /// The probe stream's receive-side counters and raw arrivals (one-way
+    /// delay needs `clocks_shared`).
+    pub udp: UdpReceiveCounters,
+    /// Per-interval samples of the probe stream (loss and mean one-way delay).
+    pub intervals: Vec<IntervalSample>,
+    /// How the probe was measured, or why it failed.
+    pub notes: Vec<String>,
 }
 
 /// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.

@@ -4,7 +4,7 @@
 
 use dualperf_model::{IntervalSample, IpFamily, Observations, SocketFacts, TestKind, TestSpec};
 
-use crate::endpoint::{is_stream_sender, EndOutcome, Role};
+use crate::endpoint::{is_stream_kind, is_stream_sender, EndOutcome, Role};
 use crate::flow::{sum_tcp_counters, LATENCY_RAW_LIMIT};
 use crate::latency_recorder::LatencyRecorder;
 use crate::protocol::ServerReport;
@@ -19,14 +19,16 @@ pub fn observations(
     socket: SocketFacts,
     clocks_shared: bool,
 ) -> Observations {
-    let stream_kind = matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream);
+    let stream_kind = is_stream_kind(spec.kind);
+    // udp-stream and udp-probe: one-way UDP with a sequence tracker at the receiver.
+    let one_way_udp = matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe);
     let client_sends = !stream_kind || is_stream_sender(spec, Role::Client);
     let mut notes = client.notes(spec, "client");
     notes.extend(server.notes.iter().cloned());
 
-    let mut udp = match (spec.kind, client_sends) {
-        (TestKind::UdpStream, true) => server.udp.clone(),
-        (TestKind::UdpStream, false) => client.finish_udp(&server.sent_per_stream, clocks_shared),
+    let mut udp = match (one_way_udp, client_sends) {
+        (true, true) => server.udp.clone(),
+        (true, false) => client.finish_udp(&server.sent_per_stream, clocks_shared),
         _ => None,
     };
     if let Some(udp) = udp.as_mut() {
@@ -36,10 +38,10 @@ pub fn observations(
             udp.receive_timestamp_source
         ));
     }
-    if spec.kind == TestKind::UdpStream {
+    if one_way_udp {
         notes.push(match clocks_shared {
             true => "clocks shared: both ends run on one kernel (same boot id); one-way delay is exact".into(),
-            false => "clocks not shared: the ends run on different kernels; one-way delay is only meaningful with synchronised clocks".into(),
+            false => "clocks not shared: the ends run on different kernels (different boot ids), so one-way delay and PDV are not reported; IPDV, jitter, loss and reordering need no shared clock".into(),
         });
     }
 
@@ -72,9 +74,9 @@ pub fn observations(
         (server.sent, received, intervals, server.tcp)
     };
 
-    let receive_buffer_drops = match (spec.kind, client_sends) {
-        (TestKind::UdpStream, true) => server.receive_buffer_drops,
-        (TestKind::UdpStream, false) => client.receive_buffer_drops(),
+    let receive_buffer_drops = match (one_way_udp, client_sends) {
+        (true, true) => server.receive_buffer_drops,
+        (true, false) => client.receive_buffer_drops(),
         _ => None,
     };
     if let Some(drops) = receive_buffer_drops.filter(|&d| d > 0) {
@@ -84,7 +86,12 @@ pub fn observations(
         ));
     }
     let mut intervals = intervals;
-    if spec.kind == TestKind::UdpStream && !clocks_shared {
+    if spec.kind == TestKind::UdpProbe {
+        if let Some(udp) = udp.as_ref() {
+            super::probe_series::fill_probe_intervals(spec, udp, &mut intervals);
+        }
+    }
+    if one_way_udp && !clocks_shared {
         // Receive − send across two unsynchronised clocks is not a delay.
         intervals.iter_mut().for_each(|i| i.mean_delay_ns = None);
     }
@@ -122,6 +129,8 @@ pub fn observations(
         notes,
         server_socket: Some(server.socket),
         receive_buffer_drops,
+        probe: None,
+        control_min_rtt_ns: None,
     }
 }
 

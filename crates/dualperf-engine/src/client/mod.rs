@@ -5,7 +5,9 @@
 //! [`TrialOutcome::Failed`] and the plan goes on.
 
 pub mod assemble;
+pub mod probe_series;
 pub mod trial;
+pub mod under_load;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -15,6 +15,7 @@ use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
 use crate::protocol::{self, Channel, Message, StopReport, TestRequest};
 use crate::sizes::validate_size;
 use crate::socket_options::{path_mtu, set_buffer_sizes};
+use crate::tcp_info::read_tcp_info;
 
 /// What one trial produced.
 #[derive(Clone, Debug)]
@@ -34,7 +35,9 @@ pub struct TrialReport {
 /// Waiting time for control answers that involve no measurement.
 const CONTROL_WAIT: Duration = Duration::from_secs(15);
 
-/// Runs one trial of `spec` over `family` against the server at `server`.
+/// Runs one trial of `spec` over `family` against the server at `server`;
+/// a tcp-stream or udp-stream spec with `probe_interval_us` set gets a
+/// udp-probe stream alongside ([`super::under_load`]).
 ///
 /// # Errors
 /// Anything that stops the trial: a refused or unreachable server, an
@@ -46,6 +49,22 @@ pub fn run_trial(
     family: IpFamily,
     options: &ClientOptions,
     want_host_facts: bool,
+) -> Result<TrialReport> {
+    if super::under_load::wants_probe(spec) {
+        return super::under_load::run_with_probe(server, spec, family, options, want_host_facts);
+    }
+    run_single(server, spec, family, options, want_host_facts, None)
+}
+
+/// One trial of `spec` alone, on one control session; `started` (if any)
+/// hears once both ends' flows are running.
+pub(crate) fn run_single(
+    server: SocketAddr,
+    spec: &TestSpec,
+    family: IpFamily,
+    options: &ClientOptions,
+    want_host_facts: bool,
+    started: Option<std::sync::mpsc::Sender<()>>,
 ) -> Result<TrialReport> {
     validate_size(spec.kind, family, spec.size_bytes).map_err(EngineError::InvalidTest)?;
     if IpFamily::of(&server.ip()) != family {
@@ -86,6 +105,9 @@ pub fn run_trial(
     channel.send(&Message::Start)?;
     channel.expect("started", |m| matches!(m, Message::Started).then_some(()))?;
     let running = endpoint::start(spec, Role::Client, sockets, &options.client_cpus);
+    if let Some(started) = started {
+        let _ = started.send(());
+    }
     running.wait_for_schedule();
     let outcome = running.finish();
     channel.send(&Message::Stop(StopReport {
@@ -106,8 +128,21 @@ pub fn run_trial(
         return Err(EngineError::Flow(errors.join("; ")));
     }
     let server_host = server_report.host.clone();
-    let observations =
+    let mut observations =
         assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
+    observations.control_min_rtt_ns = read_tcp_info(channel.stream().as_raw_fd())
+        .ok()
+        .and_then(|info| info.min_rtt_us)
+        .filter(|&us| us > 0)
+        .map(|us| u64::from(us) * 1_000);
+    if let (TestKind::UdpProbe, Some(rtt)) = (spec.kind, observations.control_min_rtt_ns) {
+        observations.notes.push(format!(
+            "control connection minimum RTT {:.1} µs (TCP_INFO): between synchronised but separate \
+             clocks, one-way delay would carry an error of up to ±{:.1} µs (half the RTT)",
+            rtt as f64 / 1e3,
+            rtt as f64 / 2e3
+        ));
+    }
     Ok(TrialReport {
         observations,
         server_seen_family: ready.seen_family,

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | tcp-stream | [`tcp_stream::send`] or [`tcp_stream::receive`] | the other one |
 //! | udp-stream | [`udp_stream::send`] or [`udp_stream::receive`] | the other one |
+//! | udp-probe | [`udp_probe::send`] or [`udp_probe::receive`] | the other one |
 //! | tcp-rr | [`rr::tcp_request`] | [`rr::tcp_respond`] |
 //! | udp-rr | [`rr::udp_request`] | [`rr::udp_respond`] |
 //! | tcp-connect | [`connect::connect_repeatedly`] | [`connect::accept_repeatedly`] |
@@ -15,6 +16,7 @@
 pub mod connect;
 pub mod rr;
 pub mod tcp_stream;
+pub mod udp_probe;
 pub mod udp_stream;
 
 use std::sync::Arc;

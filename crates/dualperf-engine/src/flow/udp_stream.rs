@@ -117,6 +117,17 @@ pub fn send(
 /// Receives until the phase is done and the socket has been quiet for
 /// [`QUIET`] (or [`LOSS_WAIT_MS`] passed), recording every measured datagram.
 pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) -> FlowOutput {
+    receive_keeping(socket, payload_bytes, ARRIVALS_LIMIT, context)
+}
+
+/// [`receive`], keeping up to `arrivals_limit` raw arrivals (udp-probe
+/// keeps a whole probe stream).
+pub fn receive_keeping(
+    socket: UdpSocket,
+    payload_bytes: usize,
+    arrivals_limit: usize,
+    context: FlowContext,
+) -> FlowOutput {
     let fd = socket.as_raw_fd();
     let kernel_timestamps = enable_receive_timestamps(fd).is_ok();
     let drop_counter = enable_drop_counter(fd);
@@ -137,7 +148,7 @@ pub fn receive(socket: UdpSocket, payload_bytes: usize, context: FlowContext) ->
         .collect();
     // SAFETY: mmsghdr is plain data.
     let mut messages: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; BATCH];
-    let mut tracker = SequenceTracker::new(ARRIVALS_LIMIT);
+    let mut tracker = SequenceTracker::new(arrivals_limit);
     let mut output = FlowOutput::default();
     let (mut kernel_stamped, mut user_stamped) = (0u64, 0u64);
     let mut last_arrival = Instant::now();

@@ -4,4 +4,7 @@
 mod bad_input;
 mod loopback;
 mod netns;
+mod probe;
+mod probe_lab;
+mod probe_netns;
 mod support;

@@ -94,7 +94,7 @@ pub fn assert_consistent(report: &TrialReport, spec: &TestSpec, family: IpFamily
             spec.label()
         );
     }
-    if spec.kind == TestKind::UdpStream {
+    if matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe) {
         assert!(
             o.receiver.packets <= o.sender.packets,
             "{}: received more than sent: {o:#?}",

@@ -52,7 +52,7 @@ pub struct Args {
     /// Server control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
     pub port: u16,
-    /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect.
+    /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe.
     #[arg(
         long,
         value_name = "LIST",
@@ -129,6 +129,16 @@ pub struct Args {
     /// Shorthand for --client-cpus 0 --server-cpus 0 (request/response on one CPU).
     #[arg(long)]
     pub pin: bool,
+    /// udp-probe: one probe every MS milliseconds (isochronous, RFC 3432;
+    /// default 10 ms, a G.711 cadence; 1 to 1000). The probe payload is
+    /// the udp-probe size (--sizes; default 172 B).
+    #[arg(long, value_name = "MS", default_value_t = 10.0)]
+    pub probe_interval: f64,
+    /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
+    /// alongside every tcp-stream and udp-stream trial, in the same
+    /// direction, and report its one-way delay, jitter and loss.
+    #[arg(long)]
+    pub probe: bool,
 }
 
 /// `--order` values.
@@ -289,16 +299,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The test kinds `dualperf run` supports (udp-probe belongs to a later issue).
+/// The test kinds named in `--tests`, in order, without repeats.
 fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
     let mut kinds = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         let kind: TestKind = name.parse().map_err(|e: String| super::Failure::usage(e))?;
-        if kind == TestKind::UdpProbe {
-            return Err(super::Failure::usage(
-                "udp-probe is not available in `dualperf run` yet",
-            ));
-        }
         if !kinds.contains(&kind) {
             kinds.push(kind);
         }

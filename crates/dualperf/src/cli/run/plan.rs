@@ -95,6 +95,12 @@ pub fn build_config(
             args.interval_ms
         )));
     }
+    if !(1.0..=1000.0).contains(&args.probe_interval) {
+        return Err(Failure::usage(format!(
+            "--probe-interval {} ms is outside 1 to 1000 ms",
+            args.probe_interval
+        )));
+    }
     for family in &families {
         if targets.get(*family).is_none() {
             return Err(Failure::usage(format!(
@@ -127,14 +133,20 @@ pub fn build_config(
                 } else {
                     1
                 },
-                reverse: args.reverse && matches!(kind, TestKind::TcpStream | TestKind::UdpStream),
+                reverse: args.reverse
+                    && matches!(
+                        kind,
+                        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe
+                    ),
                 rate: if kind == TestKind::UdpStream {
                     args.bitrate
                 } else {
                     None
                 },
                 sample_interval_ms: args.interval_ms,
-                probe_interval_us: None,
+                probe_interval_us: (kind == TestKind::UdpProbe
+                    || (args.probe && matches!(kind, TestKind::TcpStream | TestKind::UdpStream)))
+                .then(|| (args.probe_interval * 1000.0).round() as u64),
             });
         }
     }
@@ -193,5 +205,51 @@ mod tests {
             vec![64, 128]
         );
         assert!(sizes_for(TestKind::UdpRr, "huge").is_err());
+    }
+
+    /// `dualperf run ARGS…` parsed as clap would.
+    fn parse(args: &[&str]) -> Args {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        let all = std::iter::once("run").chain(args.iter().copied());
+        <Cli as clap::Parser>::try_parse_from(all).unwrap().args
+    }
+
+    fn config_of(args: &[&str]) -> anyhow::Result<RunConfig> {
+        let targets = Targets {
+            v4: Some("127.0.0.1".into()),
+            v6: Some("::1".into()),
+        };
+        build_config(&parse(args), IpFamily::ALL.to_vec(), targets, 5180)
+    }
+
+    #[test]
+    fn udp_probe_points_carry_the_probe_interval_and_the_g711_size() {
+        let config = config_of(&["--tests", "udp-probe", "--probe-interval", "20"]).unwrap();
+        let point = &config.points[0];
+        assert_eq!(point.kind, TestKind::UdpProbe);
+        assert_eq!(
+            (point.size_bytes, point.probe_interval_us),
+            (172, Some(20_000))
+        );
+    }
+
+    #[test]
+    fn probe_adds_a_probe_interval_to_load_points_only() {
+        let config = config_of(&["--tests", "tcp-stream,udp-rr", "--probe"]).unwrap();
+        let intervals: Vec<Option<u64>> =
+            config.points.iter().map(|p| p.probe_interval_us).collect();
+        assert_eq!(intervals, vec![Some(10_000), None]);
+        let without = config_of(&["--tests", "tcp-stream"]).unwrap();
+        assert_eq!(without.points[0].probe_interval_us, None);
+    }
+
+    #[test]
+    fn a_probe_interval_outside_one_to_a_thousand_ms_is_a_usage_error() {
+        let error = config_of(&["--tests", "udp-probe", "--probe-interval", "0.5"]).unwrap_err();
+        assert!(error.to_string().contains("--probe-interval"), "{error}");
     }
 }

@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+mod probe;
+
 use dualperf_model::{
     IpFamily, LatencySamples, Observations, PerFamily, RunResult, TestKind, TrialOutcome,
 };
@@ -75,6 +77,21 @@ fn cpu_ratio(cpu: Option<dualperf_model::ProcessCpu>) -> Option<f64> {
 
 type Extractor = fn(&Observations) -> Option<f64>;
 
+/// The rows of a point: its kind's, the probe's when one ran alongside,
+/// then CPU.
+fn metrics_of(
+    spec: &dualperf_model::TestSpec,
+) -> Vec<(&'static str, &'static str, Unit, Extractor)> {
+    let mut rows = metrics(spec.kind);
+    let loaded = matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream);
+    if loaded && spec.probe_interval_us.is_some() {
+        let cpu = rows.split_off(rows.len() - 2);
+        rows.extend(probe::under_load_rows());
+        rows.extend(cpu);
+    }
+    rows
+}
+
 fn metrics(kind: TestKind) -> Vec<(&'static str, &'static str, Unit, Extractor)> {
     let goodput: Extractor = |o| Some(o.receiver.bytes as f64 * 8.0 / seconds(o));
     let p50: Extractor = |o| o.latency.as_ref().and_then(|l| latency_percentile(l, 0.5));
@@ -89,7 +106,8 @@ fn metrics(kind: TestKind) -> Vec<(&'static str, &'static str, Unit, Extractor)>
                 o.tcp.map(|t| t.segments_retransmitted as f64)
             }),
         ],
-        TestKind::UdpStream | TestKind::UdpProbe => vec![
+        TestKind::UdpProbe => probe::probe_rows(),
+        TestKind::UdpStream => vec![
             ("goodput_bps", "goodput", Unit::BitRate, goodput),
             (
                 "received_pps",
@@ -149,7 +167,7 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 pub fn table_rows(result: &RunResult) -> Vec<TableRow> {
     let mut rows = Vec::new();
     for (point, spec) in result.config.points.iter().enumerate() {
-        for (metric, label, unit, extract) in metrics(spec.kind) {
+        for (metric, label, unit, extract) in metrics_of(spec) {
             let values = PerFamily::from_fn(|family| {
                 let observed = result
                     .trials
@@ -257,6 +275,20 @@ pub fn render_table_with(
                 let _ = write!(out, "  {}", extra(row));
             }
             out.push('\n');
+        }
+        if spec.kind == TestKind::UdpProbe || spec.probe_interval_us.is_some() {
+            let observed: Vec<&Observations> = result
+                .trials
+                .iter()
+                .filter(|t| t.point == point)
+                .filter_map(|t| match &t.outcome {
+                    TrialOutcome::Ok(o) => Some(o.as_ref()),
+                    TrialOutcome::Failed { .. } => None,
+                })
+                .collect();
+            if let Some(reason) = probe::missing_owd_reason(&observed) {
+                let _ = writeln!(out, "  {reason}");
+            }
         }
         for family in &result.config.families {
             if failed(*family) > 0 {
