@@ -101,7 +101,9 @@ pub struct TestSpec {
     pub rate: Option<BitRate>,
     /// Length of one per-interval sample (time-series resolution), ≥ 10 ms.
     pub sample_interval_ms: u64,
-    /// Packet interval of an isochronous probe stream (udp-probe only).
+    /// Packet interval of an isochronous probe stream: the probe itself for
+    /// udp-probe; for tcp-stream and udp-stream, a probe stream that runs
+    /// beside the load (latency under load, `--probe`).
     pub probe_interval_us: Option<u64>,
 }
 

@@ -521,11 +521,40 @@ pub fn headline_metrics(kind: TestKind) -> &'static [&'static str] {
     }
 }
 
+/// Latency under load: the probe stream that ran beside a tcp-stream or
+/// udp-stream trial (`dualperf run --probe`), measured like `udp-probe`.
+const LOADED: &[MetricDefinition] = &[
+    latency(
+        "loaded_owd_p50_ns",
+        "RFC 7679 one-way delay of the probe stream beside the load, median",
+        ONE_WAY,
+    ),
+    latency(
+        "loaded_owd_p99_ns",
+        "RFC 7679 one-way delay of the probe stream beside the load, 99th percentile",
+        ONE_WAY,
+    ),
+    latency(
+        "loaded_pdv_p99_ns",
+        "RFC 5481 PDV D(i) − D(min) of the probe stream beside the load, 99th percentile",
+        ONE_WAY,
+    ),
+    MetricDefinition {
+        name: "loaded_loss_ratio",
+        unit: "ratio",
+        higher_is_better: false,
+        definition: "RFC 7680 loss ratio of the probe stream beside the load",
+        wording: LOSS,
+        quantity: Quantity::Ratio,
+    },
+];
+
 /// Every metric, in the order tables list them.
 pub fn all() -> impl Iterator<Item = &'static MetricDefinition> {
     THROUGHPUT
         .iter()
         .chain(DELAY)
+        .chain(LOADED)
         .chain(DELIVERY)
         .chain(VOICE)
         .chain(COST)

@@ -93,6 +93,7 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
                 tcp.and_then(tcp_efficiency_ratio),
                 no_bytes,
             );
+            record_loaded_probe(&mut metrics, o, &trial.spec);
             record_cpu(&mut metrics, o, true);
         }
         TestKind::UdpStream => {
@@ -105,6 +106,7 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
                 Some(udp) => record_udp_delivery(&mut metrics, udp, None),
                 None => record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters"),
             }
+            record_loaded_probe(&mut metrics, o, &trial.spec);
             record_cpu(&mut metrics, o, true);
         }
         TestKind::TcpRr | TestKind::UdpRr => {
@@ -254,6 +256,39 @@ fn is_complete_trace(udp: &UdpReceiveCounters) -> bool {
 
 /// Records loss, reordering, duplicates and jitter; with a probe `spec`,
 /// also the delay metrics and the voice MOS.
+/// The probe metrics and the names they take when the probe ran beside a load.
+const LOADED_NAMES: [(&str, &str); 4] = [
+    ("owd_p50_ns", "loaded_owd_p50_ns"),
+    ("owd_p99_ns", "loaded_owd_p99_ns"),
+    ("pdv_p99_ns", "loaded_pdv_p99_ns"),
+    ("loss_ratio", "loaded_loss_ratio"),
+];
+
+/// Latency under load: the `udp-probe` metrics of the probe stream that ran
+/// beside a stream trial (`--probe`), under their `loaded_` names. Nothing is
+/// recorded for a trial that ran without a probe.
+fn record_loaded_probe(metrics: &mut TrialMetrics, o: &Observations, spec: &TestSpec) {
+    let Some(probe) = &o.probe else { return };
+    let probe_spec = TestSpec {
+        kind: TestKind::UdpProbe,
+        size_bytes: probe.size_bytes,
+        probe_interval_us: Some(probe.interval_us),
+        ..spec.clone()
+    };
+    let mut probe_metrics = TrialMetrics::default();
+    record_udp_delivery(&mut probe_metrics, &probe.udp, Some(&probe_spec));
+    for (name, loaded) in LOADED_NAMES {
+        let reason = probe_metrics
+            .missing
+            .iter()
+            .find(|(missing, _)| missing == name)
+            .map_or("the probe stream recorded nothing", |(_, reason)| {
+                reason.as_str()
+            });
+        metrics.record(loaded, probe_metrics.value(name), reason);
+    }
+}
+
 fn record_udp_delivery(
     metrics: &mut TrialMetrics,
     udp: &UdpReceiveCounters,
@@ -623,6 +658,50 @@ mod tests {
         assert_eq!(metrics.value("pdv_p99_ns"), Some(100.0));
         assert_eq!(metrics.value("ipdv_mean_abs_ns"), Some(100.0));
         assert_eq!(metrics.value("loss_ratio"), Some(0.0));
+    }
+
+    #[test]
+    fn a_probe_beside_a_tcp_stream_gives_delay_under_load() {
+        // 10 probes, 10 ms apart, each 40 ms in flight but one lost (seq 7).
+        let arrivals: Vec<Arrival> = (0..10u64)
+            .filter(|&s| s != 7)
+            .map(|s| Arrival {
+                sequence: s,
+                sent_ns: s as i64 * 10_000_000,
+                received_ns: s as i64 * 10_000_000 + 40_000_000,
+            })
+            .collect();
+        let observations = Observations {
+            measured_ns: 100_000_000,
+            probe: Some(Box::new(dualperf_model::ProbeObservations {
+                interval_us: 10_000,
+                size_bytes: 172,
+                udp: UdpReceiveCounters {
+                    sent: 10,
+                    received: 9,
+                    lost: 1,
+                    clocks_shared: true,
+                    arrivals,
+                    ..UdpReceiveCounters::default()
+                },
+                ..Default::default()
+            })),
+            ..Observations::default()
+        };
+        let metrics = measure_trial(&trial(TestKind::TcpStream, observations));
+        assert_eq!(metrics.value("loaded_owd_p50_ns"), Some(40_000_000.0));
+        assert_eq!(metrics.value("loaded_pdv_p99_ns"), Some(0.0));
+        assert_eq!(metrics.value("loaded_loss_ratio"), Some(0.1));
+    }
+
+    #[test]
+    fn a_stream_without_a_probe_has_no_loaded_metrics() {
+        let metrics = measure_trial(&trial(TestKind::TcpStream, Observations::default()));
+        assert!(metrics.value("loaded_owd_p50_ns").is_none());
+        assert!(!metrics
+            .missing
+            .iter()
+            .any(|(n, _)| n.starts_with("loaded_")));
     }
 
     #[test]

@@ -17,6 +17,10 @@ fn run_to_json(args: &[&str], name: &str) -> (String, RunResult) {
             "0.5",
             "--warmup",
             "0.1",
+            // The raw per-family table has the probe rows; the comparison
+            // table below it is checked too. Never touch the user's history.
+            "--raw-table",
+            "--no-store",
         ])
         .args(args)
         .arg("--json")
@@ -78,6 +82,8 @@ fn run_udp_probe_prints_ippm_rows_and_keeps_ten_millisecond_intervals() {
 fn run_probe_adds_a_loaded_probe_to_a_tcp_stream() {
     let (stdout, result) = run_to_json(&["--tests", "tcp-stream", "--probe"], "load");
     assert!(stdout.contains("probe OWD p50 (loaded)"), "{stdout}");
+    // The stats stage turns the probe into latency-under-load metrics.
+    assert!(stdout.contains("loaded owd p50"), "{stdout}");
     for trial in &result.trials {
         let TrialOutcome::Ok(o) = &trial.outcome else {
             panic!("{:?}", trial.outcome)

@@ -50,6 +50,10 @@ pub struct JobArgs {
     /// A first look in under a minute: fewer tests, sizes and repetitions.
     #[arg(long)]
     pub quick: bool,
+    /// Run a udp-probe stream beside every tcp-stream and udp-stream trial
+    /// (latency under load: one-way delay, PDV, loss; passed to `dualperf run`).
+    #[arg(long)]
+    pub probe: bool,
     /// Repetitions of each test (passed to `dualperf run`).
     #[arg(long, value_name = "R")]
     pub repeat: Option<u32>,
@@ -216,6 +220,9 @@ fn run_options(args: &JobArgs) -> Vec<OsString> {
     if args.quick {
         options.push("--quick".into());
     }
+    if args.probe {
+        options.push("--probe".into());
+    }
     let mut pair = |flag: &str, value: Option<String>| {
         if let Some(value) = value {
             options.push(flag.into());
@@ -274,13 +281,18 @@ pub fn measure(
     traffic: &Traffic,
     interrupt: &AtomicBool,
 ) -> anyhow::Result<Measured> {
+    // The server logs a line per session; keep them next to the result
+    // instead of between the client's progress lines.
+    let server_log_path = traffic.json.with_file_name("server.log");
+    let server_log = std::fs::File::create(&server_log_path)
+        .with_context(|| format!("creating {}", server_log_path.display()))?;
     let mut server_process = testbed
         .spawn(
             server,
             traffic.exe.clone(),
             &server_args(traffic),
             Stdio::null(),
-            Stdio::inherit(),
+            Stdio::from(server_log),
         )
         .map_err(anyhow::Error::new)?;
     let deadline = Instant::now() + SERVER_START_TIMEOUT;
@@ -290,8 +302,9 @@ pub fn measure(
     {
         if let Some(status) = server_process.try_wait()? {
             bail!(
-                "`dualperf serve` in node `{server}` exited ({status}) before listening on port {}",
-                traffic.port
+                "`dualperf serve` in node `{server}` exited ({status}) before listening on port {} (see {})",
+                traffic.port,
+                server_log_path.display()
             );
         }
         if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
