@@ -539,6 +539,27 @@ const LOADED: &[MetricDefinition] = &[
         "RFC 5481 PDV D(i) − D(min) of the probe stream beside the load, 99th percentile",
         ONE_WAY,
     ),
+    latency(
+        "loaded_jitter_ns",
+        "RFC 3550 §6.4.1 interarrival jitter of the probe stream beside the load",
+        Wording {
+            verb: "has",
+            more: "more jitter",
+            less: "less jitter",
+        },
+    ),
+    MetricDefinition {
+        name: "loaded_reordered_ratio",
+        unit: "ratio",
+        higher_is_better: false,
+        definition: "RFC 4737 reordered ratio of the probe stream beside the load",
+        wording: Wording {
+            verb: "has",
+            more: "more reordering",
+            less: "less reordering",
+        },
+        quantity: Quantity::Ratio,
+    },
     MetricDefinition {
         name: "loaded_loss_ratio",
         unit: "ratio",

@@ -257,10 +257,12 @@ fn is_complete_trace(udp: &UdpReceiveCounters) -> bool {
 /// Records loss, reordering, duplicates and jitter; with a probe `spec`,
 /// also the delay metrics and the voice MOS.
 /// The probe metrics and the names they take when the probe ran beside a load.
-const LOADED_NAMES: [(&str, &str); 4] = [
+const LOADED_NAMES: [(&str, &str); 6] = [
     ("owd_p50_ns", "loaded_owd_p50_ns"),
     ("owd_p99_ns", "loaded_owd_p99_ns"),
     ("pdv_p99_ns", "loaded_pdv_p99_ns"),
+    ("jitter_ns", "loaded_jitter_ns"),
+    ("reordered_ratio", "loaded_reordered_ratio"),
     ("loss_ratio", "loaded_loss_ratio"),
 ];
 
@@ -692,6 +694,8 @@ mod tests {
         assert_eq!(metrics.value("loaded_owd_p50_ns"), Some(40_000_000.0));
         assert_eq!(metrics.value("loaded_pdv_p99_ns"), Some(0.0));
         assert_eq!(metrics.value("loaded_loss_ratio"), Some(0.1));
+        assert_eq!(metrics.value("loaded_jitter_ns"), Some(0.0));
+        assert_eq!(metrics.value("loaded_reordered_ratio"), Some(0.0));
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub struct ClientOptions {
     pub server_cpus: Vec<u32>,
     /// Set (e.g. by Ctrl-C) to stop after the current trial.
     pub stop: Option<Arc<AtomicBool>>,
+    /// The user declares the two hosts' clocks synchronised (PTP, NTP…), so
+    /// one-way delay is reported between hosts too, with an error bound
+    /// (RFC 7679 §3.7). Irrelevant when both ends run on one kernel.
+    pub clocks_synchronised: bool,
 }
 
 /// What [`Client::run_plan`] reports while it runs.

@@ -79,7 +79,8 @@ pub(crate) fn run_single(
     let mut channel = Channel::new(stream);
     channel.set_timeout(Some(CONTROL_WAIT));
     let welcome = protocol::client_handshake(&mut channel, options.auth_key.as_deref())?;
-    let clocks_shared = !welcome.boot_id.is_empty() && welcome.boot_id == crate::clock::boot_id();
+    let same_kernel = !welcome.boot_id.is_empty() && welcome.boot_id == crate::clock::boot_id();
+    let clocks_shared = same_kernel || options.clocks_synchronised;
     channel.send(&Message::Request(TestRequest {
         spec: spec.clone(),
         family,
@@ -135,6 +136,14 @@ pub(crate) fn run_single(
         .and_then(|info| info.min_rtt_us)
         .filter(|&us| us > 0)
         .map(|us| u64::from(us) * 1_000);
+    if let Some(note) = declared_clock_note(
+        spec.kind,
+        same_kernel,
+        options.clocks_synchronised,
+        observations.control_min_rtt_ns,
+    ) {
+        observations.notes.push(note);
+    }
     if let (TestKind::UdpProbe, Some(rtt)) = (spec.kind, observations.control_min_rtt_ns) {
         observations.notes.push(format!(
             "control connection minimum RTT {:.1} µs (TCP_INFO): between synchronised but separate \
@@ -222,5 +231,65 @@ fn open_data(
             let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
             Ok((DataSockets::Udp(sockets), local, remote))
         }
+    }
+}
+
+/// The note a trial carries when one-way delay rests on the user's word that
+/// two hosts' clocks are synchronised: the delay is only as good as the
+/// synchronisation, and half the control connection's minimum RTT bounds how
+/// far a one-way delay can be off if it claims less than the path allows.
+/// `None` when both ends share a kernel (exact) or nothing was declared.
+fn declared_clock_note(
+    kind: dualperf_model::TestKind,
+    same_kernel: bool,
+    declared: bool,
+    control_min_rtt_ns: Option<u64>,
+) -> Option<String> {
+    let one_way = matches!(
+        kind,
+        dualperf_model::TestKind::UdpStream | dualperf_model::TestKind::UdpProbe
+    );
+    if same_kernel || !declared || !one_way {
+        return None;
+    }
+    Some(match control_min_rtt_ns {
+        Some(rtt) => format!(
+            "clocks declared synchronised (--clocks-synchronised): one-way delay assumes it; \
+             error bound ±{:.1} µs (half the control connection's minimum RTT of {:.1} µs) \
+             plus the synchronisation error",
+            rtt as f64 / 2000.0,
+            rtt as f64 / 1000.0
+        ),
+        None => "clocks declared synchronised (--clocks-synchronised): one-way delay assumes it; \
+                 no minimum RTT was measured, so no error bound is known"
+            .to_string(),
+    })
+}
+
+#[cfg(test)]
+mod clock_note_tests {
+    use super::declared_clock_note;
+    use dualperf_model::TestKind;
+
+    #[test]
+    fn a_declared_synchronisation_between_hosts_carries_half_the_min_rtt_as_bound() {
+        let note = declared_clock_note(TestKind::UdpProbe, false, true, Some(300_000)).unwrap();
+        assert!(note.contains("±150.0 µs"), "{note}");
+    }
+
+    #[test]
+    fn one_kernel_or_no_declaration_needs_no_note() {
+        assert_eq!(
+            declared_clock_note(TestKind::UdpProbe, true, true, Some(1)),
+            None
+        );
+        assert_eq!(
+            declared_clock_note(TestKind::UdpProbe, false, false, Some(1)),
+            None
+        );
+        assert_eq!(
+            declared_clock_note(TestKind::TcpRr, false, true, Some(1)),
+            None
+        );
     }
 }

@@ -111,6 +111,12 @@ pub struct Args {
     /// Also print the raw per-family table (every counter, no statistics).
     #[arg(long)]
     pub raw_table: bool,
+    /// Declare the two hosts' clocks synchronised (PTP, NTP…): one-way delay
+    /// is then reported between hosts too, with an error bound of half the
+    /// minimum RTT. Without it, one-way delay is reported only when both ends
+    /// share one kernel clock (loopback, a namespace lab).
+    #[arg(long)]
+    pub clocks_synchronised: bool,
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
@@ -219,6 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         client_cpus,
         server_cpus,
         stop: Some(stop.clone()),
+        clocks_synchronised: args.clocks_synchronised,
     });
     let tty = std::io::stderr().is_terminal();
     let mut on_progress = |progress: &Progress| {
