@@ -16,6 +16,10 @@ use dualperf_model::BitRate;
 /// for Network Interconnect Devices") on every address of both families
 /// through one dual-stack socket; IPv4 clients are counted as IPv4.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  dualperf serve                          both families, port 5180
+  dualperf serve -B 2001:db8::7 -p 6000   one address, another port
+  dualperf serve --auth-key \"$SECRET\" --max-sessions 2")]
 pub struct Args {
     /// Control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]

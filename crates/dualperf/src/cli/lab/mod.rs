@@ -21,7 +21,17 @@ mod signal;
 /// node, write results/<run>/result.json, print the side-by-side table and
 /// remove the testbed (also on error and Ctrl-C).
 #[derive(clap::Args, Debug)]
-#[command(args_conflicts_with_subcommands = true, verbatim_doc_comment)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    verbatim_doc_comment,
+    after_help = "Examples:
+  dualperf lab                     the standard battery on `router` (about 4 minutes)
+  dualperf lab --quick             a first look in under a minute
+  dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
+  dualperf lab my-topology.toml    your own testbed
+  dualperf lab --dry-run           the ip/tc commands, to build it by hand
+  dualperf lab up two-routers && dualperf lab exec client -- ping -c1 -6 fd00:dead:beef:3::2"
+)]
 pub struct Args {
     /// What to do instead of the main job.
     #[command(subcommand)]

@@ -23,6 +23,17 @@ pub mod table;
 
 use plan::{build_config, resolve_targets, Targets};
 
+/// Examples shown at the end of `dualperf run --help`.
+const RUN_EXAMPLES: &str = "Examples:
+  dualperf run --loopback                      127.0.0.1 against ::1, server in-process
+  dualperf run --loopback --repeat 5 --csv out.csv
+  dualperf run hostb.example.net               both families against `dualperf serve` on hostb
+  dualperf run --v4 192.0.2.7 --v6 2001:db8::7 --sizes papers --json result.json
+  dualperf run hostb -6 --tests tcp-stream -P 4 --reverse -t 10
+  dualperf run hostb --tests udp-stream -b 100M --sizes 64,1408
+  dualperf run hostb --tests tcp-stream --probe    one-way delay under load
+  dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0";
+
 /// Arguments of `dualperf run`.
 ///
 /// Size presets for --sizes: `papers` = 64,128,256,512,1024,1408,2048,4096,
@@ -30,7 +41,7 @@ use plan::{build_config, resolve_targets, Targets};
 /// = one size per test: tcp-stream 128 KiB writes, udp-stream 1024 B,
 /// tcp-rr/udp-rr 64 B.
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(verbatim_doc_comment, after_help = RUN_EXAMPLES)]
 pub struct Args {
     /// Server host name or address; resolved to its A and AAAA addresses.
     pub host: Option<String>,
