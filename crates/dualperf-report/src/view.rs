@@ -8,21 +8,17 @@
 use dualperf_model::{Comparison, IpFamily, MetricSummary, RunResult, Summary, TestKind, TestSpec};
 
 /// Throughput metrics, most preferred first.
-pub(crate) const THROUGHPUT: &[&str] = &["goodput_bps", "receiver_goodput_bps", "throughput_bps"];
+pub(crate) const THROUGHPUT: &[&str] = &["goodput_bps"];
 /// Round-trip-time metrics, most preferred first.
-pub(crate) const RTT: &[&str] = &["rtt_mean_ns", "rtt_p50_ns", "rtt_median_ns"];
+pub(crate) const RTT: &[&str] = &["rtt_mean_ns", "rtt_p50_ns"];
 /// One-way-delay metrics (probe points).
-pub(crate) const ONE_WAY_DELAY: &[&str] = &["owd_mean_ns", "owd_p50_ns", "one_way_delay_mean_ns"];
+pub(crate) const ONE_WAY_DELAY: &[&str] = &["owd_mean_ns", "owd_p50_ns"];
 /// Loss metrics.
 pub(crate) const LOSS: &[&str] = &["loss_ratio"];
 /// Client CPU utilisation.
-pub(crate) const CPU: &[&str] = &["client_cpu_cores", "cpu_client_ratio", "client_cpu_ratio"];
+pub(crate) const CPU: &[&str] = &["client_cpu_cores"];
 /// Service demand (CPU per MiB).
-pub(crate) const SERVICE_DEMAND: &[&str] = &[
-    "client_service_demand_us_per_mib",
-    "service_demand_client_us_per_mib",
-    "service_demand_us_per_mib",
-];
+pub(crate) const SERVICE_DEMAND: &[&str] = &["client_service_demand_us_per_mib"];
 
 /// The stream kinds, in report order.
 pub(crate) const STREAM_KINDS: [TestKind; 2] = [TestKind::TcpStream, TestKind::UdpStream];

@@ -126,7 +126,8 @@ pub(crate) fn list_runs(connection: &Connection) -> Result<Vec<RunListing>> {
 }
 
 /// The run's headline: the verdict of its largest significant relative
-/// difference in throughput or mean RTT (any metric when those have none),
+/// difference in goodput or mean RTT (any metric when those have none; the
+/// derived wire and sender throughputs would only echo goodput),
 /// prefixed with the point and metric; or why there is none.
 fn headline(connection: &Connection, row_id: i64, analysed: bool) -> Result<String> {
     if !analysed {
@@ -153,8 +154,7 @@ fn headline(connection: &Connection, row_id: i64, analysed: bool) -> Result<Stri
                 "SELECT p.label, c.metric, c.verdict FROM comparisons c
                  JOIN points p ON p.run_id = c.run_id AND p.point = c.point
                  WHERE c.run_id = ?1 AND c.significant = 1 AND c.relative_difference IS NOT NULL
-                 ORDER BY (c.metric LIKE '%goodput%' OR c.metric LIKE '%throughput%'
-                           OR c.metric LIKE 'rtt_mean%') DESC,
+                 ORDER BY (c.metric IN ('goodput_bps', 'rtt_mean_ns')) DESC,
                           abs(c.relative_difference) DESC, c.seq
                  LIMIT 1",
                 [row_id],
