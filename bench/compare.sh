@@ -164,7 +164,7 @@ dualperf_run() {
   [ "$test" = tcp-stream ] && size=$TCP_WRITE_BYTES
   flag=$([ "$fam" = v4 ] && echo -4 || echo -6)
   if ! ip netns exec $A "$DUALPERF" run --v4 "$V4B" --v6 "$V6B" "$flag" "${dualperf_port[@]}" \
-       --tests "$test" --sizes "$size" -t "$T" --repeat 1 "${@:4}" --json "$json" > "$out" 2>&1; then
+       --tests "$test" --sizes "$size" -t "$T" --repeat 1 "${@:4}" --no-store --json "$json" > "$out" 2>&1; then
     echo "dualperf run $test over $fam failed; its output:" >&2
     sed 's/^/  /' "$out" >&2
     dualperf_status=1

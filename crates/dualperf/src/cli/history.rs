@@ -9,7 +9,7 @@ use dualperf_report::utc_date;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// SQLite results database [default: $XDG_DATA_HOME/dualperf/results.sqlite].
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
     pub db: Option<PathBuf>,
     /// Print the list as JSON (one object per run).
     #[arg(long)]

@@ -45,7 +45,7 @@ pub struct Args {
     /// Runs to render, by id (see `dualperf history`); default: the latest run.
     pub runs: Vec<String>,
     /// SQLite results database [default: $XDG_DATA_HOME/dualperf/results.sqlite].
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
     pub db: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Html)]
