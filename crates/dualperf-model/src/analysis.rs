@@ -1,25 +1,14 @@
-//! What the stats stage makes of observations: per-family summaries over
-//! repetitions and the IPv6-versus-IPv4 comparison of every point and metric.
-//! Values here are computed, never measured; `None` fields carry the reason
-//! in `missing_reason` instead of NaN (JSON has no NaN).
+//! What the stats stage makes of observations: per-arm summaries over
+//! repetitions and the comparison of every arm with the baseline arm at
+//! every point and metric. Numbers only: the report crate words them.
+//! Values here are computed, never measured; a metric that cannot be
+//! computed is listed in [`Analysis::missing`] with the reason instead of
+//! carrying NaN (JSON has no NaN).
 
 use serde::{Deserialize, Serialize};
 
-use crate::family::PerFamily;
-
-/// A metric the comparison reports. The name is the machine key (JSON, CSV,
-/// SQL); `unit` and `higher_is_better` tell a reader how to take it.
-#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize)]
-pub struct Metric {
-    /// Machine key with its unit, e.g. `goodput_bps`, `rtt_p50_ns`, `loss_ratio`.
-    pub name: String,
-    /// Unit for people, e.g. "bit/s", "ns", "ratio".
-    pub unit: String,
-    /// True when a larger value is better (throughput), false otherwise (latency, loss).
-    pub higher_is_better: bool,
-    /// Where the definition comes from, e.g. "RFC 3550 §6.4.1".
-    pub definition: String,
-}
+use crate::arm::ArmId;
+use crate::metric::MetricId;
 
 /// Summary statistics of one sample (e.g. one metric over R repetitions).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -44,59 +33,118 @@ pub struct Summary {
     pub ci95_high: Option<f64>,
 }
 
-/// One metric of one point, summarised per family.
+/// One metric of one point on one arm, summarised over repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricSummary {
     /// Index of the point in the run's config.
     pub point: usize,
+    /// The arm.
+    pub arm: ArmId,
     /// The metric.
-    pub metric: Metric,
-    /// Per family, `None` where the family was not measured or the metric
-    /// could not be computed.
-    pub per_family: PerFamily<Option<Summary>>,
+    pub metric: MetricId,
+    /// The summary over the arm's successful repetitions.
+    pub summary: Summary,
 }
 
-/// The IPv6 − IPv4 comparison of one metric at one point.
+/// The comparison of one metric at one point between an arm and its
+/// baseline: `arm − baseline`, paired by repetition.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     /// Index of the point in the run's config.
     pub point: usize,
     /// The metric.
-    pub metric: Metric,
-    /// Per-family summaries over repetitions.
-    pub per_family: PerFamily<Summary>,
-    /// Number of v4/v6 pairs the paired difference uses.
+    pub metric: MetricId,
+    /// The arm compared.
+    pub arm: ArmId,
+    /// The arm it is compared with.
+    pub baseline: ArmId,
+    /// The arm's summary over repetitions.
+    pub arm_summary: Summary,
+    /// The baseline's summary over repetitions.
+    pub baseline_summary: Summary,
+    /// Number of (arm, baseline) pairs the paired difference uses.
     pub pairs: u64,
-    /// Mean of the paired differences v6 − v4, in the metric's unit.
+    /// Mean of the paired differences arm − baseline, in the metric's unit.
     pub difference_mean: f64,
     /// 95 % CI of the paired difference; `None` with fewer than 2 pairs.
     pub difference_ci95: Option<(f64, f64)>,
-    /// difference_mean / IPv4 mean; `None` when the IPv4 mean is 0.
+    /// difference_mean / baseline mean; `None` when the baseline mean is 0.
     pub relative_difference: Option<f64>,
-    /// 95 % CI of the relative difference (the difference CI over the IPv4 mean).
+    /// 95 % CI of the relative difference (the difference CI over the baseline mean).
     pub relative_difference_ci95: Option<(f64, f64)>,
     /// True when the difference CI excludes 0.
     pub significant: bool,
-    /// What the header-overhead model predicts for (v6 − v4) / v4, if it applies.
+    /// What the header-overhead model predicts for (arm − baseline) / baseline, if it applies.
     pub theoretical_relative_difference: Option<f64>,
-    /// One-line verdict for people, e.g. "IPv6 is 4.8 % slower (95 % CI 3.9–5.7 %, significant); the header explains 1.4 %".
-    pub verdict: String,
-    /// Warnings, e.g. "IPv4 unstable: CV 14 % > 10 %; repeat more or run longer".
-    pub warnings: Vec<String>,
+    /// What weakens this comparison (typed; the report words them).
+    pub warnings: Vec<ComparisonWarning>,
+}
+
+/// Something that weakens a [`Comparison`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ComparisonWarning {
+    /// No repetition succeeded on both arms: the difference is of the
+    /// means, unpaired.
+    Unpaired,
+    /// Fewer than 2 pairs: no confidence interval.
+    FewPairs {
+        /// Pairs available.
+        pairs: u64,
+    },
+    /// An arm's coefficient of variation exceeds the threshold.
+    Unstable {
+        /// The arm.
+        arm: ArmId,
+        /// Its CV over repetitions.
+        coefficient_of_variation: f64,
+        /// The threshold ([`AnalysisMethod::cv_warning_ratio`]).
+        threshold: f64,
+    },
+    /// Some of an arm's trials failed.
+    FailedTrials {
+        /// The arm.
+        arm: ArmId,
+        /// Trials that failed.
+        failed: u64,
+        /// Trials planned.
+        trials: u64,
+    },
+    /// The two arms have different numbers of successful repetitions.
+    UnequalRepetitions {
+        /// Successful repetitions of the arm.
+        arm_count: u64,
+        /// Successful repetitions of the baseline.
+        baseline_count: u64,
+        /// Pairs used.
+        pairs: u64,
+    },
+}
+
+/// A metric that could not be computed for an arm at a point, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MissingMetric {
+    /// Index of the point.
+    pub point: usize,
+    /// The arm.
+    pub arm: ArmId,
+    /// The metric.
+    pub metric: MetricId,
+    /// Why, e.g. "all 3 trials failed (first error: connection refused)".
+    pub reason: String,
 }
 
 /// Everything the stats stage computed for a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
-    /// Summaries of every metric at every point (also single-family runs).
+    /// Summaries of every metric at every point on every arm that has one.
     pub summaries: Vec<MetricSummary>,
-    /// Comparisons where both families were measured.
+    /// Every arm but the baseline against the baseline, per point and metric.
     pub comparisons: Vec<Comparison>,
-    /// Metrics that could not be computed, and why (`point`, metric name, reason).
-    pub missing: Vec<(usize, String, String)>,
+    /// Metrics that could not be computed, and why.
+    pub missing: Vec<MissingMetric>,
     /// The choices the analysis made (confidence level, percentile method,
-    /// loss waiting time, theory assumptions); `None` in results written
-    /// before this field existed.
+    /// loss waiting time, theory assumptions).
     #[serde(default)]
     pub method: Option<AnalysisMethod>,
 }
@@ -111,7 +159,7 @@ pub struct AnalysisMethod {
     pub cv_warning_ratio: f64,
     /// How percentiles are computed.
     pub percentile_method: String,
-    /// How IPv4 and IPv6 repetitions are paired.
+    /// How an arm's repetitions are paired with the baseline's.
     pub pairing: String,
     /// Loss waiting time applied when the trial does not state one, milliseconds.
     pub default_loss_waiting_time_ms: u64,

@@ -11,21 +11,34 @@
 //! thiserror. Units live in types ([`BitRate`]) or in field names
 //! (`duration_ms`, `rtt_ns`, `loss_ratio`), never in comments alone.
 //!
-//! The central shape is [`PerFamily<T>`]: one value for IPv4 and one for
-//! IPv6, because a side-by-side comparison is what the product does.
+//! The central shape is the **arm** ([`Arm`]): one thing measured — address
+//! family × path (native, 6in4, 4in6, NAT64) × marking (DSCP, flow label) ×
+//! load — with a label people read. A run measures every point on every arm
+//! and compares each arm with a baseline arm (native IPv4 by default); the
+//! classic IPv4-against-IPv6 run is two native arms. Metrics are typed
+//! ([`MetricId`]): their names, units, directions and definitions live in
+//! one table, and no other crate spells a metric name.
+//! [`PerFamily<T>`] remains for facts that really come one per family
+//! (header sizes, datagram limits).
 
 pub mod analysis;
+pub mod arm;
 pub mod family;
 pub mod host;
+pub mod metric;
 pub mod observation;
 pub mod result;
 pub mod spec;
 pub mod testbed;
 pub mod units;
 
-pub use analysis::{Analysis, AnalysisMethod, Comparison, Metric, MetricSummary, Summary};
+pub use analysis::{
+    Analysis, AnalysisMethod, Comparison, ComparisonWarning, MetricSummary, MissingMetric, Summary,
+};
+pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
+pub use metric::{MetricId, Quantity};
 pub use observation::{
     CpuObservations, FlowCounters, HistogramBucket, IntervalSample, LatencySamples, Observations,
     ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial, TrialOutcome,

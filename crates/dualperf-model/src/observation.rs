@@ -4,17 +4,22 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::arm::ArmId;
 use crate::family::IpFamily;
 use crate::spec::TestSpec;
 
-/// One repetition of one point over one family, with its outcome.
+/// One repetition of one point on one arm, with its outcome.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trial {
     /// Index of the point in [`crate::RunConfig::points`].
     pub point: usize,
     /// The point's parameters (a copy, so a trial stands alone).
     pub spec: TestSpec,
-    /// The family asked for.
+    /// The arm measured. Empty only in a schema v1 trial before
+    /// [`crate::RunResult`] upgrades it (to the family's native arm).
+    #[serde(default)]
+    pub arm: ArmId,
+    /// The family of the arm (a copy, so a trial stands alone).
     pub family: IpFamily,
     /// Repetition number, from 0.
     pub repetition: u32,

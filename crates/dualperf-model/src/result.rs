@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::Analysis;
+use crate::arm::ArmId;
 use crate::host::HostFacts;
 use crate::observation::Trial;
 use crate::spec::RunConfig;
@@ -13,16 +14,22 @@ use crate::testbed::TestbedFacts;
 /// Name of the JSON schema of [`RunResult`].
 pub const RESULT_SCHEMA: &str = "dualperf.run";
 /// Version of the JSON schema; bump when a field changes meaning or is removed.
-pub const RESULT_SCHEMA_VERSION: u32 = 1;
+pub const RESULT_SCHEMA_VERSION: u32 = 2;
 
 /// A whole run.
+///
+/// Reads schema v1 (two families) and v2 (arms): a v1 trial gets its
+/// family's native arm, and a v1 analysis, whose shape was per family, is
+/// dropped so that the stats stage recomputes it from the trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RunResultWire")]
 pub struct RunResult {
     /// Always [`RESULT_SCHEMA`].
     pub schema: String,
     /// [`RESULT_SCHEMA_VERSION`] when written.
     pub schema_version: u32,
-    /// Unique id of the run (e.g. `20261121T235000Z-1a2b`).
+    /// Unique id of the run (e.g. `20261121T235000Z-1a2b`): the same in the
+    /// results folder, the JSON, the database and the report.
     pub run_id: String,
     /// Wall-clock start and end, milliseconds since the Unix epoch.
     pub started_at_unix_ms: u64,
@@ -44,4 +51,63 @@ pub struct RunResult {
     pub complete: bool,
     /// Run-level errors (e.g. "interrupted by Ctrl-C after 12 of 40 trials").
     pub errors: Vec<String>,
+}
+
+/// [`RunResult`] as stored, any schema version.
+#[derive(Deserialize)]
+struct RunResultWire {
+    schema: String,
+    schema_version: u32,
+    run_id: String,
+    started_at_unix_ms: u64,
+    finished_at_unix_ms: u64,
+    config: RunConfig,
+    client_host: HostFacts,
+    server_host: Option<HostFacts>,
+    #[serde(default)]
+    testbed: Option<TestbedFacts>,
+    trials: Vec<Trial>,
+    #[serde(default)]
+    analysis: Option<AnalysisWire>,
+    complete: bool,
+    #[serde(default)]
+    errors: Vec<String>,
+}
+
+/// A v2 analysis, or anything else (a v1 analysis), which is dropped.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum AnalysisWire {
+    Current(Analysis),
+    Older(serde::de::IgnoredAny),
+}
+
+impl From<RunResultWire> for RunResult {
+    fn from(wire: RunResultWire) -> RunResult {
+        let mut trials = wire.trials;
+        for trial in &mut trials {
+            if trial.arm.is_unset() {
+                trial.arm = ArmId::native(trial.family);
+            }
+        }
+        let analysis = match wire.analysis {
+            Some(AnalysisWire::Current(analysis)) if wire.schema_version >= 2 => Some(analysis),
+            _ => None,
+        };
+        RunResult {
+            schema: wire.schema,
+            schema_version: wire.schema_version,
+            run_id: wire.run_id,
+            started_at_unix_ms: wire.started_at_unix_ms,
+            finished_at_unix_ms: wire.finished_at_unix_ms,
+            config: wire.config,
+            client_host: wire.client_host,
+            server_host: wire.server_host,
+            testbed: wire.testbed,
+            trials,
+            analysis,
+            complete: wire.complete,
+            errors: wire.errors,
+        }
+    }
 }

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::arm::{Arm, ArmId};
 use crate::family::{IpFamily, PerFamily};
 use crate::units::BitRate;
 
@@ -81,7 +82,7 @@ impl FromStr for TestKind {
 }
 
 /// One measurement point: a test kind with its parameters. A run measures
-/// each point for each family, `repeat` times.
+/// each point on each arm, `repeat` times.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TestSpec {
     /// Which test.
@@ -124,30 +125,31 @@ impl TestSpec {
     }
 }
 
-/// How repetitions of one point are ordered across families.
+/// How repetitions of one point are ordered across arms.
 #[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RepetitionOrder {
-    /// v4, v6, v4, v6 …: machine drift hits both families alike (default).
+    /// a, b, c, a, b, c …: machine drift hits every arm alike (default).
     #[default]
     Interleaved,
-    /// All IPv4 repetitions, then all IPv6 repetitions.
+    /// All repetitions of the first arm, then all of the second, …
     Blocked,
 }
 
 /// The exact configuration of a run, stored with its results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RunConfigWire")]
 pub struct RunConfig {
     /// The measurement points, in the order they run.
     pub points: Vec<TestSpec>,
-    /// The families measured (both unless `-4` or `-6`).
-    pub families: Vec<IpFamily>,
-    /// Repetitions of every point per family.
+    /// The arms measured at every point, in table order.
+    pub arms: Vec<Arm>,
+    /// The arm every other arm is compared with (native IPv4 by default).
+    pub baseline: ArmId,
+    /// Repetitions of every point per arm.
     pub repeat: u32,
     /// Order of repetitions.
     pub order: RepetitionOrder,
-    /// Target address per family, as given or resolved (`None`: not measured).
-    pub targets: PerFamily<Option<String>>,
     /// The host name the user gave, if any.
     pub host: Option<String>,
     /// Control port of the server.
@@ -156,6 +158,134 @@ pub struct RunConfig {
     pub client_cpus: Vec<u32>,
     /// CPUs the server was asked to pin its threads to (empty: unpinned).
     pub server_cpus: Vec<u32>,
-    /// The command line that started the run, for reproduction.
+    /// The command line that started the run, for reproduction (secrets redacted).
     pub command_line: Vec<String>,
+}
+
+impl RunConfig {
+    /// The arm with id `id`.
+    pub fn arm(&self, id: &ArmId) -> Option<&Arm> {
+        self.arms.iter().find(|arm| &arm.id == id)
+    }
+
+    /// The baseline arm, if it is among the arms.
+    pub fn baseline_arm(&self) -> Option<&Arm> {
+        self.arm(&self.baseline)
+    }
+
+    /// The distinct families of the arms, in arm order.
+    pub fn families(&self) -> Vec<IpFamily> {
+        let mut families = Vec::new();
+        for arm in &self.arms {
+            if !families.contains(&arm.family) {
+                families.push(arm.family);
+            }
+        }
+        families
+    }
+
+    /// The arms compared with the baseline: every arm but the baseline.
+    pub fn compared_arms(&self) -> impl Iterator<Item = &Arm> {
+        self.arms.iter().filter(move |arm| arm.id != self.baseline)
+    }
+}
+
+/// [`RunConfig`] as stored: schema v2 has `arms` and `baseline`; schema v1
+/// had `families` and per-family `targets`, which become native arms.
+#[derive(Deserialize)]
+struct RunConfigWire {
+    points: Vec<TestSpec>,
+    #[serde(default)]
+    arms: Option<Vec<Arm>>,
+    #[serde(default)]
+    baseline: Option<ArmId>,
+    #[serde(default)]
+    families: Option<Vec<IpFamily>>,
+    #[serde(default)]
+    targets: Option<PerFamily<Option<String>>>,
+    repeat: u32,
+    #[serde(default)]
+    order: RepetitionOrder,
+    #[serde(default)]
+    host: Option<String>,
+    port: u16,
+    #[serde(default)]
+    client_cpus: Vec<u32>,
+    #[serde(default)]
+    server_cpus: Vec<u32>,
+    #[serde(default)]
+    command_line: Vec<String>,
+}
+
+impl From<RunConfigWire> for RunConfig {
+    fn from(wire: RunConfigWire) -> RunConfig {
+        let arms = match wire.arms {
+            Some(arms) => arms,
+            None => {
+                let targets = wire.targets.unwrap_or_default();
+                wire.families
+                    .unwrap_or_else(|| IpFamily::ALL.to_vec())
+                    .into_iter()
+                    .map(|family| Arm::native(family, targets.get(family).clone()))
+                    .collect()
+            }
+        };
+        let baseline = wire.baseline.unwrap_or_else(|| {
+            arms.iter()
+                .find(|arm| arm.id == ArmId::native(IpFamily::V4))
+                .or(arms.first())
+                .map(|arm| arm.id.clone())
+                .unwrap_or_else(|| ArmId::native(IpFamily::V4))
+        });
+        RunConfig {
+            points: wire.points,
+            arms,
+            baseline,
+            repeat: wire.repeat,
+            order: wire.order,
+            host: wire.host,
+            port: wire.port,
+            client_cpus: wire.client_cpus,
+            server_cpus: wire.server_cpus,
+            command_line: wire.command_line,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_1_config_becomes_native_arms_with_ipv4_as_baseline() {
+        let v1 = r#"{"points":[],"families":["v4","v6"],"repeat":3,"order":"interleaved",
+            "targets":{"v4":"127.0.0.1","v6":"::1"},"host":null,"port":5180,
+            "client_cpus":[],"server_cpus":[],"command_line":["dualperf","run"]}"#;
+        let config: RunConfig = serde_json::from_str(v1).unwrap();
+        let ids: Vec<&str> = config.arms.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["v4", "v6"]);
+        assert_eq!(config.baseline.as_str(), "v4");
+        assert_eq!(config.arms[1].target.as_deref(), Some("::1"));
+        assert_eq!(config.families(), IpFamily::ALL.to_vec());
+    }
+
+    #[test]
+    fn a_version_2_config_reads_back_unchanged() {
+        let config = RunConfig {
+            points: vec![],
+            arms: vec![Arm::native(IpFamily::V6, None), Arm::native(IpFamily::V4, None)],
+            baseline: ArmId::native(IpFamily::V6),
+            repeat: 2,
+            order: RepetitionOrder::Blocked,
+            host: None,
+            port: 1,
+            client_cpus: vec![0],
+            server_cpus: vec![],
+            command_line: vec![],
+        };
+        let text = serde_json::to_string(&config).unwrap();
+        assert!(!text.contains("families"), "{text}");
+        assert_eq!(serde_json::from_str::<RunConfig>(&text).unwrap(), config);
+        assert_eq!(config.compared_arms().count(), 1);
+    }
 }
