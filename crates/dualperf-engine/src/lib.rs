@@ -4,7 +4,7 @@
 //!
 //! # Stage
 //!
-//! Input: a [`dualperf_model::RunConfig`] (points × families × repetitions).
+//! Input: a [`dualperf_model::RunConfig`] (points × arms × repetitions).
 //! Output: a [`dualperf_model::RunResult`] with one [`dualperf_model::Trial`]
 //! per repetition holding raw [`dualperf_model::Observations`]. No statistics
 //! are computed here: the engine counts, the stats crate concludes.

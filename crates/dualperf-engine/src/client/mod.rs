@@ -1,7 +1,7 @@
 //! The measuring client: one trial ([`trial::run_trial`]) and a whole plan
-//! of points × families × repetitions ([`Client::run_plan`]), interleaved
-//! v4, v6, v4, v6 … by default so that machine drift hits both families
-//! alike, or blocked. A failed trial is recorded as
+//! of points × arms × repetitions ([`Client::run_plan`]), interleaved
+//! across arms (v4, v6, v4, v6 …) by default so that machine drift hits
+//! every arm alike, or blocked. A failed trial is recorded as
 //! [`TrialOutcome::Failed`] and the plan goes on.
 
 pub mod assemble;
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use dualperf_model::{
-    HostFacts, IpFamily, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial, TrialOutcome,
+    Arm, HostFacts, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial, TrialOutcome,
     RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 
@@ -52,8 +52,8 @@ pub enum Progress<'a> {
         total: usize,
         /// The point.
         spec: &'a TestSpec,
-        /// The family.
-        family: IpFamily,
+        /// The arm.
+        arm: &'a Arm,
         /// The repetition, from 0.
         repetition: u32,
     },
@@ -68,26 +68,27 @@ pub enum Progress<'a> {
     },
 }
 
-/// One planned trial: (point index, family, repetition).
-pub type PlannedTrial = (usize, IpFamily, u32);
+/// One planned trial: (point index, arm index in [`RunConfig::arms`], repetition).
+pub type PlannedTrial = (usize, usize, u32);
 
 /// The order trials run in: per point, repetitions interleaved across
-/// families (v4, v6, v4, v6 …) or blocked (v4, v4, …, v6, v6, …).
+/// arms (a, b, a, b …) or blocked (a, a, …, b, b, …).
 pub fn plan_order(config: &RunConfig) -> Vec<PlannedTrial> {
+    let arms = 0..config.arms.len();
     let mut order = Vec::new();
     for point in 0..config.points.len() {
         match config.order {
             RepetitionOrder::Interleaved => {
                 for repetition in 0..config.repeat {
-                    for &family in &config.families {
-                        order.push((point, family, repetition));
+                    for arm in arms.clone() {
+                        order.push((point, arm, repetition));
                     }
                 }
             }
             RepetitionOrder::Blocked => {
-                for &family in &config.families {
+                for arm in arms.clone() {
                     for repetition in 0..config.repeat {
-                        order.push((point, family, repetition));
+                        order.push((point, arm, repetition));
                     }
                 }
             }
@@ -141,7 +142,7 @@ impl Client {
         };
         let order = plan_order(config);
         let total = order.len();
-        for (index, &(point, family, repetition)) in order.iter().enumerate() {
+        for (index, &(point, arm, repetition)) in order.iter().enumerate() {
             if self.is_stopped() {
                 result
                     .errors
@@ -149,14 +150,15 @@ impl Client {
                 break;
             }
             let spec = &config.points[point];
+            let arm = &config.arms[arm];
             on_progress(&Progress::TrialStarted {
                 index,
                 total,
                 spec,
-                family,
+                arm,
                 repetition,
             });
-            let trial = self.run_one(config, point, family, repetition, &mut result.server_host);
+            let trial = self.run_one(config, point, arm, repetition, &mut result.server_host);
             on_progress(&Progress::TrialFinished {
                 index,
                 total,
@@ -177,14 +179,16 @@ impl Client {
         &self,
         config: &RunConfig,
         point: usize,
-        family: IpFamily,
+        arm: &Arm,
         repetition: u32,
         server_host: &mut Option<HostFacts>,
     ) -> Trial {
         let spec = &config.points[point];
+        let family = arm.family;
         let mut trial = Trial {
             point,
             spec: spec.clone(),
+            arm: arm.id.clone(),
             family,
             repetition,
             started_at_unix_ms: unix_ms(),
@@ -195,7 +199,7 @@ impl Client {
                 error: String::new(),
             },
         };
-        let target = match target_address(config, family) {
+        let target = match target_address(config, arm) {
             Ok(address) => address,
             Err(error) => {
                 trial.outcome = TrialOutcome::Failed { error };
@@ -227,13 +231,12 @@ pub fn run_plan(config: &RunConfig, on_progress: &mut dyn FnMut(&Progress)) -> R
     Client::default().run_plan(config, on_progress)
 }
 
-/// The server's control address for `family` from the config's targets.
-pub fn target_address(config: &RunConfig, family: IpFamily) -> Result<SocketAddr, String> {
-    let text = config
-        .targets
-        .get(family)
+/// The server's control address for `arm`: its target and the run's port.
+pub fn target_address(config: &RunConfig, arm: &Arm) -> Result<SocketAddr, String> {
+    let text = arm
+        .target
         .as_deref()
-        .ok_or_else(|| format!("no {} address to measure", family.label()))?;
+        .ok_or_else(|| format!("no server address for arm {} ({})", arm.id, arm.label))?;
     let ip: IpAddr = text
         .trim_matches(|c| c == '[' || c == ']')
         .parse()
@@ -272,7 +275,7 @@ fn run_id(unix_ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dualperf_model::{PerFamily, TestKind};
+    use dualperf_model::{ArmId, IpFamily, TestKind};
 
     fn config(order: RepetitionOrder) -> RunConfig {
         let spec = TestSpec {
@@ -288,13 +291,13 @@ mod tests {
         };
         RunConfig {
             points: vec![spec],
-            families: vec![IpFamily::V4, IpFamily::V6],
+            arms: vec![
+                Arm::native(IpFamily::V4, Some("127.0.0.1".into())),
+                Arm::native(IpFamily::V6, None),
+            ],
+            baseline: ArmId::native(IpFamily::V4),
             repeat: 2,
             order,
-            targets: PerFamily {
-                v4: Some("127.0.0.1".into()),
-                v6: None,
-            },
             host: None,
             port: 9,
             client_cpus: vec![],
@@ -304,31 +307,25 @@ mod tests {
     }
 
     #[test]
-    fn interleaved_order_alternates_families() {
-        let families: Vec<_> = plan_order(&config(RepetitionOrder::Interleaved))
+    fn interleaved_order_alternates_arms() {
+        let arms: Vec<_> = plan_order(&config(RepetitionOrder::Interleaved))
             .iter()
             .map(|t| t.1)
             .collect();
-        assert_eq!(
-            families,
-            [IpFamily::V4, IpFamily::V6, IpFamily::V4, IpFamily::V6]
-        );
+        assert_eq!(arms, [0, 1, 0, 1]);
     }
 
     #[test]
-    fn blocked_order_runs_each_family_in_one_block() {
-        let families: Vec<_> = plan_order(&config(RepetitionOrder::Blocked))
+    fn blocked_order_runs_each_arm_in_one_block() {
+        let arms: Vec<_> = plan_order(&config(RepetitionOrder::Blocked))
             .iter()
             .map(|t| t.1)
             .collect();
-        assert_eq!(
-            families,
-            [IpFamily::V4, IpFamily::V4, IpFamily::V6, IpFamily::V6]
-        );
+        assert_eq!(arms, [0, 0, 1, 1]);
     }
 
     #[test]
-    fn a_missing_family_address_fails_that_trial_and_the_run_goes_on() {
+    fn an_arm_without_an_address_fails_its_trials_and_the_run_goes_on() {
         let result = run_plan(&config(RepetitionOrder::Interleaved), &mut |_| {});
         assert_eq!(result.trials.len(), 4);
         assert!(!result.complete);
@@ -337,8 +334,9 @@ mod tests {
             .iter()
             .find(|t| t.family == IpFamily::V6)
             .unwrap();
+        assert_eq!(v6.arm.as_str(), "v6");
         assert!(
-            matches!(&v6.outcome, TrialOutcome::Failed { error } if error.contains("no IPv6 address"))
+            matches!(&v6.outcome, TrialOutcome::Failed { error } if error.contains("no server address for arm v6"))
         );
         serde_json::to_string(&result).unwrap();
     }
