@@ -30,6 +30,7 @@ pub mod observation;
 pub mod result;
 pub mod spec;
 pub mod testbed;
+pub mod time;
 pub mod units;
 
 pub use analysis::{
@@ -47,4 +48,5 @@ pub use observation::{
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
+pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};

@@ -128,7 +128,7 @@ impl Client {
         let mut result = RunResult {
             schema: RESULT_SCHEMA.to_string(),
             schema_version: RESULT_SCHEMA_VERSION,
-            run_id: run_id(started),
+            run_id: new_run_id(started),
             started_at_unix_ms: started,
             finished_at_unix_ms: 0,
             config: config.clone(),
@@ -245,31 +245,8 @@ pub fn target_address(config: &RunConfig, arm: &Arm) -> Result<SocketAddr, Strin
 }
 
 /// A run id like `20261121T235000Z-1a2b` (UTC start time and the pid).
-fn run_id(unix_ms: u64) -> String {
-    let seconds = unix_ms / 1000;
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z-{:04x}",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        std::process::id() & 0xffff
-    )
+pub fn new_run_id(unix_ms: u64) -> String {
+    dualperf_model::run_id(unix_ms, &format!("{:04x}", std::process::id() & 0xffff))
 }
 
 #[cfg(test)]
@@ -344,6 +321,6 @@ mod tests {
     #[test]
     fn run_id_is_the_utc_start_time() {
         // 2026-11-21 23:50:00 UTC
-        assert!(run_id(1_795_305_000_000).starts_with("20261121T235000Z-"));
+        assert!(new_run_id(1_795_305_000_000).starts_with("20261121T235000Z-"));
     }
 }
