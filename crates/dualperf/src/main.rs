@@ -12,6 +12,7 @@
 //! This is the only crate that prints or knows every stage.
 
 mod cli;
+mod pipeline;
 
 use std::process::ExitCode;
 

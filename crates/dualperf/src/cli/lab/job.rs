@@ -1,33 +1,39 @@
-//! The main job, `dualperf lab [PRESET|FILE]`: build a testbed, measure IPv4
-//! against IPv6 across it, keep the result, remove the testbed.
+//! The main job, `dualperf lab [PRESET|FILE]`: build a testbed, measure its
+//! arms across it, keep the result, remove the testbed.
 //!
 //! 1. load and validate the topology (exit 2 if it is wrong);
-//! 2. build it under a fresh run id (exit 3 without root, namespaces or a
-//!    needed kernel feature), with a Ctrl-C/SIGTERM handler raising a flag;
-//! 3. [`measure`]: start `dualperf serve -p PORT` in the server node, wait
+//! 2. build the plan (`crate::pipeline::plan`): the points from the flags,
+//!    the arms from the server node's addresses — the same `RunConfig` type
+//!    `dualperf run` builds; one run id names the results folder, the JSON,
+//!    the database row and the report;
+//! 3. build the testbed (exit 3 without root, namespaces or a needed kernel
+//!    feature), with a Ctrl-C/SIGTERM handler raising a flag;
+//! 4. [`measure`]: start `dualperf serve -p PORT` in the server node, wait
 //!    until it listens (its socket table polled inside the node, no probe
-//!    connection),
-//!    run `dualperf run --v4 A --v6 B -p PORT --json FILE …` in the client
-//!    node with its stdout passed through (that is the side-by-side table);
-//! 4. attach the testbed's [`TestbedFacts`](dualperf_model::TestbedFacts) to
-//!    the `RunResult` and rewrite `results/<stamp>-<run>/result.json`;
+//!    connection), then run the measuring child `dualperf run --plan
+//!    plan.json --measure-only raw.json` in the client node: the plan
+//!    crosses the namespace boundary as the typed value, never as flags;
 //! 5. remove the testbed — also after an error or an interrupt;
-//! 6. append the run to the results database and write the HTML report
-//!    `results/<stamp>-<run>/report.html` next to the JSON.
+//! 6. finish through the one pipeline (`crate::pipeline::finish`): attach
+//!    the testbed's facts, analyse once, write `result.json`, store the run,
+//!    write `report.html`, then print the verdicts.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use dualperf_lab::{preset, BuildOptions, LabError, RunId, Testbed, Topology};
-use dualperf_model::{IpFamily, RunResult};
+use dualperf_model::{Arm, IpFamily, RunConfig};
 
 use super::errors::{describe, to_cli_error};
 use super::signal::interrupt_flag;
 use crate::cli::Failure;
+use crate::pipeline::execute::{child_args, read_raw, write_plan};
+use crate::pipeline::finish::{finish, Outputs, View};
+use crate::pipeline::plan::{choose_baseline, parse_tests, points, validate, PointOptions};
 
 /// How long the server gets to start listening.
 const SERVER_START_TIMEOUT: Duration = Duration::from_secs(15);
@@ -38,7 +44,7 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 /// Message sizes of the full lab battery: small packets, a mid size, the
 /// largest unfragmented UDP payload over IPv6 on a 1500-byte MTU (1408 B,
-/// seed 002/004's largest), and two sizes that fragment.
+/// the DiffServ and VoIP studies' largest), and two sizes that fragment.
 const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
 
 /// Options of the main job.
@@ -51,26 +57,35 @@ pub struct JobArgs {
     #[arg(long)]
     pub quick: bool,
     /// Run a udp-probe stream beside every tcp-stream and udp-stream trial
-    /// (latency under load: one-way delay, PDV, loss; passed to `dualperf run`).
+    /// (latency under load: one-way delay, PDV, loss).
     #[arg(long)]
     pub probe: bool,
-    /// Repetitions of each test (passed to `dualperf run`).
+    /// Repetitions of each point per arm [default: 3; 2 with --quick].
     #[arg(long, value_name = "R")]
     pub repeat: Option<u32>,
-    /// Tests to run, comma-separated (passed to `dualperf run`).
+    /// Tests to run, comma-separated [default: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect].
     #[arg(long, value_name = "LIST")]
     pub tests: Option<String>,
-    /// Message sizes in bytes, comma-separated, or a preset (passed to
-    /// `dualperf run`) [default: 64,256,1024,1408,4096,16384; one size with --quick].
+    /// Message sizes in bytes, comma-separated, or a preset
+    /// [default: 64,256,1024,1408,4096,16384; one size per test with --quick].
     #[arg(long, value_name = "LIST")]
     pub sizes: Option<String>,
-    /// Seconds per throughput trial (passed to `dualperf run`).
+    /// Measured seconds per trial [default: 1; 0.5 with --quick].
     #[arg(short = 't', long = "time", value_name = "SECS")]
-    pub time_seconds: Option<u32>,
-    /// CPUs to pin the client to, e.g. `0` (passed to `dualperf run`).
+    pub time_seconds: Option<f64>,
+    /// Time-series sample length, milliseconds (at least 10).
+    #[arg(short = 'i', long = "interval", value_name = "MS", default_value_t = 1000)]
+    pub interval_ms: u64,
+    /// The arm every other arm is compared with [default: v4].
+    #[arg(long, value_name = "ARM")]
+    pub baseline: Option<String>,
+    /// Also print the per-metric comparison table after the verdicts.
+    #[arg(long = "table")]
+    pub table: bool,
+    /// CPUs to pin the client to, e.g. `0`.
     #[arg(long, value_name = "LIST", requires = "server_cpus")]
     pub client_cpus: Option<String>,
-    /// CPUs to pin the server to, e.g. `1` (passed to `dualperf run`).
+    /// CPUs to pin the server to, e.g. `1`.
     #[arg(long, value_name = "LIST", requires = "client_cpus")]
     pub server_cpus: Option<String>,
     /// TCP/UDP port the server listens on inside the testbed.
@@ -97,8 +112,8 @@ pub struct JobArgs {
     pub verbose: bool,
 }
 
-/// The traffic step's inputs: which binary, which port, which `run` options,
-/// where the JSON goes.
+/// The traffic step's inputs: which binary, which port, where the plan and
+/// the raw result go.
 #[derive(Debug, Clone)]
 pub struct Traffic {
     /// The dualperf executable (resolved here: inside `ip netns exec`,
@@ -106,16 +121,16 @@ pub struct Traffic {
     pub exe: PathBuf,
     /// Server port.
     pub port: u16,
-    /// Extra `dualperf run` options (`--quick`, `--repeat`, …).
-    pub run_options: Vec<OsString>,
-    /// Where `dualperf run` writes its JSON.
-    pub json: PathBuf,
+    /// The plan file the measuring child reads.
+    pub plan: PathBuf,
+    /// The raw result file the measuring child writes.
+    pub raw: PathBuf,
 }
 
 /// How the traffic step ended.
 #[derive(Debug)]
 pub struct Measured {
-    /// `dualperf run`'s exit code.
+    /// The measuring child's exit code.
     pub client_exit_code: i32,
 }
 
@@ -138,20 +153,21 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         dualperf_lab::cleanup::unused_run_id(&dualperf_lab::Runner::new(false))
             .map_err(to_cli_error)?
     };
-    let folder = args
-        .results
-        .join(format!("{}-{run}", utc_stamp(SystemTime::now())));
+    let started_at = dualperf_engine::clock::unix_ms();
+    let run_id = dualperf_model::run_id(started_at, &run.to_string());
+    let folder = args.results.join(&run_id);
     let traffic = Traffic {
         exe: match &args.engine {
             Some(path) => path.clone(),
             None => std::env::current_exe().context("finding the dualperf executable")?,
         },
         port: args.port,
-        run_options: run_options(&args),
-        json: folder.join("result.json"),
+        plan: folder.join("plan.json"),
+        raw: folder.join("raw.json"),
     };
+    let mut config = plan(&args, &topology, &server)?;
     if args.dry_run {
-        print_dry_run(&topology, &run, &traffic, &client, &server);
+        print_dry_run(&topology, &run, &traffic, &config, &client, &server);
         return Ok(ExitCode::SUCCESS);
     }
     let interrupt = interrupt_flag()?;
@@ -160,7 +176,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         interrupt: Some(interrupt.clone()),
     };
     eprintln!(
-        "dualperf: building `{}` ({}) as run {run}",
+        "dualperf: building `{}` ({}) as run {run_id}",
         topology.name(),
         topology.description()
     );
@@ -182,8 +198,16 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             missing.join(", ")
         );
     }
+    // The testbed's addresses are the arms' targets (the topology's own
+    // addressing, as planned; the built testbed confirms them).
+    for arm in &mut config.arms {
+        if arm.is_plain_native() {
+            arm.target = Some(testbed.address(&server, arm.family)?.to_string());
+        }
+    }
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating results folder {}", folder.display()))?;
+    write_plan(&traffic.plan, &config)?;
     let outcome = measure(&testbed, &client, &server, &traffic, &interrupt);
     let facts = testbed.facts();
     let teardown = testbed.teardown();
@@ -198,10 +222,34 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         Err(_) if interrupt.load(Ordering::SeqCst) => return interrupted(),
         Err(err) => return Err(err),
     };
-    let result = attach_facts(&traffic.json, facts)?;
-    eprintln!("dualperf: results in {}", traffic.json.display());
-    println!("results: {}", traffic.json.display());
-    keep(&result, &args, &folder)?;
+    let mut result = read_raw(&traffic.raw)?;
+    result.run_id = run_id;
+    result.testbed = Some(facts);
+    result.config.command_line = config.command_line.clone();
+    let outputs = Outputs {
+        json: Some(folder.join("result.json")),
+        pretty: false,
+        csv: None,
+        html: Some(folder.join("report.html")),
+        database: if args.no_store {
+            None
+        } else {
+            Some(crate::cli::report::database_path(args.db.as_deref())?)
+        },
+    };
+    finish(
+        result,
+        &outputs,
+        View {
+            verbose: args.table,
+            quiet: false,
+        },
+    )?;
+    let _ = std::fs::remove_file(&traffic.raw);
+    println!("results: {}", folder.display());
+    if interrupt.load(Ordering::SeqCst) {
+        return interrupted();
+    }
     Ok(if measured.client_exit_code == 0 {
         ExitCode::SUCCESS
     } else {
@@ -214,35 +262,66 @@ fn interrupted() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(130))
 }
 
-/// The `dualperf run` options the job passes through.
-fn run_options(args: &JobArgs) -> Vec<OsString> {
-    let mut options: Vec<OsString> = Vec::new();
-    if args.quick {
-        options.push("--quick".into());
-    }
-    if args.probe {
-        options.push("--probe".into());
-    }
-    let mut pair = |flag: &str, value: Option<String>| {
-        if let Some(value) = value {
-            options.push(flag.into());
-            options.push(value.into());
+/// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
+/// job sweeps message sizes as the papers did (about 4 minutes on two
+/// cores); `--quick` keeps one size per test and half-second trials.
+fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
+    let defaults = PointOptions::default();
+    Ok(PointOptions {
+        tests: match &args.tests {
+            Some(list) => parse_tests(list)?,
+            None => defaults.tests.clone(),
+        },
+        sizes: match (&args.sizes, args.quick) {
+            (Some(sizes), _) => sizes.clone(),
+            (None, false) => LAB_SIZES.to_string(),
+            (None, true) => "default".to_string(),
+        },
+        time_seconds: args
+            .time_seconds
+            .unwrap_or(if args.quick { 0.5 } else { 1.0 }),
+        warmup_seconds: if args.quick { 0.1 } else { 0.25 },
+        interval_ms: args.interval_ms,
+        probe: args.probe,
+        ..defaults
+    })
+}
+
+/// The lab's plan: the points from the flags, native IPv4 and IPv6 arms
+/// aimed at the server node's planned addresses.
+fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
+    let index = topology
+        .node_index(server)
+        .context("the server node is in the topology")?;
+    let [v4, v6] = topology
+        .primary_addresses(index)
+        .map_err(|e| Failure::usage(format!("addressing the server node `{server}`: {e}")))?;
+    let arms = vec![
+        Arm::native(IpFamily::V4, Some(v4.address.to_string())),
+        Arm::native(IpFamily::V6, Some(v6.address.to_string())),
+    ];
+    let cpus = |list: &Option<String>| -> anyhow::Result<Vec<u32>> {
+        match list {
+            Some(text) => dualperf_engine::affinity::parse_cpu_list(text)
+                .map_err(|e| Failure::usage(format!("CPU list: {e}"))),
+            None => Ok(Vec::new()),
         }
     };
-    pair("--repeat", args.repeat.map(|r| r.to_string()));
-    pair("--tests", args.tests.clone());
-    // The full job sweeps message sizes, as the papers did (about 4 minutes
-    // on two cores); --quick keeps one size per test.
-    let sizes = match (&args.sizes, args.quick) {
-        (Some(sizes), _) => Some(sizes.clone()),
-        (None, false) => Some(LAB_SIZES.to_string()),
-        (None, true) => None,
+    let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
+    let config = RunConfig {
+        points: points(&point_options(args)?, &families)?,
+        baseline: choose_baseline(&arms, args.baseline.as_deref())?,
+        arms,
+        repeat: args.repeat.unwrap_or(if args.quick { 2 } else { 3 }),
+        order: Default::default(),
+        host: None,
+        port: args.port,
+        client_cpus: cpus(&args.client_cpus)?,
+        server_cpus: cpus(&args.server_cpus)?,
+        command_line: std::env::args().collect(),
     };
-    pair("--sizes", sizes);
-    pair("-t", args.time_seconds.map(|t| t.to_string()));
-    pair("--client-cpus", args.client_cpus.clone());
-    pair("--server-cpus", args.server_cpus.clone());
-    options
+    validate(&config)?;
+    Ok(config)
 }
 
 /// `serve` arguments: `serve -p PORT`.
@@ -250,26 +329,8 @@ fn server_args(traffic: &Traffic) -> Vec<OsString> {
     vec!["serve".into(), "-p".into(), traffic.port.to_string().into()]
 }
 
-/// `run` arguments: `run --v4 A --v6 B -p PORT --json FILE OPTIONS…`.
-fn client_args(traffic: &Traffic, v4: &str, v6: &str) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec![
-        "run".into(),
-        "--v4".into(),
-        v4.into(),
-        "--v6".into(),
-        v6.into(),
-        "-p".into(),
-        traffic.port.to_string().into(),
-        "--json".into(),
-        traffic.json.clone().into(),
-        // The lab stores the run itself, once the testbed facts are attached.
-        "--no-store".into(),
-    ];
-    args.extend(traffic.run_options.iter().cloned());
-    args
-}
-
-/// The traffic step: server in `server`, client in `client`, on a built testbed.
+/// The traffic step: server in `server`, the measuring child in `client`,
+/// on a built testbed; the plan file must exist.
 ///
 /// # Errors
 /// If a process cannot start, the server never listens, the client does not
@@ -283,7 +344,7 @@ pub fn measure(
 ) -> anyhow::Result<Measured> {
     // The server logs a line per session; keep them next to the result
     // instead of between the client's progress lines.
-    let server_log_path = traffic.json.with_file_name("server.log");
+    let server_log_path = traffic.plan.with_file_name("server.log");
     let server_log = std::fs::File::create(&server_log_path)
         .with_context(|| format!("creating {}", server_log_path.display()))?;
     let mut server_process = testbed
@@ -312,14 +373,12 @@ pub fn measure(
                 .context(format!("waiting for `dualperf serve` in node `{server}`")));
         }
     }
-    let v4 = testbed.address(server, IpFamily::V4)?.to_string();
-    let v6 = testbed.address(server, IpFamily::V6)?.to_string();
     let mut client_process = testbed
         .spawn(
             client,
             traffic.exe.clone(),
-            &client_args(traffic, &v4, &v6),
-            Stdio::inherit(),
+            &child_args(&traffic.plan, &traffic.raw),
+            Stdio::null(),
             Stdio::inherit(),
         )
         .map_err(anyhow::Error::new)?;
@@ -330,43 +389,14 @@ pub fn measure(
     })
 }
 
-/// Appends the run (with its testbed) to the results database and writes the
-/// HTML report into the run's folder, printing where both went.
-fn keep(result: &RunResult, args: &JobArgs, folder: &Path) -> anyhow::Result<()> {
-    if !args.no_store {
-        let database = crate::cli::report::database_path(args.db.as_deref())?;
-        let mut store = dualperf_store::Store::open(&database)
-            .with_context(|| format!("opening results database {}", database.display()))?;
-        store
-            .save_run(result)
-            .with_context(|| format!("storing run {}", result.run_id))?;
-        eprintln!(
-            "dualperf: stored run {} in {}",
-            result.run_id,
-            database.display()
-        );
-    }
-    let report = folder.join("report.html");
-    crate::cli::report::write_report(result, dualperf_report::Format::Html, Some(&report))?;
-    println!("report: {}", report.display());
-    Ok(())
-}
-
-/// Reads the `RunResult` the client wrote, sets its `testbed`, writes it back.
-fn attach_facts(json: &Path, facts: dualperf_model::TestbedFacts) -> anyhow::Result<RunResult> {
-    let text = std::fs::read_to_string(json)
-        .with_context(|| format!("`dualperf run` wrote no result file {}", json.display()))?;
-    let mut result: RunResult = serde_json::from_str(&text)
-        .with_context(|| format!("reading the run result {}", json.display()))?;
-    result.testbed = Some(facts);
-    let temporary = json.with_extension("json.tmp");
-    std::fs::write(&temporary, serde_json::to_string_pretty(&result)?)
-        .with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, json).with_context(|| format!("replacing {}", json.display()))?;
-    Ok(result)
-}
-
-fn print_dry_run(topology: &Topology, run: &RunId, traffic: &Traffic, client: &str, server: &str) {
+fn print_dry_run(
+    topology: &Topology,
+    run: &RunId,
+    traffic: &Traffic,
+    config: &RunConfig,
+    client: &str,
+    server: &str,
+) {
     println!(
         "# dualperf lab {}: {}",
         topology.name(),
@@ -378,10 +408,6 @@ fn print_dry_run(topology: &Topology, run: &RunId, traffic: &Traffic, client: &s
     }
     println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
     let netns = |node: &str| dualperf_lab::naming::namespace_name(run, node);
-    let index = topology.node_index(server).expect("server node exists");
-    let [v4, v6] = topology
-        .primary_addresses(index)
-        .expect("every node has a link");
     let line = |node: &str, args: Vec<OsString>| {
         let mut words = vec![
             "netns".to_string(),
@@ -392,46 +418,34 @@ fn print_dry_run(topology: &Topology, run: &RunId, traffic: &Traffic, client: &s
         words.extend(args.iter().map(|a| a.to_string_lossy().into_owned()));
         dualperf_lab::KernelCommand::ip(words).to_string()
     };
+    println!("# the plan (arms, points, repetitions) the measuring child reads:");
+    println!("mkdir -p {}", shell_quote(&traffic.plan.parent().unwrap_or(Path::new(".")).display().to_string()));
+    println!(
+        "cat > {} <<'PLAN'\n{}\nPLAN",
+        shell_quote(&traffic.plan.display().to_string()),
+        serde_json::to_string_pretty(config).unwrap_or_default()
+    );
     println!("# measure:");
     println!("{} &", line(server, server_args(traffic)));
-    println!(
-        "{}",
-        line(
-            client,
-            client_args(traffic, &v4.address.to_string(), &v6.address.to_string())
-        )
-    );
+    println!("{}", line(client, child_args(&traffic.plan, &traffic.raw)));
     println!("# tear down:");
     println!("kill %1");
     for command in dualperf_lab::plan::teardown_plan(topology, run) {
         println!("{command}");
     }
+    println!("# then: dualperf report {} (or import it)", traffic.raw.display());
 }
 
-/// `YYYYMMDDTHHMMSSZ` in UTC, for results folder names.
-fn utc_stamp(time: SystemTime) -> String {
-    let seconds = time
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
+/// `text` quoted for a POSIX shell when it needs it.
+fn shell_quote(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-:".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 #[cfg(test)]
@@ -479,9 +493,13 @@ mod tests {
         let traffic = Traffic {
             exe: engine,
             port: 5299,
-            run_options: vec![],
-            json: folder.join("result.json"),
+            plan: folder.join("plan.json"),
+            raw: folder.join("raw.json"),
         };
+        let args = parse(&["router", "--quick", "-p", "5299"]);
+        let mut config = plan(&args, &topology, "server").unwrap();
+        config.arms[1].label = "IPv6 (as planned)".into();
+        write_plan(&traffic.plan, &config).unwrap();
         let measured = measure(
             &testbed,
             "client",
@@ -491,17 +509,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(measured.client_exit_code, 0);
-        attach_facts(&traffic.json, testbed.facts()).unwrap();
-        let result: RunResult =
-            serde_json::from_str(&std::fs::read_to_string(&traffic.json).unwrap()).unwrap();
-        let facts = result.testbed.expect("testbed attached");
+        // The child measured exactly the plan it was handed.
+        let result = read_raw(&traffic.raw).unwrap();
+        assert_eq!(result.config, config);
+        assert_eq!(result.config.arms[1].target.as_deref(), Some("fd00:dead:beef:2::2"));
+        let facts = testbed.facts();
         assert_eq!(
             (facts.name.as_str(), facts.client_node.as_str()),
             ("router", "client")
-        );
-        assert_eq!(
-            result.config.targets.v6.as_deref(),
-            Some("fd00:dead:beef:2::2")
         );
         testbed.teardown().unwrap();
         let left = std::process::Command::new("ip")
@@ -512,40 +527,49 @@ mod tests {
         std::fs::remove_dir_all(&folder).unwrap();
     }
 
-    #[test]
-    fn the_stamp_of_a_known_instant_is_its_utc_date_and_time() {
-        let instant = UNIX_EPOCH + Duration::from_secs(1_795_305_600 + 3_723); // 2026-11-22 01:02:03 UTC
-        assert_eq!(utc_stamp(instant), "20261122T010203Z");
-        assert_eq!(utc_stamp(UNIX_EPOCH), "19700101T000000Z");
+    /// `dualperf lab ARGS…` parsed as clap would.
+    fn parse(args: &[&str]) -> JobArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: JobArgs,
+        }
+        let all = std::iter::once("lab").chain(args.iter().copied());
+        <Cli as clap::Parser>::try_parse_from(all).unwrap().args
     }
 
     #[test]
-    fn the_client_gets_both_server_addresses_the_port_and_the_passed_options() {
-        let traffic = Traffic {
-            exe: "/usr/bin/dualperf".into(),
-            port: 5211,
-            run_options: vec!["--quick".into()],
-            json: "results/x/result.json".into(),
-        };
-        let args: Vec<String> = client_args(&traffic, "10.180.2.2", "fd00:dead:beef:2::2")
-            .into_iter()
-            .map(|a| a.into_string().unwrap())
+    fn the_plan_aims_native_arms_at_the_server_node_with_ipv4_as_baseline() {
+        let topology = preset::load("router").unwrap();
+        let config = plan(&parse(&["router", "--quick"]), &topology, "server").unwrap();
+        let targets: Vec<(&str, Option<&str>)> = config
+            .arms
+            .iter()
+            .map(|a| (a.id.as_str(), a.target.as_deref()))
             .collect();
         assert_eq!(
-            args,
-            [
-                "run",
-                "--v4",
-                "10.180.2.2",
-                "--v6",
-                "fd00:dead:beef:2::2",
-                "-p",
-                "5211",
-                "--json",
-                "results/x/result.json",
-                "--no-store",
-                "--quick"
-            ]
+            targets,
+            [("v4", Some("10.180.2.2")), ("v6", Some("fd00:dead:beef:2::2"))]
         );
+        assert_eq!(config.baseline.as_str(), "v4");
+        assert_eq!(config.repeat, 2);
+        // --quick: one size per test, half-second trials.
+        assert!(config.points.iter().all(|p| p.duration_ms == 500));
+        assert_eq!(config.points.len(), 5);
+    }
+
+    #[test]
+    fn the_full_job_sweeps_the_lab_sizes_and_a_wrong_baseline_is_a_usage_error() {
+        let topology = preset::load("router").unwrap();
+        let config = plan(&parse(&["router", "--tests", "udp-rr"]), &topology, "server").unwrap();
+        let sizes: Vec<u32> = config.points.iter().map(|p| p.size_bytes).collect();
+        assert_eq!(sizes, [64, 256, 1024, 1408, 4096, 16384]);
+        assert!(plan(&parse(&["router", "--baseline", "v9"]), &topology, "server").is_err());
+    }
+
+    #[test]
+    fn shell_quoting_leaves_plain_paths_alone() {
+        assert_eq!(shell_quote("results/a-b/plan.json"), "results/a-b/plan.json");
+        assert_eq!(shell_quote("my results/x"), "'my results/x'");
     }
 }

@@ -1,27 +1,31 @@
-//! `dualperf run`: measure IPv4 and IPv6 side by side against a
-//! `dualperf serve` (or an in-process one with `--loopback`), print a table,
-//! and write every raw value with `--json`.
+//! `dualperf run`: measure arms side by side (native IPv4 and IPv6 by
+//! default) against a `dualperf serve` (or an in-process one with
+//! `--loopback`). Builds the plan from flags (or reads it with `--plan`),
+//! executes it in this process and hands the result to the one pipeline
+//! (`crate::pipeline`): analysed once, saved, then printed.
 //!
-//! Exit codes: 0 when every trial ran, 1 when any failed (or Ctrl-C), 2 on
-//! usage errors (including sizes above a family's datagram limit).
+//! Exit codes: 0 when every trial ran, 1 when any failed, 130 after Ctrl-C,
+//! 2 on usage errors (including sizes above a family's datagram limit).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use dualperf_engine::client::{Client, ClientOptions, Progress};
+use dualperf_engine::client::ClientOptions;
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
-use dualperf_model::{BitRate, IpFamily, RepetitionOrder, RunConfig, TestKind};
+use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOutcome};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
-mod finish;
-mod json;
 mod plan;
-pub mod table;
 
-use plan::{build_config, resolve_targets, Targets};
+use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
+use crate::pipeline::finish::{finish, Outputs, View};
+use crate::pipeline::output::write_json;
+use crate::pipeline::plan::{choose_baseline, load, points, validate, PointOptions};
+use crate::pipeline::progress::ProgressView;
+use plan::{point_options, resolve_targets, Targets};
 
 /// Examples shown at the end of `dualperf run --help`.
 const RUN_EXAMPLES: &str = "Examples:
@@ -32,7 +36,9 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run hostb -6 --tests tcp-stream -P 4 --reverse -t 10
   dualperf run hostb --tests udp-stream -b 100M --sizes 64,1408
   dualperf run hostb --tests tcp-stream --probe    one-way delay under load
-  dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0";
+  dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
+  dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
+  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run";
 
 /// Arguments of `dualperf run`.
 ///
@@ -45,6 +51,14 @@ const RUN_EXAMPLES: &str = "Examples:
 pub struct Args {
     /// Server host name or address; resolved to its A and AAAA addresses.
     pub host: Option<String>,
+    /// Run the plan in FILE (a run configuration as JSON, or a result whose
+    /// configuration is repeated) instead of building one from flags. The
+    /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order"])]
+    pub plan: Option<PathBuf>,
+    /// The arm every other arm is compared with [default: v4, else the first arm].
+    #[arg(long, value_name = "ARM")]
+    pub baseline: Option<String>,
     /// Start a server in this process and compare 127.0.0.1 with ::1.
     #[arg(long, conflicts_with = "host")]
     pub loopback: bool,
@@ -84,11 +98,11 @@ pub struct Args {
     /// Warm-up seconds per trial, excluded from the results.
     #[arg(long, value_name = "SECS", default_value_t = 0.25)]
     pub warmup: f64,
-    /// Repetitions of every point per family [default: 3; 2 with --quick].
+    /// Repetitions of every point per arm [default: 3; 2 with --quick].
     /// More repetitions give narrower confidence intervals.
     #[arg(long, value_name = "R")]
     pub repeat: Option<u32>,
-    /// Order of repetitions: interleaved (v4, v6, v4 …) or blocked.
+    /// Order of repetitions: interleaved across arms (v4, v6, v4 …) or blocked.
     #[arg(long, value_enum, default_value = "interleaved")]
     pub order: OrderArg,
     /// Parallel streams (tcp-stream, udp-stream).
@@ -109,19 +123,26 @@ pub struct Args {
         default_value_t = 1000
     )]
     pub interval_ms: u64,
-    /// Write the full result (schema dualperf.run v1) to this file.
+    /// Write the full result (schema dualperf.run v2) to this file; `-` for standard output.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write the comparison as tidy CSV (one row per point × metric × family).
+    /// Indent the JSON result.
+    #[arg(long)]
+    pub pretty: bool,
+    /// Write the comparison as tidy CSV (one row per point × arm × metric).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Results database the run is appended to
     /// [default: $XDG_DATA_HOME/dualperf/results.sqlite].
     #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
     pub db: Option<PathBuf>,
-    /// Also print the raw per-family table (every counter, no statistics).
-    #[arg(long)]
-    pub raw_table: bool,
+    /// Also print the per-metric comparison table after the verdicts.
+    #[arg(short = 'v', long, alias = "raw-table")]
+    pub verbose: bool,
+    /// Measuring child of `dualperf lab`: write the raw, unanalysed result to
+    /// FILE and nothing else (the lab analyses, stores and reports once).
+    #[arg(long = "measure-only", value_name = "FILE", hide = true, requires = "plan")]
+    pub measure_only: Option<PathBuf>,
     /// Declare the two hosts' clocks synchronised (PTP, NTP…): one-way delay
     /// is then reported between hosts too, with an error bound of half the
     /// minimum RTT. Without it, one-way delay is reported only when both ends
@@ -178,6 +199,7 @@ impl From<OrderArg> for RepetitionOrder {
 
 /// Runs `dualperf run`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match (text, args.pin) {
             (Some(text), _) => dualperf_engine::affinity::parse_cpu_list(text)
@@ -188,14 +210,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let client_cpus = parse_cpus(&args.client_cpus)?;
     let server_cpus = parse_cpus(&args.server_cpus)?;
-    let families = match (args.only_v4, args.only_v6) {
-        (true, _) => vec![IpFamily::V4],
-        (_, true) => vec![IpFamily::V6],
-        _ => IpFamily::ALL.to_vec(),
-    };
     // An in-process server for --loopback; it stops when `_server` drops.
     let mut _server: Option<ServerHandle> = None;
-    let (targets, port) = if args.loopback {
+    let loopback_port = if args.loopback {
         let handle = Server::bind(ServerConfig {
             port: 0,
             ..Default::default()
@@ -204,23 +221,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .spawn();
         let port = handle.port();
         _server = Some(handle);
-        (
-            Targets {
-                v4: Some("127.0.0.1".into()),
-                v6: Some("::1".into()),
-            },
-            port,
-        )
+        Some(port)
     } else {
-        (
-            resolve_targets(args.host.as_deref(), args.v4, args.v6, args.port)?,
-            args.port,
-        )
+        None
     };
-    let mut config: RunConfig = build_config(&args, families, targets, port)?;
-    config.client_cpus = client_cpus.clone();
-    config.server_cpus = server_cpus.clone();
+    let mut config = match &args.plan {
+        Some(path) => plan_from_file(&args, path, loopback_port)?,
+        None => plan_from_flags(&args, loopback_port)?,
+    };
+    if args.client_cpus.is_some() || args.pin {
+        config.client_cpus = client_cpus;
+    }
+    if args.server_cpus.is_some() || args.pin {
+        config.server_cpus = server_cpus;
+    }
+    if let Some(baseline) = &args.baseline {
+        config.baseline = choose_baseline(&config.arms, Some(baseline))?;
+    }
     config.command_line = std::env::args().collect();
+    validate(&config)?;
 
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -231,103 +250,160 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     });
-    let client = Client::new(ClientOptions {
+    let options = ClientOptions {
         auth_key: args.auth_key.clone().map(String::into_bytes),
-        client_cpus,
-        server_cpus,
-        stop: Some(stop.clone()),
+        client_cpus: config.client_cpus.clone(),
+        server_cpus: config.server_cpus.clone(),
+        stop: None,
         clocks_synchronised: args.clocks_synchronised,
-    });
-    let tty = std::io::stderr().is_terminal();
-    let mut on_progress = |progress: &Progress| {
-        if let (
-            true,
-            Progress::TrialStarted {
-                index,
-                total,
-                spec,
-                family,
-                repetition,
-            },
-        ) = (tty, progress)
-        {
-            eprint!(
-                "\r\x1b[2K[{}/{}] {} over {} (repetition {})",
-                index + 1,
-                total,
-                spec.label(),
-                family,
-                repetition + 1
-            );
-            let _ = std::io::stderr().flush();
-        }
-        if let Progress::TrialFinished { trial, .. } = progress {
-            if let dualperf_model::TrialOutcome::Failed { error } = &trial.outcome {
-                eprintln!(
-                    "{}dualperf: {} over {} failed: {error}",
-                    if tty { "\r\x1b[2K" } else { "" },
-                    trial.spec.label(),
-                    trial.family
-                );
-            }
-        }
     };
-    let mut result = client.run_plan(&config, &mut on_progress);
-    if tty {
-        eprint!("\r\x1b[2K");
+    let mut view = ProgressView::new(&config, std::io::stderr().is_terminal());
+    let result = execute::in_process(&config, options, Some(stop.clone()), &mut view);
+    let interrupted = stop.load(Ordering::SeqCst);
+
+    if let Some(raw) = &args.measure_only {
+        write_json(raw, &result, false)?;
+        return Ok(exit_code(&result, interrupted));
     }
-    if stop.load(Ordering::SeqCst) {
-        result.complete = false;
-        if result.errors.is_empty() {
-            result.errors.push("interrupted by Ctrl-C".into());
-        }
-    }
-    finish::analyse(&mut result);
-    finish::print_tables(&result, args.raw_table);
-    if args.loopback {
-        println!("\nCPU: with --loopback the server runs in this process, so both CPU rows show the whole process.");
-    }
-    let database = if args.no_store {
-        None
-    } else {
-        Some(super::report::database_path(args.db.as_deref())?)
+    let outputs = Outputs {
+        json: args.json.clone(),
+        pretty: args.pretty,
+        csv: args.csv.clone(),
+        html: None,
+        database: if args.no_store {
+            None
+        } else {
+            Some(super::report::database_path(args.db.as_deref())?)
+        },
     };
-    finish::save(
-        &result,
-        &finish::Destinations {
-            database: database.as_deref(),
-            json: args.json.as_deref(),
-            csv: args.csv.as_deref(),
+    let result = finish(
+        result,
+        &outputs,
+        View {
+            verbose: args.verbose,
+            quiet: false,
         },
     )?;
+    if args.loopback {
+        eprintln!("dualperf: with --loopback the server runs in this process, so both CPU figures show the whole process.");
+    }
+    Ok(exit_code(&result, interrupted))
+}
+
+/// 0 when every trial ran, 130 after an interrupt, 1 when a trial failed.
+fn exit_code(result: &dualperf_model::RunResult, interrupted: bool) -> ExitCode {
+    if interrupted {
+        eprintln!(
+            "dualperf: interrupted after {} trials; they are kept",
+            result.trials.len()
+        );
+        return ExitCode::from(130);
+    }
+    if result.complete {
+        return ExitCode::SUCCESS;
+    }
     let failed = result
         .trials
         .iter()
-        .filter(|t| matches!(t.outcome, dualperf_model::TrialOutcome::Failed { .. }))
+        .filter(|t| matches!(t.outcome, TrialOutcome::Failed { .. }))
         .count();
-    if result.complete {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!(
-            "dualperf: {failed} of {} trials failed; {}",
-            result.trials.len(),
-            result.errors.join("; ")
-        );
-        Ok(ExitCode::from(1))
+    eprintln!(
+        "dualperf: {failed} of {} trials failed; {}",
+        result.trials.len(),
+        result.errors.join("; ")
+    );
+    ExitCode::from(1)
+}
+
+/// The arms of a plain run: native IPv4 and IPv6 (or one with -4/-6).
+fn native_arms(args: &Args, targets: &Targets) -> Vec<Arm> {
+    let families = match (args.only_v4, args.only_v6) {
+        (true, _) => vec![IpFamily::V4],
+        (_, true) => vec![IpFamily::V6],
+        _ => IpFamily::ALL.to_vec(),
+    };
+    families
+        .into_iter()
+        .map(|family| Arm::native(family, targets.get(family).clone()))
+        .collect()
+}
+
+fn loopback_targets() -> Targets {
+    Targets {
+        v4: Some("127.0.0.1".into()),
+        v6: Some("::1".into()),
     }
 }
 
-/// The test kinds named in `--tests`, in order, without repeats.
-fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
-    let mut kinds = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let kind: TestKind = name.parse().map_err(|e: String| super::Failure::usage(e))?;
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
+/// The plan the flags describe.
+fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<RunConfig> {
+    let (targets, port) = match loopback_port {
+        Some(port) => (loopback_targets(), port),
+        None => (
+            resolve_targets(args.host.as_deref(), args.v4, args.v6, args.port)?,
+            args.port,
+        ),
+    };
+    let arms = native_arms(args, &targets);
+    for arm in &arms {
+        if arm.target.is_none() {
+            return Err(super::Failure::usage(format!(
+                "no {} address for the server; give --{} ADDR or use -{}",
+                arm.family.label(),
+                arm.family.key(),
+                match arm.family {
+                    IpFamily::V4 => 6,
+                    IpFamily::V6 => 4,
+                }
+            )));
         }
     }
-    if kinds.is_empty() {
-        return Err(super::Failure::usage("--tests names no test"));
-    }
-    Ok(kinds)
+    let options: PointOptions = point_options(args)?;
+    let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
+    let points = points(&options, &families)?;
+    let repeat = args.repeat.unwrap_or(if args.quick { 2 } else { 3 });
+    Ok(RunConfig {
+        points,
+        baseline: choose_baseline(&arms, None)?,
+        arms,
+        repeat,
+        order: args.order.into(),
+        host: args.host.clone(),
+        port,
+        client_cpus: Vec::new(),
+        server_cpus: Vec::new(),
+        command_line: Vec::new(),
+    })
 }
+
+/// The plan in `path`, its native arms retargeted by --loopback, --v4 or --v6.
+fn plan_from_file(
+    args: &Args,
+    path: &std::path::Path,
+    loopback_port: Option<u16>,
+) -> anyhow::Result<RunConfig> {
+    let mut config = load(path)?;
+    let targets = match loopback_port {
+        Some(port) => {
+            config.port = port;
+            Some(loopback_targets())
+        }
+        None if args.v4.is_some() || args.v6.is_some() || args.host.is_some() => {
+            config.port = args.port;
+            Some(resolve_targets(
+                args.host.as_deref(),
+                args.v4,
+                args.v6,
+                args.port,
+            )?)
+        }
+        None => None,
+    };
+    if let Some(targets) = targets {
+        for arm in config.arms.iter_mut().filter(|arm| arm.is_plain_native()) {
+            arm.target = targets.get(arm.family).clone();
+        }
+    }
+    Ok(config)
+}
+

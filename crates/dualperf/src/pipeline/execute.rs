@@ -1,0 +1,96 @@
+//! Executors: where a plan's trials run. Both produce the same raw
+//! [`RunResult`] (trials, host facts, no analysis):
+//!
+//! - **in process**: the engine's client in this process, against `serve`
+//!   peers at the arms' targets (`dualperf run`);
+//! - **in a namespace**: the lab writes the plan as JSON, starts
+//!   `dualperf run --plan PLAN --measure-only RAW` inside the client node
+//!   (the server is another process in the server node, so each end's CPU
+//!   figures are its own) and reads the raw result back. The plan crosses
+//!   the process boundary as the typed value it is, never as re-spelled flags.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+use dualperf_engine::client::{Client, ClientOptions};
+use dualperf_model::{RunConfig, RunResult};
+
+use super::output::write_json;
+use super::progress::ProgressView;
+
+/// The hidden `run` flag of the measuring child: write the raw result here.
+pub const MEASURE_ONLY_FLAG: &str = "--measure-only";
+
+/// Runs every trial of `config` in this process. Never fails: a failed
+/// trial is recorded as such; a raised `stop` flag ends the run after the
+/// current trial with `complete = false` and the reason in `errors`.
+pub fn in_process(
+    config: &RunConfig,
+    options: ClientOptions,
+    stop: Option<Arc<AtomicBool>>,
+    view: &mut ProgressView,
+) -> RunResult {
+    let client = Client::new(ClientOptions {
+        stop: stop.clone(),
+        ..options
+    });
+    let mut result = client.run_plan(config, &mut |progress| view.show(progress));
+    view.done();
+    if stop.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
+        result.complete = false;
+        if result.errors.is_empty() {
+            result.errors.push("interrupted".into());
+        }
+    }
+    result
+}
+
+/// `run` arguments of the measuring child: `run --plan PLAN --measure-only RAW`.
+pub fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
+    vec![
+        "run".into(),
+        "--plan".into(),
+        plan.into(),
+        MEASURE_ONLY_FLAG.into(),
+        raw.into(),
+    ]
+}
+
+/// Writes `config` as the child's plan file.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
+    write_json(path, config, true)
+}
+
+/// Reads the raw result the measuring child wrote.
+///
+/// # Errors
+/// When the child wrote nothing (it died) or something unreadable.
+pub fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("the measuring child wrote no result {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("reading the raw result {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_child_gets_the_plan_file_and_where_to_write() {
+        let args = child_args(Path::new("/r/plan.json"), Path::new("/r/raw.json"));
+        let words: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            words,
+            ["run", "--plan", "/r/plan.json", "--measure-only", "/r/raw.json"]
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! The end of every run, `run` and `lab` alike, in this order:
+//!
+//! 1. **analyse** once (the stats stage; a metric that cannot be computed
+//!    is listed with its reason, never NaN);
+//! 2. **save** before anything is printed: the JSON result, the results
+//!    database, `--csv`, the HTML report — each attempted even when another
+//!    failed, so nothing is lost;
+//! 3. **print** the answer: the verdicts first, the per-metric table with
+//!    `--verbose`. A closed standard output (`| head`) ends printing quietly;
+//!    the run is already stored.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use dualperf_model::RunResult;
+
+use super::output::{is_stdout, write_atomically, write_json};
+
+/// Where a finished result goes.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    /// The JSON result (`-`: standard output).
+    pub json: Option<PathBuf>,
+    /// Indent the JSON.
+    pub pretty: bool,
+    /// Tidy CSV, one row per point × arm × metric.
+    pub csv: Option<PathBuf>,
+    /// The self-contained HTML report.
+    pub html: Option<PathBuf>,
+    /// The results database, unless the user said `--no-store`.
+    pub database: Option<PathBuf>,
+}
+
+/// How much to print.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct View {
+    /// Also print the per-metric comparison table.
+    pub verbose: bool,
+    /// Print nothing on standard output (the JSON goes there).
+    pub quiet: bool,
+}
+
+/// Analyses `result`, saves it everywhere `outputs` says, then prints it.
+///
+/// # Errors
+/// The first output that could not be written (after trying all of them).
+pub fn finish(mut result: RunResult, outputs: &Outputs, view: View) -> anyhow::Result<RunResult> {
+    result.analysis = Some(dualperf_stats::analyse(&result));
+    save(&result, outputs)?;
+    let quiet = view.quiet || outputs.json.as_deref().is_some_and(is_stdout);
+    if !quiet {
+        print(&result, view);
+    }
+    Ok(result)
+}
+
+/// Writes `result` to every output; each is attempted even when an earlier one failed.
+///
+/// # Errors
+/// The first output that could not be written.
+pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
+    let mut first_error: Option<anyhow::Error> = None;
+    let mut keep = |what: anyhow::Result<String>| match what {
+        Ok(line) if !line.is_empty() => eprintln!("dualperf: {line}"),
+        Ok(_) => {}
+        Err(error) => {
+            eprintln!("dualperf: {error:#}");
+            first_error.get_or_insert(error);
+        }
+    };
+    if let Some(path) = &outputs.json {
+        keep(write_json(path, result, outputs.pretty).map(|()| {
+            if is_stdout(path) {
+                String::new()
+            } else {
+                format!("wrote {}", path.display())
+            }
+        }));
+    }
+    if let Some(database) = &outputs.database {
+        keep(store(database, result).map(|()| {
+            format!(
+                "stored run {} in {} (see `dualperf history`, `dualperf report`)",
+                result.run_id,
+                database.display()
+            )
+        }));
+    }
+    if let Some(path) = &outputs.csv {
+        keep(write_csv(path, result).map(|()| format!("wrote {}", path.display())));
+    }
+    if let Some(path) = &outputs.html {
+        keep(
+            crate::cli::report::write_report(result, dualperf_report::Format::Html, Some(path))
+                .map(|()| format!("report: {}", path.display())),
+        );
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+fn store(database: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
+    let mut store = dualperf_store::Store::open(database)
+        .with_context(|| format!("opening results database {}", database.display()))?;
+    store
+        .save_run(result)
+        .with_context(|| format!("storing run {}", result.run_id))?;
+    Ok(())
+}
+
+fn write_csv(path: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
+    let analysis = result
+        .analysis
+        .as_ref()
+        .context("the run has no analysis to write as CSV")?;
+    let rows = dualperf_stats::tidy_rows(result, analysis);
+    let mut buffer = Vec::new();
+    dualperf_stats::write_tidy_csv(&rows, &mut buffer).context("encoding CSV")?;
+    write_atomically(path, &buffer)
+}
+
+/// Prints the verdicts (and with `verbose` the comparison table) to
+/// standard output; stops quietly when standard output is closed.
+pub fn print(result: &RunResult, view: View) {
+    let Some(analysis) = &result.analysis else {
+        return;
+    };
+    let mut text = String::new();
+    let verdicts = dualperf_report::terminal::render_verdicts(result, analysis);
+    if !verdicts.trim().is_empty() {
+        text.push_str(&verdicts);
+    }
+    if view.verbose {
+        text.push('\n');
+        text.push_str(&dualperf_report::terminal::render_comparison_table_width(
+            result,
+            analysis,
+            terminal_width(),
+        ));
+    }
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error: the run is stored already.
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+}
+
+/// Columns of the terminal (COLUMNS, else the TIOCGWINSZ of stdout), 100 when unknown.
+pub fn terminal_width() -> usize {
+    if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return columns;
+    }
+    // SAFETY: TIOCGWINSZ writes a winsize into the zeroed struct we own.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    if ok && size.ws_col >= 60 {
+        size.ws_col as usize
+    } else {
+        100
+    }
+}

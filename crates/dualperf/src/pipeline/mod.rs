@@ -1,0 +1,22 @@
+//! The one pipeline every measuring command goes through.
+//!
+//! ```text
+//! flags / plan file / lab testbed
+//!   └─> plan      a typed RunConfig: points (tests × sizes), arms, baseline,
+//!                 repetitions, order, CPU placement          (plan.rs)
+//!   └─> execute   in this process, or in a lab namespace through a plan
+//!                 file; one raw RunResult comes back        (execute.rs)
+//!   └─> finish    analyse once → save (JSON, database, CSV, HTML) → print
+//!                                                          (finish.rs)
+//! ```
+//!
+//! `dualperf run` and `dualperf lab` differ only in how they build the plan
+//! and which executor they pick. A run has one id from start to end: the
+//! results folder, the JSON, the database row and the report carry the same
+//! one. Nothing in this module computes a metric: the stats stage does.
+
+pub mod execute;
+pub mod finish;
+pub mod output;
+pub mod plan;
+pub mod progress;

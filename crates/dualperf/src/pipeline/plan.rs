@@ -1,0 +1,371 @@
+//! The typed run plan: which points (tests × sizes with their durations,
+//! pacing and probes) on which arms, how often and in which order. `run`
+//! builds it from flags or loads it from a file (`--plan`), `lab` builds it
+//! from its flags and the testbed's addresses; both hand the same
+//! [`RunConfig`] to an executor. A plan file is a `RunConfig` as JSON — or a
+//! whole result, whose `config` is taken, so a stored run can be repeated.
+
+use std::path::Path;
+
+use anyhow::Context;
+use dualperf_engine::sizes::{default_size, preset, size_for_kind, validate_size};
+use dualperf_model::{Arm, ArmId, BitRate, IpFamily, RunConfig, RunResult, TestKind, TestSpec};
+
+use crate::cli::Failure;
+
+/// Longest measured interval of one trial, seconds.
+pub const MAX_TRIAL_SECONDS: f64 = 3600.0;
+/// Longest warm-up of one trial, seconds.
+pub const MAX_WARMUP_SECONDS: f64 = 600.0;
+/// Most repetitions of one point per arm.
+pub const MAX_REPEAT: u32 = 1000;
+
+/// What every point of a plan shares: the flags of `run` and `lab` that
+/// shape traffic, in one typed value.
+#[derive(Clone, Debug)]
+pub struct PointOptions {
+    /// Test kinds, in order, without repeats.
+    pub tests: Vec<TestKind>,
+    /// Sizes: a comma-separated list of bytes, or a preset (`papers`, `small`, `default`).
+    pub sizes: String,
+    /// Measured seconds per trial.
+    pub time_seconds: f64,
+    /// Warm-up seconds per trial.
+    pub warmup_seconds: f64,
+    /// Parallel streams of tcp-stream and udp-stream.
+    pub parallel: u32,
+    /// The server sends (stream and probe kinds).
+    pub reverse: bool,
+    /// Target UDP payload rate per stream (udp-stream); `None`: unlimited.
+    pub bitrate: Option<BitRate>,
+    /// Time-series sample length, milliseconds (≥ 10).
+    pub interval_ms: u64,
+    /// Probe interval, milliseconds (1 to 1000).
+    pub probe_interval_ms: f64,
+    /// Run a probe beside every stream trial (latency under load).
+    pub probe: bool,
+}
+
+impl Default for PointOptions {
+    fn default() -> Self {
+        PointOptions {
+            tests: vec![
+                TestKind::TcpStream,
+                TestKind::UdpStream,
+                TestKind::TcpRr,
+                TestKind::UdpRr,
+                TestKind::TcpConnect,
+            ],
+            sizes: "default".into(),
+            time_seconds: 1.0,
+            warmup_seconds: 0.25,
+            parallel: 1,
+            reverse: false,
+            bitrate: None,
+            interval_ms: 1000,
+            probe_interval_ms: 10.0,
+            probe: false,
+        }
+    }
+}
+
+/// The test kinds named in a comma-separated list, in order, without repeats.
+///
+/// # Errors
+/// A usage error naming an unknown test, or an empty list.
+pub fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
+    let mut kinds = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let kind: TestKind = name.parse().map_err(|e: String| Failure::usage(e))?;
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    if kinds.is_empty() {
+        return Err(Failure::usage("--tests names no test"));
+    }
+    Ok(kinds)
+}
+
+/// The sizes of one test kind: tcp-connect has one point (size 0).
+pub fn sizes_for(kind: TestKind, sizes: &str) -> anyhow::Result<Vec<u32>> {
+    if kind == TestKind::TcpConnect {
+        return Ok(vec![0]);
+    }
+    if sizes == "default" {
+        return Ok(vec![default_size(kind)]);
+    }
+    let list = match preset(sizes) {
+        Some(list) => list,
+        None => sizes
+            .split(',')
+            .map(|s| {
+                s.trim().parse::<u32>().map_err(|_| {
+                    Failure::usage(format!(
+                        "`{s}` in --sizes is not a size in bytes or a preset (papers, small, default)"
+                    ))
+                })
+            })
+            .collect::<anyhow::Result<Vec<u32>>>()?,
+    };
+    Ok(list
+        .into_iter()
+        .map(|size| size_for_kind(kind, size))
+        .collect())
+}
+
+/// The measurement points of `options`, every size checked against the
+/// datagram limit of every family in `families`.
+///
+/// # Errors
+/// Usage errors for values out of range, naming the flag and the limit.
+pub fn points(options: &PointOptions, families: &[IpFamily]) -> anyhow::Result<Vec<TestSpec>> {
+    let valid = options.time_seconds > 0.0
+        && options.time_seconds <= MAX_TRIAL_SECONDS
+        && (0.0..=MAX_WARMUP_SECONDS).contains(&options.warmup_seconds);
+    if !valid {
+        return Err(Failure::usage(format!(
+            "-t must be in (0, {MAX_TRIAL_SECONDS}] seconds and --warmup in [0, {MAX_WARMUP_SECONDS}]"
+        )));
+    }
+    if options.parallel == 0 {
+        return Err(Failure::usage("-P must be at least 1"));
+    }
+    if options.interval_ms < 10 {
+        return Err(Failure::usage(format!(
+            "-i {} ms is below the 10 ms minimum",
+            options.interval_ms
+        )));
+    }
+    if !(1.0..=1000.0).contains(&options.probe_interval_ms) {
+        return Err(Failure::usage(format!(
+            "--probe-interval {} ms is outside 1 to 1000 ms",
+            options.probe_interval_ms
+        )));
+    }
+    let mut points = Vec::new();
+    let mut problems = Vec::new();
+    for &kind in &options.tests {
+        for size in sizes_for(kind, &options.sizes)? {
+            for &family in families {
+                if let Err(problem) = validate_size(kind, family, size) {
+                    problems.push(problem);
+                }
+            }
+            let stream = matches!(kind, TestKind::TcpStream | TestKind::UdpStream);
+            points.push(TestSpec {
+                kind,
+                size_bytes: size,
+                duration_ms: (options.time_seconds * 1000.0).round() as u64,
+                warmup_ms: (options.warmup_seconds * 1000.0).round() as u64,
+                parallel_streams: if stream { options.parallel } else { 1 },
+                reverse: options.reverse && (stream || kind == TestKind::UdpProbe),
+                rate: if kind == TestKind::UdpStream {
+                    options.bitrate
+                } else {
+                    None
+                },
+                sample_interval_ms: options.interval_ms,
+                probe_interval_us: (kind == TestKind::UdpProbe || (options.probe && stream))
+                    .then(|| (options.probe_interval_ms * 1000.0).round() as u64),
+            });
+        }
+    }
+    if !problems.is_empty() {
+        problems.dedup();
+        return Err(Failure::usage(problems.join("\n")));
+    }
+    Ok(points)
+}
+
+/// Checks what an executor relies on: at least one arm, unique arm ids,
+/// the baseline among the arms, a repeat count in range, every point's size
+/// within its arm families' limits.
+///
+/// # Errors
+/// A usage error saying what is wrong.
+pub fn validate(config: &RunConfig) -> anyhow::Result<()> {
+    if config.arms.is_empty() {
+        return Err(Failure::usage("the plan has no arm to measure"));
+    }
+    for (index, arm) in config.arms.iter().enumerate() {
+        if config.arms[..index].iter().any(|a| a.id == arm.id) {
+            return Err(Failure::usage(format!("arm id `{}` appears twice", arm.id)));
+        }
+    }
+    if config.arm(&config.baseline).is_none() {
+        let ids: Vec<&str> = config.arms.iter().map(|a| a.id.as_str()).collect();
+        return Err(Failure::usage(format!(
+            "baseline `{}` is not one of the arms ({})",
+            config.baseline,
+            ids.join(", ")
+        )));
+    }
+    if config.repeat == 0 || config.repeat > MAX_REPEAT {
+        return Err(Failure::usage(format!(
+            "--repeat must be 1 to {MAX_REPEAT}"
+        )));
+    }
+    if config.points.is_empty() {
+        return Err(Failure::usage("the plan has no measurement point"));
+    }
+    let mut problems = Vec::new();
+    for point in &config.points {
+        for family in config.families() {
+            if let Err(problem) = validate_size(point.kind, family, point.size_bytes) {
+                problems.push(problem);
+            }
+        }
+    }
+    if !problems.is_empty() {
+        problems.dedup();
+        return Err(Failure::usage(problems.join("\n")));
+    }
+    Ok(())
+}
+
+/// The baseline for `arms`: the arm named by the user, else native IPv4
+/// when measured, else the first arm.
+///
+/// # Errors
+/// A usage error when the named arm is not among `arms`.
+pub fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Result<ArmId> {
+    if let Some(asked) = asked {
+        return arms
+            .iter()
+            .find(|arm| arm.id.as_str() == asked)
+            .map(|arm| arm.id.clone())
+            .ok_or_else(|| {
+                let ids: Vec<&str> = arms.iter().map(|a| a.id.as_str()).collect();
+                Failure::usage(format!(
+                    "--baseline {asked}: no such arm (arms: {})",
+                    ids.join(", ")
+                ))
+            });
+    }
+    let v4 = ArmId::native(IpFamily::V4);
+    Ok(arms
+        .iter()
+        .find(|arm| arm.id == v4)
+        .or(arms.first())
+        .map(|arm| arm.id.clone())
+        .unwrap_or(v4))
+}
+
+/// Reads a plan file: a `RunConfig` as JSON, or a result whose `config` is taken.
+///
+/// # Errors
+/// A usage error when the file cannot be read or is neither document.
+pub fn load(path: &Path) -> anyhow::Result<RunConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading plan {}", path.display()))
+        .map_err(|e| Failure::usage(format!("{e:#}")))?;
+    if let Ok(config) = serde_json::from_str::<RunConfig>(&text) {
+        return Ok(config);
+    }
+    match serde_json::from_str::<RunResult>(&text) {
+        Ok(result) => Ok(result.config),
+        Err(error) => Err(Failure::usage(format!(
+            "{} is neither a dualperf plan (a run configuration) nor a result: {error}",
+            path.display()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(tests: &str) -> PointOptions {
+        PointOptions {
+            tests: parse_tests(tests).unwrap(),
+            ..PointOptions::default()
+        }
+    }
+
+    #[test]
+    fn tcp_connect_has_one_point_whatever_the_sizes() {
+        assert_eq!(sizes_for(TestKind::TcpConnect, "papers").unwrap(), vec![0]);
+        assert_eq!(
+            sizes_for(TestKind::TcpStream, "papers").unwrap().last(),
+            Some(&65_536)
+        );
+        assert_eq!(
+            sizes_for(TestKind::UdpRr, "64, 128").unwrap(),
+            vec![64, 128]
+        );
+        assert!(sizes_for(TestKind::UdpRr, "huge").is_err());
+    }
+
+    #[test]
+    fn udp_probe_points_carry_the_probe_interval_and_the_g711_size() {
+        let mut options = options("udp-probe");
+        options.probe_interval_ms = 20.0;
+        let point = &points(&options, &IpFamily::ALL).unwrap()[0];
+        assert_eq!(point.kind, TestKind::UdpProbe);
+        assert_eq!(
+            (point.size_bytes, point.probe_interval_us),
+            (172, Some(20_000))
+        );
+    }
+
+    #[test]
+    fn probe_adds_a_probe_interval_to_load_points_only() {
+        let mut with = options("tcp-stream,udp-rr");
+        with.probe = true;
+        let intervals: Vec<Option<u64>> = points(&with, &IpFamily::ALL)
+            .unwrap()
+            .iter()
+            .map(|p| p.probe_interval_us)
+            .collect();
+        assert_eq!(intervals, vec![Some(10_000), None]);
+        let without = points(&options("tcp-stream"), &IpFamily::ALL).unwrap();
+        assert_eq!(without[0].probe_interval_us, None);
+    }
+
+    #[test]
+    fn a_probe_interval_outside_one_to_a_thousand_ms_is_a_usage_error() {
+        let mut options = options("udp-probe");
+        options.probe_interval_ms = 0.5;
+        let error = points(&options, &IpFamily::ALL).unwrap_err();
+        assert!(error.to_string().contains("--probe-interval"), "{error}");
+    }
+
+    #[test]
+    fn a_udp_size_above_the_ipv4_limit_is_refused_only_when_ipv4_is_measured() {
+        let mut options = options("udp-stream");
+        options.sizes = "65520".into();
+        assert!(points(&options, &IpFamily::ALL).is_err());
+        assert!(points(&options, &[IpFamily::V6]).is_ok());
+    }
+
+    #[test]
+    fn the_baseline_is_ipv4_unless_named_and_a_wrong_name_is_a_usage_error() {
+        let arms = vec![
+            Arm::native(IpFamily::V6, None),
+            Arm::native(IpFamily::V4, None),
+        ];
+        assert_eq!(choose_baseline(&arms, None).unwrap().as_str(), "v4");
+        assert_eq!(choose_baseline(&arms, Some("v6")).unwrap().as_str(), "v6");
+        let error = choose_baseline(&arms, Some("v7")).unwrap_err();
+        assert!(error.to_string().contains("arms: v6, v4"), "{error}");
+    }
+
+    #[test]
+    fn a_plan_with_a_baseline_outside_its_arms_is_refused() {
+        let config = RunConfig {
+            points: points(&options("tcp-rr"), &IpFamily::ALL).unwrap(),
+            arms: vec![Arm::native(IpFamily::V6, Some("::1".into()))],
+            baseline: ArmId::native(IpFamily::V4),
+            repeat: 1,
+            order: Default::default(),
+            host: None,
+            port: 1,
+            client_cpus: vec![],
+            server_cpus: vec![],
+            command_line: vec![],
+        };
+        let error = validate(&config).unwrap_err();
+        assert!(error.to_string().contains("baseline `v4`"), "{error}");
+    }
+}

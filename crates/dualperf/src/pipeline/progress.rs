@@ -1,0 +1,160 @@
+//! What a person sees while a run goes on. On a terminal: one status line,
+//! rewritten in place, with the trial, elapsed time and an estimate of the
+//! time left. Without a terminal (CI logs, pipes): one line per finished
+//! point, so a long run never looks hung. Failed trials are always printed.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use dualperf_engine::client::Progress;
+use dualperf_model::{RunConfig, TrialOutcome};
+
+/// Progress display for one run.
+pub struct ProgressView {
+    tty: bool,
+    started: Instant,
+    /// Trials per point (arms × repetitions).
+    per_point: usize,
+    /// Finished trials and failures of the point in progress.
+    point_finished: usize,
+    point_failed: usize,
+    points_done: usize,
+    points_total: usize,
+    labels: Vec<(String, String)>,
+}
+
+impl ProgressView {
+    /// A display for `config`; `tty` says whether standard error is a terminal.
+    pub fn new(config: &RunConfig, tty: bool) -> ProgressView {
+        ProgressView {
+            tty,
+            started: Instant::now(),
+            per_point: config.arms.len() * config.repeat as usize,
+            point_finished: 0,
+            point_failed: 0,
+            points_done: 0,
+            points_total: config.points.len(),
+            labels: config
+                .arms
+                .iter()
+                .map(|arm| (arm.id.to_string(), arm.label.clone()))
+                .collect(),
+        }
+    }
+
+    fn arm_label<'a>(&'a self, id: &'a str) -> &'a str {
+        self.labels
+            .iter()
+            .find(|(key, _)| key == id)
+            .map(|(_, label)| label.as_str())
+            .unwrap_or(id)
+    }
+
+    /// Shows one event of the engine.
+    pub fn show(&mut self, progress: &Progress) {
+        let mut err = std::io::stderr().lock();
+        match progress {
+            Progress::TrialStarted {
+                index,
+                total,
+                spec,
+                arm,
+                repetition,
+            } if self.tty => {
+                let elapsed = self.started.elapsed();
+                let left = estimate_left(elapsed, *index, *total)
+                    .map(|left| format!(", ~{} left", clock(left)))
+                    .unwrap_or_default();
+                let _ = write!(
+                    err,
+                    "\r\x1b[2K[{}/{}] {}{left} · {} on {} (repetition {})",
+                    index + 1,
+                    total,
+                    clock(elapsed),
+                    spec.label(),
+                    arm.label,
+                    repetition + 1
+                );
+                let _ = err.flush();
+            }
+            Progress::TrialStarted { .. } => {}
+            Progress::TrialFinished { trial, .. } => {
+                self.point_finished += 1;
+                if let TrialOutcome::Failed { error } = &trial.outcome {
+                    self.point_failed += 1;
+                    let _ = writeln!(
+                        err,
+                        "{}dualperf: {} on {} failed: {error}",
+                        if self.tty { "\r\x1b[2K" } else { "" },
+                        trial.spec.label(),
+                        self.arm_label(trial.arm.as_str()),
+                    );
+                }
+                if self.point_finished >= self.per_point {
+                    self.points_done += 1;
+                    if !self.tty {
+                        let _ = writeln!(
+                            err,
+                            "dualperf: [{}/{} points, {}] {}: {} trials, {} failed",
+                            self.points_done,
+                            self.points_total,
+                            clock(self.started.elapsed()),
+                            trial.spec.label(),
+                            self.point_finished,
+                            self.point_failed
+                        );
+                    }
+                    self.point_finished = 0;
+                    self.point_failed = 0;
+                }
+            }
+        }
+    }
+
+    /// Clears the status line once the run is over.
+    pub fn done(&self) {
+        if self.tty {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// Time left at the average pace so far, once a trial has finished.
+fn estimate_left(elapsed: Duration, finished: usize, total: usize) -> Option<Duration> {
+    (finished > 0).then(|| elapsed.mul_f64((total - finished) as f64 / finished as f64))
+}
+
+/// `m:ss` (or `h:mm:ss`).
+fn clock(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if seconds >= 3600 {
+        format!(
+            "{}:{:02}:{:02}",
+            seconds / 3600,
+            seconds % 3600 / 60,
+            seconds % 60
+        )
+    } else {
+        format!("{}:{:02}", seconds / 60, seconds % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_follows_the_pace_so_far() {
+        assert_eq!(estimate_left(Duration::from_secs(10), 0, 4), None);
+        assert_eq!(
+            estimate_left(Duration::from_secs(10), 1, 4),
+            Some(Duration::from_secs(30))
+        );
+    }
+
+    #[test]
+    fn clocks_read_like_clocks() {
+        assert_eq!(clock(Duration::from_secs(75)), "1:15");
+        assert_eq!(clock(Duration::from_secs(3725)), "1:02:05");
+    }
+}
