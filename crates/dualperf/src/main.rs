@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let parsed = cli::Cli::parse();
+    let parsed = cli::Cli::parse_from(cli::iperf3_words(std::env::args_os().collect()));
     match cli::dispatch(parsed) {
         Ok(code) => code,
         Err(error) => cli::report_error(&error),

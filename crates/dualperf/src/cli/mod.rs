@@ -10,6 +10,7 @@ pub mod check;
 pub mod doctor;
 pub mod exit;
 pub mod history;
+pub mod import;
 pub mod lab;
 pub mod overhead;
 pub mod report;
@@ -27,6 +28,7 @@ pub use exit::{report_error, Failure};
 ///   dualperf lab --quick          build a routed testbed, compare, clean up
 ///   dualperf run --loopback       compare 127.0.0.1 with ::1 on this host
 ///   dualperf serve                (on host B)   then   dualperf run B   (on host A)
+///   dualperf -s / dualperf -c B   the same, with iperf3's words
 #[derive(Parser, Debug)]
 #[command(
     name = "dualperf",
@@ -57,12 +59,29 @@ pub enum Command {
     Report(report::Args),
     /// List stored runs.
     History(history::Args),
+    /// Add result files (another host's --json, a copied results folder) to the database.
+    Import(import::Args),
     /// Find IPv4-only constructs in source code.
     Scan(scan::Args),
     /// Test dual-stack behaviour for real: this host's socket API or a remote host.
     Check(check::Args),
     /// Analyse an IP address: canonical form, kind, reverse-DNS name.
     Addr(addr::Args),
+}
+
+/// iperf3's habits at the top level: `dualperf -c HOST …` is `dualperf run
+/// -c HOST …` and `dualperf -s …` is `dualperf serve …`. Anything else is
+/// left as it is.
+pub fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
+    let client = first == "-c" || first == "--client" || first.starts_with("--client=");
+    let server = first == "-s" || first == "--server";
+    if client {
+        args.insert(1, "run".into());
+    } else if server {
+        args[1] = "serve".into();
+    }
+    args
 }
 
 /// Runs the chosen subcommand.
@@ -75,8 +94,34 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Overhead(args) => overhead::run(args),
         Command::Report(args) => report::run(args),
         Command::History(args) => history::run(args),
+        Command::Import(args) => import::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
         Command::Addr(args) => addr::run(args),
+    }
+}
+
+#[cfg(test)]
+mod iperf3_tests {
+    use super::*;
+
+    fn words(args: &[&str]) -> Vec<String> {
+        iperf3_words(args.iter().map(Into::into).collect())
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_client_flag_first_means_run_and_a_server_flag_means_serve() {
+        assert_eq!(
+            words(&["dualperf", "-c", "127.0.0.1", "-J"]),
+            ["dualperf", "run", "-c", "127.0.0.1", "-J"]
+        );
+        assert_eq!(
+            words(&["dualperf", "-s", "-p", "5201"]),
+            ["dualperf", "serve", "-p", "5201"]
+        );
+        assert_eq!(words(&["dualperf", "lab", "-c"]), ["dualperf", "lab", "-c"]);
     }
 }

@@ -1,5 +1,6 @@
-//! `dualperf report`: render stored runs as HTML, Markdown or CSV, or two
-//! runs side by side. Also the helpers `run` and `lab` use to find the
+//! `dualperf report`: render runs as HTML, Markdown or CSV, or two runs side
+//! by side. A run is named by its id in the results database, or by its
+//! `result.json` (or results folder), which needs no database. Also the helpers `run` and `lab` use to find the
 //! database and write a report ([`database_path`], [`write_report`]).
 
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ pub enum FormatArg {
     Html,
     /// Markdown, for a change request or a wiki.
     Md,
-    /// Tidy CSV, one row per point × metric × family.
+    /// Tidy CSV, one row per point × arm × metric.
     Csv,
 }
 
@@ -38,11 +39,13 @@ impl From<FormatArg> for Format {
 /// Examples:
 ///   dualperf report                      latest run as dualperf-report-<run>.html
 ///   dualperf report RUN --format md -o -  Markdown to standard output
+///   dualperf report results/RUN/result.json -o r.html   from the file, no database
 ///   dualperf report --compare OLD NEW    two runs side by side (Welch's t-test)
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Runs to render, by id (see `dualperf history`); default: the latest run.
+    /// Runs to render: ids (see `dualperf history`), result.json files or
+    /// results folders; default: the latest run in the database.
     pub runs: Vec<String>,
     /// SQLite results database [default: $XDG_DATA_HOME/dualperf/results.sqlite].
     #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
@@ -95,19 +98,22 @@ pub fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult> {
     })
 }
 
-/// Writes `text` to `path` through a temporary file and a rename, so that an
-/// interrupted write never leaves half a report; `-` writes to standard output.
+/// Writes `text` to `path` atomically; `-` writes to standard output.
 fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
-    if path == Path::new("-") {
-        use std::io::Write;
-        return std::io::stdout()
-            .write_all(text.as_bytes())
-            .context("writing the report to standard output");
+    crate::pipeline::output::write_atomically(path, text.as_bytes())
+}
+
+/// A run named on the command line: a result file or folder, else an id
+/// in the database (opened, read-only, only when needed).
+fn resolve(name: &str, store: &mut Option<Store>, db: Option<&Path>) -> anyhow::Result<RunResult> {
+    if crate::pipeline::load::is_result_path(name) {
+        return crate::pipeline::load::load_result(Path::new(name));
     }
-    let temporary = path.with_extension("partial");
-    std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
+    if store.is_none() {
+        *store = Some(open_existing(db)?);
+    }
+    let store = store.as_ref().expect("opened just above");
+    load_run(store, name)
 }
 
 /// Renders `run` in `format` and writes it to `output` (default
@@ -144,10 +150,12 @@ fn default_output(run_id: &str, format: Format) -> PathBuf {
 
 /// Runs `dualperf report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = open_existing(args.db.as_deref())?;
     let format = Format::from(args.format);
+    let mut store: Option<Store> = None;
+    let db = args.db.as_deref();
     if let Some(pair) = &args.compare {
-        let (before, after) = (load_run(&store, &pair[0])?, load_run(&store, &pair[1])?);
+        let before = resolve(&pair[0], &mut store, db)?;
+        let after = resolve(&pair[1], &mut store, db)?;
         let text = dualperf_report::render_comparison(&before, &after, format)
             .with_context(|| format!("comparing {} with {}", before.run_id, after.run_id))?;
         let path = args.output.clone().unwrap_or_else(|| {
@@ -159,20 +167,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let runs = if args.runs.is_empty() {
-        vec![store
+    let names = if args.runs.is_empty() {
+        let opened = open_existing(db)?;
+        let latest = opened
             .latest_run_id()?
-            .ok_or_else(|| Failure::usage("the results database holds no runs yet"))?]
+            .ok_or_else(|| Failure::usage("the results database holds no runs yet"))?;
+        store = Some(opened);
+        vec![latest]
     } else {
         args.runs.clone()
     };
-    if runs.len() > 1 && args.output.is_some() {
+    if names.len() > 1 && args.output.is_some() {
         return Err(Failure::usage(
-            "-o/--output takes one run; give one run id or leave out -o",
+            "-o/--output takes one run; give one run or leave out -o",
         ));
     }
-    for run_id in &runs {
-        let run = load_run(&store, run_id)?;
+    for name in &names {
+        let run = resolve(name, &mut store, db)?;
         let path = write_report(&run, format, args.output.as_deref())?;
         if path != Path::new("-") {
             println!("{}", path.display());

@@ -17,6 +17,7 @@
 
 pub mod execute;
 pub mod finish;
+pub mod load;
 pub mod output;
 pub mod plan;
 pub mod progress;

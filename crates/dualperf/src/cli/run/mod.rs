@@ -27,9 +27,13 @@ use crate::pipeline::plan::{choose_baseline, load, points, validate, PointOption
 use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
 
+/// The standard battery.
+pub const DEFAULT_TESTS: &str = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect";
+
 /// Examples shown at the end of `dualperf run --help`.
 const RUN_EXAMPLES: &str = "Examples:
   dualperf run --loopback                      127.0.0.1 against ::1, server in-process
+  dualperf -c hostb -t 2 -J                    iperf3's words: both families, JSON on stdout
   dualperf run --loopback --repeat 5 --csv out.csv
   dualperf run hostb.example.net               both families against `dualperf serve` on hostb
   dualperf run --v4 192.0.2.7 --v6 2001:db8::7 --sizes papers --json result.json
@@ -51,6 +55,9 @@ const RUN_EXAMPLES: &str = "Examples:
 pub struct Args {
     /// Server host name or address; resolved to its A and AAAA addresses.
     pub host: Option<String>,
+    /// The server, as iperf3 says it (`-c HOST` is the same as HOST).
+    #[arg(short = 'c', long = "client", value_name = "HOST", conflicts_with = "host")]
+    pub client: Option<String>,
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
@@ -81,16 +88,25 @@ pub struct Args {
     #[arg(
         long,
         value_name = "LIST",
-        default_value = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect"
+        default_value = DEFAULT_TESTS
     )]
     pub tests: String,
+    /// UDP, as iperf3 says it: the tests become udp-stream (unless --tests names others).
+    #[arg(short = 'u', long = "udp")]
+    pub udp: bool,
     /// Message sizes in bytes, comma-separated, or a preset: `papers` =
     /// 64,128,256,512,1024,1408,2048,4096,8192,16384,32768,65507 (the seed
     /// papers' sweep; 64 KiB for TCP), `small` = 64,512,1408, `default` = one
     /// size per test (tcp-stream 128 KiB writes, udp-stream 1024 B, rr 64 B).
     /// UDP sizes above a family's maximum datagram (65507 B IPv4, 65527 B
     /// IPv6) are rejected; sizes above the path MTU are sent fragmented.
-    #[arg(long, value_name = "LIST|PRESET", default_value = "default")]
+    #[arg(
+        short = 'l',
+        long,
+        alias = "length",
+        value_name = "LIST|PRESET",
+        default_value = "default"
+    )]
     pub sizes: String,
     /// Measured seconds per trial (warm-up excluded).
     #[arg(short = 't', long = "time", value_name = "SECS", default_value_t = 1.0)]
@@ -115,17 +131,22 @@ pub struct Args {
     /// (unlike iperf3's 1 Mbit/s default: mind shared paths).
     #[arg(short = 'b', long, value_name = "RATE")]
     pub bitrate: Option<BitRate>,
-    /// Length of one time-series sample, milliseconds (at least 10).
+    /// Length of one time-series sample, as iperf3: seconds (`1`, `0.05`)
+    /// or with a unit (`50ms`); at least 10 ms, at most 60 s.
     #[arg(
         short = 'i',
         long = "interval",
-        value_name = "MS",
-        default_value_t = 1000
+        value_name = "TIME",
+        default_value = "1",
+        value_parser = parse_interval_ms
     )]
     pub interval_ms: u64,
     /// Write the full result (schema dualperf.run v2) to this file; `-` for standard output.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write the full result as JSON to standard output (= `--json -`), like iperf3 -J.
+    #[arg(short = 'J', conflicts_with = "json")]
+    pub json_stdout: bool,
     /// Indent the JSON result.
     #[arg(long)]
     pub pretty: bool,
@@ -266,7 +287,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(exit_code(&result, interrupted));
     }
     let outputs = Outputs {
-        json: args.json.clone(),
+        json: if args.json_stdout {
+            Some(PathBuf::from("-"))
+        } else {
+            args.json.clone()
+        },
         pretty: args.pretty,
         csv: args.csv.clone(),
         html: None,
@@ -315,6 +340,39 @@ fn exit_code(result: &dualperf_model::RunResult, interrupted: bool) -> ExitCode 
     ExitCode::from(1)
 }
 
+/// The server the user named, positionally or with `-c`.
+fn server_name(args: &Args) -> Option<&str> {
+    args.host.as_deref().or(args.client.as_deref())
+}
+
+/// `-i` as iperf3 takes it: seconds, or a number with `ms`/`s`; 10 ms to 60 s.
+fn parse_interval_ms(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 1.0)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1000.0)
+    } else {
+        (text, 1000.0)
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a time (e.g. 1, 0.05, 50ms)"))?;
+    let ms = value * scale;
+    if !(10.0..=60_000.0).contains(&ms) || !ms.is_finite() {
+        return Err(format!(
+            "{text} is outside 10 ms to 60 s{}",
+            if scale == 1000.0 && value >= 10.0 && !text.ends_with('s') {
+                format!(" (seconds, as in iperf3; did you mean {value}ms?)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    Ok(ms.round() as u64)
+}
+
 /// The arms of a plain run: native IPv4 and IPv6 (or one with -4/-6).
 fn native_arms(args: &Args, targets: &Targets) -> Vec<Arm> {
     let families = match (args.only_v4, args.only_v6) {
@@ -340,7 +398,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
     let (targets, port) = match loopback_port {
         Some(port) => (loopback_targets(), port),
         None => (
-            resolve_targets(args.host.as_deref(), args.v4, args.v6, args.port)?,
+            resolve_targets(server_name(args), args.v4, args.v6, args.port)?,
             args.port,
         ),
     };
@@ -368,7 +426,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         arms,
         repeat,
         order: args.order.into(),
-        host: args.host.clone(),
+        host: server_name(args).map(str::to_string),
         port,
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
@@ -388,10 +446,10 @@ fn plan_from_file(
             config.port = port;
             Some(loopback_targets())
         }
-        None if args.v4.is_some() || args.v6.is_some() || args.host.is_some() => {
+        None if args.v4.is_some() || args.v6.is_some() || server_name(args).is_some() => {
             config.port = args.port;
             Some(resolve_targets(
-                args.host.as_deref(),
+                server_name(args),
                 args.v4,
                 args.v6,
                 args.port,
@@ -407,3 +465,20 @@ fn plan_from_file(
     Ok(config)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_read_as_iperf3_seconds_or_with_a_unit() {
+        assert_eq!(parse_interval_ms("1"), Ok(1000));
+        assert_eq!(parse_interval_ms("0.05"), Ok(50));
+        assert_eq!(parse_interval_ms("50ms"), Ok(50));
+        assert_eq!(parse_interval_ms("2s"), Ok(2000));
+        let error = parse_interval_ms("50").unwrap_err();
+        assert!(error.contains("did you mean 50ms"), "{error}");
+        assert!(parse_interval_ms("5ms").is_err());
+        assert!(parse_interval_ms("soon").is_err());
+    }
+}

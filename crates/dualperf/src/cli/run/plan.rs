@@ -60,8 +60,13 @@ pub fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     } else {
         (args.time, args.warmup)
     };
+    let tests = if args.udp && args.tests == super::DEFAULT_TESTS {
+        "udp-stream"
+    } else {
+        args.tests.as_str()
+    };
     Ok(PointOptions {
-        tests: parse_tests(&args.tests)?,
+        tests: parse_tests(tests)?,
         sizes: args.sizes.clone(),
         time_seconds,
         warmup_seconds,
