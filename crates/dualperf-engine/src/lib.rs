@@ -81,6 +81,7 @@ pub mod host_facts;
 pub mod latency_recorder;
 pub mod limits;
 pub mod meter;
+pub mod pacer;
 pub mod protocol;
 pub mod sequence_tracker;
 pub mod server;

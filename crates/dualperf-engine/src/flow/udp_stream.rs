@@ -15,6 +15,7 @@ use super::{FlowContext, FlowOutput, ARRIVALS_LIMIT, LOSS_WAIT_MS, QUIET};
 use crate::clock::realtime_ns;
 use crate::datagram::{read_header, read_hello, write_header, Header, FLAG_WARMUP, HELLO_BYTES};
 use crate::meter::Stage;
+use crate::pacer::{default_burst, Pacer};
 use crate::sequence_tracker::SequenceTracker;
 use crate::socket_options::enable_receive_timestamps;
 
@@ -30,14 +31,16 @@ pub fn send(
     context: FlowContext,
 ) -> FlowOutput {
     let fd = socket.as_raw_fd();
-    // Batch size: as large as possible unlimited; paced rates send batches
-    // at no less than ~2 kHz so the stream stays smooth.
-    let interval_ns =
-        rate_bps.map(|bps| (payload_bytes as f64 * 8.0 * 1e9 / bps.max(1) as f64).max(1.0));
-    let batch = match interval_ns {
-        None => BATCH,
-        Some(ns) => ((500_000.0 / ns) as usize).clamp(1, BATCH),
-    };
+    // Unlimited: batches as large as possible. Paced: a token bucket whose
+    // burst (1 ms of traffic, 2 to 64 datagrams) bounds every batch, so a
+    // stalled sender never catches up with a burst (crate::pacer).
+    let clock = Instant::now();
+    let elapsed_ns = || clock.elapsed().as_nanos() as u64;
+    let mut pacer = rate_bps.map(|bps| {
+        let interval_ns = (payload_bytes.max(1) as f64 * 8.0 * 1e9 / bps.max(1) as f64).max(1.0);
+        Pacer::new(bps, payload_bytes, default_burst(interval_ns), 0)
+    });
+    let batch = BATCH;
     let mut buffers = vec![vec![0u8; payload_bytes]; batch];
     let mut iovecs: Vec<libc::iovec> = buffers
         .iter_mut()
@@ -54,20 +57,19 @@ pub fn send(
     }
     let mut output = FlowOutput::default();
     let (mut warmup_sequence, mut measured_sequence) = (0u64, 0u64);
-    let (started, mut sent_total) = (Instant::now(), 0u64);
     loop {
         let stage = context.phase.get();
         if stage == Stage::Done || Instant::now() >= context.deadline {
             break;
         }
-        if let Some(ns) = interval_ns {
-            let due = started + Duration::from_nanos((sent_total as f64 * ns) as u64);
-            let now = Instant::now();
-            if due > now {
-                std::thread::sleep(due - now);
+        let granted = match pacer.as_mut().map(|p| p.grant(elapsed_ns(), batch)) {
+            None => batch,
+            Some(Ok(granted)) => granted,
+            Some(Err(wait)) => {
+                std::thread::sleep(wait);
                 continue; // the phase may have changed while asleep
             }
-        }
+        };
         let (first, flags) = match stage {
             Stage::Warmup => (warmup_sequence, FLAG_WARMUP),
             _ => (measured_sequence, 0),
@@ -85,12 +87,15 @@ pub fn send(
         }
         // SAFETY: messages point at iovecs and buffers that live and do not
         // move for the whole loop; batch <= messages.len().
-        let sent = unsafe { libc::sendmmsg(fd, messages.as_mut_ptr(), batch as u32, 0) };
+        let sent = unsafe { libc::sendmmsg(fd, messages.as_mut_ptr(), granted as u32, 0) };
         if sent < 0 {
             let error = std::io::Error::last_os_error();
             match error.raw_os_error() {
                 // Full queue: the kernel tells us to slow down, nothing was sent.
                 Some(libc::ENOBUFS) | Some(libc::EAGAIN) | Some(libc::EINTR) => {
+                    if let Some(pacer) = pacer.as_mut() {
+                        pacer.refund(granted);
+                    }
                     std::thread::yield_now();
                     continue;
                 }
@@ -102,8 +107,10 @@ pub fn send(
                 }
             }
         }
+        if let Some(pacer) = pacer.as_mut() {
+            pacer.refund(granted - sent as usize);
+        }
         let sent = sent as u64;
-        sent_total += sent;
         match flags {
             FLAG_WARMUP => warmup_sequence += sent,
             _ => measured_sequence += sent,
@@ -111,6 +118,19 @@ pub fn send(
         context.meter.add_sent(sent * payload_bytes as u64, sent);
     }
     output.udp_sent = measured_sequence;
+    if let Some(pacer) = &pacer {
+        // A stall longer than ~2 ms is worth knowing: the rate dipped and was
+        // made up at most 10 % faster afterwards (crate::pacer).
+        if pacer.longest_gap_ns() > 2_000_000 || pacer.debt_packets() > 0 {
+            output.note = Some(format!(
+                "pacing: the sending thread stalled for up to {:.1} ms and caught up at most \
+                 {:.0} % above the rate; {} datagrams still owed at the end",
+                pacer.longest_gap_ns() as f64 / 1e6,
+                crate::pacer::CATCH_UP_RATIO * 100.0,
+                pacer.debt_packets()
+            ));
+        }
+    }
     output
 }
 

@@ -4,6 +4,7 @@
 mod bad_input;
 mod loopback;
 mod netns;
+mod pacing;
 mod probe;
 mod probe_lab;
 mod probe_netns;

@@ -18,7 +18,7 @@ use crate::support::{short_spec, trial, TestServer};
 
 /// Runs `client` on a thread inside `client_ns` against a server running
 /// in `server_ns`; returns what `client` returned.
-fn with_server<T: Send + 'static>(
+pub fn with_server<T: Send + 'static>(
     server_ns: &str,
     client_ns: &str,
     client: impl FnOnce(u16) -> T + Send + 'static,
