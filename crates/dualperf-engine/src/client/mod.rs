@@ -18,7 +18,7 @@ use dualperf_model::{
     RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 
-pub use trial::{run_trial, TrialReport};
+pub use trial::TrialReport;
 
 use crate::clock::unix_ms;
 use crate::host_facts::collect_host_facts;
@@ -224,6 +224,28 @@ impl Client {
         }
         trial
     }
+}
+
+/// Runs one trial of `spec` over `family` against the server at `server`;
+/// a tcp-stream or udp-stream spec with `probe_interval_us` set gets a
+/// udp-probe stream alongside ([`under_load`]). Dispatching here keeps the
+/// modules one-way: `under_load` builds on `trial`, neither calls back.
+///
+/// # Errors
+/// Anything that stops the trial: a refused or unreachable server, an
+/// invalid size, a broken data connection. The caller records it as a
+/// failed trial.
+pub fn run_trial(
+    server: SocketAddr,
+    spec: &TestSpec,
+    family: dualperf_model::IpFamily,
+    options: &ClientOptions,
+    want_host_facts: bool,
+) -> crate::error::Result<TrialReport> {
+    if under_load::wants_probe(spec) {
+        return under_load::run_with_probe(server, spec, family, options, want_host_facts);
+    }
+    trial::run_single(server, spec, family, options, want_host_facts, None)
 }
 
 /// Runs `config` with default options (no key, unpinned, no Ctrl-C flag).

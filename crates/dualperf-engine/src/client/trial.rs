@@ -35,30 +35,9 @@ pub struct TrialReport {
 /// Waiting time for control answers that involve no measurement.
 const CONTROL_WAIT: Duration = Duration::from_secs(15);
 
-/// Runs one trial of `spec` over `family` against the server at `server`;
-/// a tcp-stream or udp-stream spec with `probe_interval_us` set gets a
-/// udp-probe stream alongside ([`super::under_load`]).
-///
-/// # Errors
-/// Anything that stops the trial: a refused or unreachable server, an
-/// invalid size, a broken data connection. The caller records it as a
-/// failed trial.
-pub fn run_trial(
-    server: SocketAddr,
-    spec: &TestSpec,
-    family: IpFamily,
-    options: &ClientOptions,
-    want_host_facts: bool,
-) -> Result<TrialReport> {
-    if super::under_load::wants_probe(spec) {
-        return super::under_load::run_with_probe(server, spec, family, options, want_host_facts);
-    }
-    run_single(server, spec, family, options, want_host_facts, None)
-}
-
 /// One trial of `spec` alone, on one control session; `started` (if any)
 /// hears once both ends' flows are running.
-pub(crate) fn run_single(
+pub fn run_single(
     server: SocketAddr,
     spec: &TestSpec,
     family: IpFamily,
