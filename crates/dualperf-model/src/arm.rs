@@ -225,9 +225,8 @@ impl FromStr for Dscp {
         if let Ok(number) = lower.parse::<u8>() {
             return Dscp::new(number);
         }
-        let bad = || {
-            format!("unknown DSCP `{text}`: use 0..63 or ef, af11..af43, cs0..cs7, le, be")
-        };
+        let bad =
+            || format!("unknown DSCP `{text}`: use 0..63 or ef, af11..af43, cs0..cs7, le, be");
         match lower.as_str() {
             "ef" => Ok(Dscp::EF),
             "be" | "df" | "default" => Ok(Dscp::BE),
@@ -236,7 +235,11 @@ impl FromStr for Dscp {
             _ => {
                 if let Some(class) = lower.strip_prefix("cs") {
                     let class: u8 = class.parse().map_err(|_| bad())?;
-                    return if class <= 7 { Ok(Dscp(class * 8)) } else { Err(bad()) };
+                    return if class <= 7 {
+                        Ok(Dscp(class * 8))
+                    } else {
+                        Err(bad())
+                    };
                 }
                 if let Some(digits) = lower.strip_prefix("af") {
                     let bytes = digits.as_bytes();
@@ -273,7 +276,9 @@ impl FlowLabel {
         if value <= 0xF_FFFF {
             Ok(FlowLabel(value))
         } else {
-            Err(format!("flow label {value} does not fit in 20 bits (max 1048575)"))
+            Err(format!(
+                "flow label {value} does not fit in 20 bits (max 1048575)"
+            ))
         }
     }
 
@@ -383,9 +388,7 @@ impl Arm {
 
     /// True for a native, unmarked, idle arm: the classic IPv4/IPv6 comparison.
     pub fn is_plain_native(&self) -> bool {
-        self.path == ArmPath::Native
-            && self.marking.is_empty()
-            && self.load == LoadCondition::Idle
+        self.path == ArmPath::Native && self.marking.is_empty() && self.load == LoadCondition::Idle
     }
 }
 

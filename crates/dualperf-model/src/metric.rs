@@ -214,8 +214,17 @@ mod tests {
     #[test]
     fn every_name_carries_its_unit() {
         let suffixes = [
-            "_bps", "_pps", "_per_second", "_ns", "_ratio", "_episodes", "_packets", "_segments",
-            "_cores", "_us_per_mib", "_mos",
+            "_bps",
+            "_pps",
+            "_per_second",
+            "_ns",
+            "_ratio",
+            "_episodes",
+            "_packets",
+            "_segments",
+            "_cores",
+            "_us_per_mib",
+            "_mos",
         ];
         for metric in MetricId::ALL {
             assert!(
@@ -230,13 +239,20 @@ mod tests {
     fn a_metric_serialises_as_its_name_and_reads_back() {
         let text = serde_json::to_string(&MetricId::RttP50Ns).unwrap();
         assert_eq!(text, "\"rtt_p50_ns\"");
-        assert_eq!(serde_json::from_str::<MetricId>(&text).unwrap(), MetricId::RttP50Ns);
+        assert_eq!(
+            serde_json::from_str::<MetricId>(&text).unwrap(),
+            MetricId::RttP50Ns
+        );
     }
 
     #[test]
     fn a_version_1_metric_object_reads_as_its_id() {
-        let v1 = r#"{"name":"goodput_bps","unit":"bit/s","higher_is_better":true,"definition":"x"}"#;
-        assert_eq!(serde_json::from_str::<MetricId>(v1).unwrap(), MetricId::GoodputBps);
+        let v1 =
+            r#"{"name":"goodput_bps","unit":"bit/s","higher_is_better":true,"definition":"x"}"#;
+        assert_eq!(
+            serde_json::from_str::<MetricId>(v1).unwrap(),
+            MetricId::GoodputBps
+        );
     }
 
     #[test]

@@ -299,7 +299,7 @@ pub struct SocketFacts {
 mod u128_as_u64_or_string {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
         match u64::try_from(*value) {
             Ok(small) => serializer.serialize_u64(small),
             Err(_) => serializer.serialize_str(&value.to_string()),
@@ -313,7 +313,9 @@ mod u128_as_u64_or_string {
         Text(String),
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<u128, D::Error> {
         match Either::deserialize(deserializer)? {
             Either::Number(value) => Ok(u128::from(value)),
             Either::Text(text) => text.parse().map_err(serde::de::Error::custom),

@@ -273,7 +273,10 @@ mod tests {
     fn a_version_2_config_reads_back_unchanged() {
         let config = RunConfig {
             points: vec![],
-            arms: vec![Arm::native(IpFamily::V6, None), Arm::native(IpFamily::V4, None)],
+            arms: vec![
+                Arm::native(IpFamily::V6, None),
+                Arm::native(IpFamily::V4, None),
+            ],
             baseline: ArmId::native(IpFamily::V6),
             repeat: 2,
             order: RepetitionOrder::Blocked,

@@ -4,6 +4,8 @@
 //! name (`"goodput_bps"`), pointing at the file and line, so a typo or a
 //! second spelling cannot creep back in.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 
 use dualperf_model::MetricId;

@@ -1,6 +1,8 @@
 //! Integration tests of the engine: real sockets over loopback, between
 //! network namespaces, and hostile input on the control port.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
+
 mod bad_input;
 mod loopback;
 mod netns;
