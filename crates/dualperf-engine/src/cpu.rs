@@ -57,6 +57,7 @@ impl CpuJiffies {
             steal: self.steal.saturating_sub(earlier.steal),
             idle: (self.idle + self.iowait).saturating_sub(earlier.idle + earlier.iowait),
             cpus: self.cpus,
+            pressure_some_us: None,
         }
     }
 }
@@ -116,6 +117,12 @@ pub fn read_proc_stat() -> Option<CpuJiffies> {
 /// User and system CPU time of the whole process (all threads), nanoseconds,
 /// from `getrusage(RUSAGE_SELF)`.
 pub fn process_cpu_ns() -> (u64, u64) {
+    let (user, system, _) = process_usage();
+    (user, system)
+}
+
+/// User ns, system ns and involuntary context switches of the whole process.
+fn process_usage() -> (u64, u64, u64) {
     // SAFETY: an all-zero rusage is valid and getrusage only writes into it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid, writable rusage.
@@ -123,9 +130,37 @@ pub fn process_cpu_ns() -> (u64, u64) {
     if rc != 0 {
         // RUSAGE_SELF with a valid pointer cannot fail (getrusage(2)); report
         // nothing used rather than panic in a meter.
-        return (0, 0);
+        return (0, 0, 0);
     }
-    (timeval_ns(&usage.ru_utime), timeval_ns(&usage.ru_stime))
+    (
+        timeval_ns(&usage.ru_utime),
+        timeval_ns(&usage.ru_stime),
+        u64::try_from(usage.ru_nivcsw).unwrap_or(0),
+    )
+}
+
+/// The "some" total of `/proc/pressure/cpu` (Linux PSI), microseconds: the
+/// time at least one runnable task waited for a CPU since boot.
+///
+/// ```text
+/// some avg10=0.00 avg60=0.00 avg300=0.00 total=123456
+/// full avg10=0.00 avg60=0.00 avg300=0.00 total=0
+/// ```
+pub fn parse_cpu_pressure(text: &str) -> Option<u64> {
+    text.lines()
+        .find(|line| line.starts_with("some "))?
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("total="))?
+        .parse()
+        .ok()
+}
+
+/// Reads `/proc/pressure/cpu` now; `None` without PSI.
+pub fn read_cpu_pressure() -> Option<u64> {
+    std::fs::read_to_string("/proc/pressure/cpu")
+        .ok()
+        .as_deref()
+        .and_then(parse_cpu_pressure)
 }
 
 /// A `timeval` (seconds, microseconds) as nanoseconds, negative parts as 0.
@@ -145,7 +180,9 @@ pub struct CpuMeter {
     started: Instant,
     user_ns: u64,
     system_ns: u64,
+    involuntary_switches: u64,
     system: Option<CpuJiffies>,
+    pressure_us: Option<u64>,
 }
 
 impl CpuMeter {
@@ -153,12 +190,15 @@ impl CpuMeter {
     /// `/proc/stat` (if readable).
     pub fn start() -> CpuMeter {
         let system = read_proc_stat();
-        let (user_ns, system_ns) = process_cpu_ns();
+        let pressure_us = read_cpu_pressure();
+        let (user_ns, system_ns, involuntary_switches) = process_usage();
         CpuMeter {
             started: Instant::now(),
             user_ns,
             system_ns,
+            involuntary_switches,
             system,
+            pressure_us,
         }
     }
 
@@ -168,9 +208,16 @@ impl CpuMeter {
     /// May be called more than once; each call measures from the start.
     pub fn finish(&self) -> (ProcessCpu, Option<SystemCpu>) {
         let wall_ns = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        let (user_ns, system_ns) = process_cpu_ns();
+        let (user_ns, system_ns, involuntary_switches) = process_usage();
+        let pressure = match (self.pressure_us, read_cpu_pressure()) {
+            (Some(start), Some(end)) => Some(end.saturating_sub(start)),
+            _ => None,
+        };
         let system = match (self.system, read_proc_stat()) {
-            (Some(start), Some(end)) => Some(end.since(&start)),
+            (Some(start), Some(end)) => Some(SystemCpu {
+                pressure_some_us: pressure,
+                ..end.since(&start)
+            }),
             _ => None,
         };
         (
@@ -178,6 +225,8 @@ impl CpuMeter {
                 user_ns: user_ns.saturating_sub(self.user_ns),
                 system_ns: system_ns.saturating_sub(self.system_ns),
                 wall_ns,
+                involuntary_switches: involuntary_switches
+                    .saturating_sub(self.involuntary_switches),
             },
             system,
         )
@@ -187,6 +236,44 @@ impl CpuMeter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_pressure_reads_the_some_total() {
+        let text = "some avg10=1.50 avg60=0.20 avg300=0.05 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=7\n";
+        assert_eq!(parse_cpu_pressure(text), Some(123_456));
+        assert_eq!(parse_cpu_pressure("garbage"), None);
+    }
+
+    #[test]
+    fn a_busy_loop_beside_the_meter_counts_involuntary_switches_and_pressure() {
+        let meter = CpuMeter::start();
+        // Three spinning threads on this machine's CPUs force the scheduler
+        // to take CPUs away from somebody for a while.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let spinners: Vec<_> = (0..3)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for spinner in spinners {
+            spinner.join().unwrap();
+        }
+        let (process, system) = meter.finish();
+        assert!(process.user_ns > 100_000_000, "{process:?}");
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 3 {
+            assert!(process.involuntary_switches > 0, "{process:?}");
+        }
+        if read_cpu_pressure().is_some() {
+            assert!(system.and_then(|s| s.pressure_some_us).is_some());
+        }
+    }
 
     /// A /proc/stat from a 2-CPU machine (trimmed after `intr`).
     const PROC_STAT: &str = "\
@@ -240,6 +327,7 @@ ctxt 404338930
                 steal: 3,
                 idle: 52,
                 cpus: 2,
+                pressure_some_us: None,
             }
         );
     }

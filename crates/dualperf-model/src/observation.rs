@@ -258,6 +258,12 @@ pub struct ProcessCpu {
     pub system_ns: u64,
     /// Wall-clock time over which the above was measured, nanoseconds.
     pub wall_ns: u64,
+    /// Involuntary context switches of the process over the same interval
+    /// (`ru_nivcsw`): how often the scheduler took the CPU away from the
+    /// measuring threads. Many per second mean the tool was competing for
+    /// CPU; 0 in results written before this field existed.
+    #[serde(default)]
+    pub involuntary_switches: u64,
 }
 
 /// System-wide CPU time from `/proc/stat`, as jiffy deltas over all CPUs.
@@ -277,6 +283,11 @@ pub struct SystemCpu {
     pub idle: u64,
     /// Number of CPUs the totals cover.
     pub cpus: u32,
+    /// CPU pressure over the interval: microseconds in which at least one
+    /// runnable task waited for a CPU (`/proc/pressure/cpu`, "some" total;
+    /// Linux PSI). `None` where the kernel has no PSI.
+    #[serde(default)]
+    pub pressure_some_us: Option<u64>,
 }
 
 /// Socket settings in force for the data sockets.
