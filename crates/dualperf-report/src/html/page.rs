@@ -10,11 +10,21 @@ pub(crate) fn document(title: &str, body: &str) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"dualperf {version}\">\n\
          <title>{title}</title>\n<script>{ERROR_PROBE}</script>\n<style>{CSS}</style>\n</head>\n\
-         <body>\n{body}\n<script>{READY_PROBE}</script>\n</body>\n</html>\n",
+         <body>\n{body}\n<script>{SORTER}</script>\n<script>{READY_PROBE}</script>\n</body>\n</html>\n",
         version = env!("CARGO_PKG_VERSION"),
         title = super::escape(title),
     )
 }
+
+/// Sorts a `table.sortable` by the clicked column: by `data-sort` when
+/// the cells have it (numbers), else by text; a second click reverses.
+const SORTER: &str = "document.querySelectorAll('table.sortable').forEach(function(t){t.querySelectorAll('th').forEach(function(th,i){\
+th.addEventListener('click',function(){var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);\
+var down=th.getAttribute('aria-sort')==='ascending';t.querySelectorAll('th').forEach(function(h){h.removeAttribute('aria-sort');});\
+th.setAttribute('aria-sort',down?'descending':'ascending');\
+function key(r){var c=r.cells[i];if(!c)return '';var v=c.getAttribute('data-sort');return v!==null&&v!==''&&!isNaN(+v)?+v:c.textContent;}\
+rows.sort(function(a,b){var x=key(a),y=key(b);var o=(typeof x==='number'&&typeof y==='number')?x-y:String(x).localeCompare(String(y));return down?-o:o;});\
+rows.forEach(function(r){body.appendChild(r);});});});});";
 
 /// Records every script or resource error into `data-errors` on `<html>`.
 const ERROR_PROBE: &str = "window.addEventListener('error',function(e){var d=document.documentElement;\
@@ -40,7 +50,8 @@ main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 48px; }
 header.report { border-bottom: 3px solid var(--ink); padding-bottom: 10px; margin-bottom: 18px; }
 header.report h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
 header.report p { margin: 0; color: var(--muted); }
-.family-v4 { color: var(--v4); font-weight: 600; } .family-v6 { color: var(--v6); font-weight: 600; }
+.arm { font-weight: 600; }
+table.sortable th { cursor: pointer; } table.sortable th[aria-sort="ascending"]::after { content: " ▲"; } table.sortable th[aria-sort="descending"]::after { content: " ▼"; }
 section { margin: 30px 0; }
 h2 { font-size: 20px; margin: 0 0 10px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 0 0 6px; }
