@@ -4,9 +4,12 @@
 //!
 //! - Empty cells are values that do not exist (never NaN): the comparison
 //!   columns of the baseline arm's rows, a CI with fewer than 2 values.
+//! - The first 29 columns are the stats stage's `TidyRow` fields, same
+//!   names, same values; the rest (streams, direction, rate, marking, load,
+//!   direction of better, warnings) tell points and arms apart.
 //! - `significant` is always `true` or `false` (pandas reads a bool
-//!   column): on the baseline's rows it is `false` (no difference from
-//!   itself). It is the stats stage's test — the 95 % CI of the paired
+//!   column): on the baseline's rows, where `TidyRow` has none, it is
+//!   `false` (no difference from itself). It is the stats stage's test — the 95 % CI of the paired
 //!   difference excludes 0; a claim in words also needs 3 pairs and some
 //!   spread (see [`crate::present::verdict`]).
 //! - Numbers are printed in full precision, in the metric's unit (the
@@ -15,49 +18,51 @@
 
 use std::fmt::Write;
 
-use dualperf_model::{Analysis, Arm, ArmPath, Comparison, LoadCondition, RunResult, Summary};
+use dualperf_model::{Analysis, Arm, Comparison, LoadCondition, RunResult, Summary};
 
 use crate::compare::RunComparison;
 use crate::present::warning_key;
 
-/// The columns of the tidy CSV, in order.
+/// The columns of the tidy CSV, in order: first the fields of the stats
+/// stage's `TidyRow` under the same names (a test keeps them in step), then
+/// what tells points and arms apart beyond them.
 pub const TIDY_COLUMNS: [&str; 37] = [
     "run_id",
     "point",
     "kind",
     "size_bytes",
-    "parallel_streams",
-    "reverse",
-    "rate_bps",
     "arm",
     "arm_label",
     "family",
     "path",
-    "dscp",
-    "flow_label",
-    "load",
-    "baseline",
     "metric",
     "unit",
-    "higher_is_better",
     "count",
     "mean",
-    "standard_deviation",
-    "coefficient_of_variation",
+    "sd",
+    "cv",
     "min",
-    "median",
     "max",
+    "median",
     "ci95_low",
     "ci95_high",
+    "baseline",
     "pairs",
     "difference_mean",
     "difference_ci95_low",
     "difference_ci95_high",
     "relative_difference",
-    "relative_difference_ci95_low",
-    "relative_difference_ci95_high",
+    "relative_ci95_low",
+    "relative_ci95_high",
     "significant",
     "theoretical_relative_difference",
+    "parallel_streams",
+    "reverse",
+    "rate_bps",
+    "dscp",
+    "flow_label",
+    "load",
+    "higher_is_better",
     "warnings",
 ];
 
@@ -101,24 +106,10 @@ fn number(value: Option<f64>) -> String {
         .map_or(String::new(), |v| v.to_string())
 }
 
-/// The machine key of an arm's path: `native`, `6in4-router-router`, `4in6`, `nat64`.
-fn path_key(path: &ArmPath) -> String {
-    match path {
-        ArmPath::Native => "native".to_string(),
-        ArmPath::SixInFour { placement } => {
-            format!("6in4-{}", placement.label().replace(" to ", "-"))
-        }
-        ArmPath::FourInSix => "4in6".to_string(),
-        ArmPath::Nat64 { .. } => "nat64".to_string(),
-    }
-}
-
-fn arm_fields(arm: Option<&Arm>) -> [String; 5] {
+fn marking_fields(arm: Option<&Arm>) -> [String; 3] {
     match arm {
         None => Default::default(),
         Some(arm) => [
-            arm.family.key().to_string(),
-            path_key(&arm.path),
             arm.marking
                 .dscp
                 .map_or(String::new(), |d| d.value().to_string()),
@@ -140,8 +131,8 @@ fn summary_fields(s: &Summary) -> [String; 9] {
         number(s.standard_deviation),
         number(s.coefficient_of_variation),
         number(Some(s.min)),
-        number(Some(s.median)),
         number(Some(s.max)),
+        number(Some(s.median)),
         number(s.ci95_low),
         number(s.ci95_high),
     ]
@@ -151,10 +142,11 @@ fn comparison_fields(comparison: Option<&Comparison>) -> [String; 10] {
     match comparison {
         None => {
             let mut empty: [String; 10] = Default::default();
-            empty[7] = "false".to_string();
+            empty[8] = "false".to_string();
             empty
         }
         Some(c) => [
+            field(c.baseline.as_str()),
             c.pairs.to_string(),
             number(Some(c.difference_mean)),
             number(c.difference_ci95.map(|p| p.0)),
@@ -164,18 +156,14 @@ fn comparison_fields(comparison: Option<&Comparison>) -> [String; 10] {
             number(c.relative_difference_ci95.map(|p| p.1)),
             c.significant.to_string(),
             number(c.theoretical_relative_difference),
-            c.warnings
-                .iter()
-                .map(warning_key)
-                .collect::<Vec<_>>()
-                .join(";"),
         ],
     }
 }
 
 /// The tidy CSV of a run's analysis, header first: one row per summary
 /// (point × arm × metric) in the analysis' order. A row for an arm the
-/// configuration does not list keeps its id with empty arm facts.
+/// configuration does not list keeps its id, its trials' family and empty
+/// arm facts.
 pub fn tidy_csv(run: &RunResult, analysis: &Analysis) -> String {
     let mut csv = TIDY_COLUMNS.join(",");
     csv.push('\n');
@@ -186,10 +174,16 @@ pub fn tidy_csv(run: &RunResult, analysis: &Analysis) -> String {
                 .find(|t| t.point == summary.point)
                 .map(|t| &t.spec)
         });
-        let Some(spec) = spec else {
+        let arm = run.config.arm(&summary.arm);
+        let family = arm.map(|a| a.family).or_else(|| {
+            run.trials
+                .iter()
+                .find(|t| t.arm == summary.arm)
+                .map(|t| t.family)
+        });
+        let (Some(spec), Some(family)) = (spec, family) else {
             continue;
         };
-        let arm = run.config.arm(&summary.arm);
         let comparison = analysis.comparisons.iter().find(|c| {
             c.point == summary.point && c.metric == summary.metric && c.arm == summary.arm
         });
@@ -198,20 +192,34 @@ pub fn tidy_csv(run: &RunResult, analysis: &Analysis) -> String {
             summary.point.to_string(),
             spec.kind.to_string(),
             spec.size_bytes.to_string(),
+            field(summary.arm.as_str()),
+            field(arm.map_or(summary.arm.as_str(), |a| a.label.as_str())),
+            family.key().to_string(),
+            field(&arm.map(|a| a.path.label()).unwrap_or_default()),
+            summary.metric.name().to_string(),
+            field(summary.metric.unit()),
+        ];
+        cells.extend(summary_fields(&summary.summary));
+        cells.extend(comparison_fields(comparison));
+        cells.extend([
             spec.parallel_streams.to_string(),
             spec.reverse.to_string(),
             spec.rate
                 .map_or(String::new(), |r| r.bits_per_second().to_string()),
-            field(summary.arm.as_str()),
-            field(arm.map_or(summary.arm.as_str(), |a| a.label.as_str())),
-        ];
-        cells.extend(arm_fields(arm).iter().map(|f| field(f)));
-        cells.push(field(run.config.baseline.as_str()));
-        cells.push(summary.metric.name().to_string());
-        cells.push(field(summary.metric.unit()));
+        ]);
+        cells.extend(marking_fields(arm).iter().map(|f| field(f)));
         cells.push(summary.metric.higher_is_better().to_string());
-        cells.extend(summary_fields(&summary.summary));
-        cells.extend(comparison_fields(comparison).iter().map(|f| field(f)));
+        cells.push(field(
+            &comparison
+                .map(|c| {
+                    c.warnings
+                        .iter()
+                        .map(warning_key)
+                        .collect::<Vec<_>>()
+                        .join(";")
+                })
+                .unwrap_or_default(),
+        ));
         debug_assert_eq!(cells.len(), TIDY_COLUMNS.len());
         csv.push_str(&cells.join(","));
         csv.push('\n');
@@ -281,15 +289,4 @@ mod tests {
         assert_eq!(number(Some(0.5)), "0.5");
     }
 
-    #[test]
-    fn tunnel_paths_have_machine_keys() {
-        use dualperf_model::TunnelPlacement;
-        assert_eq!(
-            path_key(&ArmPath::SixInFour {
-                placement: TunnelPlacement::RouterRouter
-            }),
-            "6in4-router-router"
-        );
-        assert_eq!(path_key(&ArmPath::Native), "native");
-    }
 }

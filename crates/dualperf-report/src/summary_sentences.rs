@@ -332,7 +332,8 @@ fn theory_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{small_synthetic_run, SyntheticLab};
+    use dualperf_fixtures::synthetic::{small_synthetic_run, SyntheticLab};
+    use dualperf_model::{ArmId, IpFamily};
 
     fn sentences(run: &dualperf_model::RunResult) -> Vec<String> {
         headline_sentences(&RunView::new(run))
@@ -348,7 +349,7 @@ mod tests {
     /// The largest |relative goodput difference| of a kind, in percent.
     fn largest_gap(run: &dualperf_model::RunResult, kind: TestKind) -> f64 {
         let view = RunView::new(run);
-        view.sweep_comparisons(kind, "goodput_bps")
+        view.sweep_comparisons(kind, MetricId::GoodputBps, &ArmId::native(IpFamily::V6))
             .iter()
             .map(|(_, c)| c.relative_difference.unwrap().abs() * 100.0)
             .fold(0.0, f64::max)

@@ -12,9 +12,10 @@
 //! `±CI` is the half-width of the arm's 95 % confidence interval relative
 //! to its mean. Metric names are labels ([`MetricId::label`]), numbers come
 //! from [`crate::present`]. Pure rendering: a result in, a string out.
-//! Width-aware: the widest layout that fits wins, first dropping the
-//! arms' ±CI, then the theory and significance columns, and with several
-//! compared arms finally one table per compared arm.
+//! Width-aware: the widest layout in which every point's table fits wins
+//! (one layout for the whole run, so the tables read alike), first dropping
+//! the arms' ±CI, then the theory and significance columns; with several
+//! compared arms that do not fit side by side, one table per compared arm.
 
 use std::collections::BTreeSet;
 
@@ -39,12 +40,14 @@ pub fn render_comparison_table_width(
     width: usize,
 ) -> String {
     let context = Context::new(result, analysis);
+    let points = points(analysis);
+    let layout = context.run_layout(&points, width);
     let mut out = String::new();
-    for point in points(analysis) {
+    for point in points {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&context.render_point(point, width));
+        out.push_str(&context.render_point(point, layout, width));
     }
     if out.is_empty() {
         out.push_str("No metrics: every trial failed or nothing was measured.\n");
@@ -347,38 +350,75 @@ impl<'a> Context<'a> {
         rows
     }
 
-    /// The table of a point: all arms in one table in the widest layout
-    /// that fits, else one table per compared arm.
-    fn table(&self, point: usize, width: usize) -> String {
-        let compared = self.compared_at(point);
-        let fits = |table: &String| table.lines().all(|l| l.chars().count() <= width);
-        let together = LAYOUTS
+    /// The index in [`LAYOUTS`] of the widest layout in which the table of
+    /// `point` (all arms together, or one compared arm when `one` is set)
+    /// fits `width`; the narrowest when none fits.
+    fn fitting_layout(&self, point: usize, one: Option<&ArmId>, width: usize) -> usize {
+        let compared = match one {
+            Some(arm) => vec![arm],
+            None => self.compared_at(point),
+        };
+        LAYOUTS
             .iter()
-            .map(|&layout| columns(&self.table_rows(point, &compared, layout)))
-            .find(fits);
-        if let Some(table) = together {
-            return table;
+            .position(|&layout| {
+                columns(&self.table_rows(point, &compared, layout))
+                    .lines()
+                    .all(|l| l.chars().count() <= width)
+            })
+            .unwrap_or(LAYOUTS.len() - 1)
+    }
+
+    /// True when all arms of `point` fit one table in `width` columns.
+    fn fits_together(&self, point: usize, width: usize) -> bool {
+        let compared = self.compared_at(point);
+        compared.len() <= 1 || {
+            let narrowest = LAYOUTS[LAYOUTS.len() - 1];
+            columns(&self.table_rows(point, &compared, narrowest))
+                .lines()
+                .all(|l| l.chars().count() <= width)
         }
-        if compared.len() <= 1 {
-            return columns(&self.table_rows(point, &compared, LAYOUTS[3]));
+    }
+
+    /// The layout every table of the run uses: the widest in which every
+    /// point's table fits, so that all tables read alike.
+    fn run_layout(&self, points: &BTreeSet<usize>, width: usize) -> Layout {
+        let index = points
+            .iter()
+            .filter(|&&point| self.analysis.summaries.iter().any(|s| s.point == point))
+            .map(|&point| {
+                if self.fits_together(point, width) {
+                    self.fitting_layout(point, None, width)
+                } else {
+                    self.compared_at(point)
+                        .into_iter()
+                        .map(|arm| self.fitting_layout(point, Some(arm), width))
+                        .max()
+                        .unwrap_or(0)
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        LAYOUTS[index]
+    }
+
+    /// The table of a point in `layout`: all arms in one table when they
+    /// fit the width, else one table per compared arm.
+    fn table(&self, point: usize, layout: Layout, width: usize) -> String {
+        let compared = self.compared_at(point);
+        if self.fits_together(point, width) {
+            return columns(&self.table_rows(point, &compared, layout));
         }
         let mut out = String::new();
         for arm in compared {
-            let one = [arm];
-            let table = LAYOUTS
-                .iter()
-                .map(|&layout| columns(&self.table_rows(point, &one, layout)))
-                .find(fits)
-                .unwrap_or_else(|| columns(&self.table_rows(point, &one, LAYOUTS[3])));
             if !out.is_empty() {
                 out.push('\n');
             }
-            out.push_str(&table);
+            out.push_str(&columns(&self.table_rows(point, &[arm], layout)));
         }
         out
     }
 
-    fn render_point(&self, point: usize, width: usize) -> String {
+    fn render_point(&self, point: usize, layout: Layout, width: usize) -> String {
         let repetitions = self.result.config.repeat;
         let order = match self.result.config.order {
             dualperf_model::RepetitionOrder::Interleaved => "interleaved",
@@ -391,7 +431,7 @@ impl<'a> Context<'a> {
             if repetitions == 1 { "" } else { "s" }
         );
         if self.analysis.summaries.iter().any(|s| s.point == point) {
-            out.push_str(&self.table(point, width));
+            out.push_str(&self.table(point, layout, width));
         } else {
             out.push_str("  (no metric could be computed)\n");
         }

@@ -245,11 +245,14 @@ fn theory_clause(metric: MetricId, theory: f64, measured: f64, significant: bool
 
 /// Why a throughput gap may exist beyond the header (issue 14): what the
 /// CPU cost per MiB at both ends says, from the comparisons of the same
-/// point and arm in `analysis`. `None` when the comparison is not a
-/// significant throughput gap or the CPU cost did not differ significantly.
+/// point and arm in `analysis`. Only a cost difference that points the same
+/// way as the gap (slower and dearer, or faster and cheaper) is named, and
+/// only when it is a significance claim; the words say "coincide", not
+/// "cause": a CPU cost explains throughput only where the CPU was the limit.
 ///
-/// E.g. "beyond the header 2.0 % remain; IPv6 costs 3.5 % more client CPU
-/// per MiB (significant)".
+/// E.g. "the other 2.0 % coincide with 3.5 % more client CPU per MiB on
+/// IPv6 (significant)". `None` when the comparison is not a significant
+/// throughput gap or no such cost difference exists.
 pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Option<String> {
     if !matches!(
         comparison.metric,
@@ -259,8 +262,6 @@ pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Op
         return None;
     }
     let measured = comparison.relative_difference?;
-    let theory = comparison.theoretical_relative_difference.unwrap_or(0.0);
-    let rest = measured - theory;
     let mut parts = Vec::new();
     for (metric, end) in [
         (MetricId::ClientServiceDemandUsPerMib, "client"),
@@ -276,7 +277,7 @@ pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Op
         };
         let Some(relative) = cost
             .relative_difference
-            .filter(|_| claims_significance(cost))
+            .filter(|r| claims_significance(cost) && (*r > 0.0) == (measured < 0.0))
         else {
             continue;
         };
@@ -289,15 +290,18 @@ pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Op
     if parts.is_empty() {
         return None;
     }
-    let remain = if comparison.theoretical_relative_difference.is_some() && rest != 0.0 {
-        format!("beyond the header {} % remain; ", percent(rest.abs()))
-    } else {
-        String::new()
-    };
-    Some(format!(
-        "{remain}{arm} costs {} (significant)",
-        parts.join(" and ")
-    ))
+    let parts = parts.join(" and ");
+    let rest = comparison
+        .theoretical_relative_difference
+        .map(|theory| measured - theory)
+        .filter(|rest| rest.signum() == measured.signum() && *rest != 0.0);
+    Some(match rest {
+        Some(rest) => format!(
+            "the other {} % coincide with {parts} on {arm} (significant)",
+            percent(rest.abs())
+        ),
+        None => format!("it coincides with {parts} on {arm} (significant)"),
+    })
 }
 
 #[cfg(test)]
@@ -540,7 +544,7 @@ mod tests {
         };
         assert_eq!(
             why_clause(&analysis, &gap, "IPv6").as_deref(),
-            Some("beyond the header 3.4 % remain; IPv6 costs 3.5 % more client CPU per MiB (significant)")
+            Some("the other 3.4 % coincide with 3.5 % more client CPU per MiB on IPv6 (significant)")
         );
     }
 }

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dualperf_report::{render, synthetic, Format};
+use dualperf_fixtures::synthetic;
+use dualperf_report::{render, Format};
 
 fn chromium() -> Option<PathBuf> {
     [

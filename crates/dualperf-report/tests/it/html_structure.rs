@@ -1,7 +1,8 @@
 //! The HTML report's structure, checked on the text: self-contained, the
 //! answer first, one chart per figure, every metric defined.
 
-use dualperf_report::{render, render_comparison, synthetic, Format};
+use dualperf_fixtures::synthetic;
+use dualperf_report::{render, render_comparison, Format};
 
 fn report() -> (dualperf_model::RunResult, String) {
     let run = synthetic::synthetic_run();
@@ -115,7 +116,7 @@ fn throughput_charts_draw_ipv4_solid_and_ipv6_dashed_with_a_log_size_axis() {
 fn every_metric_in_a_table_links_to_its_definition() {
     let (run, html) = report();
     for comparison in &run.analysis.as_ref().unwrap().comparisons {
-        let name = &comparison.metric.name;
+        let name = comparison.metric.name();
         assert!(
             html.contains(&format!("href=\"#def-{name}\"")),
             "no link for {name}"
