@@ -288,5 +288,4 @@ mod tests {
         assert_eq!(number(Some(f64::NAN)), "");
         assert_eq!(number(Some(0.5)), "0.5");
     }
-
 }

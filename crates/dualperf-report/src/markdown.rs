@@ -218,7 +218,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
         let significant = row.welch.is_some_and(|w| w.is_significant());
         let _ = writeln!(
             md,
-            "| {} | `{}` | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             cell(&row.point),
             cell(metric.label()),
             cell(&row.arm_label),

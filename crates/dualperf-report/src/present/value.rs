@@ -143,10 +143,11 @@ pub fn percent(ratio: f64) -> String {
     }
 }
 
-/// A signed percentage without the unit: "+1.2", "−0.40" (a real minus
-/// sign); "0" below 0.005 %.
+/// A signed percentage without the unit: "+1.2", "−0.40", "−0.00032"
+/// (a real minus sign, two significant digits below 1 %); "0" only for 0,
+/// so that a tiny significant difference never reads as none.
 pub fn signed_percent(ratio: f64) -> String {
-    if (ratio * 100.0).abs() < 0.005 {
+    if ratio == 0.0 || !ratio.is_finite() {
         return "0".to_string();
     }
     let text = percent(ratio.abs());
@@ -162,16 +163,30 @@ pub fn percent_signed(ratio: f64) -> String {
     format!("{} %", signed_percent(ratio))
 }
 
+/// A signed percentage for narrow cells: like [`signed_percent`], but a
+/// nonzero value below 0.005 % is "+0.00" or "−0.00" (tiny, not none).
+fn compact_percent(ratio: f64) -> String {
+    if ratio != 0.0 && (ratio * 100.0).abs() < 0.005 {
+        if ratio < 0.0 {
+            "−0.00".to_string()
+        } else {
+            "+0.00".to_string()
+        }
+    } else {
+        signed_percent(ratio)
+    }
+}
+
 /// A relative difference and its CI in a compact form: "−4.8 % [−5.7, −3.9]".
 pub fn compact_relative(relative: f64, ci: Option<(f64, f64)>) -> String {
     match ci {
         Some((low, high)) => format!(
             "{} % [{}, {}]",
-            signed_percent(relative),
-            signed_percent(low),
-            signed_percent(high)
+            compact_percent(relative),
+            compact_percent(low),
+            compact_percent(high)
         ),
-        None => percent_signed(relative),
+        None => format!("{} %", compact_percent(relative)),
     }
 }
 
@@ -305,6 +320,11 @@ mod tests {
             "−4.8 % [−5.7, −3.9]"
         );
         assert_eq!(compact_relative(0.0, None), "0 %");
+        assert_eq!(percent_signed(-0.000_003_2), "−0.00032 %");
+        assert_eq!(
+            compact_relative(-0.000_003_2, Some((-0.000_005, -0.000_001))),
+            "−0.00 % [−0.00, −0.00]"
+        );
     }
 
     #[test]

@@ -544,7 +544,9 @@ mod tests {
         };
         assert_eq!(
             why_clause(&analysis, &gap, "IPv6").as_deref(),
-            Some("the other 3.4 % coincide with 3.5 % more client CPU per MiB on IPv6 (significant)")
+            Some(
+                "the other 3.4 % coincide with 3.5 % more client CPU per MiB on IPv6 (significant)"
+            )
         );
     }
 }

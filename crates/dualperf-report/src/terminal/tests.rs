@@ -6,7 +6,9 @@ use dualperf_model::observation::{
     CpuObservations, FlowCounters, HistogramBucket, LatencySamples, Observations, ProcessCpu,
     TcpCounters, UdpReceiveCounters,
 };
-use dualperf_model::{Arm, ArmPath, IpFamily, RunResult, TestKind, TestSpec, Trial, TrialOutcome, TunnelPlacement};
+use dualperf_model::{
+    Arm, ArmPath, IpFamily, RunResult, TestKind, TestSpec, Trial, TrialOutcome, TunnelPlacement,
+};
 
 use super::*;
 
@@ -230,8 +232,14 @@ fn the_verdict_line_uses_the_headline_metric_of_each_kind() {
     let result = hand_built_run();
     let verdicts = render_verdicts(&result, analysis_of(&result));
     let lines: Vec<&str> = verdicts.lines().collect();
-    assert!(lines[0].starts_with("[1] tcp-stream 131072 B, goodput: IPv6 is"), "{verdicts}");
-    assert!(lines[2].starts_with("[3] tcp-rr 64 B, RTT p50: "), "{verdicts}");
+    assert!(
+        lines[0].starts_with("[1] tcp-stream 131072 B, goodput: IPv6 is"),
+        "{verdicts}"
+    );
+    assert!(
+        lines[2].starts_with("[3] tcp-rr 64 B, RTT p50: "),
+        "{verdicts}"
+    );
 }
 
 #[test]
@@ -283,12 +291,18 @@ fn every_compared_arm_gets_its_columns_and_verdict() {
     let header = wide.lines().nth(1).unwrap();
     assert!(header.contains("IPv4 mean ±CI"), "{header}");
     assert!(header.contains("IPv6 mean ±CI"), "{header}");
-    assert!(header.contains("IPv6 via 6in4 router to router mean ±CI"), "{header}");
+    assert!(
+        header.contains("IPv6 via 6in4 router to router mean ±CI"),
+        "{header}"
+    );
     assert_eq!(header.matches("Δ vs IPv4").count(), 2, "{header}");
     let verdicts = render_verdicts(&result, analysis);
     let first: Vec<&str> = verdicts.lines().filter(|l| l.starts_with("[1] ")).collect();
     assert_eq!(first.len(), 2, "{verdicts}");
-    assert!(first[1].contains("IPv6 via 6in4 router to router is"), "{verdicts}");
+    assert!(
+        first[1].contains("IPv6 via 6in4 router to router is"),
+        "{verdicts}"
+    );
     assert!(first[1].contains("than IPv4"), "{verdicts}");
 }
 
@@ -297,7 +311,11 @@ fn several_arms_split_into_one_table_per_arm_when_narrow() {
     let result = three_arm_run();
     let narrow = render_comparison_table_width(&result, analysis_of(&result), 100);
     let block = &narrow[..narrow.find("[2] ").unwrap()];
-    assert_eq!(block.matches("─\n").count(), 2, "one table per compared arm: {block}");
+    assert_eq!(
+        block.matches("─\n").count(),
+        2,
+        "one table per compared arm: {block}"
+    );
     for line in narrow.lines() {
         assert!(line.chars().count() <= 100, "too wide: {line}");
     }
