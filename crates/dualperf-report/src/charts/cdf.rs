@@ -12,12 +12,13 @@
 
 use std::collections::BTreeMap;
 
-use dualperf_model::{ArmId, TrialOutcome};
+use dualperf_model::{ArmId, Quantity, TrialOutcome};
 
 use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
 use crate::present::axis::tick;
+use crate::present::value::format_quantity;
 use crate::view::{self, RunView};
 
 /// The quantile at which the x axis ends.
@@ -151,6 +152,7 @@ fn cdf_figure(
         x_log_ticks: log.then(|| log_ticks(low, high)),
         x_ticks: Ticks::Number,
         y_ticks: Ticks::Number,
+        x_from_zero: false,
         y_from_zero: true,
         zero_line: false,
         legend: LegendCorner::LowerRight,
@@ -162,9 +164,9 @@ fn cdf_figure(
     }
     let beyond = if largest > clip {
         format!(
-            " The axis ends at the 99.9th percentile ({} µs); the largest value, {} µs, lies beyond.",
-            tick(high),
-            tick(largest as f64 / 1e3)
+            " The axis ends at the 99.9th percentile ({}); the largest value, {}, lies beyond.",
+            format_quantity(Quantity::Nanoseconds, clip as f64),
+            format_quantity(Quantity::Nanoseconds, largest as f64)
         )
     } else {
         String::new()

@@ -98,6 +98,8 @@ pub(crate) struct LineChart {
     pub x_ticks: Ticks,
     /// How y ticks are labelled.
     pub y_ticks: Ticks,
+    /// Start a linear x axis at zero (time since the start) rather than at the data.
+    pub x_from_zero: bool,
     /// Start the y axis at zero (throughput, RTT) rather than at the data.
     pub y_from_zero: bool,
     /// Draw a horizontal line at y = 0 (differences).
@@ -149,6 +151,9 @@ impl LineChart {
                 y_low -= legend_room
             }
             _ => {}
+        }
+        if self.x_from_zero && self.x_log_ticks.is_none() {
+            x0 = x0.min(0.0);
         }
         let x = match &self.x_log_ticks {
             Some(_) => (x0 / 1.4, x1 * 1.4),

@@ -103,6 +103,7 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
         x_log_ticks: Some(size_ticks(&sizes)),
         x_ticks: Ticks::Size,
         y_ticks: Ticks::Number,
+        x_from_zero: false,
         y_from_zero: false,
         zero_line: true,
         legend: LegendCorner::LowerLeft,

@@ -110,6 +110,7 @@ fn chart(
         x_log_ticks: Some(size_ticks(&sizes)),
         x_ticks: Ticks::Size,
         y_ticks: Ticks::Number,
+        x_from_zero: false,
         y_from_zero: true,
         zero_line: false,
         legend,

@@ -9,12 +9,13 @@
 //! so the chart shows every sample there is; a chart with fewer than two
 //! points per arm is left out rather than drawn empty.
 
-use dualperf_model::{ArmId, IntervalSample, Trial, TrialOutcome};
+use dualperf_model::{ArmId, IntervalSample, Quantity, Trial, TrialOutcome};
 
 use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
 use crate::present::axis::tick;
+use crate::present::value::format_quantity;
 use crate::view::{self, transport, RunView};
 
 /// Fewer intervals than this in the first repetition: chain repetitions.
@@ -103,6 +104,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
             x_log_ticks: None,
             x_ticks: Ticks::Number,
             y_ticks: Ticks::Number,
+            x_from_zero: true,
             y_from_zero: true,
             zero_line: false,
             legend: LegendCorner::LowerRight,
@@ -112,7 +114,23 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         if chart.is_empty() {
             continue;
         }
-        let interval_ms = spec.sample_interval_ms;
+        // The samples' own length: the configured interval, or the whole
+        // trial when the engine sampled once.
+        let interval = view
+            .arms()
+            .iter()
+            .filter_map(|arm| {
+                trials(view, point, &arm.id)
+                    .first()
+                    .and_then(|t| intervals(t).first())
+                    .map(|s| s.length_ns)
+            })
+            .next()
+            .filter(|&ns| ns > 0)
+            .map_or_else(
+                || format!("{} ms", spec.sample_interval_ms),
+                |ns| format_quantity(Quantity::Nanoseconds, ns as f64),
+            );
         let which = if chained > 1 {
             format!("all {chained} repetitions, one after the other (each trial had fewer than {MIN_POINTS} intervals)")
         } else {
@@ -120,7 +138,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         };
         figures.push(Figure {
             title: format!("{} goodput over time, {}", transport(kind), spec.label()),
-            caption: format!("Received payload per {interval_ms} ms interval of {which}, × 8 / interval length. Dips that appear on one arm only point at that arm's path."),
+            caption: format!("Received payload per {interval} interval of {which}, × 8 / interval length. Dips that appear on one arm only point at that arm's path."),
             data: vec![
                 ("series", chart.series.len().to_string()),
                 ("series-points", min_points(&chart).to_string()),
@@ -206,6 +224,7 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
             x_log_ticks: None,
             x_ticks: Ticks::Number,
             y_ticks: Ticks::Number,
+            x_from_zero: true,
             y_from_zero: true,
             zero_line: false,
             legend: LegendCorner::UpperRight,

@@ -91,6 +91,7 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
             )),
             x_ticks: Ticks::Size,
             y_ticks: Ticks::Number,
+            x_from_zero: false,
             y_from_zero: true,
             zero_line: false,
             legend: LegendCorner::UpperLeft,

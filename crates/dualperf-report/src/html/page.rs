@@ -31,14 +31,17 @@ const ERROR_PROBE: &str = "window.addEventListener('error',function(e){var d=doc
 d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||('failed to load '+(e.target&&(e.target.src||e.target.href))))+'; ');},true);";
 
 /// After load: counts charts, charts without drawn shapes or without size,
-/// and pairs of chart labels (`<text>`) whose boxes overlap; then sets
-/// `data-ready` on `<body>`.
+/// and pairs of chart labels (`<text>`) whose boxes overlap; writes on each
+/// `<figure>` the most points any one of its drawn lines has
+/// (`data-drawn-points`); then sets `data-ready` on `<body>`.
 const READY_PROBE: &str = "window.addEventListener('load',function(){var svgs=document.querySelectorAll('figure svg');\
 var empty=0,flat=0,overlaps=0;svgs.forEach(function(s){if(s.querySelectorAll('polyline,path,line,circle,polygon,rect').length<3)empty++;\
 var r=s.getBoundingClientRect();if(r.width<50||r.height<50)flat++;\
 var boxes=Array.prototype.map.call(s.querySelectorAll('text'),function(t){return t.getBoundingClientRect();});\
 for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i],b=boxes[j];\
 if(Math.min(a.right,b.right)-Math.max(a.left,b.left)>1&&Math.min(a.bottom,b.bottom)-Math.max(a.top,b.top)>1)overlaps++;}});\
+document.querySelectorAll('figure').forEach(function(f){var most=0;f.querySelectorAll('polyline').forEach(function(p){\
+var n=(p.getAttribute('points')||'').trim().split(/\\s+/).length;if(n>most)most=n;});f.setAttribute('data-drawn-points',most);});\
 var b=document.body;b.setAttribute('data-charts',svgs.length);b.setAttribute('data-empty-charts',empty);\
 b.setAttribute('data-flat-charts',flat);b.setAttribute('data-overlapping-labels',overlaps);b.setAttribute('data-ready','yes');});";
 

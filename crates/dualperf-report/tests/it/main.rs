@@ -3,5 +3,6 @@
 //! a real run, so that layout and wording can be tested without a lab.
 
 mod browser;
+mod coarse;
 mod html_structure;
 mod snapshots;
