@@ -66,7 +66,7 @@ fn nice_step(raw: f64) -> f64 {
     nice * power
 }
 
-/// One line of a chart.
+/// One line of a chart; an empty label keeps it out of the legend.
 #[derive(Clone, Debug)]
 pub(crate) struct Series {
     pub label: String,
@@ -143,7 +143,8 @@ impl LineChart {
         // legend is about 20 px per entry plus 28 px of margins, out of the
         // plot area's height (chart height less axis labels and margins).
         let plot_height = f64::from(self.size.1.saturating_sub(70).max(100));
-        let share = ((20.0 * self.series.len() as f64 + 28.0) / plot_height).min(0.6);
+        let entries = self.series.iter().filter(|s| !s.label.is_empty()).count();
+        let share = ((20.0 * entries as f64 + 28.0) / plot_height).min(0.6);
         let legend_room = (y_high - y_low) * share / (1.0 - share);
         match self.legend {
             LegendCorner::UpperLeft | LegendCorner::UpperRight => y_high += legend_room,
@@ -269,14 +270,17 @@ where
     } else {
         plot.draw_series(LineSeries::new(points.clone(), line))?
     };
-    annotation.label(label);
-    if dashed {
+    if label.is_empty() {
+        // Unlabelled: drawn, but not in the legend (the caption explains it).
+    } else if dashed {
+        annotation.label(label);
         annotation.legend(move |(x, y)| {
             EmptyElement::at((x, y))
                 + DashedPathElement::new(vec![(0, 0), (26, 0)], 6, 3, line)
                 + Polygon::new(legend_marker(marker), color.filled())
         });
     } else {
+        annotation.label(label);
         annotation.legend(move |(x, y)| {
             EmptyElement::at((x, y))
                 + PathElement::new(vec![(0, 0), (26, 0)], line)

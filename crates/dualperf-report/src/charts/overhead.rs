@@ -59,14 +59,21 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
                     ))
                 })
                 .collect();
-            let name = if several {
-                format!("{} {}", arm.label, transport(kind))
-            } else {
-                transport(kind).to_string()
+            let name = transport(kind);
+            // Several arms: one legend entry per arm (its TCP measurement);
+            // the caption explains markers and dashes.
+            let legend = |what: &str| {
+                if !several {
+                    format!("{name} {what}")
+                } else if what == "measured" && kind == TestKind::TcpStream {
+                    arm.label.clone()
+                } else {
+                    String::new()
+                }
             };
             if !measured.is_empty() {
                 series.push(Series {
-                    label: format!("{name} measured"),
+                    label: legend("measured"),
                     color,
                     dashed: false,
                     marker,
@@ -75,7 +82,7 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
             }
             if !theory.is_empty() {
                 series.push(Series {
-                    label: format!("{name} header model"),
+                    label: legend("header model"),
                     color,
                     dashed: true,
                     marker: Marker::None,
@@ -117,7 +124,8 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
         id: "overhead".to_string(),
         title: format!("Measured vs theoretical overhead against {baseline}"),
         caption: format!(
-            "Relative goodput difference ({arms} − {baseline}) / {baseline} in percent: dots are the measured mean of paired repetitions with its 95 % CI; dashed lines are what the header-overhead model predicts (Ethernet, MTU from the host facts, 12 bytes of TCP timestamps, IPv6 fragment headers, tunnel headers). Below zero the arm is slower.",
+            "Relative goodput difference ({arms} − {baseline}) / {baseline} in percent: markers are the measured mean of paired repetitions with its 95 % CI; dashed lines are what the header-overhead model predicts (Ethernet, MTU from the host facts, 12 bytes of TCP timestamps, IPv6 fragment headers, tunnel headers).{key} Below zero the arm is slower.",
+            key = if several { " One colour per arm (legend); TCP with circles, UDP with crosses." } else { "" },
             arms = escape(&arms),
             baseline = escape(&baseline)
         ),

@@ -41,15 +41,16 @@ pub(crate) const GRID_BOLD: ShapeStyle = ShapeStyle {
     stroke_width: 1,
 };
 
-/// Colours of arms after the first two, Okabe–Ito: sky blue, orange,
-/// bluish green, reddish purple, yellow (darkened to read on white), black.
+/// Colours of arms after the first two, Okabe–Ito, most distinct from
+/// blue and vermillion first: bluish green, reddish purple, orange, black,
+/// sky blue, yellow (darkened to read on white).
 const MORE_ARMS: [RGBColor; 6] = [
-    RGBColor(86, 180, 233),
-    RGBColor(230, 159, 0),
     TCP,
     UDP,
-    RGBColor(190, 170, 0),
+    RGBColor(230, 159, 0),
     RGBColor(0, 0, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(190, 170, 0),
 ];
 
 /// Colour, dash and marker of the series of the arm at `index` in the

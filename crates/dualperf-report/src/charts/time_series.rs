@@ -40,7 +40,8 @@ fn intervals(trial: &Trial) -> &[IntervalSample] {
     }
 }
 
-/// Goodput per interval in Mbit/s against time in seconds: the first
+/// Goodput per interval in Mbit/s against time in seconds (the middle of
+/// each interval): the first
 /// repetition, or every repetition end to end when the first is short.
 /// Returns the points and how many repetitions they cover.
 fn goodput_points(trials: &[&Trial]) -> (Vec<ChartPoint>, usize) {
@@ -53,8 +54,9 @@ fn goodput_points(trials: &[&Trial]) -> (Vec<ChartPoint>, usize) {
     for trial in trials.iter().take(take) {
         let samples = intervals(trial);
         for s in samples.iter().filter(|s| s.length_ns > 0) {
+            // At the middle of the interval the sample averages over.
             points.push(ChartPoint::new(
-                offset + s.end_ns as f64 / 1e9,
+                offset + (s.end_ns as f64 - s.length_ns as f64 / 2.0) / 1e9,
                 s.received_bytes as f64 * 8.0 / (s.length_ns as f64 / 1e9) / 1e6,
             ));
         }

@@ -195,7 +195,7 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
     let arm_column = if view.compared_arms().len() == 1 {
         String::new()
     } else {
-        format!("<td>{}</td>", escape(arm))
+        format!("<td class=\"arm-name\">{}</td>", escape(arm))
     };
     format!(
         "<tr class=\"{row_class}\"><td class=\"point\" data-sort=\"{point}\">{point_label}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{label}</a></td>{arm_column}{baseline}{value}\
