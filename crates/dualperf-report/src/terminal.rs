@@ -70,6 +70,49 @@ pub fn render_verdicts(result: &RunResult, analysis: &Analysis) -> String {
     out
 }
 
+/// One line about instability for a terminal that shows the verdicts first
+/// (issue 15): how many comparisons at how many points had an arm whose
+/// coefficient of variation exceeded the threshold, and which arms; `None`
+/// when none did.
+pub fn render_instability(result: &RunResult, analysis: &Analysis) -> Option<String> {
+    let names = ArmNames::new(&result.config);
+    let mut comparisons = 0;
+    let mut points = BTreeSet::new();
+    let mut arms: Vec<&str> = Vec::new();
+    let mut threshold = None;
+    for c in &analysis.comparisons {
+        let mut unstable = false;
+        for w in &c.warnings {
+            if let dualperf_model::ComparisonWarning::Unstable {
+                arm, threshold: t, ..
+            } = w
+            {
+                unstable = true;
+                threshold = Some(*t);
+                let label = names.label(arm);
+                if !arms.contains(&label) {
+                    arms.push(label);
+                }
+            }
+        }
+        if unstable {
+            comparisons += 1;
+            points.insert(c.point + 1);
+        }
+    }
+    let threshold = threshold?;
+    let listed: Vec<String> = points.iter().map(|p| format!("[{p}]")).collect();
+    Some(format!(
+        "! {comparisons} comparison{} unstable at {} point{} (CV above {} % on {}): {}; repeat more or run longer",
+        if comparisons == 1 { " is" } else { "s are" },
+        points.len(),
+        if points.len() == 1 { "" } else { "s" },
+        percent(threshold),
+        arms.join(", "),
+        listed.join(" ")
+    ))
+}
+
 /// Every point that has a summary, a comparison or a missing entry, ascending.
 fn points(analysis: &Analysis) -> BTreeSet<usize> {
     analysis

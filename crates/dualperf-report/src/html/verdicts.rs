@@ -262,7 +262,13 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
     html
 }
 
-/// Every comparison, by point (collapsed), plus metrics that could not be computed.
+/// (reason, arm label) of a group of metrics that could not be computed.
+type MissingKey<'a> = (&'a str, &'a str);
+/// A point's label and the labels of its metrics in a group.
+type PointMetrics<'a> = (String, Vec<&'a str>);
+
+/// Every comparison, by point (collapsed), plus metrics that could not be
+/// computed, one line per reason and arm.
 pub(crate) fn full_table(view: &RunView<'_>) -> String {
     let Some(analysis) = view.run.analysis.as_ref() else {
         return String::new();
@@ -278,14 +284,35 @@ pub(crate) fn full_table(view: &RunView<'_>) -> String {
     }
     html.push_str("</tbody></table></div></details>\n");
     if !analysis.missing.is_empty() {
-        html.push_str("<h3>Not computed</h3><ul class=\"note\">");
+        // One line per reason and arm, naming the points and metrics.
+        let mut groups: Vec<(MissingKey<'_>, Vec<PointMetrics<'_>>)> = Vec::new();
         for missing in &analysis.missing {
+            let key = (missing.reason.as_str(), view.arm_label(&missing.arm));
+            let point = view.label(missing.point);
+            let index = match groups.iter().position(|(k, _)| *k == key) {
+                Some(index) => index,
+                None => {
+                    groups.push((key, Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            let points = &mut groups[index].1;
+            match points.iter_mut().find(|(p, _)| *p == point) {
+                Some((_, metrics)) => metrics.push(missing.metric.label()),
+                None => points.push((point, vec![missing.metric.label()])),
+            }
+        }
+        html.push_str("<h3>Not computed</h3><ul class=\"note\">");
+        for ((reason, arm), points) in groups {
+            let points: Vec<String> = points
+                .iter()
+                .map(|(point, metrics)| format!("{point} ({})", metrics.join(", ")))
+                .collect();
             html.push_str(&format!(
-                "<li>{}, {} on {}: {}</li>",
-                escape(&view.label(missing.point)),
-                escape(missing.metric.label()),
-                escape(view.arm_label(&missing.arm)),
-                escape(&missing.reason)
+                "<li>{}: {} — {}</li>",
+                escape(arm),
+                escape(reason),
+                escape(&points.join("; "))
             ));
         }
         html.push_str("</ul>");

@@ -320,3 +320,13 @@ fn several_arms_split_into_one_table_per_arm_when_narrow() {
         assert!(line.chars().count() <= 100, "too wide: {line}");
     }
 }
+
+#[test]
+fn instability_is_one_line() {
+    let result = hand_built_run();
+    let line = render_instability(&result, analysis_of(&result)).unwrap();
+    assert!(
+        line.starts_with("! 6 comparisons are unstable at 1 point (CV above 10 % on IPv4): [2]"),
+        "{line}"
+    );
+}
