@@ -445,4 +445,44 @@ mod tests {
         assert!(all[1].contains("not been analysed"), "{all:?}");
         assert_eq!(all.len(), 2);
     }
+
+    #[test]
+    fn fewer_than_three_repetitions_are_called_indicative_up_front() {
+        let mut run = small_synthetic_run();
+        run.config.repeat = 2;
+        let all = sentences(&run);
+        let first = find(&all, "With 2 repetitions per arm");
+        assert!(first.contains("indicative only"), "{first}");
+    }
+
+    #[test]
+    fn a_second_compared_arm_gets_its_own_sentences() {
+        use dualperf_model::{Arm, ArmPath, TunnelPlacement};
+        let mut lab = SyntheticLab {
+            stream_sizes: vec![64, 1472],
+            rr_sizes: vec![64],
+            ..Default::default()
+        };
+        lab.arms.push(Arm {
+            id: ArmId::new("v6-6in4-host-host").unwrap(),
+            label: "IPv6 in 6in4".to_string(),
+            family: IpFamily::V6,
+            path: ArmPath::SixInFour {
+                placement: TunnelPlacement::HostHost,
+            },
+            marking: Default::default(),
+            load: Default::default(),
+            target: None,
+        });
+        let all = sentences(&lab.build());
+        find(&all, "IPv6 TCP throughput");
+        let tunnel = all
+            .iter()
+            .find(|s| s.contains("IPv6 in 6in4 TCP throughput"))
+            .unwrap_or_else(|| panic!("{all:#?}"));
+        assert!(
+            tunnel.contains("of IPv4") || tunnel.contains("than IPv4"),
+            "{tunnel}"
+        );
+    }
 }

@@ -330,3 +330,36 @@ fn instability_is_one_line() {
         "{line}"
     );
 }
+
+#[test]
+fn two_repetitions_are_indicative_and_identical_pairs_are_no_interval() {
+    let arms = || native_arms(LOOPBACK);
+    // Issue 14: n = 2 with spread — never "significant".
+    let two = analysed(dualperf_fixtures::stream_run(
+        arms(),
+        &[&[Some(10.0), Some(10.4)], &[Some(9.0), Some(9.3)]],
+    ));
+    let line = render_verdicts(&two, analysis_of(&two));
+    assert!(line.contains("goodput: Indicative only: IPv6 is"), "{line}");
+    assert!(line.contains("2 paired repetitions; 3 or more"), "{line}");
+    assert!(!line.contains(", significant"), "{line}");
+    // Zero variance: the same difference in every pair — no "CI 10–10 %".
+    let same = analysed(dualperf_fixtures::stream_run(
+        arms(),
+        &[&[Some(10.0); 3], &[Some(9.0); 3]],
+    ));
+    let line = render_verdicts(&same, analysis_of(&same));
+    assert!(
+        line.contains(
+            "IPv6 is 10 % slower than IPv4 in each of the 3 paired repetitions (no spread"
+        ),
+        "{line}"
+    );
+    assert!(!line.contains("10–10"), "{line}");
+    let table = render_comparison_table(&same, analysis_of(&same));
+    let goodput = table.lines().find(|l| l.starts_with("goodput")).unwrap();
+    assert!(
+        goodput.contains("[no spread]") && !goodput.contains("yes"),
+        "{goodput}"
+    );
+}
