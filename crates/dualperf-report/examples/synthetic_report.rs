@@ -1,12 +1,34 @@
 //! Writes the report of the SYNTHETIC run (made-up data, see
-//! `dualperf_report::synthetic`) in every format, for looking at the layout:
+//! `dualperf_fixtures::synthetic`) in every format, for looking at the layout:
 //! `cargo run -p dualperf-report --example synthetic_report -- OUT_DIR`.
+//! With `--tunnel`, the run has a third arm (IPv6 through a 6in4 tunnel
+//! between the routers).
 
-use dualperf_report::{render, render_comparison, synthetic, Format};
+use dualperf_fixtures::synthetic::{self, SyntheticLab};
+use dualperf_model::{Arm, ArmId, ArmPath, IpFamily, TunnelPlacement};
+use dualperf_report::{render, render_comparison, Format};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let directory = std::env::args().nth(1).unwrap_or_else(|| ".".to_string());
-    let run = synthetic::synthetic_run();
+    let mut args = std::env::args().skip(1);
+    let directory = args.next().unwrap_or_else(|| ".".to_string());
+    let tunnel = args.any(|a| a == "--tunnel");
+    let run = if tunnel {
+        let mut lab = SyntheticLab::default();
+        lab.arms.push(Arm {
+            id: ArmId::new("v6-6in4-router-router")?,
+            label: "IPv6 via 6in4, router to router".to_string(),
+            family: IpFamily::V6,
+            path: ArmPath::SixInFour {
+                placement: TunnelPlacement::RouterRouter,
+            },
+            marking: Default::default(),
+            load: Default::default(),
+            target: Some("fd00:2::2".to_string()),
+        });
+        lab.build()
+    } else {
+        synthetic::synthetic_run()
+    };
     let after = synthetic::synthetic_run_after_upgrade();
     for format in [Format::Html, Format::Markdown, Format::Csv] {
         let path = format!("{directory}/synthetic.{}", format.extension());

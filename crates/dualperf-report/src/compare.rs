@@ -1,13 +1,15 @@
 //! Two runs side by side (`dualperf report --compare BEFORE AFTER`), e.g.
 //! before and after a kernel upgrade: the same points matched by their
-//! parameters, each metric's per-family mean in both runs, the change, and
+//! parameters and the same arms by id, each metric's per-arm mean in both runs, the change, and
 //! **Welch's unequal-variance t-test** on the per-repetition values (from
 //! each run's mean, sample standard deviation and count), two-sided, 5 %
 //! level. Welch rather than a paired test because repetitions of two runs are
 //! not paired; rather than CI overlap because overlap is too conservative.
 
-use dualperf_model::{IpFamily, Metric, RunResult, Summary, TestKind, TestSpec};
+use dualperf_model::{ArmId, MetricId, MetricSummary, RunResult, Summary, TestKind, TestSpec};
 use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::present::value::{format_value, percent_signed};
 
 /// The outcome of Welch's t-test for after − before.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,15 +26,6 @@ impl Welch {
     /// True at the 5 % level.
     pub fn is_significant(&self) -> bool {
         self.p_value < 0.05
-    }
-}
-
-/// A p-value for people: three decimals, `< 0.001` below that.
-pub(crate) fn format_p(p_value: f64) -> String {
-    if p_value < 0.001 {
-        "< 0.001".to_string()
-    } else {
-        format!("{p_value:.3}")
     }
 }
 
@@ -70,7 +63,7 @@ pub fn welch(before: &Summary, after: &Summary) -> Option<Welch> {
     })
 }
 
-/// One metric of one matched point and family in both runs.
+/// One metric of one matched point and arm in both runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrossRunRow {
     /// The point's label, e.g. `tcp-stream 1024 B`.
@@ -80,9 +73,11 @@ pub struct CrossRunRow {
     /// Message size, bytes.
     pub size_bytes: u32,
     /// The metric.
-    pub metric: Metric,
-    /// The family.
-    pub family: IpFamily,
+    pub metric: MetricId,
+    /// The arm (matched by id).
+    pub arm: ArmId,
+    /// The arm's label in the second run (its label in the first when absent).
+    pub arm_label: String,
     /// Summary in the first ("before") run.
     pub before: Summary,
     /// Summary in the second ("after") run.
@@ -95,17 +90,30 @@ pub struct CrossRunRow {
     pub welch: Option<Welch>,
 }
 
-/// Two runs matched point by point.
+impl CrossRunRow {
+    /// True when this row's metric is the headline of its test kind.
+    pub fn is_headline(&self) -> bool {
+        self.metric == MetricId::headline(self.kind)
+    }
+
+    fn is_significant(&self) -> bool {
+        self.welch.is_some_and(|w| w.is_significant())
+    }
+}
+
+/// Two runs matched point by point and arm by arm.
 #[derive(Clone, Debug)]
 pub struct RunComparison<'a> {
     /// The first run.
     pub before: &'a RunResult,
     /// The second run.
     pub after: &'a RunResult,
-    /// Every metric × family at every point both runs measured.
+    /// Every metric × arm at every point both runs measured.
     pub rows: Vec<CrossRunRow>,
     /// Labels of points only one run measured.
     pub unmatched: Vec<String>,
+    /// Labels of arms only one run measured.
+    pub unmatched_arms: Vec<String>,
 }
 
 /// The parameters that make two points "the same point".
@@ -119,41 +127,58 @@ fn key(spec: &TestSpec) -> (TestKind, u32, u32, bool, Option<u64>) {
     )
 }
 
-/// Matches the points of two runs and compares every summarised metric.
+/// Matches the points (by their parameters) and arms (by id) of two runs
+/// and compares every summarised metric.
 pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunComparison<'a> {
     let mut rows = Vec::new();
     let mut unmatched = Vec::new();
     let summaries = |run: &'a RunResult| run.analysis.iter().flat_map(|a| a.summaries.iter());
+    let label = |arm: &ArmId| {
+        after
+            .config
+            .arm(arm)
+            .or_else(|| before.config.arm(arm))
+            .map_or_else(|| arm.to_string(), |a| a.label.clone())
+    };
     for (index, spec) in before.config.points.iter().enumerate() {
         let Some(other) = after.config.points.iter().position(|s| key(s) == key(spec)) else {
             unmatched.push(format!("{} (only in {})", spec.label(), before.run_id));
             continue;
         };
-        for summary in summaries(before).filter(|s| s.point == index) {
-            let Some(later) =
-                summaries(after).find(|s| s.point == other && s.metric.name == summary.metric.name)
-            else {
-                continue;
-            };
-            for family in IpFamily::ALL {
-                let (Some(b), Some(a)) =
-                    (summary.per_family.get(family), later.per_family.get(family))
-                else {
-                    continue;
-                };
-                rows.push(CrossRunRow {
-                    point: spec.label(),
-                    kind: spec.kind,
-                    size_bytes: spec.size_bytes,
-                    metric: summary.metric.clone(),
-                    family,
-                    before: *b,
-                    after: *a,
-                    difference: a.mean - b.mean,
-                    relative_difference: (b.mean != 0.0).then(|| (a.mean - b.mean) / b.mean),
-                    welch: welch(b, a),
-                });
-            }
+        let mut matched: Vec<(&MetricSummary, &MetricSummary)> = summaries(before)
+            .filter(|s| s.point == index)
+            .filter_map(|b| {
+                let a = summaries(after)
+                    .find(|s| s.point == other && s.metric == b.metric && s.arm == b.arm)?;
+                Some((b, a))
+            })
+            .collect();
+        // Metric order, then arm order of the second run.
+        let arm_order = |arm: &ArmId| {
+            after
+                .config
+                .arms
+                .iter()
+                .position(|a| &a.id == arm)
+                .unwrap_or(usize::MAX)
+        };
+        matched.sort_by_key(|(b, _)| (b.metric.order(), arm_order(&b.arm)));
+        for (b, a) in matched {
+            let (b_summary, a_summary) = (&b.summary, &a.summary);
+            rows.push(CrossRunRow {
+                point: spec.label(),
+                kind: spec.kind,
+                size_bytes: spec.size_bytes,
+                metric: b.metric,
+                arm: b.arm.clone(),
+                arm_label: label(&b.arm),
+                before: *b_summary,
+                after: *a_summary,
+                difference: a_summary.mean - b_summary.mean,
+                relative_difference: (b_summary.mean != 0.0)
+                    .then(|| (a_summary.mean - b_summary.mean) / b_summary.mean),
+                welch: welch(b_summary, a_summary),
+            });
         }
     }
     for spec in &after.config.points {
@@ -161,54 +186,67 @@ pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunCompa
             unmatched.push(format!("{} (only in {})", spec.label(), after.run_id));
         }
     }
+    let mut unmatched_arms = Vec::new();
+    for (run, other) in [(before, after), (after, before)] {
+        for arm in &run.config.arms {
+            if other.config.arm(&arm.id).is_none() {
+                unmatched_arms.push(format!("{} (only in {})", arm.label, run.run_id));
+            }
+        }
+    }
     RunComparison {
         before,
         after,
         rows,
         unmatched,
+        unmatched_arms,
     }
 }
 
 impl RunComparison<'_> {
-    /// Sentences for the top of a comparison report.
+    /// Sentences for the top of a comparison report: how many values
+    /// changed (and how many would by chance), the largest changes of the
+    /// headline metrics ([`MetricId::headline`]), then of the others.
     pub fn sentences(&self) -> Vec<String> {
         let tested: Vec<&CrossRunRow> = self.rows.iter().filter(|r| r.welch.is_some()).collect();
-        let changed: Vec<&&CrossRunRow> = tested
+        let changed: Vec<&CrossRunRow> = tested
             .iter()
-            .filter(|r| r.welch.is_some_and(|w| w.is_significant()))
+            .copied()
+            .filter(|r| r.is_significant())
             .collect();
         let mut sentences = vec![format!(
-            "{} of {} metric × family values changed significantly between {} and {} (Welch's t-test, p < 0.05).",
+            "{} of {} metric × arm values changed significantly between {} and {} (Welch's t-test, p < 0.05; with {} tests about {} would by chance alone).",
             changed.len(),
             tested.len(),
             self.before.run_id,
-            self.after.run_id
+            self.after.run_id,
+            tested.len(),
+            (tested.len() as f64 * 0.05).round()
         )];
-        let mut largest: Vec<&&CrossRunRow> = changed.clone();
-        largest.sort_by(|a, b| {
-            b.relative_difference
-                .unwrap_or(0.0)
-                .abs()
-                .total_cmp(&a.relative_difference.unwrap_or(0.0).abs())
-        });
-        for row in largest.into_iter().take(3) {
-            let better = row
-                .relative_difference
-                .map(|r| (r > 0.0) == row.metric.higher_is_better);
+        let by_size = |rows: &mut Vec<&CrossRunRow>| {
+            rows.sort_by(|a, b| {
+                b.relative_difference
+                    .unwrap_or(0.0)
+                    .abs()
+                    .total_cmp(&a.relative_difference.unwrap_or(0.0).abs())
+            });
+        };
+        let (mut headline, mut others): (Vec<&CrossRunRow>, Vec<&CrossRunRow>) =
+            changed.iter().copied().partition(|r| r.is_headline());
+        by_size(&mut headline);
+        by_size(&mut others);
+        if headline.is_empty() && !tested.is_empty() {
+            sentences.push("No headline metric (goodput, RTT p50, connect p50, one-way delay p50) changed significantly.".to_string());
+        }
+        for row in headline.iter().take(3) {
+            sentences.push(describe(row));
+        }
+        if !others.is_empty() {
+            let largest: Vec<String> = others.iter().take(3).map(|r| describe(r)).collect();
             sentences.push(format!(
-                "{} {} over {}: {} → {} ({}, {}).",
-                row.point,
-                row.metric.name,
-                row.family.label(),
-                crate::quantity::format_value(row.before.mean, &row.metric.unit),
-                crate::quantity::format_value(row.after.mean, &row.metric.unit),
-                row.relative_difference
-                    .map_or("–".into(), crate::quantity::percent_signed),
-                match better {
-                    Some(true) => "better",
-                    Some(false) => "worse",
-                    None => "changed",
-                },
+                "Beyond the headline metrics {} values changed; the largest: {}",
+                others.len(),
+                largest.join(" ")
             ));
         }
         if !self.unmatched.is_empty() {
@@ -217,8 +255,35 @@ impl RunComparison<'_> {
                 self.unmatched.len()
             ));
         }
+        if !self.unmatched_arms.is_empty() {
+            sentences.push(format!(
+                "Arms measured in only one run are left out: {}.",
+                self.unmatched_arms.join(", ")
+            ));
+        }
         sentences
     }
+}
+
+/// "udp-stream 1472 B loss over IPv6: 1.30 % → 0.51 % (−61 %, better)."
+fn describe(row: &CrossRunRow) -> String {
+    let better = row
+        .relative_difference
+        .map(|r| (r > 0.0) == row.metric.higher_is_better());
+    format!(
+        "{} {} over {}: {} → {} ({}, {}).",
+        row.point,
+        row.metric.label(),
+        row.arm_label,
+        format_value(row.metric, row.before.mean),
+        format_value(row.metric, row.after.mean),
+        row.relative_difference.map_or("–".into(), percent_signed),
+        match better {
+            Some(true) => "better",
+            Some(false) => "worse",
+            None => "changed",
+        },
+    )
 }
 
 #[cfg(test)]

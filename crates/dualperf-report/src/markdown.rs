@@ -1,13 +1,17 @@
 //! Markdown for a change request or a wiki: the answer in words, the verdict
-//! table, the conditions and the definitions. GitHub-flavoured tables.
+//! table (one row per point, metric and compared arm), the conditions (arms
+//! included) and the definitions. GitHub-flavoured tables; metrics named by
+//! their labels, arms by theirs.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use dualperf_model::RunResult;
+use dualperf_model::{MetricId, RunResult};
 
 use crate::compare::RunComparison;
 use crate::html::date;
-use crate::quantity::{format_value, percent_signed};
+use crate::present::value::{format_value, p_value, percent_signed, signed_difference};
+use crate::present::{claims_significance, has_no_spread, verdict, warnings, why_clause};
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
 
@@ -27,16 +31,18 @@ fn where_text(run: &RunResult) -> String {
 /// Renders one run.
 pub(crate) fn render(run: &RunResult) -> String {
     let view = RunView::new(run);
+    let arms: Vec<&str> = run.config.arms.iter().map(|a| a.label.as_str()).collect();
+    let baseline = view.baseline_label();
     let mut md = String::new();
-    let _ = writeln!(md, "# IPv4 vs IPv6 — run `{}`\n", run.run_id);
+    let _ = writeln!(md, "# {} — run `{}`\n", arms.join(" vs "), run.run_id);
     let _ = writeln!(
         md,
-        "{} · {} · dualperf {} · {} points × {} families × {} repetitions{}\n",
+        "{} · {} · dualperf {} · {} points × {} arms × {} repetitions{}\n",
         where_text(run),
         date(run.started_at_unix_ms),
         run.client_host.tool_version,
         run.config.points.len(),
-        run.config.families.len(),
+        run.config.arms.len(),
         run.config.repeat,
         if run.complete {
             ""
@@ -49,48 +55,65 @@ pub(crate) fn render(run: &RunResult) -> String {
         let _ = writeln!(md, "- {sentence}");
     }
     if let Some(analysis) = &run.analysis {
-        md.push_str("\n## Verdicts\n\nΔ is IPv6 − IPv4 relative to IPv4 (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant.\n\n");
-        md.push_str("| Point | Metric | IPv4 | IPv6 | Δ v6 − v4 | 95 % CI of Δ | Header model | Verdict |\n");
-        md.push_str("|---|---|--:|--:|--:|--:|--:|---|\n");
+        let _ = writeln!(md, "\n## Verdicts\n\nΔ is arm − {baseline} relative to {baseline} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).\n");
+        let _ = writeln!(md, "| Point | Metric | Arm | {} | Arm value | Δ vs {} | 95 % CI of Δ | Header model | Verdict |", cell(baseline), cell(baseline));
+        md.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
         for c in &analysis.comparisons {
-            let unit = c.metric.unit.as_str();
+            let metric = c.metric;
             let delta = c.relative_difference.map_or_else(
-                || crate::quantity::absolute_signed(c.difference_mean, unit),
+                || signed_difference(metric, c.difference_mean),
                 percent_signed,
             );
-            let delta = if c.significant {
+            let delta = if claims_significance(c) {
                 format!("**{delta}**")
             } else {
                 delta
             };
+            let ci = if has_no_spread(c) {
+                "no spread".to_string()
+            } else {
+                c.relative_difference_ci95.map_or("–".into(), |(l, h)| {
+                    format!("{} … {}", percent_signed(l), percent_signed(h))
+                })
+            };
+            let arm = view.arm_label(&c.arm);
+            let mut sentence = verdict(c, arm, view.arm_label(&c.baseline));
+            if let Some(why) = why_clause(analysis, c, arm) {
+                sentence.push_str("; ");
+                sentence.push_str(&why);
+            }
+            let notes = warnings(c, &view.names);
             let _ = writeln!(
                 md,
-                "| {} | `{}` | {} | {} | {} | {} | {} | {}{} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} |",
                 cell(&view.label(c.point)),
-                cell(&c.metric.name),
-                format_value(c.per_family.v4.mean, unit),
-                format_value(c.per_family.v6.mean, unit),
+                cell(metric.label()),
+                cell(arm),
+                format_value(metric, c.baseline_summary.mean),
+                format_value(metric, c.arm_summary.mean),
                 delta,
-                c.relative_difference_ci95
-                    .map_or("–".into(), |(l, h)| format!(
-                        "{} … {}",
-                        percent_signed(l),
-                        percent_signed(h)
-                    )),
+                ci,
                 c.theoretical_relative_difference
                     .map_or("–".into(), percent_signed),
-                cell(&c.verdict),
-                if c.warnings.is_empty() {
+                cell(&sentence),
+                if notes.is_empty() {
                     String::new()
                 } else {
-                    format!(" ⚠ {}", cell(&c.warnings.join("; ")))
+                    format!(" ⚠ {}", cell(&notes.join("; ")))
                 },
             );
         }
         if !analysis.missing.is_empty() {
             md.push_str("\nNot computed:\n\n");
-            for (point, metric, reason) in &analysis.missing {
-                let _ = writeln!(md, "- {} `{metric}`: {reason}", view.label(*point));
+            for missing in &analysis.missing {
+                let _ = writeln!(
+                    md,
+                    "- {}, {} on {}: {}",
+                    view.label(missing.point),
+                    missing.metric.label(),
+                    view.arm_label(&missing.arm),
+                    missing.reason
+                );
             }
         }
     }
@@ -100,6 +123,22 @@ pub(crate) fn render(run: &RunResult) -> String {
         for note in &testbed.notes {
             let _ = writeln!(md, "- Testbed note: {note}");
         }
+    }
+    for arm in &run.config.arms {
+        let _ = writeln!(
+            md,
+            "- Arm {}{}: `{}`, {}, {}, target {}",
+            arm.label,
+            if arm.id == run.config.baseline {
+                " (baseline)"
+            } else {
+                ""
+            },
+            arm.id,
+            arm.family.label(),
+            arm.path.label(),
+            arm.target.as_deref().unwrap_or("–")
+        );
     }
     let host = &run.client_host;
     let _ = writeln!(
@@ -115,7 +154,7 @@ pub(crate) fn render(run: &RunResult) -> String {
     if let Some(first) = run.config.points.first() {
         let _ = writeln!(
             md,
-            "- Trials: {} ms measured after {} ms warm-up, {} repetitions per family, {} order",
+            "- Trials: {} ms measured after {} ms warm-up, {} repetitions per arm, {} order",
             first.duration_ms,
             first.warmup_ms,
             run.config.repeat,
@@ -126,20 +165,21 @@ pub(crate) fn render(run: &RunResult) -> String {
     for error in &run.errors {
         let _ = writeln!(md, "- Error: {error}");
     }
-    let mut metrics: Vec<_> = run
+    let metrics: BTreeSet<(usize, MetricId)> = run
         .analysis
         .iter()
-        .flat_map(|a| a.summaries.iter().map(|s| &s.metric))
+        .flat_map(|a| a.summaries.iter().map(|s| (s.metric.order(), s.metric)))
         .collect();
-    metrics.sort_by(|a, b| a.name.cmp(&b.name));
-    metrics.dedup_by(|a, b| a.name == b.name);
     if !metrics.is_empty() {
         md.push_str("\n## Definitions\n\n");
-        for metric in metrics {
+        for (_, metric) in metrics {
             let _ = writeln!(
                 md,
-                "- `{}` ({}): {}",
-                metric.name, metric.unit, metric.definition
+                "- {} (`{}`, {}): {}",
+                metric.label(),
+                metric.name(),
+                metric.unit(),
+                metric.definition()
             );
         }
     }
@@ -167,28 +207,29 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
         let _ = writeln!(md, "- {sentence}");
     }
     md.push_str("\n## Changes\n\nChange = after − before relative to before; p = two-sided Welch's t-test on the per-repetition values; **bold** = p < 0.05.\n\n");
-    md.push_str("| Point | Metric | Family | Before | After | Change | p |\n|---|---|---|--:|--:|--:|--:|\n");
+    md.push_str(
+        "| Point | Metric | Arm | Before | After | Change | p |\n|---|---|---|--:|--:|--:|--:|\n",
+    );
     for row in &comparison.rows {
-        let unit = row.metric.unit.as_str();
+        let metric = row.metric;
         let change = row
             .relative_difference
-            .map_or_else(|| format_value(row.difference, unit), percent_signed);
+            .map_or_else(|| format_value(metric, row.difference), percent_signed);
         let significant = row.welch.is_some_and(|w| w.is_significant());
         let _ = writeln!(
             md,
-            "| {} | `{}` | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             cell(&row.point),
-            cell(&row.metric.name),
-            row.family.label(),
-            format_value(row.before.mean, unit),
-            format_value(row.after.mean, unit),
+            cell(metric.label()),
+            cell(&row.arm_label),
+            format_value(metric, row.before.mean),
+            format_value(metric, row.after.mean),
             if significant {
                 format!("**{change}**")
             } else {
                 change
             },
-            row.welch
-                .map_or("–".into(), |w| crate::compare::format_p(w.p_value)),
+            row.welch.map_or("–".into(), |w| p_value(w.p_value)),
         );
     }
     md

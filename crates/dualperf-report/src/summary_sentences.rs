@@ -1,22 +1,32 @@
 //! The first screen's answer in words, built from the comparisons by fixed
 //! rules (no free text from anywhere else), e.g. "IPv6 TCP throughput is
 //! within 2 % of IPv4 at every size (64–65507 B)" or "UDP loses 3.0× more
-//! over IPv6 from 1472 B, where IPv6 fragments".
+//! over IPv6 from 1472 B, where IPv6 fragments". Every rule runs once per
+//! compared arm, naming the arm and its baseline by their labels.
 //!
 //! Rules, in order:
-//! 1. per stream transport, the throughput comparison over the size sweep:
-//!    no significant difference anywhere; within N % everywhere (N = the
-//!    largest |difference| rounded up to a whole percent, when ≤ 5 %); or up
-//!    to X % worse/better, naming the size;
-//! 2. UDP loss above versus below the size where IPv6 fragments (from the
-//!    trials' fragments per datagram), as a ratio v6 / v4 when ≥ 1.5× apart;
-//! 3. per request/response transport, the RTT comparison as in rule 1;
-//! 4. at the largest TCP size: how much of the measured gap the header model explains;
-//! 5. how many comparisons carry instability warnings; 6. an incomplete run.
+//! 1. per stream transport, the headline ([`MetricId::headline`], goodput)
+//!    over the size sweep: no significant difference anywhere; within N %
+//!    everywhere (N = the largest |difference| rounded up to a whole
+//!    percent, when ≤ 5 %); or up to X % worse/better, naming the size;
+//! 2. UDP loss above versus below the size where the arm fragments (from
+//!    the trials' fragments per datagram), as a ratio arm / baseline when
+//!    ≥ 1.5× apart;
+//! 3. per request/response transport, connection setup and probe stream,
+//!    their headline (median RTT, setup time, one-way delay) as in rule 1;
+//! 4. at the largest TCP size: how much of the measured gap the header
+//!    model explains, and what the CPU cost per MiB says about the rest;
+//! 5. fewer than 3 repetitions: every difference is indicative only;
+//!    how many comparisons carry instability warnings; 6. an incomplete run.
+//!
+//! "Significant" here means [`claims_significance`]: a CI that excludes 0
+//! on at least 3 pairs with some spread.
 
-use dualperf_model::{Comparison, IpFamily, TestKind, TestSpec};
+use dualperf_model::{Arm, Comparison, ComparisonWarning, MetricId, TestKind, TestSpec};
 
-use crate::quantity;
+use crate::present::value::{bytes, format_value, percent, percent_signed};
+use crate::present::verdict::MIN_PAIRS_FOR_SIGNIFICANCE;
+use crate::present::{claims_significance, why_clause};
 use crate::view::{self, transport, RunView};
 
 /// The sentences, most important first; never empty.
@@ -36,50 +46,40 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
         ));
     }
     if view.run.analysis.is_none() {
-        sentences.push(
-            "This run has not been analysed: there are no IPv4/IPv6 comparisons to report."
-                .to_string(),
-        );
+        sentences.push(format!(
+            "This run has not been analysed: there are no comparisons with {} to report.",
+            view.baseline_label()
+        ));
         return sentences;
     }
-    if let Some(metric) = view.pick(view::THROUGHPUT) {
-        for kind in view::STREAM_KINDS {
-            sentences.extend(sweep_sentence(
-                &view.sweep_comparisons(kind, metric),
-                transport(kind),
-                "throughput",
-            ));
-        }
-    }
-    sentences.extend(loss_sentence(view));
-    if let Some(metric) = view.pick(view::RTT) {
-        for kind in view::RR_KINDS {
-            let name = format!("{} ({kind})", transport(kind));
-            sentences.extend(sweep_sentence(
-                &view.sweep_comparisons(kind, metric),
-                &name,
-                "round-trip time",
-            ));
-        }
-    }
-    if let Some(metric) = view.pick(view::ONE_WAY_DELAY) {
-        let name = format!("UDP probe ({})", TestKind::UdpProbe);
-        sentences.extend(sweep_sentence(
-            &view.sweep_comparisons(TestKind::UdpProbe, metric),
-            &name,
-            "one-way delay",
+    if view.run.config.repeat < MIN_PAIRS_FOR_SIGNIFICANCE as u32 {
+        sentences.push(format!(
+            "With {} repetition{} per arm every difference below is indicative only: {MIN_PAIRS_FOR_SIGNIFICANCE} or more are needed to call one significant.",
+            view.run.config.repeat,
+            if view.run.config.repeat == 1 { "" } else { "s" }
         ));
     }
-    sentences.extend(theory_sentence(view));
-    let unstable = view
+    for arm in view.compared_arms() {
+        arm_sentences(view, arm, &mut sentences);
+    }
+    let unstable: Vec<(f64, usize)> = view
         .run
         .analysis
         .iter()
         .flat_map(|a| &a.comparisons)
-        .filter(|c| !c.warnings.is_empty())
-        .count();
-    if unstable > 0 {
-        sentences.push(format!("{unstable} comparisons are unstable (coefficient of variation above 10 %): repeat more or run longer before trusting them."));
+        .filter_map(|c| {
+            c.warnings.iter().find_map(|w| match w {
+                ComparisonWarning::Unstable { threshold, .. } => Some((*threshold, 1)),
+                _ => None,
+            })
+        })
+        .collect();
+    if let Some((threshold, _)) = unstable.first() {
+        sentences.push(format!(
+            "{} comparisons are unstable (coefficient of variation above {} %): repeat more or run longer before trusting them.",
+            unstable.len(),
+            percent(*threshold)
+        ));
     }
     if sentences.is_empty() {
         sentences.push("The run has no throughput or round-trip-time comparisons to summarise; see the tables below.".to_string());
@@ -87,30 +87,71 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
     sentences
 }
 
+/// Rules 1–4 for one compared arm.
+fn arm_sentences(view: &RunView<'_>, arm: &Arm, sentences: &mut Vec<String>) {
+    let names = Names {
+        arm: &arm.label,
+        baseline: view.baseline_label(),
+    };
+    for kind in view::STREAM_KINDS {
+        let metric = MetricId::headline(kind);
+        sentences.extend(sweep_sentence(
+            &view.sweep_comparisons(kind, metric, &arm.id),
+            &names,
+            transport(kind),
+            "throughput",
+        ));
+    }
+    sentences.extend(loss_sentence(view, arm, &names));
+    for (kind, quantity) in [
+        (TestKind::TcpRr, "median round-trip time"),
+        (TestKind::UdpRr, "median round-trip time"),
+        (TestKind::TcpConnect, "median connection setup time"),
+        (TestKind::UdpProbe, "median one-way delay"),
+    ] {
+        let name = format!("{} ({kind})", transport(kind));
+        sentences.extend(sweep_sentence(
+            &view.sweep_comparisons(kind, MetricId::headline(kind), &arm.id),
+            &names,
+            &name,
+            quantity,
+        ));
+    }
+    sentences.extend(theory_sentence(view, arm, &names));
+}
+
+/// The labels a sentence names.
+struct Names<'a> {
+    arm: &'a str,
+    baseline: &'a str,
+}
+
 fn size_range(points: &[(&TestSpec, &Comparison)]) -> String {
     match (points.first(), points.last()) {
         (Some(first), Some(last)) if first.0.size_bytes != last.0.size_bytes => {
             format!("{}–{} B", first.0.size_bytes, last.0.size_bytes)
         }
-        (Some(only), _) => quantity::bytes(only.0.size_bytes),
+        (Some(only), _) => bytes(only.0.size_bytes),
         _ => String::new(),
     }
 }
 
-/// Rule 1 and 3: one sentence about a metric over a size sweep.
+/// Rules 1 and 3: one sentence about a metric over a size sweep.
 fn sweep_sentence(
     points: &[(&TestSpec, &Comparison)],
+    names: &Names<'_>,
     transport: &str,
     quantity_name: &str,
 ) -> Option<String> {
+    let Names { arm, baseline } = *names;
     let relatives: Vec<(u32, f64, bool, bool)> = points
         .iter()
         .filter_map(|(spec, c)| {
             Some((
                 spec.size_bytes,
                 c.relative_difference?,
-                c.significant,
-                c.metric.higher_is_better,
+                claims_significance(c),
+                c.metric.higher_is_better(),
             ))
         })
         .collect();
@@ -139,7 +180,7 @@ fn sweep_sentence(
             format!("any of the {} sizes", relatives.len())
         };
         return Some(format!(
-            "IPv6 and IPv4 {transport} {quantity_name} do not differ significantly at {sizes} ({range}); the largest difference is {max_abs:.1} %."
+            "{arm} and {baseline} {transport} {quantity_name} do not differ significantly at {sizes} ({range}); the largest difference is {max_abs:.1} %."
         ));
     }
     let same_sign = significant
@@ -147,12 +188,12 @@ fn sweep_sentence(
         .all(|r| (r.1 < 0.0) == (significant[0].1 < 0.0));
     let detail = if relatives.len() == 1 {
         format!(
-            "; the difference is significant: IPv6 is {}",
+            "; the difference is significant: {arm} is {}",
             direction(significant[0].1)
         )
     } else if same_sign {
         format!(
-            "; where the difference is significant ({} of {} sizes) IPv6 is {}",
+            "; where the difference is significant ({} of {} sizes) {arm} is {}",
             significant.len(),
             relatives.len(),
             direction(significant[0].1)
@@ -166,53 +207,53 @@ fn sweep_sentence(
     };
     if max_abs <= 5.0 {
         let bound = max_abs.ceil().max(1.0);
-        Some(format!("IPv6 {transport} {quantity_name} is within {bound:.0} % of IPv4 {every} ({range}){detail}."))
+        Some(format!("{arm} {transport} {quantity_name} is within {bound:.0} % of {baseline} {every} ({range}){detail}."))
     } else {
         Some(format!(
-            "IPv6 {transport} {quantity_name} is up to {max_abs:.1} % {} than IPv4 (at {} B){detail}.",
+            "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B){detail}.",
             direction(max_relative).split(' ').next().unwrap_or_default(),
             size_of_max
         ))
     }
 }
 
-/// Rule 2: UDP loss below and above the IPv6 fragmentation threshold.
-fn loss_sentence(view: &RunView<'_>) -> Option<String> {
-    let metric = view.pick(view::LOSS)?;
+/// Rule 2: UDP loss below and above the arm's fragmentation threshold.
+fn loss_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<String> {
+    let Names {
+        arm: label,
+        baseline,
+    } = *names;
+    if !view.has(view::LOSS) {
+        return None;
+    }
     let sweep = view.sweep(TestKind::UdpStream);
-    let threshold = view.fragmentation_threshold(TestKind::UdpStream, IpFamily::V6);
-    let mean_loss = |family: IpFamily, above: bool| {
+    let threshold = view.fragmentation_threshold(TestKind::UdpStream, &arm.id);
+    let mean_loss = |id: &dualperf_model::ArmId, above: bool| {
         let values: Vec<f64> = sweep
             .iter()
             .filter(|(_, spec)| threshold.map_or(above, |t| (spec.size_bytes >= t) == above))
-            .filter_map(|(index, _)| view.family_summary(*index, metric, family).map(|s| s.mean))
+            .filter_map(|(index, _)| view.summary(*index, view::LOSS, id).map(|s| s.mean))
             .collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let (v4, v6) = (
-        mean_loss(IpFamily::V4, true)?,
-        mean_loss(IpFamily::V6, true)?,
-    );
-    let percent = |x: f64| quantity::format_value(x, "ratio");
+    let base = view.baseline();
+    let (v_base, v_arm) = (mean_loss(base, true)?, mean_loss(&arm.id, true)?);
+    let percent = |x: f64| format_value(view::LOSS, x);
     let place = threshold.map_or("at every size".to_string(), |t| {
-        format!("from {t} B, where IPv6 fragments")
+        format!("from {t} B, where {label} fragments")
     });
-    let ratio = if v4 > 0.0 {
-        v6 / v4
-    } else if v6 > 0.0 {
+    let ratio = if v_base > 0.0 {
+        v_arm / v_base
+    } else if v_arm > 0.0 {
         f64::INFINITY
     } else {
         1.0
     };
-    let below = match (
-        threshold,
-        mean_loss(IpFamily::V4, false),
-        mean_loss(IpFamily::V6, false),
-    ) {
-        (Some(_), Some(b4), Some(b6)) => format!(
+    let below = match (threshold, mean_loss(base, false), mean_loss(&arm.id, false)) {
+        (Some(_), Some(b_base), Some(b_arm)) => format!(
             "; below that both lose about the same ({} vs {})",
-            percent(b6),
-            percent(b4)
+            percent(b_arm),
+            percent(b_base)
         ),
         _ => String::new(),
     };
@@ -223,62 +264,76 @@ fn loss_sentence(view: &RunView<'_>) -> Option<String> {
             "infinitely".to_string()
         };
         format!(
-            "UDP loses {times} more over IPv6 {place} ({} vs {} of datagrams){below}.",
-            percent(v6),
-            percent(v4)
+            "UDP loses {times} more over {label} {place} ({} vs {} of datagrams){below}.",
+            percent(v_arm),
+            percent(v_base)
         )
     } else if ratio <= 1.0 / 1.5 {
         format!(
-            "UDP loses {:.1}× less over IPv6 {place} ({} vs {} of datagrams){below}.",
+            "UDP loses {:.1}× less over {label} {place} ({} vs {} of datagrams){below}.",
             1.0 / ratio,
-            percent(v6),
-            percent(v4)
+            percent(v_arm),
+            percent(v_base)
         )
     } else {
         format!(
-            "UDP loss is about the same for both families {place} ({} over IPv6, {} over IPv4).",
-            percent(v6),
-            percent(v4)
+            "UDP loss is about the same over {label} and {baseline} {place} ({} over {label}, {} over {baseline}).",
+            percent(v_arm),
+            percent(v_base)
         )
     })
 }
 
-/// Rule 4: the share of the gap the header explains, at the largest TCP size.
-fn theory_sentence(view: &RunView<'_>) -> Option<String> {
-    let metric = view.pick(view::THROUGHPUT)?;
-    let points = view.sweep_comparisons(TestKind::TcpStream, metric);
+/// Rule 4: the share of the gap the header explains at the largest TCP
+/// size, and what the CPU cost per MiB says about the rest.
+fn theory_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<String> {
+    let label = names.arm;
+    let metric = MetricId::headline(TestKind::TcpStream);
+    let points = view.sweep_comparisons(TestKind::TcpStream, metric, &arm.id);
     let (spec, comparison) = points.last()?;
     let theory = comparison.theoretical_relative_difference?;
     let measured = comparison.relative_difference?;
     let inside_ci = comparison
         .relative_difference_ci95
         .is_some_and(|(l, h)| l <= theory && theory <= h);
-    let verdict = if !comparison.significant {
+    let why = view
+        .run
+        .analysis
+        .as_ref()
+        .and_then(|analysis| why_clause(analysis, comparison, label));
+    let verdict = if !claims_significance(comparison) {
         "the measured difference is not significant".to_string()
     } else if inside_ci {
         "the bigger header explains the gap (the prediction lies inside the measured 95 % CI)"
             .to_string()
     } else if measured.abs() > theory.abs() {
+        let rest = match &why {
+            Some(why) => format!("; {why}"),
+            None => {
+                "; the rest is not explained by the header or the measured CPU cost".to_string()
+            }
+        };
         format!(
-            "the header explains {:.1} of the {:.1} points; the rest is the implementation",
+            "the header explains {:.1} of the {:.1} points{rest}",
             theory.abs() * 100.0,
             measured.abs() * 100.0
         )
     } else {
-        "IPv6 does better than its header predicts".to_string()
+        format!("{label} does better than its header predicts")
     };
     Some(format!(
-        "At {} B TCP writes the header model predicts {} for IPv6 and {} was measured: {verdict}.",
+        "At {} B TCP writes the header model predicts {} for {label} and {} was measured: {verdict}.",
         spec.size_bytes,
-        quantity::percent_signed(theory),
-        quantity::percent_signed(measured)
+        percent_signed(theory),
+        percent_signed(measured)
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{small_synthetic_run, SyntheticLab};
+    use dualperf_fixtures::synthetic::{small_synthetic_run, SyntheticLab};
+    use dualperf_model::{ArmId, IpFamily};
 
     fn sentences(run: &dualperf_model::RunResult) -> Vec<String> {
         headline_sentences(&RunView::new(run))
@@ -294,7 +349,7 @@ mod tests {
     /// The largest |relative goodput difference| of a kind, in percent.
     fn largest_gap(run: &dualperf_model::RunResult, kind: TestKind) -> f64 {
         let view = RunView::new(run);
-        view.sweep_comparisons(kind, "goodput_bps")
+        view.sweep_comparisons(kind, MetricId::GoodputBps, &ArmId::native(IpFamily::V6))
             .iter()
             .map(|(_, c)| c.relative_difference.unwrap().abs() * 100.0)
             .fold(0.0, f64::max)
@@ -389,5 +444,45 @@ mod tests {
         assert!(all[0].starts_with("This run is incomplete"), "{all:?}");
         assert!(all[1].contains("not been analysed"), "{all:?}");
         assert_eq!(all.len(), 2);
+    }
+
+    #[test]
+    fn fewer_than_three_repetitions_are_called_indicative_up_front() {
+        let mut run = small_synthetic_run();
+        run.config.repeat = 2;
+        let all = sentences(&run);
+        let first = find(&all, "With 2 repetitions per arm");
+        assert!(first.contains("indicative only"), "{first}");
+    }
+
+    #[test]
+    fn a_second_compared_arm_gets_its_own_sentences() {
+        use dualperf_model::{Arm, ArmPath, TunnelPlacement};
+        let mut lab = SyntheticLab {
+            stream_sizes: vec![64, 1472],
+            rr_sizes: vec![64],
+            ..Default::default()
+        };
+        lab.arms.push(Arm {
+            id: ArmId::new("v6-6in4-host-host").unwrap(),
+            label: "IPv6 in 6in4".to_string(),
+            family: IpFamily::V6,
+            path: ArmPath::SixInFour {
+                placement: TunnelPlacement::HostHost,
+            },
+            marking: Default::default(),
+            load: Default::default(),
+            target: None,
+        });
+        let all = sentences(&lab.build());
+        find(&all, "IPv6 TCP throughput");
+        let tunnel = all
+            .iter()
+            .find(|s| s.contains("IPv6 in 6in4 TCP throughput"))
+            .unwrap_or_else(|| panic!("{all:#?}"));
+        assert!(
+            tunnel.contains("of IPv4") || tunnel.contains("than IPv4"),
+            "{tunnel}"
+        );
     }
 }

@@ -1,22 +1,29 @@
 //! The terminal comparison table: one block per point, one row per metric,
-//! IPv4 and IPv6 side by side with the measured and the theoretical
-//! difference, then the point's verdict and warnings.
+//! every arm side by side, each compared arm followed by its difference
+//! from the baseline, the significance and the header model's prediction,
+//! then the point's verdicts and warnings.
 //!
 //! ```text
-//! [1] tcp-stream 131072 B — 3 repetitions per family, interleaved
-//! metric          IPv4 mean ±CI          IPv6 mean ±CI          Δ v6−v4 [95 % CI]         sig.  theory
-//! goodput         20.5 Gbit/s ±6.1%      19.8 Gbit/s ±6.4%      −3.2 % [−4.1, −2.3]       yes   −1.4 %
+//! [1] tcp-stream 131072 B — 3 repetitions per arm, interleaved
+//! metric     IPv4 mean ±CI      IPv6 mean ±CI    Δ vs IPv4 [95 % CI]  sig.  theory
+//! goodput    20.5 Gbit/s ±6.1%  19.8 Gbit/s ±6.4%  −3.2 % [−4.1, −2.3]   yes  −1.4 %
 //! ```
 //!
-//! `±CI` is the half-width of the family's 95 % confidence interval relative
-//! to its mean. Pure rendering: strings in, a string out. Width-aware: below
-//! [`WIDE_LAYOUT_COLUMNS`] the family columns drop their ±CI.
+//! `±CI` is the half-width of the arm's 95 % confidence interval relative
+//! to its mean. Metric names are labels ([`MetricId::label`]), numbers come
+//! from [`crate::present`]. Pure rendering: a result in, a string out.
+//! Width-aware: the widest layout in which every point's table fits wins
+//! (one layout for the whole run, so the tables read alike), first dropping
+//! the arms' ±CI, then the theory and significance columns; with several
+//! compared arms that do not fit side by side, one table per compared arm.
 
 use std::collections::BTreeSet;
 
-use dualperf_model::{Analysis, Comparison, RunResult, Summary, TestSpec};
-use dualperf_stats::catalogue::{definition, headline_metrics, MetricDefinition, Quantity};
-use dualperf_stats::verdict::{compact_relative, percent};
+use dualperf_model::{Analysis, ArmId, Comparison, MetricId, RunResult, Summary, TestSpec};
+
+use crate::present::value::{compact_relative, format_value, percent, signed_difference};
+use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_SIGNIFICANCE};
+use crate::present::{verdict, warning, why_clause, ArmNames};
 
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;
@@ -32,12 +39,15 @@ pub fn render_comparison_table_width(
     analysis: &Analysis,
     width: usize,
 ) -> String {
+    let context = Context::new(result, analysis);
+    let points = points(analysis);
+    let layout = context.run_layout(&points, width);
     let mut out = String::new();
-    for point in points(analysis) {
+    for point in points {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&render_point(result, analysis, point, width));
+        out.push_str(&context.render_point(point, layout, width));
     }
     if out.is_empty() {
         out.push_str("No metrics: every trial failed or nothing was measured.\n");
@@ -45,97 +55,88 @@ pub fn render_comparison_table_width(
     out
 }
 
-/// One line per point: its label and the verdict of its headline metric
-/// (goodput for streams, median RTT for request/response, …).
+/// One line per point and compared arm: the point's label and the verdict
+/// of its headline metric ([`MetricId::headline`]: goodput for streams,
+/// median RTT for request/response, …), with what explains it.
 pub fn render_verdicts(result: &RunResult, analysis: &Analysis) -> String {
+    let context = Context::new(result, analysis);
     let mut out = String::new();
     for point in points(analysis) {
-        let label = point_label(result, point);
-        let line = match headline(result, analysis, point) {
-            Some(c) => {
-                let name = short_name(&c.metric.name);
-                format!("[{}] {label}, {name}: {}", point + 1, c.verdict)
-            }
-            None => {
-                let reason = analysis
-                    .missing
-                    .iter()
-                    .find(|(p, _, _)| *p == point)
-                    .map(|(_, metric, reason)| format!("{metric}: {reason}"))
-                    .unwrap_or_else(|| "only one family was measured".to_string());
-                format!(
-                    "[{}] {label}: no IPv4/IPv6 comparison ({reason})",
-                    point + 1
-                )
-            }
-        };
-        out.push_str(&line);
-        out.push('\n');
+        for line in context.verdict_lines(point) {
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     out
 }
 
-/// Every point that has a summary or a missing entry, ascending.
+/// One line about instability for a terminal that shows the verdicts first
+/// (issue 15): how many comparisons at how many points had an arm whose
+/// coefficient of variation exceeded the threshold, and which arms; `None`
+/// when none did.
+pub fn render_instability(result: &RunResult, analysis: &Analysis) -> Option<String> {
+    let names = ArmNames::new(&result.config);
+    let mut comparisons = 0;
+    let mut points = BTreeSet::new();
+    let mut arms: Vec<&str> = Vec::new();
+    let mut threshold = None;
+    for c in &analysis.comparisons {
+        let mut unstable = false;
+        for w in &c.warnings {
+            if let dualperf_model::ComparisonWarning::Unstable {
+                arm, threshold: t, ..
+            } = w
+            {
+                unstable = true;
+                threshold = Some(*t);
+                let label = names.label(arm);
+                if !arms.contains(&label) {
+                    arms.push(label);
+                }
+            }
+        }
+        if unstable {
+            comparisons += 1;
+            points.insert(c.point + 1);
+        }
+    }
+    let threshold = threshold?;
+    let listed: Vec<String> = points.iter().map(|p| format!("[{p}]")).collect();
+    Some(format!(
+        "! {comparisons} comparison{} unstable at {} point{} (CV above {} % on {}): {}; repeat more or run longer",
+        if comparisons == 1 { " is" } else { "s are" },
+        points.len(),
+        if points.len() == 1 { "" } else { "s" },
+        percent(threshold),
+        arms.join(", "),
+        listed.join(" ")
+    ))
+}
+
+/// Every point that has a summary, a comparison or a missing entry, ascending.
 fn points(analysis: &Analysis) -> BTreeSet<usize> {
     analysis
         .summaries
         .iter()
         .map(|s| s.point)
-        .chain(analysis.missing.iter().map(|(p, _, _)| *p))
+        .chain(analysis.comparisons.iter().map(|c| c.point))
+        .chain(analysis.missing.iter().map(|m| m.point))
         .collect()
 }
 
-fn spec_of(result: &RunResult, point: usize) -> Option<&TestSpec> {
-    result.config.points.get(point).or_else(|| {
-        result
-            .trials
-            .iter()
-            .find(|t| t.point == point)
-            .map(|t| &t.spec)
-    })
-}
-
-fn point_label(result: &RunResult, point: usize) -> String {
-    spec_of(result, point).map_or_else(|| format!("point {}", point + 1), TestSpec::label)
-}
-
-/// The comparison of the point's headline metric.
-fn headline<'a>(
-    result: &RunResult,
+/// What every part of the table needs.
+struct Context<'a> {
+    result: &'a RunResult,
     analysis: &'a Analysis,
-    point: usize,
-) -> Option<&'a Comparison> {
-    let comparisons = || {
-        analysis
-            .comparisons
-            .iter()
-            .filter(move |c| c.point == point)
-    };
-    let kind = spec_of(result, point).map(|s| s.kind);
-    kind.and_then(|kind| {
-        headline_metrics(kind)
-            .iter()
-            .find_map(|name| comparisons().find(|c| c.metric.name == *name))
-    })
-    .or_else(|| comparisons().next())
-}
-
-/// The metric name without its unit suffix, for people ("goodput", "rtt p50").
-fn short_name(name: &str) -> String {
-    let suffixes = ["_bps", "_ns", "_ratio", "_us_per_mib", "_cores"];
-    let stem = suffixes
-        .iter()
-        .find_map(|s| name.strip_suffix(s))
-        .unwrap_or(name);
-    stem.replace('_', " ")
+    names: ArmNames,
 }
 
 /// Which optional parts of the table are shown; the widest layout that fits
 /// the terminal wins.
 #[derive(Clone, Copy, Debug)]
 struct Layout {
-    /// ±CI after each family mean.
-    family_ci: bool,
+    /// ±CI after each arm's mean.
+    arm_ci: bool,
     /// The theory column.
     theory: bool,
     /// The "sig." column (the CI already tells it).
@@ -145,37 +146,406 @@ struct Layout {
 /// Layouts from the widest to the narrowest.
 const LAYOUTS: [Layout; 4] = [
     Layout {
-        family_ci: true,
+        arm_ci: true,
         theory: true,
         significance: true,
     },
     Layout {
-        family_ci: false,
+        arm_ci: false,
         theory: true,
         significance: true,
     },
     Layout {
-        family_ci: false,
+        arm_ci: false,
         theory: false,
         significance: true,
     },
     Layout {
-        family_ci: false,
+        arm_ci: false,
         theory: false,
         significance: false,
     },
 ];
 
+impl<'a> Context<'a> {
+    fn new(result: &'a RunResult, analysis: &'a Analysis) -> Self {
+        Context {
+            result,
+            analysis,
+            names: ArmNames::new(&result.config),
+        }
+    }
+
+    fn spec(&self, point: usize) -> Option<&'a TestSpec> {
+        self.result.config.points.get(point).or_else(|| {
+            self.result
+                .trials
+                .iter()
+                .find(|t| t.point == point)
+                .map(|t| &t.spec)
+        })
+    }
+
+    fn point_label(&self, point: usize) -> String {
+        self.spec(point)
+            .map_or_else(|| format!("point {}", point + 1), TestSpec::label)
+    }
+
+    fn baseline(&self) -> &'a ArmId {
+        &self.result.config.baseline
+    }
+
+    /// The arms shown at a point: the configuration's arms that have a
+    /// summary or a missing entry there, plus any the analysis names that
+    /// the configuration does not (an old result), baseline first.
+    fn arms_at(&self, point: usize) -> Vec<&'a ArmId> {
+        let mut arms: Vec<&ArmId> = Vec::new();
+        let seen = self
+            .analysis
+            .summaries
+            .iter()
+            .filter(|s| s.point == point)
+            .map(|s| &s.arm)
+            .chain(
+                self.analysis
+                    .missing
+                    .iter()
+                    .filter(|m| m.point == point)
+                    .map(|m| &m.arm),
+            );
+        for arm in seen {
+            if !arms.contains(&arm) {
+                arms.push(arm);
+            }
+        }
+        let baseline = self.baseline();
+        arms.sort_by_key(|arm| (*arm != baseline, self.names.index(arm)));
+        arms
+    }
+
+    /// The compared arms at a point (every shown arm but the baseline).
+    fn compared_at(&self, point: usize) -> Vec<&'a ArmId> {
+        let baseline = self.baseline();
+        self.arms_at(point)
+            .into_iter()
+            .filter(|arm| *arm != baseline)
+            .collect()
+    }
+
+    fn summary(&self, point: usize, metric: MetricId, arm: &ArmId) -> Option<&'a Summary> {
+        self.analysis
+            .summaries
+            .iter()
+            .find(|s| s.point == point && s.metric == metric && &s.arm == arm)
+            .map(|s| &s.summary)
+    }
+
+    fn comparison(&self, point: usize, metric: MetricId, arm: &ArmId) -> Option<&'a Comparison> {
+        self.analysis
+            .comparisons
+            .iter()
+            .find(|c| c.point == point && c.metric == metric && &c.arm == arm)
+    }
+
+    /// The headline comparison of `arm` at `point` (the one metric of the
+    /// point's kind, [`MetricId::headline`]).
+    fn headline(&self, point: usize, arm: &ArmId) -> Option<&'a Comparison> {
+        let kind = self.spec(point)?.kind;
+        self.comparison(point, MetricId::headline(kind), arm)
+    }
+
+    /// The verdict sentence of a comparison, with its "why" when there is one.
+    fn sentence(&self, comparison: &Comparison) -> String {
+        let arm = self.names.label(&comparison.arm);
+        let mut line = verdict(comparison, arm, self.names.label(&comparison.baseline));
+        if let Some(why) = why_clause(self.analysis, comparison, arm) {
+            line.push_str("; ");
+            line.push_str(&why);
+        }
+        line
+    }
+
+    fn verdict_lines(&self, point: usize) -> Vec<String> {
+        let label = self.point_label(point);
+        let baseline = self.names.label(self.baseline());
+        let mut compared = self.compared_at(point);
+        if compared.is_empty() {
+            // Nothing but the baseline (or nothing) at this point: say so once.
+            compared = self.result.config.compared_arms().map(|a| &a.id).collect();
+        }
+        let mut lines = Vec::new();
+        for arm in compared {
+            let line = match self.headline(point, arm) {
+                Some(c) => format!(
+                    "[{}] {label}, {}: {}",
+                    point + 1,
+                    c.metric.label(),
+                    self.sentence(c)
+                ),
+                None => format!(
+                    "[{}] {label}: no {baseline}/{} comparison ({})",
+                    point + 1,
+                    self.names.label(arm),
+                    self.why_missing(point, arm)
+                ),
+            };
+            lines.push(line);
+        }
+        if lines.is_empty() {
+            lines.push(format!(
+                "[{}] {label}: no comparison (only the baseline {baseline} is configured)",
+                point + 1
+            ));
+        }
+        lines
+    }
+
+    /// Why a point has no headline comparison for `arm`: the missing entry
+    /// of its headline metric (either arm), else any missing entry.
+    fn why_missing(&self, point: usize, arm: &ArmId) -> String {
+        let headline = self.spec(point).map(|s| MetricId::headline(s.kind));
+        let at_point = || {
+            self.analysis
+                .missing
+                .iter()
+                .filter(move |m| m.point == point)
+        };
+        let relevant =
+            |m: &&dualperf_model::MissingMetric| &m.arm == arm || &m.arm == self.baseline();
+        at_point()
+            .filter(relevant)
+            .find(|m| Some(m.metric) == headline)
+            .or_else(|| at_point().find(relevant))
+            .map(|m| {
+                format!(
+                    "{} on {}: {}",
+                    m.metric.label(),
+                    self.names.label(&m.arm),
+                    strip_arm(&m.reason, self.names.label(&m.arm))
+                )
+            })
+            .unwrap_or_else(|| "only one arm was measured".to_string())
+    }
+
+    /// Every metric with a summary at `point`, in table order.
+    fn metrics_at(&self, point: usize) -> Vec<MetricId> {
+        let metrics: BTreeSet<(usize, MetricId)> = self
+            .analysis
+            .summaries
+            .iter()
+            .filter(|s| s.point == point)
+            .map(|s| (s.metric.order(), s.metric))
+            .collect();
+        metrics.into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// The table rows of one point for the baseline and `compared` arms in
+    /// one layout, header first.
+    fn table_rows(&self, point: usize, compared: &[&ArmId], layout: Layout) -> Vec<Vec<String>> {
+        let baseline = self.baseline();
+        let baseline_label = self.names.label(baseline);
+        let arm_header = |arm: &ArmId| {
+            let label = self.names.label(arm);
+            if layout.arm_ci {
+                format!("{label} mean ±CI")
+            } else {
+                label.to_string()
+            }
+        };
+        let mut header = vec!["metric".to_string(), arm_header(baseline)];
+        for arm in compared {
+            header.push(arm_header(arm));
+            header.push(format!("Δ vs {baseline_label} [95 % CI]"));
+            if layout.significance {
+                header.push("sig.".to_string());
+            }
+            if layout.theory {
+                header.push("theory".to_string());
+            }
+        }
+        let mut rows = vec![header];
+        for metric in self.metrics_at(point) {
+            let mut row = vec![
+                metric.label().to_string(),
+                arm_cell(self.summary(point, metric, baseline), metric, layout.arm_ci),
+            ];
+            for arm in compared {
+                let comparison = self.comparison(point, metric, arm);
+                row.push(arm_cell(
+                    self.summary(point, metric, arm),
+                    metric,
+                    layout.arm_ci,
+                ));
+                row.push(comparison.map_or_else(String::new, difference_cell));
+                if layout.significance {
+                    row.push(comparison.map_or_else(String::new, significance_cell));
+                }
+                if layout.theory {
+                    row.push(
+                        comparison
+                            .and_then(|c| c.theoretical_relative_difference)
+                            .map_or_else(String::new, |t| compact_relative(t, None)),
+                    );
+                }
+            }
+            rows.push(row);
+        }
+        rows
+    }
+
+    /// The index in [`LAYOUTS`] of the widest layout in which the table of
+    /// `point` (all arms together, or one compared arm when `one` is set)
+    /// fits `width`; the narrowest when none fits.
+    fn fitting_layout(&self, point: usize, one: Option<&ArmId>, width: usize) -> usize {
+        let compared = match one {
+            Some(arm) => vec![arm],
+            None => self.compared_at(point),
+        };
+        LAYOUTS
+            .iter()
+            .position(|&layout| {
+                columns(&self.table_rows(point, &compared, layout))
+                    .lines()
+                    .all(|l| l.chars().count() <= width)
+            })
+            .unwrap_or(LAYOUTS.len() - 1)
+    }
+
+    /// True when all arms of `point` fit one table in `width` columns.
+    fn fits_together(&self, point: usize, width: usize) -> bool {
+        let compared = self.compared_at(point);
+        compared.len() <= 1 || {
+            let narrowest = LAYOUTS[LAYOUTS.len() - 1];
+            columns(&self.table_rows(point, &compared, narrowest))
+                .lines()
+                .all(|l| l.chars().count() <= width)
+        }
+    }
+
+    /// The layout every table of the run uses: the widest in which every
+    /// point's table fits, so that all tables read alike.
+    fn run_layout(&self, points: &BTreeSet<usize>, width: usize) -> Layout {
+        let index = points
+            .iter()
+            .filter(|&&point| self.analysis.summaries.iter().any(|s| s.point == point))
+            .map(|&point| {
+                if self.fits_together(point, width) {
+                    self.fitting_layout(point, None, width)
+                } else {
+                    self.compared_at(point)
+                        .into_iter()
+                        .map(|arm| self.fitting_layout(point, Some(arm), width))
+                        .max()
+                        .unwrap_or(0)
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        LAYOUTS[index]
+    }
+
+    /// The table of a point in `layout`: all arms in one table when they
+    /// fit the width, else one table per compared arm.
+    fn table(&self, point: usize, layout: Layout, width: usize) -> String {
+        let compared = self.compared_at(point);
+        if self.fits_together(point, width) {
+            return columns(&self.table_rows(point, &compared, layout));
+        }
+        let mut out = String::new();
+        for arm in compared {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&columns(&self.table_rows(point, &[arm], layout)));
+        }
+        out
+    }
+
+    fn render_point(&self, point: usize, layout: Layout, width: usize) -> String {
+        let repetitions = self.result.config.repeat;
+        let order = match self.result.config.order {
+            dualperf_model::RepetitionOrder::Interleaved => "interleaved",
+            dualperf_model::RepetitionOrder::Blocked => "blocked",
+        };
+        let mut out = format!(
+            "[{}] {} — {repetitions} repetition{} per arm, {order}\n",
+            point + 1,
+            self.point_label(point),
+            if repetitions == 1 { "" } else { "s" }
+        );
+        if self.analysis.summaries.iter().any(|s| s.point == point) {
+            out.push_str(&self.table(point, layout, width));
+        } else {
+            out.push_str("  (no metric could be computed)\n");
+        }
+        for arm in self.compared_at(point) {
+            if let Some(c) = self.headline(point, arm) {
+                let line = format!("Verdict ({}): {}", c.metric.label(), self.sentence(c));
+                out.push_str(&wrap(&line, width, "  "));
+            }
+        }
+        let warnings: Vec<(String, String)> = self
+            .analysis
+            .comparisons
+            .iter()
+            .filter(|c| c.point == point)
+            .flat_map(|c| {
+                c.warnings
+                    .iter()
+                    .map(move |w| (c.metric.label().to_string(), warning(w, c, &self.names)))
+            })
+            .collect();
+        for (text, metrics) in grouped(&warnings) {
+            out.push_str(&wrap(
+                &format!("! {text} ({})", metrics.join(", ")),
+                width,
+                "  ",
+            ));
+        }
+        // The same reason on several arms becomes one line naming them all.
+        let mut missing: Vec<(String, String, Vec<&str>)> = Vec::new();
+        for entry in self.analysis.missing.iter().filter(|m| m.point == point) {
+            let arm = self.names.label(&entry.arm);
+            let text = strip_arm(&entry.reason, arm).to_string();
+            let metric = entry.metric.label().to_string();
+            match missing
+                .iter_mut()
+                .find(|(m, t, _)| *m == metric && *t == text)
+            {
+                Some((_, _, arms)) => {
+                    if !arms.contains(&arm) {
+                        arms.push(arm);
+                    }
+                }
+                None => missing.push((metric, text, vec![arm])),
+            }
+        }
+        let notes: Vec<(String, String)> = missing
+            .into_iter()
+            .map(|(metric, text, arms)| (metric, format!("{text} ({})", arms.join(", "))))
+            .collect();
+        for (reason, metrics) in grouped(&notes) {
+            let line = format!("- not computed: {} — {reason}", metrics.join(", "));
+            out.push_str(&wrap(&line, width, "  "));
+        }
+        out
+    }
+}
+
+/// `reason` without a leading "<arm label>: " (older stats stages wrote one).
+fn strip_arm<'r>(reason: &'r str, arm: &str) -> &'r str {
+    reason
+        .strip_prefix(arm)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(reason)
+}
+
 /// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it.
-fn family_cell(
-    summary: Option<&Summary>,
-    definition: Option<&MetricDefinition>,
-    with_ci: bool,
-) -> String {
+fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> String {
     let Some(s) = summary else {
         return "—".to_string();
     };
-    let mean = format_value(definition, s.mean);
+    let mean = format_value(metric, s.mean);
     if !with_ci {
         return mean;
     }
@@ -187,97 +557,42 @@ fn family_cell(
             } else if s.mean != 0.0 {
                 format!("{mean} ±{}%", percent(half / s.mean.abs()))
             } else {
-                format!("{mean} ±{}", format_value(definition, half))
+                format!("{mean} ±{}", format_value(metric, half))
             }
         }
         _ => format!("{mean} (n={})", s.count),
     }
 }
 
-fn format_value(definition: Option<&MetricDefinition>, value: f64) -> String {
-    definition.map_or_else(
-        || dualperf_stats::verdict::display_number(value),
-        |d| d.format_value(value),
-    )
-}
-
-/// "−4.1 % [−6.9, −1.4]", or the absolute difference when IPv4 is 0
-/// (percentage points for ratios).
-fn difference_cell(c: &Comparison, definition: Option<&MetricDefinition>) -> String {
+/// "−4.1 % [−6.9, −1.4]"; "+67 % [no spread]" when every pair differed
+/// alike; the absolute difference when the baseline is 0 (percentage
+/// points for ratios).
+fn difference_cell(c: &Comparison) -> String {
     match c.relative_difference {
-        Some(relative) => compact_relative(relative, c.relative_difference_ci95),
-        None if c.difference_mean == 0.0 => "0".to_string(),
-        None => {
-            let sign = if c.difference_mean < 0.0 { "−" } else { "+" };
-            match definition.map(|d| d.quantity) {
-                Some(Quantity::Ratio) => {
-                    let points =
-                        dualperf_stats::catalogue::significant(c.difference_mean.abs() * 100.0);
-                    format!("{sign}{points} pp")
-                }
-                _ => format!(
-                    "{sign}{}",
-                    format_value(definition, c.difference_mean.abs())
-                ),
+        Some(relative) if has_no_spread(c) => {
+            if relative == 0.0 {
+                "0 %".to_string()
+            } else {
+                format!("{} [no spread]", compact_relative(relative, None))
             }
         }
+        Some(relative) => compact_relative(relative, c.relative_difference_ci95),
+        None => signed_difference(c.metric, c.difference_mean),
     }
 }
 
-/// The table rows of one point in one layout, header first.
-fn table_rows(analysis: &Analysis, point: usize, layout: Layout) -> Vec<Vec<String>> {
-    let mut header = vec![
-        "metric",
-        if layout.family_ci {
-            "IPv4 mean ±CI"
-        } else {
-            "IPv4"
-        },
-        if layout.family_ci {
-            "IPv6 mean ±CI"
-        } else {
-            "IPv6"
-        },
-        "Δ v6−v4 [95 % CI]",
-    ];
-    if layout.significance {
-        header.push("sig.");
+/// "yes"/"no"; "–" without an interval (too few pairs or no spread);
+/// "n<3" for an interval on fewer pairs than a significance claim needs.
+fn significance_cell(c: &Comparison) -> String {
+    if c.difference_ci95.is_none() || has_no_spread(c) {
+        "–".to_string()
+    } else if c.pairs < MIN_PAIRS_FOR_SIGNIFICANCE {
+        format!("n<{MIN_PAIRS_FOR_SIGNIFICANCE}")
+    } else if claims_significance(c) {
+        "yes".to_string()
+    } else {
+        "no".to_string()
     }
-    if layout.theory {
-        header.push("theory");
-    }
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-    for summary in analysis.summaries.iter().filter(|s| s.point == point) {
-        let definition = definition(&summary.metric.name);
-        let comparison = analysis
-            .comparisons
-            .iter()
-            .find(|c| c.point == point && c.metric.name == summary.metric.name);
-        let mut row = vec![
-            short_name(&summary.metric.name),
-            family_cell(summary.per_family.v4.as_ref(), definition, layout.family_ci),
-            family_cell(summary.per_family.v6.as_ref(), definition, layout.family_ci),
-            comparison.map_or_else(String::new, |c| difference_cell(c, definition)),
-        ];
-        if layout.significance {
-            row.push(comparison.map_or_else(String::new, |c| {
-                match (c.difference_ci95, c.significant) {
-                    (None, _) => "–".to_string(),
-                    (Some(_), true) => "yes".to_string(),
-                    (Some(_), false) => "no".to_string(),
-                }
-            }));
-        }
-        if layout.theory {
-            row.push(
-                comparison
-                    .and_then(|c| c.theoretical_relative_difference)
-                    .map_or_else(String::new, |t| compact_relative(t, None)),
-            );
-        }
-        rows.push(row);
-    }
-    rows
 }
 
 /// Groups `(metric, text)` notes by text: "text (metric, metric)".
@@ -294,84 +609,6 @@ fn grouped(notes: &[(String, String)]) -> Vec<(String, Vec<String>)> {
         }
     }
     groups
-}
-
-fn render_point(result: &RunResult, analysis: &Analysis, point: usize, width: usize) -> String {
-    let repetitions = result.config.repeat;
-    let order = match result.config.order {
-        dualperf_model::RepetitionOrder::Interleaved => "interleaved",
-        dualperf_model::RepetitionOrder::Blocked => "blocked",
-    };
-    let mut out = format!(
-        "[{}] {} — {repetitions} repetition{} per family, {order}\n",
-        point + 1,
-        point_label(result, point),
-        if repetitions == 1 { "" } else { "s" }
-    );
-    if analysis.summaries.iter().any(|s| s.point == point) {
-        let fitting = LAYOUTS
-            .iter()
-            .map(|&layout| columns(&table_rows(analysis, point, layout)))
-            .find(|table| table.lines().all(|l| l.chars().count() <= width));
-        let table = fitting.unwrap_or_else(|| columns(&table_rows(analysis, point, LAYOUTS[3])));
-        out.push_str(&table);
-    } else {
-        out.push_str("  (no metric could be computed)\n");
-    }
-    if let Some(c) = headline(result, analysis, point) {
-        let line = format!("Verdict ({}): {}", short_name(&c.metric.name), c.verdict);
-        out.push_str(&wrap(&line, width, "  "));
-    }
-    let warnings: Vec<(String, String)> = analysis
-        .comparisons
-        .iter()
-        .filter(|c| c.point == point)
-        .flat_map(|c| {
-            c.warnings
-                .iter()
-                .map(|w| (short_name(&c.metric.name), w.clone()))
-        })
-        .collect();
-    for (text, metrics) in grouped(&warnings) {
-        out.push_str(&wrap(
-            &format!("! {text} ({})", metrics.join(", ")),
-            width,
-            "  ",
-        ));
-    }
-    // "IPv4: reason" and "IPv6: reason" become one line naming both families.
-    let mut missing: Vec<(String, String, Vec<&str>)> = Vec::new();
-    for (_, metric, reason) in analysis.missing.iter().filter(|(p, _, _)| *p == point) {
-        let (family, text) = match reason.split_once(": ") {
-            Some((family @ ("IPv4" | "IPv6"), text)) => (family, text.to_string()),
-            _ => ("", reason.clone()),
-        };
-        let metric = short_name(metric);
-        match missing
-            .iter_mut()
-            .find(|(m, t, _)| *m == metric && *t == text)
-        {
-            Some((_, _, families)) => families.push(family),
-            None => missing.push((metric, text, vec![family])),
-        }
-    }
-    let notes: Vec<(String, String)> = missing
-        .into_iter()
-        .map(|(metric, text, families)| {
-            let families: Vec<&str> = families.into_iter().filter(|f| !f.is_empty()).collect();
-            let scope = if families.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", families.join(", "))
-            };
-            (metric, format!("{text}{scope}"))
-        })
-        .collect();
-    for (reason, metrics) in grouped(&notes) {
-        let line = format!("- not computed: {} — {reason}", metrics.join(", "));
-        out.push_str(&wrap(&line, width, "  "));
-    }
-    out
 }
 
 /// Aligned columns: the first left-aligned, the others right-aligned,

@@ -1,24 +1,25 @@
 //! A read-only index over a [`RunResult`] that the renderers share: points
-//! grouped by test kind and sorted by size, and lookups of summaries and
-//! comparisons by point and metric name.
+//! grouped by test kind and sorted by size, the arms in configuration
+//! order with their labels, and lookups of summaries and comparisons by
+//! point, arm and [`MetricId`].
 //!
-//! Which metric a figure draws is decided here, by name, in one place
-//! ([`THROUGHPUT`], [`RTT`], …): the names are those of `dualperf-stats`.
+//! Which metric a figure draws is decided here, in one place: the headline
+//! of a test kind is [`MetricId::headline`] (the same metric the terminal,
+//! `history` and `report --compare` headline), the others are below.
 
-use dualperf_model::{Comparison, IpFamily, MetricSummary, RunResult, Summary, TestKind, TestSpec};
+use dualperf_model::{
+    Arm, ArmId, Comparison, MetricId, MetricSummary, RunResult, Summary, TestKind, TestSpec,
+    TrialOutcome,
+};
 
-/// Throughput metrics, most preferred first.
-pub(crate) const THROUGHPUT: &[&str] = &["goodput_bps"];
-/// Round-trip-time metrics, most preferred first.
-pub(crate) const RTT: &[&str] = &["rtt_mean_ns", "rtt_p50_ns"];
-/// One-way-delay metrics (probe points).
-pub(crate) const ONE_WAY_DELAY: &[&str] = &["owd_mean_ns", "owd_p50_ns"];
-/// Loss metrics.
-pub(crate) const LOSS: &[&str] = &["loss_ratio"];
+use crate::present::ArmNames;
+
+/// UDP loss, shown beside the headline of UDP streams.
+pub(crate) const LOSS: MetricId = MetricId::LossRatio;
 /// Client CPU utilisation.
-pub(crate) const CPU: &[&str] = &["client_cpu_cores"];
+pub(crate) const CPU: MetricId = MetricId::ClientCpuCores;
 /// Service demand (CPU per MiB).
-pub(crate) const SERVICE_DEMAND: &[&str] = &["client_service_demand_us_per_mib"];
+pub(crate) const SERVICE_DEMAND: MetricId = MetricId::ClientServiceDemandUsPerMib;
 
 /// The stream kinds, in report order.
 pub(crate) const STREAM_KINDS: [TestKind; 2] = [TestKind::TcpStream, TestKind::UdpStream];
@@ -28,11 +29,41 @@ pub(crate) const RR_KINDS: [TestKind; 2] = [TestKind::TcpRr, TestKind::UdpRr];
 /// The index.
 pub(crate) struct RunView<'a> {
     pub run: &'a RunResult,
+    pub names: ArmNames,
 }
 
 impl<'a> RunView<'a> {
     pub(crate) fn new(run: &'a RunResult) -> Self {
-        RunView { run }
+        RunView {
+            run,
+            names: ArmNames::new(&run.config),
+        }
+    }
+
+    /// Every arm, in configuration order (the baseline wherever the
+    /// configuration put it).
+    pub(crate) fn arms(&self) -> &'a [Arm] {
+        &self.run.config.arms
+    }
+
+    /// The baseline arm's id.
+    pub(crate) fn baseline(&self) -> &'a ArmId {
+        &self.run.config.baseline
+    }
+
+    /// The arms compared with the baseline, in configuration order.
+    pub(crate) fn compared_arms(&self) -> Vec<&'a Arm> {
+        self.run.config.compared_arms().collect()
+    }
+
+    /// The label of an arm.
+    pub(crate) fn arm_label<'b>(&'b self, id: &'b ArmId) -> &'b str {
+        self.names.label(id)
+    }
+
+    /// The baseline's label.
+    pub(crate) fn baseline_label(&self) -> &str {
+        self.names.label(self.baseline())
     }
 
     /// Points of `kind` with their index, by ascending size (single-stream,
@@ -58,55 +89,68 @@ impl<'a> RunView<'a> {
         points
     }
 
-    /// The first metric name of `preferred` that has a summary at any point.
-    pub(crate) fn pick(&self, preferred: &[&str]) -> Option<&'a str> {
-        let analysis = self.run.analysis.as_ref()?;
-        preferred.iter().find_map(|name| {
-            analysis
-                .summaries
-                .iter()
-                .find(|s| s.metric.name == *name)
-                .map(|s| s.metric.name.as_str())
-        })
+    /// True when any point has a summary of `metric`.
+    pub(crate) fn has(&self, metric: MetricId) -> bool {
+        self.run
+            .analysis
+            .as_ref()
+            .is_some_and(|a| a.summaries.iter().any(|s| s.metric == metric))
     }
 
-    pub(crate) fn summary(&self, point: usize, metric: &str) -> Option<&'a MetricSummary> {
+    /// The summary of `metric` at `point` on `arm`.
+    pub(crate) fn summary(
+        &self,
+        point: usize,
+        metric: MetricId,
+        arm: &ArmId,
+    ) -> Option<&'a Summary> {
         self.run
             .analysis
             .as_ref()?
             .summaries
             .iter()
-            .find(|s| s.point == point && s.metric.name == metric)
+            .find(|s| s.point == point && s.metric == metric && &s.arm == arm)
+            .map(|s| &s.summary)
     }
 
-    pub(crate) fn family_summary(
+    /// Every summary of `metric` at `point`, any arm.
+    pub(crate) fn summaries(
         &self,
         point: usize,
-        metric: &str,
-        family: IpFamily,
-    ) -> Option<&'a Summary> {
-        self.summary(point, metric)
-            .and_then(|s| s.per_family.get(family).as_ref())
+        metric: MetricId,
+    ) -> impl Iterator<Item = &'a MetricSummary> {
+        self.run
+            .analysis
+            .iter()
+            .flat_map(|a| a.summaries.iter())
+            .filter(move |s| s.point == point && s.metric == metric)
     }
 
-    pub(crate) fn comparison(&self, point: usize, metric: &str) -> Option<&'a Comparison> {
+    /// The comparison of `metric` at `point` between `arm` and the baseline.
+    pub(crate) fn comparison(
+        &self,
+        point: usize,
+        metric: MetricId,
+        arm: &ArmId,
+    ) -> Option<&'a Comparison> {
         self.run
             .analysis
             .as_ref()?
             .comparisons
             .iter()
-            .find(|c| c.point == point && c.metric.name == metric)
+            .find(|c| c.point == point && c.metric == metric && &c.arm == arm)
     }
 
-    /// Comparisons of `metric` over the sweep of `kind`, by ascending size.
+    /// Comparisons of `metric` on `arm` over the sweep of `kind`, by ascending size.
     pub(crate) fn sweep_comparisons(
         &self,
         kind: TestKind,
-        metric: &str,
+        metric: MetricId,
+        arm: &ArmId,
     ) -> Vec<(&'a TestSpec, &'a Comparison)> {
         self.sweep(kind)
             .into_iter()
-            .filter_map(|(i, spec)| self.comparison(i, metric).map(|c| (spec, c)))
+            .filter_map(|(i, spec)| self.comparison(i, metric, arm).map(|c| (spec, c)))
             .collect()
     }
 
@@ -119,17 +163,20 @@ impl<'a> RunView<'a> {
             .map_or_else(|| format!("point {point}"), TestSpec::label)
     }
 
-    /// Smallest message size at which `family` was fragmented at `kind`, from
+    /// The point's test kind.
+    pub(crate) fn kind(&self, point: usize) -> Option<TestKind> {
+        self.run.config.points.get(point).map(|s| s.kind)
+    }
+
+    /// Smallest message size at which `arm` was fragmented at `kind`, from
     /// the trials' observed fragments per datagram.
-    pub(crate) fn fragmentation_threshold(&self, kind: TestKind, family: IpFamily) -> Option<u32> {
+    pub(crate) fn fragmentation_threshold(&self, kind: TestKind, arm: &ArmId) -> Option<u32> {
         self.run
             .trials
             .iter()
-            .filter(|t| t.spec.kind == kind && t.family == family)
+            .filter(|t| t.spec.kind == kind && &t.arm == arm)
             .filter_map(|t| match &t.outcome {
-                dualperf_model::TrialOutcome::Ok(o) if o.fragments_per_datagram > 1 => {
-                    Some(t.spec.size_bytes)
-                }
+                TrialOutcome::Ok(o) if o.fragments_per_datagram > 1 => Some(t.spec.size_bytes),
                 _ => None,
             })
             .min()

@@ -1,26 +1,39 @@
 //! Distributions: the round-trip-time CDF of every request/response point
-//! (from the trials' HDR histograms, all repetitions of a family merged), and
+//! (from the trials' HDR histograms, all repetitions of an arm merged), and
 //! the packet-delay-variation CDF (RFC 5481 PDV, D(i) − D(min) within each
-//! trial) of every point with per-packet arrivals on a shared clock.
+//! trial) of every point with per-packet arrivals on a shared clock. One
+//! line per arm.
+//!
+//! Readable at defaults (issue 15): the x axis ends at the largest arm's
+//! 99.9th percentile, so that one 20 ms outlier does not squash the body
+//! of the distribution into a vertical line at zero; when the body itself
+//! spans more than a factor of 20 (a long tail) the axis is logarithmic.
+//! The caption says where the axis was cut and what lies beyond.
 
 use std::collections::BTreeMap;
 
-use dualperf_model::{IpFamily, TrialOutcome};
+use dualperf_model::{ArmId, Quantity, TrialOutcome};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
+use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
-use crate::quantity;
+use crate::present::axis::tick;
+use crate::present::value::format_quantity;
 use crate::view::{self, RunView};
 
-/// The merged histogram of one point and family: value (ns) → count.
-fn merged(view: &RunView<'_>, point: usize, family: IpFamily) -> BTreeMap<u64, u64> {
+/// The quantile at which the x axis ends.
+const CLIP_QUANTILE: f64 = 0.999;
+/// A clipped range wider than this factor gets a logarithmic axis.
+const LOG_RANGE: f64 = 20.0;
+
+/// The merged histogram of one point and arm: value (ns) → count.
+fn merged(view: &RunView<'_>, point: usize, arm: &ArmId) -> BTreeMap<u64, u64> {
     let mut buckets = BTreeMap::new();
     for trial in view
         .run
         .trials
         .iter()
-        .filter(|t| t.point == point && t.family == family)
+        .filter(|t| t.point == point && &t.arm == arm)
     {
         if let TrialOutcome::Ok(observations) = &trial.outcome {
             for bucket in observations.latency.iter().flat_map(|l| l.histogram.iter()) {
@@ -31,12 +44,30 @@ fn merged(view: &RunView<'_>, point: usize, family: IpFamily) -> BTreeMap<u64, u
     buckets
 }
 
-/// Cumulative share (0..=1) at each bucket value, as chart points in µs.
-fn cdf(buckets: &BTreeMap<u64, u64>) -> Vec<ChartPoint> {
+/// The smallest value at or below which `quantile` of the counts lie.
+fn quantile(buckets: &BTreeMap<u64, u64>, quantile: f64) -> Option<u64> {
+    let total: u64 = buckets.values().sum();
+    let rank = ((total as f64) * quantile).ceil().max(1.0) as u64;
+    let mut seen = 0;
+    for (&value, &count) in buckets {
+        seen += count;
+        if seen >= rank {
+            return Some(value);
+        }
+    }
+    buckets.keys().next_back().copied()
+}
+
+/// Cumulative share (0..=100 %) at each bucket value up to `clip`, as chart
+/// points in µs.
+fn cdf(buckets: &BTreeMap<u64, u64>, clip: u64) -> Vec<ChartPoint> {
     let total: u64 = buckets.values().sum();
     let mut seen = 0;
     let mut points = Vec::new();
     for (&value, &count) in buckets {
+        if value > clip {
+            break;
+        }
         if points.is_empty() {
             points.push(ChartPoint::new(value as f64 / 1e3, 0.0));
         }
@@ -49,62 +80,154 @@ fn cdf(buckets: &BTreeMap<u64, u64>) -> Vec<ChartPoint> {
     points
 }
 
+/// 1, 2, 5 × 10ⁿ between `low` and `high`.
+fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    let mut power = 10f64.powf(low.max(1e-9).log10().floor());
+    while power <= high * 1.5 {
+        for m in [1.0, 2.0, 5.0] {
+            let t = m * power;
+            if t >= low / 1.5 && t <= high * 1.5 {
+                ticks.push(t);
+            }
+        }
+        power *= 10.0;
+    }
+    ticks
+}
+
+/// One CDF chart from per-arm histograms (value in ns → count), clipped
+/// at the largest arm's p99.9.
+fn cdf_figure(
+    histograms: Vec<(usize, String, BTreeMap<u64, u64>)>,
+    (id, title): (String, String),
+    (x_label, y_label): (&str, &str),
+    caption: &str,
+) -> Result<Option<Figure>, ReportError> {
+    let histograms: Vec<_> = histograms
+        .into_iter()
+        .filter(|(_, _, b)| !b.is_empty())
+        .collect();
+    let Some(clip) = histograms
+        .iter()
+        .filter_map(|(_, _, b)| quantile(b, CLIP_QUANTILE))
+        .max()
+    else {
+        return Ok(None);
+    };
+    let largest = histograms
+        .iter()
+        .filter_map(|(_, _, b)| b.keys().next_back().copied())
+        .max()
+        .unwrap_or(clip);
+    let median = histograms
+        .iter()
+        .filter_map(|(_, _, b)| quantile(b, 0.5))
+        .max()
+        .unwrap_or(clip);
+    let series: Vec<Series> = histograms
+        .iter()
+        .map(|(index, label, buckets)| {
+            let (color, dashed, _) = style::arm(*index);
+            Series {
+                label: label.clone(),
+                color,
+                dashed,
+                marker: Marker::None,
+                points: cdf(buckets, clip),
+            }
+        })
+        .collect();
+    let low = series
+        .iter()
+        .flat_map(|s| s.points.first())
+        .map(|p| p.x)
+        .fold(f64::MAX, f64::min);
+    let high = clip as f64 / 1e3;
+    let log = low > 0.0 && high / low > LOG_RANGE;
+    let chart = LineChart {
+        name: id.clone(),
+        x_label: format!("{x_label}{}", if log { ", log scale" } else { "" }),
+        y_label: y_label.to_string(),
+        x_log_ticks: log.then(|| log_ticks(low, high)),
+        x_ticks: Ticks::Number,
+        y_ticks: Ticks::Number,
+        x_from_zero: false,
+        y_from_zero: true,
+        zero_line: false,
+        legend: LegendCorner::LowerRight,
+        size: (420, 300),
+        series,
+    };
+    if chart.is_empty() {
+        return Ok(None);
+    }
+    let beyond = if largest > clip {
+        format!(
+            " The axis ends at the 99.9th percentile ({}); the largest value, {}, lies beyond.",
+            format_quantity(Quantity::Nanoseconds, clip as f64),
+            format_quantity(Quantity::Nanoseconds, largest as f64)
+        )
+    } else {
+        String::new()
+    };
+    let points = chart
+        .series
+        .iter()
+        .map(|s| s.points.len())
+        .min()
+        .unwrap_or(0);
+    Ok(Some(Figure {
+        title,
+        caption: format!("{caption}{beyond}"),
+        data: vec![
+            ("series", chart.series.len().to_string()),
+            ("series-points", points.to_string()),
+            ("x-max-us", tick(high)),
+            ("p50-us", tick(median as f64 / 1e3)),
+            ("largest-us", tick(largest as f64 / 1e3)),
+            ("x-log", log.to_string()),
+        ],
+        svg: line::render(&chart)?,
+        id,
+    }))
+}
+
 /// One CDF chart per request/response point that has histograms.
 pub(crate) fn rtt_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for kind in view::RR_KINDS {
         for (point, spec) in view.sweep(kind) {
-            let series: Vec<Series> = IpFamily::ALL
-                .into_iter()
-                .map(|family| {
-                    let (color, dashed, _) = style::family(family);
-                    Series {
-                        label: family.label().to_string(),
-                        color,
-                        dashed,
-                        marker: Marker::None,
-                        points: cdf(&merged(view, point, family)),
-                    }
-                })
-                .filter(|s| !s.points.is_empty())
+            let histograms = view
+                .arms()
+                .iter()
+                .enumerate()
+                .map(|(index, arm)| (index, arm.label.clone(), merged(view, point, &arm.id)))
                 .collect();
-            let id = format!("rtt-cdf-{}-{}", kind, spec.size_bytes);
-            let chart = LineChart {
-                name: id.clone(),
-                x_label: "round-trip time (µs)".to_string(),
-                y_label: "transactions at or below (%)".to_string(),
-                x_log_ticks: None,
-                x_format: quantity::tick,
-                y_format: quantity::tick,
-                y_from_zero: true,
-                zero_line: false,
-                legend: LegendCorner::LowerRight,
-                size: (420, 300),
-                series,
-            };
-            if chart.is_empty() {
-                continue;
-            }
-            figures.push(Figure {
-                title: format!("RTT distribution, {}", spec.label()),
-                caption: "Cumulative distribution of per-transaction round-trip times from the HDR histograms (3 significant digits) of all repetitions.".to_string(),
-                svg: line::render(&chart)?,
-                id,
-            });
+            figures.extend(cdf_figure(
+                histograms,
+                (
+                    format!("rtt-cdf-{}-{}", kind, spec.size_bytes),
+                    format!("RTT distribution, {}", spec.label()),
+                ),
+                ("round-trip time (µs)", "transactions at or below (%)"),
+                "Cumulative distribution of per-transaction round-trip times from the HDR histograms (3 significant digits) of all repetitions.",
+            )?);
         }
     }
     Ok(figures)
 }
 
-/// PDV samples (D(i) − D(min) within each trial, ns) of one point and family,
-/// from arrivals on a shared clock only (one-way delay needs one clock).
-fn pdv_samples(view: &RunView<'_>, point: usize, family: IpFamily) -> Vec<u64> {
-    let mut samples = Vec::new();
+/// PDV samples (D(i) − D(min) within each trial, ns) of one point and arm,
+/// from arrivals on a shared clock only (one-way delay needs one clock),
+/// in 100 ns buckets (keeps the SVG small).
+fn pdv_histogram(view: &RunView<'_>, point: usize, arm: &ArmId) -> BTreeMap<u64, u64> {
+    let mut buckets = BTreeMap::new();
     for trial in view
         .run
         .trials
         .iter()
-        .filter(|t| t.point == point && t.family == family)
+        .filter(|t| t.point == point && &t.arm == arm)
     {
         let TrialOutcome::Ok(observations) = &trial.outcome else {
             continue;
@@ -122,60 +245,70 @@ fn pdv_samples(view: &RunView<'_>, point: usize, family: IpFamily) -> Vec<u64> {
             .map(|a| a.received_ns - a.sent_ns)
             .collect();
         let minimum = delays.iter().copied().min().unwrap_or(0);
-        samples.extend(delays.iter().map(|d| (d - minimum) as u64));
+        for delay in delays {
+            let sample = (delay - minimum) as u64;
+            *buckets.entry(sample / 100 * 100).or_insert(0) += 1;
+        }
     }
-    samples
+    buckets
 }
 
 /// One PDV CDF per point that has arrivals.
 pub(crate) fn pdv_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for (point, spec) in view.run.config.points.iter().enumerate() {
-        let series: Vec<Series> = IpFamily::ALL
-            .into_iter()
-            .filter_map(|family| {
-                let samples = pdv_samples(view, point, family);
-                if samples.is_empty() {
-                    return None;
-                }
-                let mut buckets = BTreeMap::new();
-                for sample in samples {
-                    // 100 ns resolution keeps the SVG small.
-                    *buckets.entry(sample / 100 * 100).or_insert(0) += 1;
-                }
-                let (color, dashed, _) = style::family(family);
-                Some(Series {
-                    label: family.label().to_string(),
-                    color,
-                    dashed,
-                    marker: Marker::None,
-                    points: cdf(&buckets),
-                })
+        let histograms = view
+            .arms()
+            .iter()
+            .enumerate()
+            .map(|(index, arm)| {
+                (
+                    index,
+                    arm.label.clone(),
+                    pdv_histogram(view, point, &arm.id),
+                )
             })
             .collect();
-        if series.is_empty() {
-            continue;
-        }
-        let id = format!("pdv-cdf-{}-{}", spec.kind, spec.size_bytes);
-        let chart = LineChart {
-            name: id.clone(),
-            x_label: "delay above the trial's minimum (µs)".to_string(),
-            y_label: "packets at or below (%)".to_string(),
-            x_log_ticks: None,
-            x_format: quantity::tick,
-            y_format: quantity::tick,
-            y_from_zero: true,
-            zero_line: false,
-            legend: LegendCorner::LowerRight,
-            size: (420, 300),
-            series,
-        };
-        figures.push(Figure {
-            title: format!("Packet delay variation, {}", spec.label()),
-            caption: "RFC 5481 PDV: each packet's one-way delay (RFC 7679, receive − send time on the shared clock) minus the smallest delay of its trial; all repetitions.".to_string(),
-            svg: line::render(&chart)?,
-            id,
-        });
+        figures.extend(cdf_figure(
+            histograms,
+            (
+                format!("pdv-cdf-{}-{}", spec.kind, spec.size_bytes),
+                format!("Packet delay variation, {}", spec.label()),
+            ),
+            ("delay above the trial's minimum (µs)", "packets at or below (%)"),
+            "RFC 5481 PDV: each stored packet's one-way delay (RFC 7679, receive − send time on the shared clock) minus the smallest delay of its trial; all repetitions.",
+        )?);
     }
     Ok(figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_follow_the_nearest_rank() {
+        let buckets: BTreeMap<u64, u64> = [(10, 500), (20, 499), (20_000, 1)].into_iter().collect();
+        assert_eq!(quantile(&buckets, 0.5), Some(10));
+        assert_eq!(quantile(&buckets, 0.999), Some(20));
+        assert_eq!(quantile(&buckets, 1.0), Some(20_000));
+    }
+
+    #[test]
+    fn one_outlier_does_not_stretch_the_axis() {
+        let buckets: BTreeMap<u64, u64> = [(40_000, 600), (50_000, 399), (20_000_000, 1)]
+            .into_iter()
+            .collect();
+        let clip = quantile(&buckets, CLIP_QUANTILE).unwrap();
+        let points = cdf(&buckets, clip);
+        assert_eq!(points.last().unwrap().x, 50.0);
+    }
+
+    #[test]
+    fn log_ticks_are_one_two_five() {
+        assert_eq!(
+            log_ticks(40.0, 2_000.0),
+            [50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0]
+        );
+    }
 }

@@ -7,7 +7,9 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::charts::style;
+pub(crate) use crate::charts::style::Marker;
 use crate::error::ReportError;
+use crate::present::axis::{size_tick, tick, tick_with_step};
 
 /// One point; `ci` is the 95 % confidence interval drawn as an error bar.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,16 +25,48 @@ impl ChartPoint {
     }
 }
 
-/// Marker drawn at every point of a series.
+/// How an axis labels its ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Marker {
-    None,
-    Circle,
-    Triangle,
-    Cross,
+pub(crate) enum Ticks {
+    /// Message sizes: `64`, `1 Ki`, `64 Ki`.
+    Size,
+    /// Numbers with just enough decimals for neighbouring ticks to differ.
+    Number,
 }
 
-/// One line of a chart.
+/// Labels drawn along each axis (plotters picks round values near these counts).
+const X_LABELS: usize = 8;
+const Y_LABELS: usize = 7;
+
+/// The label of tick `value` on an axis from `low` to `high` with about
+/// `count` labels; on a log axis the ticks are key points (1, 2, 5 × 10ⁿ)
+/// and keep three significant digits.
+fn label(ticks: Ticks, value: f64, (low, high): (f64, f64), count: usize, log: bool) -> String {
+    match ticks {
+        Ticks::Size => size_tick(value),
+        Ticks::Number if log => tick(value),
+        Ticks::Number => tick_with_step(value, nice_step((high - low) / count as f64)),
+    }
+}
+
+/// The round step (1, 2 or 5 × 10ⁿ) at or below `raw`, as plotters uses.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    let mantissa = raw / power;
+    let nice = if mantissa >= 5.0 {
+        5.0
+    } else if mantissa >= 2.0 {
+        2.0
+    } else {
+        1.0
+    };
+    nice * power
+}
+
+/// One line of a chart; an empty label keeps it out of the legend.
 #[derive(Clone, Debug)]
 pub(crate) struct Series {
     pub label: String,
@@ -60,10 +94,12 @@ pub(crate) struct LineChart {
     pub y_label: String,
     /// Logarithmic x axis with these key points (message sizes), else linear.
     pub x_log_ticks: Option<Vec<f64>>,
-    /// Formats an x tick value.
-    pub x_format: fn(f64) -> String,
-    /// Formats a y tick value.
-    pub y_format: fn(f64) -> String,
+    /// How x ticks are labelled.
+    pub x_ticks: Ticks,
+    /// How y ticks are labelled.
+    pub y_ticks: Ticks,
+    /// Start a linear x axis at zero (time since the start) rather than at the data.
+    pub x_from_zero: bool,
     /// Start the y axis at zero (throughput, RTT) rather than at the data.
     pub y_from_zero: bool,
     /// Draw a horizontal line at y = 0 (differences).
@@ -107,7 +143,8 @@ impl LineChart {
         // legend is about 20 px per entry plus 28 px of margins, out of the
         // plot area's height (chart height less axis labels and margins).
         let plot_height = f64::from(self.size.1.saturating_sub(70).max(100));
-        let share = ((20.0 * self.series.len() as f64 + 28.0) / plot_height).min(0.6);
+        let entries = self.series.iter().filter(|s| !s.label.is_empty()).count();
+        let share = ((20.0 * entries as f64 + 28.0) / plot_height).min(0.6);
         let legend_room = (y_high - y_low) * share / (1.0 - share);
         match self.legend {
             LegendCorner::UpperLeft | LegendCorner::UpperRight => y_high += legend_room,
@@ -115,6 +152,9 @@ impl LineChart {
                 y_low -= legend_room
             }
             _ => {}
+        }
+        if self.x_from_zero && self.x_log_ticks.is_none() {
+            x0 = x0.min(0.0);
         }
         let x = match &self.x_log_ticks {
             Some(_) => (x0 / 1.4, x1 * 1.4),
@@ -163,16 +203,17 @@ where
             .y_label_area_size(78)
             .build_cartesian_2d(x_range, y0..y1)
             .map_err(|e| fail(&e))?;
-        let x_format = chart.x_format;
-        let y_format = chart.y_format;
+        let (x_ticks, y_ticks) = (chart.x_ticks, chart.y_ticks);
+        let x_log = chart.x_log_ticks.is_some();
+        let (x_low, x_high) = (plot.x_range().start, plot.x_range().end);
         plot.configure_mesh()
             .x_desc(chart.x_label.as_str())
             .y_desc(chart.y_label.as_str())
-            .x_label_formatter(&|x| x_format(*x))
-            .y_label_formatter(&|y| y_format(*y))
-            .y_labels(7)
+            .x_label_formatter(&|x| label(x_ticks, *x, (x_low, x_high), X_LABELS, x_log))
+            .y_label_formatter(&|y| label(y_ticks, *y, (y0, y1), Y_LABELS, false))
+            .y_labels(Y_LABELS)
             .max_light_lines(1)
-            .x_labels(8)
+            .x_labels(X_LABELS)
             .label_style(style::tick_font())
             .axis_desc_style(style::axis_font())
             .light_line_style(style::GRID_LIGHT)
@@ -229,14 +270,17 @@ where
     } else {
         plot.draw_series(LineSeries::new(points.clone(), line))?
     };
-    annotation.label(label);
-    if dashed {
+    if label.is_empty() {
+        // Unlabelled: drawn, but not in the legend (the caption explains it).
+    } else if dashed {
+        annotation.label(label);
         annotation.legend(move |(x, y)| {
             EmptyElement::at((x, y))
                 + DashedPathElement::new(vec![(0, 0), (26, 0)], 6, 3, line)
                 + Polygon::new(legend_marker(marker), color.filled())
         });
     } else {
+        annotation.label(label);
         annotation.legend(move |(x, y)| {
             EmptyElement::at((x, y))
                 + PathElement::new(vec![(0, 0), (26, 0)], line)

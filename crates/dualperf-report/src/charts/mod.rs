@@ -23,6 +23,9 @@ pub(crate) struct Figure {
     pub caption: String,
     /// The SVG document.
     pub svg: String,
+    /// Facts about the chart for tests and tools, written as `data-*`
+    /// attributes of the `<figure>` (e.g. `series-points`).
+    pub data: Vec<(&'static str, String)>,
 }
 
 /// Ticks of a log-scale message-size axis: powers of two around the data,
@@ -49,18 +52,6 @@ pub(crate) fn size_ticks(sizes: &[f64]) -> Vec<f64> {
             .collect();
     }
     ticks
-}
-
-/// How values of a unit are shown on an axis: divisor and the axis unit.
-pub(crate) fn axis_unit(unit: &str, largest: f64) -> (f64, String) {
-    match unit {
-        "bit/s" if largest >= 5e9 => (1e9, "Gbit/s".into()),
-        "bit/s" => (1e6, "Mbit/s".into()),
-        "ns" if largest >= 5e6 => (1e6, "ms".into()),
-        "ns" => (1e3, "µs".into()),
-        "ratio" => (0.01, "%".into()),
-        other => (1.0, other.to_string()),
-    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,21 @@
-//! The visual vocabulary of every chart: IPv4 solid blue with circles, IPv6
-//! dashed vermillion with triangles (the papers drew IPv6 dotted), Okabe–Ito
-//! colours that survive colour blindness and grey-scale printing.
+//! The visual vocabulary of every chart: one series per arm, in the order
+//! of the run's configuration — the first arm (native IPv4 in the classic
+//! run) solid blue with circles, the second dashed vermillion with
+//! triangles (the papers drew IPv6 dotted), then further Okabe–Ito colours
+//! that survive colour blindness, each with its own dash and marker so that
+//! grey-scale prints still tell arms apart.
 
-use dualperf_model::IpFamily;
 use plotters::style::{Color, IntoFont};
 use plotters::style::{FontFamily, RGBColor, ShapeStyle, TextStyle, BLACK};
 
-use crate::charts::line::Marker;
+/// Marker drawn at every point of a series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Marker {
+    None,
+    Circle,
+    Triangle,
+    Cross,
+}
 
 /// IPv4: Okabe–Ito blue.
 pub(crate) const IPV4: RGBColor = RGBColor(0, 114, 178);
@@ -32,12 +41,36 @@ pub(crate) const GRID_BOLD: ShapeStyle = ShapeStyle {
     stroke_width: 1,
 };
 
-/// Colour, dash and marker of a family's series.
-pub(crate) fn family(family: IpFamily) -> (RGBColor, bool, Marker) {
-    match family {
-        IpFamily::V4 => (IPV4, false, Marker::Circle),
-        IpFamily::V6 => (IPV6, true, Marker::Triangle),
+/// Colours of arms after the first two, Okabe–Ito, most distinct from
+/// blue and vermillion first: bluish green, reddish purple, orange, black,
+/// sky blue, yellow (darkened to read on white).
+const MORE_ARMS: [RGBColor; 6] = [
+    TCP,
+    UDP,
+    RGBColor(230, 159, 0),
+    RGBColor(0, 0, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(190, 170, 0),
+];
+
+/// Colour, dash and marker of the series of the arm at `index` in the
+/// configuration's arm order.
+pub(crate) fn arm(index: usize) -> (RGBColor, bool, Marker) {
+    match index {
+        0 => (IPV4, false, Marker::Circle),
+        1 => (IPV6, true, Marker::Triangle),
+        n => {
+            let color = MORE_ARMS[(n - 2) % MORE_ARMS.len()];
+            let marker = [Marker::Cross, Marker::Circle, Marker::Triangle][(n - 2) % 3];
+            (color, n % 2 == 1, marker)
+        }
     }
+}
+
+/// The CSS colour of the arm at `index` (for legends in the page's text).
+pub(crate) fn arm_css(index: usize) -> String {
+    let (RGBColor(r, g, b), _, _) = arm(index);
+    format!("#{r:02x}{g:02x}{b:02x}")
 }
 
 /// Tick labels.

@@ -1,30 +1,32 @@
-//! Metric against message size: both families on one chart per transport,
-//! IPv4 solid, IPv6 dashed, log-scale x, 95 % CI error bars. The papers'
-//! central figure (seed 001: throughput and latency vs message size).
+//! Metric against message size: every arm on one chart per transport (the
+//! first arm solid, the next dashed, each with its own colour and marker,
+//! a legend naming the arms by their labels), log-scale x, 95 % CI error
+//! bars. The papers' central figure (throughput and latency vs message
+//! size in the IPv4/IPv6 studies).
 
-use dualperf_model::{IpFamily, TestKind};
+use dualperf_model::{Arm, MetricId, TestKind};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
-use crate::charts::{axis_unit, size_ticks, style, Figure};
+use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::{size_ticks, style, Figure};
 use crate::error::ReportError;
-use crate::quantity;
+use crate::present::value::axis_unit;
 use crate::view::{self, transport, RunView};
 
-/// One family's series of `metric` over the sweep of `kind`, scaled.
-fn family_series(
+/// One arm's series of `metric` over the sweep of `kind`, scaled.
+fn arm_series(
     view: &RunView<'_>,
     kind: TestKind,
-    metric: &str,
-    family: IpFamily,
+    metric: MetricId,
+    (index, arm): (usize, &Arm),
     divisor: f64,
     label: String,
 ) -> Series {
-    let (color, dashed, marker) = style::family(family);
+    let (color, dashed, marker) = style::arm(index);
     let points = view
         .sweep(kind)
         .into_iter()
-        .filter_map(|(index, spec)| {
-            let summary = view.family_summary(index, metric, family)?;
+        .filter_map(|(point, spec)| {
+            let summary = view.summary(point, metric, &arm.id)?;
             Some(ChartPoint {
                 x: f64::from(spec.size_bytes),
                 y: summary.mean / divisor,
@@ -44,44 +46,45 @@ fn family_series(
     }
 }
 
-fn largest(view: &RunView<'_>, kinds: &[TestKind], metric: &str) -> f64 {
+fn largest(view: &RunView<'_>, kinds: &[TestKind], metric: MetricId) -> f64 {
     kinds
         .iter()
         .flat_map(|&kind| view.sweep(kind))
-        .filter_map(|(index, _)| view.summary(index, metric))
-        .flat_map(|s| [s.per_family.v4, s.per_family.v6])
-        .flatten()
-        .map(|s| s.ci95_high.unwrap_or(s.mean).max(s.mean))
+        .flat_map(|(point, _)| view.summaries(point, metric))
+        .map(|s| {
+            s.summary
+                .ci95_high
+                .unwrap_or(s.summary.mean)
+                .max(s.summary.mean)
+        })
         .fold(0.0, f64::max)
 }
 
-/// A chart of `metric` against size with one series per (kind, family).
+/// A chart of `metric` against size with one series per (kind, arm).
 fn chart(
     view: &RunView<'_>,
     id: &str,
     kinds: &[TestKind],
-    metric: &str,
-    quantity_name: &str,
+    metric: MetricId,
     legend: LegendCorner,
-) -> Result<Option<(LineChart, String)>, ReportError> {
-    let Some(unit) = kinds
+) -> Option<LineChart> {
+    let has_data = kinds
         .iter()
         .flat_map(|&k| view.sweep(k))
-        .find_map(|(i, _)| view.summary(i, metric))
-        .map(|s| s.metric.unit.clone())
-    else {
-        return Ok(None);
-    };
-    let (divisor, axis) = axis_unit(&unit, largest(view, kinds, metric));
+        .any(|(point, _)| view.summaries(point, metric).next().is_some());
+    if !has_data {
+        return None;
+    }
+    let (divisor, axis) = axis_unit(metric, largest(view, kinds, metric));
     let mut series = Vec::new();
     for (n, &kind) in kinds.iter().enumerate() {
-        for family in IpFamily::ALL {
+        for (index, arm) in view.arms().iter().enumerate() {
             let label = if kinds.len() > 1 {
-                format!("{} {}", transport(kind), family.label())
+                format!("{} {}", transport(kind), arm.label)
             } else {
-                family.label().to_string()
+                arm.label.clone()
             };
-            let mut one = family_series(view, kind, metric, family, divisor, label);
+            let mut one = arm_series(view, kind, metric, (index, arm), divisor, label);
             if n > 0 {
                 // Second transport on the same chart: lighter, cross markers.
                 one.color = plotters::style::RGBColor(
@@ -91,7 +94,9 @@ fn chart(
                 );
                 one.marker = Marker::Cross;
             }
-            series.push(one);
+            if !one.points.is_empty() {
+                series.push(one);
+            }
         }
     }
     let sizes: Vec<f64> = series
@@ -101,94 +106,111 @@ fn chart(
     let chart = LineChart {
         name: id.to_string(),
         x_label: "message size (bytes, log scale)".to_string(),
-        y_label: format!("{quantity_name} ({axis})"),
+        y_label: format!("{} ({axis})", metric.label()),
         x_log_ticks: Some(size_ticks(&sizes)),
-        x_format: quantity::size_tick,
-        y_format: quantity::tick,
+        x_ticks: Ticks::Size,
+        y_ticks: Ticks::Number,
+        x_from_zero: false,
         y_from_zero: true,
         zero_line: false,
         legend,
         size: (640, 380),
         series,
     };
-    if chart.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some((chart, unit)))
+    (!chart.is_empty()).then_some(chart)
 }
 
-fn definition(view: &RunView<'_>, metric: &str) -> String {
-    view.run
-        .analysis
-        .as_ref()
-        .and_then(|a| a.summaries.iter().find(|s| s.metric.name == metric))
-        .map(|s| {
-            format!(
-                "<code>{}</code>: {}.",
-                metric,
-                crate::html::escape(s.metric.definition.trim_end_matches('.'))
-            )
+/// "goodput (`goodput_bps`): receiver application bytes × 8 / …."
+fn definition(metric: MetricId) -> String {
+    format!(
+        "{} (<code>{}</code>): {}.",
+        crate::html::escape(metric.label()),
+        metric.name(),
+        crate::html::escape(metric.definition().trim_end_matches('.'))
+    )
+}
+
+/// The caption's note on markers, naming the first arms' line styles.
+fn ci_note(view: &RunView<'_>) -> String {
+    let styles: Vec<String> = view
+        .arms()
+        .iter()
+        .enumerate()
+        .take(2)
+        .map(|(index, arm)| {
+            let look = if index == 0 {
+                "solid with circles"
+            } else {
+                "dashed with triangles"
+            };
+            format!("{} {look}", crate::html::escape(&arm.label))
         })
-        .unwrap_or_default()
+        .collect();
+    format!(
+        "Markers are means over repetitions; error bars are Student-t 95 % confidence intervals of the mean. {}{}.",
+        styles.join(", "),
+        if view.arms().len() > 2 {
+            "; further arms as the legend shows"
+        } else {
+            ""
+        }
+    )
 }
 
-const CI_NOTE: &str = "Markers are means over repetitions; error bars are Student-t 95 % confidence intervals of the mean. IPv4 solid with circles, IPv6 dashed with triangles.";
+fn figure(
+    id: String,
+    title: String,
+    caption: String,
+    chart: &LineChart,
+) -> Result<Figure, ReportError> {
+    Ok(Figure {
+        data: vec![("series", chart.series.len().to_string())],
+        svg: line::render(chart)?,
+        id,
+        title,
+        caption,
+    })
+}
 
-/// Throughput vs message size, one chart per stream transport.
+/// Throughput (the stream headline) vs message size, one chart per stream transport.
 pub(crate) fn throughput(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
-    let Some(metric) = view.pick(view::THROUGHPUT) else {
-        return Ok(Vec::new());
-    };
     let mut figures = Vec::new();
     for kind in view::STREAM_KINDS {
+        let metric = MetricId::headline(kind);
         let id = format!("throughput-{kind}");
-        if let Some((chart, _)) = chart(
-            view,
-            &id,
-            &[kind],
-            metric,
-            "goodput",
-            LegendCorner::UpperLeft,
-        )? {
-            figures.push(Figure {
-                title: format!("{} throughput vs message size ({kind})", transport(kind)),
-                caption: format!("{} {CI_NOTE}", definition(view, metric)),
-                svg: line::render(&chart)?,
+        if let Some(chart) = chart(view, &id, &[kind], metric, LegendCorner::UpperLeft) {
+            figures.push(figure(
                 id,
-            });
+                format!("{} throughput vs message size ({kind})", transport(kind)),
+                format!("{} {}", definition(metric), ci_note(view)),
+                &chart,
+            )?);
         }
     }
     Ok(figures)
 }
 
-/// Round-trip time vs message size, one chart per request/response transport.
+/// Round-trip time (the request/response headline) vs message size, one
+/// chart per request/response transport.
 pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
-    let Some(metric) = view.pick(view::RTT) else {
-        return Ok(Vec::new());
-    };
     let mut figures = Vec::new();
     for kind in view::RR_KINDS {
+        let metric = MetricId::headline(kind);
         let id = format!("rtt-{kind}");
-        if let Some((chart, _)) = chart(
-            view,
-            &id,
-            &[kind],
-            metric,
-            "round-trip time",
-            LegendCorner::LowerRight,
-        )? {
-            figures.push(Figure {
-                title: format!(
+        if let Some(chart) = chart(view, &id, &[kind], metric, LegendCorner::LowerRight) {
+            figures.push(figure(
+                id,
+                format!(
                     "{} round-trip time vs message size ({kind})",
                     transport(kind)
                 ),
-                caption: format!(
-                    "{} Request and response are both the message size. {CI_NOTE}",
-                    definition(view, metric)
+                format!(
+                    "{} Request and response are both the message size. {}",
+                    definition(metric),
+                    ci_note(view)
                 ),
-                svg: line::render(&chart)?,
-                id,
-            });
+                &chart,
+            )?);
         }
     }
     Ok(figures)
@@ -196,71 +218,69 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
 
 /// UDP loss vs datagram size.
 pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
-    let Some(metric) = view.pick(view::LOSS) else {
-        return Ok(Vec::new());
-    };
+    let metric = view::LOSS;
     let id = "loss-udp-stream".to_string();
-    let Some((chart, _)) = chart(
+    let Some(chart) = chart(
         view,
         &id,
         &[TestKind::UdpStream],
         metric,
-        "loss",
         LegendCorner::UpperLeft,
-    )?
-    else {
+    ) else {
         return Ok(Vec::new());
     };
-    let threshold = view.fragmentation_threshold(TestKind::UdpStream, IpFamily::V6);
-    let note = threshold.map_or(String::new(), |t| {
-        format!(" IPv6 datagrams of {t} B and more were fragmented.")
-    });
-    Ok(vec![Figure {
-        title: "UDP loss vs datagram size (udp-stream)".to_string(),
-        caption: format!("{}{note} {CI_NOTE}", definition(view, metric)),
-        svg: line::render(&chart)?,
+    let notes: Vec<String> = view
+        .arms()
+        .iter()
+        .filter_map(|arm| {
+            let threshold = view.fragmentation_threshold(TestKind::UdpStream, &arm.id)?;
+            Some(format!(
+                " {} datagrams of {threshold} B and more were fragmented.",
+                crate::html::escape(&arm.label)
+            ))
+        })
+        .collect();
+    Ok(vec![figure(
         id,
-    }])
+        "UDP loss vs datagram size (udp-stream)".to_string(),
+        format!("{}{} {}", definition(metric), notes.concat(), ci_note(view)),
+        &chart,
+    )?])
 }
 
 /// Client CPU and service demand vs message size, TCP and UDP together.
 pub(crate) fn cpu(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     let shared = " In a namespace lab every node shares the machine's CPUs.";
-    for (preferred, id, name, title) in [
+    for (metric, id, title) in [
         (
             view::CPU,
             "cpu-client",
-            "client CPU",
             "Client CPU utilisation vs message size",
         ),
         (
             view::SERVICE_DEMAND,
             "service-demand",
-            "service demand",
             "Service demand (CPU time per MiB) vs message size",
         ),
     ] {
-        let Some(metric) = view.pick(preferred) else {
-            continue;
-        };
-        if let Some((chart, _)) = chart(
+        if let Some(chart) = chart(
             view,
             id,
             &view::STREAM_KINDS,
             metric,
-            name,
             LegendCorner::UpperRight,
-        )? {
-            figures.push(Figure {
-                id: id.to_string(),
-                title: title.to_string(),
-                caption: format!(
-                    "{}{shared} TCP in full colour, UDP lighter with crosses. {CI_NOTE}",
-                    definition(view, metric)
+        ) {
+            figures.push(figure(
+                id.to_string(),
+                title.to_string(),
+                format!(
+                    "{}{shared} TCP in full colour, UDP lighter with crosses. {}",
+                    definition(metric),
+                    ci_note(view)
                 ),
-                svg: line::render(&chart)?,
-            });
+                &chart,
+            )?);
         }
     }
     Ok(figures)

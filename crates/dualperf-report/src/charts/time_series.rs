@@ -1,41 +1,68 @@
-//! Goodput over time: the per-interval received bytes of the first
-//! repetition of the largest stream point, IPv4 and IPv6 on one chart (seed
-//! 000 plotted throughput at 50 ms resolution the same way).
+//! Time series: goodput per sampling interval of the largest stream point,
+//! and the one-way delay of every stored packet of probe points, one line
+//! per arm (the IPv4/IPv6 studies plotted throughput at 50 ms resolution
+//! the same way).
+//!
+//! Readable at defaults (issue 15): when the first repetition has fewer
+//! than [`MIN_POINTS`] intervals (a 1-second trial sampled once), the
+//! repetitions of the arm are drawn one after the other on one time axis,
+//! so the chart shows every sample there is; a chart with fewer than two
+//! points per arm is left out rather than drawn empty.
 
-use dualperf_model::{IpFamily, Trial, TrialOutcome};
+use dualperf_model::{ArmId, IntervalSample, Quantity, Trial, TrialOutcome};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
+use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
-use crate::quantity;
+use crate::present::axis::tick;
+use crate::present::value::format_quantity;
 use crate::view::{self, transport, RunView};
 
-fn first_trial<'a>(view: &RunView<'a>, point: usize, family: IpFamily) -> Option<&'a Trial> {
-    view.run
+/// Fewer intervals than this in the first repetition: chain repetitions.
+pub(crate) const MIN_POINTS: usize = 12;
+
+/// The successful trials of `arm` at `point`, by repetition.
+fn trials<'a>(view: &RunView<'a>, point: usize, arm: &ArmId) -> Vec<&'a Trial> {
+    let mut trials: Vec<&Trial> = view
+        .run
         .trials
         .iter()
-        .filter(|t| {
-            t.point == point && t.family == family && matches!(t.outcome, TrialOutcome::Ok(_))
-        })
-        .min_by_key(|t| t.repetition)
+        .filter(|t| t.point == point && &t.arm == arm && matches!(t.outcome, TrialOutcome::Ok(_)))
+        .collect();
+    trials.sort_by_key(|t| t.repetition);
+    trials
 }
 
-/// Goodput per interval in Mbit/s against the interval's end in seconds.
-fn goodput_points(trial: &Trial) -> Vec<ChartPoint> {
-    let TrialOutcome::Ok(observations) = &trial.outcome else {
-        return Vec::new();
+fn intervals(trial: &Trial) -> &[IntervalSample] {
+    match &trial.outcome {
+        TrialOutcome::Ok(observations) => &observations.intervals,
+        TrialOutcome::Failed { .. } => &[],
+    }
+}
+
+/// Goodput per interval in Mbit/s against time in seconds (the middle of
+/// each interval): the first
+/// repetition, or every repetition end to end when the first is short.
+/// Returns the points and how many repetitions they cover.
+fn goodput_points(trials: &[&Trial]) -> (Vec<ChartPoint>, usize) {
+    let take = match trials.first() {
+        Some(first) if intervals(first).len() >= MIN_POINTS => 1,
+        _ => trials.len(),
     };
-    observations
-        .intervals
-        .iter()
-        .filter(|s| s.length_ns > 0)
-        .map(|s| {
-            ChartPoint::new(
-                s.end_ns as f64 / 1e9,
+    let mut points = Vec::new();
+    let mut offset = 0.0;
+    for trial in trials.iter().take(take) {
+        let samples = intervals(trial);
+        for s in samples.iter().filter(|s| s.length_ns > 0) {
+            // At the middle of the interval the sample averages over.
+            points.push(ChartPoint::new(
+                offset + (s.end_ns as f64 - s.length_ns as f64 / 2.0) / 1e9,
                 s.received_bytes as f64 * 8.0 / (s.length_ns as f64 / 1e9) / 1e6,
-            )
-        })
-        .collect()
+            ));
+        }
+        offset += samples.last().map_or(0.0, |s| s.end_ns as f64 / 1e9);
+    }
+    (points, take)
 }
 
 /// One time-series chart per stream transport, at its largest message size.
@@ -45,30 +72,41 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         let Some(&(point, spec)) = view.sweep(kind).last() else {
             continue;
         };
-        let mut interval_ms = 0;
-        let series: Vec<Series> = IpFamily::ALL
-            .into_iter()
-            .filter_map(|family| {
-                let trial = first_trial(view, point, family)?;
-                interval_ms = trial.spec.sample_interval_ms;
-                let (color, dashed, _) = style::family(family);
-                Some(Series {
-                    label: family.label().to_string(),
+        let mut chained = 1;
+        let series: Vec<Series> = view
+            .arms()
+            .iter()
+            .enumerate()
+            .filter_map(|(index, arm)| {
+                let (points, repetitions) = goodput_points(&trials(view, point, &arm.id));
+                chained = chained.max(repetitions);
+                let (color, dashed, _) = style::arm(index);
+                (points.len() >= 2).then(|| Series {
+                    label: arm.label.clone(),
                     color,
                     dashed,
-                    marker: Marker::None,
-                    points: goodput_points(trial),
+                    marker: if points.len() < MIN_POINTS {
+                        Marker::Circle
+                    } else {
+                        Marker::None
+                    },
+                    points,
                 })
             })
             .collect();
         let id = format!("time-series-{kind}");
         let chart = LineChart {
             name: id.clone(),
-            x_label: "time since the measured interval began (s)".to_string(),
+            x_label: if chained > 1 {
+                format!("time, {chained} repetitions end to end (s)")
+            } else {
+                "time since the measured interval began (s)".to_string()
+            },
             y_label: "goodput (Mbit/s)".to_string(),
             x_log_ticks: None,
-            x_format: quantity::tick,
-            y_format: quantity::tick,
+            x_ticks: Ticks::Number,
+            y_ticks: Ticks::Number,
+            x_from_zero: true,
             y_from_zero: true,
             zero_line: false,
             legend: LegendCorner::LowerRight,
@@ -78,9 +116,35 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         if chart.is_empty() {
             continue;
         }
+        // The samples' own length: the configured interval, or the whole
+        // trial when the engine sampled once.
+        let interval = view
+            .arms()
+            .iter()
+            .filter_map(|arm| {
+                trials(view, point, &arm.id)
+                    .first()
+                    .and_then(|t| intervals(t).first())
+                    .map(|s| s.length_ns)
+            })
+            .next()
+            .filter(|&ns| ns > 0)
+            .map_or_else(
+                || format!("{} ms", spec.sample_interval_ms),
+                |ns| format_quantity(Quantity::Nanoseconds, ns as f64),
+            );
+        let which = if chained > 1 {
+            format!("all {chained} repetitions, one after the other (each trial had fewer than {MIN_POINTS} intervals)")
+        } else {
+            "the first repetition".to_string()
+        };
         figures.push(Figure {
             title: format!("{} goodput over time, {}", transport(kind), spec.label()),
-            caption: format!("Received payload per {interval_ms} ms interval of the first repetition, × 8 / interval length. Dips that appear in one family only point at that family's path."),
+            caption: format!("Received payload per {interval} interval of {which}, × 8 / interval length. Dips that appear on one arm only point at that arm's path."),
+            data: vec![
+                ("series", chart.series.len().to_string()),
+                ("series-points", min_points(&chart).to_string()),
+            ],
             svg: line::render(&chart)?,
             id,
         });
@@ -88,23 +152,49 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
     Ok(figures)
 }
 
-/// One-way delay of every packet against its send time, first repetition,
-/// for points with arrivals on a shared clock.
+fn min_points(chart: &LineChart) -> usize {
+    chart
+        .series
+        .iter()
+        .map(|s| s.points.len())
+        .min()
+        .unwrap_or(0)
+}
+
+/// One-way delay of every stored packet against its send time, first
+/// repetition, for points with arrivals on a shared clock.
 pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for (point, spec) in view.run.config.points.iter().enumerate() {
-        let series: Vec<Series> = IpFamily::ALL
-            .into_iter()
-            .filter_map(|family| {
-                let trial = first_trial(view, point, family)?;
+        let mut coverage: Vec<String> = Vec::new();
+        let series: Vec<Series> = view
+            .arms()
+            .iter()
+            .enumerate()
+            .filter_map(|(index, arm)| {
+                let trial = *trials(view, point, &arm.id).first()?;
                 let TrialOutcome::Ok(observations) = &trial.outcome else {
                     return None;
                 };
                 let udp = observations
                     .udp
                     .as_ref()
-                    .filter(|u| u.clocks_shared && !u.arrivals.is_empty())?;
+                    .filter(|u| u.clocks_shared && u.arrivals.len() >= 2)?;
                 let first = udp.arrivals.first()?.sent_ns;
+                let last = udp.arrivals.last()?.sent_ns;
+                let span = (last - first) as f64 / 1e9;
+                let measured = observations.measured_ns as f64 / 1e9;
+                if udp.received > udp.arrivals.len() as u64 {
+                    coverage.push(format!(
+                        "{}: the first {} of {} packets ({} s of the {} s trial; the engine stores at most {} arrivals)",
+                        crate::html::escape(&arm.label),
+                        udp.arrivals.len(),
+                        udp.received,
+                        tick(span),
+                        tick(measured),
+                        udp.arrivals_limit
+                    ));
+                }
                 let points = udp
                     .arrivals
                     .iter()
@@ -115,9 +205,9 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                         )
                     })
                     .collect();
-                let (color, dashed, _) = style::family(family);
+                let (color, dashed, _) = style::arm(index);
                 Some(Series {
-                    label: family.label().to_string(),
+                    label: arm.label.clone(),
                     color,
                     dashed,
                     marker: Marker::None,
@@ -134,17 +224,30 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
             x_label: "send time since the first packet (s)".to_string(),
             y_label: "one-way delay (µs)".to_string(),
             x_log_ticks: None,
-            x_format: quantity::tick,
-            y_format: quantity::tick,
+            x_ticks: Ticks::Number,
+            y_ticks: Ticks::Number,
+            x_from_zero: true,
             y_from_zero: true,
             zero_line: false,
             legend: LegendCorner::UpperRight,
             size: (640, 300),
             series,
         };
+        let which = if coverage.is_empty() {
+            "every packet of the first repetition".to_string()
+        } else {
+            format!(
+                "the stored packets of the first repetition — {}",
+                coverage.join("; ")
+            )
+        };
         figures.push(Figure {
             title: format!("One-way delay over time, {}", spec.label()),
-            caption: "Receive − send time of every packet of the first repetition (RFC 7679; both ends share one clock, so the delay is exact).".to_string(),
+            caption: format!("Receive − send time of {which} (RFC 7679; both ends share one clock, so the delay is exact)."),
+            data: vec![
+                ("series", chart.series.len().to_string()),
+                ("series-points", min_points(&chart).to_string()),
+            ],
             svg: line::render(&chart)?,
             id,
         });

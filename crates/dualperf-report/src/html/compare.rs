@@ -1,15 +1,16 @@
 //! The HTML page of a two-run comparison: sentences, a throughput chart of
-//! both runs per stream transport, and the table of changes with Welch's test.
+//! both runs per stream transport (one line per arm and run, arms matched
+//! by id), and the table of changes with Welch's test.
 
-use dualperf_model::IpFamily;
+use dualperf_model::MetricId;
 use plotters::style::RGBColor;
 
 use super::{date, escape, location, page};
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series};
-use crate::charts::{axis_unit, size_ticks, style};
+use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::{size_ticks, style};
 use crate::compare::RunComparison;
 use crate::error::ReportError;
-use crate::quantity::{self, format_value, percent_signed};
+use crate::present::value::{axis_unit, format_value, p_value, percent_signed};
 use crate::view::{self, transport, RunView};
 
 fn lighter(color: RGBColor) -> RGBColor {
@@ -21,57 +22,76 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
         RunView::new(comparison.before),
         RunView::new(comparison.after),
     ];
-    let Some(metric) = views[1].pick(view::THROUGHPUT) else {
-        return Ok(String::new());
-    };
     let mut html = String::new();
     for kind in view::STREAM_KINDS {
+        let metric = MetricId::headline(kind);
         let mut series = Vec::new();
+        let mut largest: f64 = 0.0;
+        for run_view in &views {
+            for arm in run_view.arms() {
+                for (point, _) in run_view.sweep(kind) {
+                    if let Some(s) = run_view.summary(point, metric, &arm.id) {
+                        largest = largest.max(s.ci95_high.unwrap_or(s.mean).max(s.mean));
+                    }
+                }
+            }
+        }
+        let (divisor, unit) = axis_unit(metric, largest);
         for (n, run_view) in views.iter().enumerate() {
-            for family in IpFamily::ALL {
-                let (color, dashed, marker) = style::family(family);
+            // Arms styled by their position in the second run, matched by id.
+            for arm in run_view.arms() {
+                let Some(index) = views[1].arms().iter().position(|a| a.id == arm.id) else {
+                    continue;
+                };
+                let (color, dashed, marker) = style::arm(index);
                 let points: Vec<ChartPoint> = run_view
                     .sweep(kind)
                     .into_iter()
                     .filter_map(|(i, spec)| {
-                        let s = run_view.family_summary(i, metric, family)?;
+                        let s = run_view.summary(i, metric, &arm.id)?;
                         Some(ChartPoint {
                             x: f64::from(spec.size_bytes),
-                            y: s.mean / 1e6,
-                            ci: s.ci95_low.zip(s.ci95_high).map(|(l, h)| (l / 1e6, h / 1e6)),
+                            y: s.mean / divisor,
+                            ci: s
+                                .ci95_low
+                                .zip(s.ci95_high)
+                                .map(|(l, h)| (l / divisor, h / divisor)),
                         })
                     })
                     .collect();
                 let (label, color, marker) = if n == 0 {
                     (
-                        format!("before {}", family.label()),
+                        format!("before {}", arm.label),
                         lighter(color),
                         Marker::Cross,
                     )
                 } else {
-                    (format!("after {}", family.label()), color, marker)
+                    (format!("after {}", arm.label), color, marker)
                 };
-                series.push(Series {
-                    label,
-                    color,
-                    dashed,
-                    marker,
-                    points,
-                });
+                if !points.is_empty() {
+                    series.push(Series {
+                        label,
+                        color,
+                        dashed,
+                        marker,
+                        points,
+                    });
+                }
             }
         }
         let chart = LineChart {
             name: format!("compare-throughput-{kind}"),
             x_label: "message size (bytes, log scale)".into(),
-            y_label: format!("goodput ({})", axis_unit("bit/s", 0.0).1),
+            y_label: format!("{} ({unit})", metric.label()),
             x_log_ticks: Some(size_ticks(
                 &series
                     .iter()
                     .flat_map(|s| s.points.iter().map(|p| p.x))
                     .collect::<Vec<_>>(),
             )),
-            x_format: quantity::size_tick,
-            y_format: quantity::tick,
+            x_ticks: Ticks::Size,
+            y_ticks: Ticks::Number,
+            x_from_zero: false,
             y_from_zero: true,
             zero_line: false,
             legend: LegendCorner::UpperLeft,
@@ -82,7 +102,7 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
             continue;
         }
         html.push_str(&format!(
-            "<figure id=\"compare-{kind}\"><h3>{} throughput, before and after ({kind})</h3>\n{}<figcaption>Before: lighter colours with crosses; after: full colours. IPv4 solid, IPv6 dashed; error bars are 95 % CIs.</figcaption></figure>\n",
+            "<figure id=\"compare-{kind}\"><h3>{} throughput, before and after ({kind})</h3>\n{}<figcaption>Before: lighter colours with crosses; after: full colours, one line per arm (matched by id). Error bars are 95 % CIs.</figcaption></figure>\n",
             transport(kind),
             line::render(&chart)?
         ));
@@ -111,15 +131,15 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
     if !charts.is_empty() {
         body.push_str(&format!("<section id=\"charts\"><h2>Throughput</h2><div class=\"figures\">{charts}</div></section>\n"));
     }
-    body.push_str("<section id=\"changes\"><h2>Changes</h2><table><thead><tr><th>Point</th><th>Metric</th><th>Family</th>\
+    body.push_str("<section id=\"changes\"><h2>Changes</h2><p class=\"note\">Click a heading to sort.</p><table class=\"sortable\"><thead><tr><th>Point</th><th>Metric</th><th>Arm</th>\
         <th class=\"num\" title=\"Mean over the first run's repetitions\">Before</th><th class=\"num\" title=\"Mean over the second run's repetitions\">After</th>\
         <th class=\"num\" title=\"(after − before) / before\">Change</th><th class=\"num\" title=\"Two-sided p-value of Welch's t-test; below 0.05 is significant\">p (Welch)</th></tr></thead><tbody>\n");
     for row in &comparison.rows {
-        let unit = row.metric.unit.as_str();
+        let metric = row.metric;
         let significant = row.welch.is_some_and(|w| w.is_significant());
         let better = row
             .relative_difference
-            .map(|r| (r > 0.0) == row.metric.higher_is_better);
+            .map(|r| (r > 0.0) == metric.higher_is_better());
         let class = match (significant, better) {
             (true, Some(true)) => "num delta better",
             (true, Some(false)) => "num delta worse",
@@ -129,21 +149,32 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
             "<tr class=\"{}\"><td>{}</td><td><span title=\"{}\">{}</span></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{class}\">{}</td><td class=\"num\" title=\"{}\">{}</td></tr>\n",
             if significant { "significant" } else { "" },
             escape(&row.point),
-            escape(&row.metric.definition),
-            escape(&row.metric.name),
-            row.family.label(),
-            escape(&format_value(row.before.mean, unit)),
-            escape(&format_value(row.after.mean, unit)),
-            escape(&row.relative_difference.map_or_else(|| format_value(row.difference, unit), percent_signed)),
+            escape(metric.definition()),
+            escape(metric.label()),
+            escape(&row.arm_label),
+            escape(&format_value(metric, row.before.mean)),
+            escape(&format_value(metric, row.after.mean)),
+            escape(&row.relative_difference.map_or_else(|| format_value(metric, row.difference), percent_signed)),
             escape(&row.welch.map_or("no test: fewer than 2 repetitions".into(), |w| format!("t = {:.3}, df = {:.1}", w.t, w.degrees_of_freedom))),
-            row.welch.map_or("–".into(), |w| crate::compare::format_p(w.p_value)),
+            row.welch.map_or("–".into(), |w| p_value(w.p_value)),
         ));
     }
     body.push_str("</tbody></table>");
-    if !comparison.unmatched.is_empty() {
+    let unmatched: Vec<&String> = comparison
+        .unmatched
+        .iter()
+        .chain(&comparison.unmatched_arms)
+        .collect();
+    if !unmatched.is_empty() {
         body.push_str(&format!(
             "<p class=\"note\">Not compared (measured in one run only): {}</p>",
-            escape(&comparison.unmatched.join(", "))
+            escape(
+                &unmatched
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         ));
     }
     body.push_str("</section></main>");

@@ -1,6 +1,6 @@
 //! The conditions of the numbers: configuration, testbed and host facts.
 
-use dualperf_model::{HostFacts, RunResult, TestbedFacts};
+use dualperf_model::{HostFacts, LoadCondition, RunConfig, RunResult, TestbedFacts};
 
 use super::{date, escape};
 
@@ -30,6 +30,46 @@ fn list(values: &[String]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// One line per arm: label (baseline marked), id, family, path, marking,
+/// load and target.
+fn arms(config: &RunConfig) -> String {
+    config
+        .arms
+        .iter()
+        .map(|arm| {
+            let mut facts = vec![
+                format!("<code>{}</code>", escape(arm.id.as_str())),
+                arm.family.label().to_string(),
+                escape(&arm.path.label()),
+            ];
+            if let Some(dscp) = arm.marking.dscp {
+                facts.push(format!("DSCP {} ({})", dscp.value(), escape(&dscp.name())));
+            }
+            if let Some(label) = arm.marking.flow_label {
+                facts.push(format!("flow label {}", label.value()));
+            }
+            if let LoadCondition::Under { load } = &arm.load {
+                facts.push(format!("under load {}", escape(load)));
+            }
+            facts.push(format!(
+                "target {}",
+                escape(arm.target.as_deref().unwrap_or("–"))
+            ));
+            format!(
+                "<b>{}</b>{}: {}",
+                escape(&arm.label),
+                if arm.id == config.baseline {
+                    " (baseline)"
+                } else {
+                    ""
+                },
+                facts.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
 }
 
 fn configuration(run: &RunResult) -> String {
@@ -70,23 +110,14 @@ fn configuration(run: &RunResult) -> String {
                 "Points",
                 format!("{} ({})", config.points.len(), escape(&kinds.join(", "))),
             ),
-            (
-                "Families",
-                list(
-                    &config
-                        .families
-                        .iter()
-                        .map(|f| f.label().to_string())
-                        .collect::<Vec<_>>(),
-                ),
-            ),
+            ("Arms", arms(config)),
             (
                 "Repetitions",
                 format!(
-                    "{} per point and family, {:?} order",
-                    config.repeat, config.order
-                )
-                .to_lowercase(),
+                    "{} per point and arm, {} order",
+                    config.repeat,
+                    format!("{:?}", config.order).to_lowercase()
+                ),
             ),
             (
                 "Duration / warm-up",
@@ -97,14 +128,6 @@ fn configuration(run: &RunResult) -> String {
             (
                 "Sampling interval",
                 first.map_or("–".into(), |s| format!("{} ms", s.sample_interval_ms)),
-            ),
-            (
-                "Targets",
-                format!(
-                    "IPv4 {} · IPv6 {}",
-                    escape(config.targets.v4.as_deref().unwrap_or("–")),
-                    escape(config.targets.v6.as_deref().unwrap_or("–"))
-                ),
             ),
             ("Control port", config.port.to_string()),
             (

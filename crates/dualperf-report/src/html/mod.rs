@@ -10,6 +10,7 @@ mod verdicts;
 
 use dualperf_model::RunResult;
 
+use crate::charts::style::{self, Marker};
 use crate::charts::{self, Figure, Section};
 use crate::error::ReportError;
 use crate::summary_sentences::headline_sentences;
@@ -65,8 +66,13 @@ pub(crate) fn location(run: &RunResult) -> String {
 }
 
 fn figure_html(figure: &Figure) -> String {
+    let data: String = figure
+        .data
+        .iter()
+        .map(|(name, value)| format!(" data-{name}=\"{}\"", escape(value)))
+        .collect();
     format!(
-        "<figure id=\"{id}\"><h3>{title}</h3>\n{svg}<figcaption>{caption}</figcaption></figure>\n",
+        "<figure id=\"{id}\"{data}><h3>{title}</h3>\n{svg}<figcaption>{caption}</figcaption></figure>\n",
         id = escape(&figure.id),
         title = escape(&figure.title),
         svg = figure.svg,
@@ -99,6 +105,30 @@ fn figure_section(
     html
 }
 
+/// "IPv4 solid ●, IPv6 dashed ▲": each arm in its chart colour, line and marker.
+fn arm_legend(view: &RunView<'_>) -> String {
+    view.arms()
+        .iter()
+        .enumerate()
+        .map(|(index, arm)| {
+            let (_, dashed, marker) = style::arm(index);
+            let symbol = match marker {
+                Marker::Circle => "●",
+                Marker::Triangle => "▲",
+                Marker::Cross => "✕",
+                Marker::None => "",
+            };
+            format!(
+                "<span class=\"arm\" style=\"color:{}\">{} {} {symbol}</span>",
+                style::arm_css(index),
+                escape(&arm.label),
+                if dashed { "dashed" } else { "solid" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Renders one run as a self-contained HTML page.
 ///
 /// # Errors
@@ -107,24 +137,30 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     let view = RunView::new(run);
     let figures = charts::figures(&view)?;
     let mut body = String::from("<main>\n");
+    let arms: Vec<&str> = run.config.arms.iter().map(|a| a.label.as_str()).collect();
     body.push_str(&format!(
-        "<header class=\"report\"><h1>IPv4 vs IPv6 — run <code>{id}</code></h1>\n\
-         <p>{location} · {date} · dualperf {version} · {points} points × {families} × {repeat} repetitions{state}</p></header>\n",
+        "<header class=\"report\"><h1>{title} — run <code>{id}</code></h1>\n\
+         <p>{location} · {date} · dualperf {version} · {points} points × {arms} × {repeat} repetitions{state}</p></header>\n",
+        title = escape(&arms.join(" vs ")),
         id = escape(&run.run_id),
         location = location(run),
         date = date(run.started_at_unix_ms),
         version = escape(&run.client_host.tool_version),
         points = run.config.points.len(),
-        families = run.config.families.iter().map(|f| f.label()).collect::<Vec<_>>().join(" + "),
+        arms = escape(&arms.join(" + ")),
         repeat = run.config.repeat,
         state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
     ));
-    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
+    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
     body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
     for sentence in headline_sentences(&view) {
         body.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
     }
-    body.push_str("</ul><p class=\"legend-line\">Throughout: <span class=\"family-v4\">IPv4 solid ●</span>, <span class=\"family-v6\">IPv6 dashed ▲</span>; differences are IPv6 − IPv4 relative to IPv4; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n");
+    body.push_str(&format!(
+        "</ul><p class=\"legend-line\">Throughout: {}; differences are arm − {baseline} relative to {baseline}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
+        arm_legend(&view),
+        baseline = escape(view.baseline_label()),
+    ));
     body.push_str(&verdicts::key_table(&view));
     body.push_str(&figure_section(
         &figures,
@@ -155,7 +191,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         Section::Cpu,
         "cpu",
         "CPU and service demand",
-        "What each family costs the host.",
+        "What each arm costs the host.",
         false,
     ));
     body.push_str(&figure_section(
@@ -163,7 +199,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         Section::Distributions,
         "distributions",
         "Delay distributions",
-        "Whole distributions, not just means: a tail that only one family has shows here.",
+        "Whole distributions, not just means: a tail that only one arm has shows here. Axes end at the 99.9th percentile.",
         true,
     ));
     body.push_str(&figure_section(
@@ -171,7 +207,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         Section::TimeSeries,
         "time-series",
         "Time series",
-        "Goodput per sampling interval and per-packet delay: stability within a trial.",
+        "Goodput per sampling interval and per-packet delay, one line per arm: stability within a trial.",
         false,
     ));
     body.push_str(&verdicts::full_table(&view));

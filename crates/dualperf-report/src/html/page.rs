@@ -10,25 +10,38 @@ pub(crate) fn document(title: &str, body: &str) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"dualperf {version}\">\n\
          <title>{title}</title>\n<script>{ERROR_PROBE}</script>\n<style>{CSS}</style>\n</head>\n\
-         <body>\n{body}\n<script>{READY_PROBE}</script>\n</body>\n</html>\n",
+         <body>\n{body}\n<script>{SORTER}</script>\n<script>{READY_PROBE}</script>\n</body>\n</html>\n",
         version = env!("CARGO_PKG_VERSION"),
         title = super::escape(title),
     )
 }
+
+/// Sorts a `table.sortable` by the clicked column: by `data-sort` when
+/// the cells have it (numbers), else by text; a second click reverses.
+const SORTER: &str = "document.querySelectorAll('table.sortable').forEach(function(t){t.querySelectorAll('th').forEach(function(th,i){\
+th.addEventListener('click',function(){var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);\
+var down=th.getAttribute('aria-sort')==='ascending';t.querySelectorAll('th').forEach(function(h){h.removeAttribute('aria-sort');});\
+th.setAttribute('aria-sort',down?'descending':'ascending');\
+function key(r){var c=r.cells[i];if(!c)return '';var v=c.getAttribute('data-sort');return v!==null&&v!==''&&!isNaN(+v)?+v:c.textContent;}\
+rows.sort(function(a,b){var x=key(a),y=key(b);var o=(typeof x==='number'&&typeof y==='number')?x-y:String(x).localeCompare(String(y));return down?-o:o;});\
+rows.forEach(function(r){body.appendChild(r);});});});});";
 
 /// Records every script or resource error into `data-errors` on `<html>`.
 const ERROR_PROBE: &str = "window.addEventListener('error',function(e){var d=document.documentElement;\
 d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||('failed to load '+(e.target&&(e.target.src||e.target.href))))+'; ');},true);";
 
 /// After load: counts charts, charts without drawn shapes or without size,
-/// and pairs of chart labels (`<text>`) whose boxes overlap; then sets
-/// `data-ready` on `<body>`.
+/// and pairs of chart labels (`<text>`) whose boxes overlap; writes on each
+/// `<figure>` the most points any one of its drawn lines has
+/// (`data-drawn-points`); then sets `data-ready` on `<body>`.
 const READY_PROBE: &str = "window.addEventListener('load',function(){var svgs=document.querySelectorAll('figure svg');\
 var empty=0,flat=0,overlaps=0;svgs.forEach(function(s){if(s.querySelectorAll('polyline,path,line,circle,polygon,rect').length<3)empty++;\
 var r=s.getBoundingClientRect();if(r.width<50||r.height<50)flat++;\
 var boxes=Array.prototype.map.call(s.querySelectorAll('text'),function(t){return t.getBoundingClientRect();});\
 for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i],b=boxes[j];\
 if(Math.min(a.right,b.right)-Math.max(a.left,b.left)>1&&Math.min(a.bottom,b.bottom)-Math.max(a.top,b.top)>1)overlaps++;}});\
+document.querySelectorAll('figure').forEach(function(f){var most=0;f.querySelectorAll('polyline').forEach(function(p){\
+var n=(p.getAttribute('points')||'').trim().split(/\\s+/).length;if(n>most)most=n;});f.setAttribute('data-drawn-points',most);});\
 var b=document.body;b.setAttribute('data-charts',svgs.length);b.setAttribute('data-empty-charts',empty);\
 b.setAttribute('data-flat-charts',flat);b.setAttribute('data-overlapping-labels',overlaps);b.setAttribute('data-ready','yes');});";
 
@@ -40,7 +53,8 @@ main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 48px; }
 header.report { border-bottom: 3px solid var(--ink); padding-bottom: 10px; margin-bottom: 18px; }
 header.report h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
 header.report p { margin: 0; color: var(--muted); }
-.family-v4 { color: var(--v4); font-weight: 600; } .family-v6 { color: var(--v6); font-weight: 600; }
+.arm { font-weight: 600; }
+table.sortable th { cursor: pointer; } table.sortable th[aria-sort="ascending"]::after { content: " ▲"; } table.sortable th[aria-sort="descending"]::after { content: " ▼"; }
 section { margin: 30px 0; }
 h2 { font-size: 20px; margin: 0 0 10px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 0 0 6px; }
@@ -51,7 +65,7 @@ table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--rule); vertical-align: top; }
 th { background: var(--bg-soft); font-weight: 600; position: sticky; top: 0; }
 .table-wrap { overflow-x: auto; }
-td.point { white-space: nowrap; }
+td.point, td.arm-name { white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.significant td.delta { font-weight: 600; }
 td.worse { color: var(--bad); } td.better { color: var(--good); }

@@ -1,47 +1,106 @@
-//! The verdict tables: the key comparison of every point on the first
-//! screen, and every comparison further down. Every header and number has a
-//! `title` with its definition (hover) and the metric links to its footnote.
+//! The verdict tables: the headline comparison of every point and arm on
+//! the first screen, and every comparison further down (collapsed, and
+//! sortable by clicking a column heading). Every header and number has a
+//! `title` with its definition (hover) and the metric links to its
+//! definition. Metrics are named by their labels, arms by theirs.
 
-use dualperf_model::{Comparison, Summary};
+use dualperf_model::{Comparison, MetricId, Summary};
 
 use super::escape;
-use crate::quantity::{format_value, format_with_error, percent_signed};
+use crate::present::value::{format_value, format_with_error, percent_signed, signed_difference};
+use crate::present::verdict::{claims_significance, has_no_spread};
+use crate::present::{verdict, warning_short, warnings, why_clause};
 use crate::view::{self, RunView};
 
-const HEAD_TITLES: [(&str, &str, bool); 8] = [
-    ("Point", "Test kind and message size (bytes of payload per write, datagram or request)", false),
-    ("Metric", "What is compared; the definition is one click away in Definitions", false),
-    ("IPv4", "Mean over repetitions ± half the Student-t 95 % confidence interval", true),
-    ("IPv6", "Mean over repetitions ± half the Student-t 95 % confidence interval", true),
-    ("Δ v6 − v4", "Mean of the paired per-repetition differences IPv6 − IPv4, relative to the IPv4 mean", true),
-    ("95 % CI of Δ", "Student-t 95 % confidence interval of the relative paired difference; significant when it excludes 0", true),
-    ("Header model", "The difference the header-overhead model predicts, relative to IPv4 (blank where the model does not apply)", true),
-    ("Verdict", "One line per comparison from the statistics stage, with warnings", false),
-];
-
-fn head(with_verdict: bool) -> String {
+/// Column headings: (name, hover text, numeric).
+fn head(view: &RunView<'_>, with_verdict: bool) -> String {
+    let baseline = view.baseline_label();
+    let compared = view.compared_arms();
+    let single = compared.len() == 1;
+    let arm_name = if single {
+        compared[0].label.clone()
+    } else {
+        "Arm value".to_string()
+    };
+    let delta = if single {
+        format!("Δ {} − {baseline}", compared[0].label)
+    } else {
+        format!("Δ vs {baseline}")
+    };
+    let mut columns: Vec<(String, String, bool)> = vec![
+        (
+            "Point".into(),
+            "Test kind and message size (bytes of payload per write, datagram or request)".into(),
+            false,
+        ),
+        (
+            "Metric".into(),
+            "What is compared; the definition is one click away in Definitions".into(),
+            false,
+        ),
+    ];
+    if !single {
+        columns.push((
+            "Arm".into(),
+            format!("The arm compared with the baseline {baseline}"),
+            false,
+        ));
+    }
+    columns.extend([
+        (
+            baseline.to_string(),
+            "Baseline arm: mean over repetitions ± half the Student-t 95 % confidence interval"
+                .to_string(),
+            true,
+        ),
+        (
+            arm_name,
+            "Mean over repetitions ± half the Student-t 95 % confidence interval".to_string(),
+            true,
+        ),
+        (
+            delta,
+            format!("Mean of the paired per-repetition differences arm − {baseline}, relative to the {baseline} mean"),
+            true,
+        ),
+        (
+            "95 % CI of Δ".to_string(),
+            "Student-t 95 % confidence interval of the relative paired difference; significant when it excludes 0 on at least 3 pairs".to_string(),
+            true,
+        ),
+        (
+            "Header model".to_string(),
+            format!("The difference the header-overhead model predicts, relative to {baseline} (blank where the model does not apply)"),
+            true,
+        ),
+    ]);
+    columns.push(if with_verdict {
+        (
+            "Verdict".into(),
+            "One line per comparison, with what explains it and the warnings".into(),
+            false,
+        )
+    } else {
+        (
+            "Note".into(),
+            "Warnings about this comparison; the verdict is the hover text of Δ".into(),
+            false,
+        )
+    });
     let mut html = String::from("<thead><tr>");
-    for (name, title, numeric) in HEAD_TITLES {
-        let (name, title) = if name == "Verdict" && !with_verdict {
-            (
-                "Note",
-                "Warnings about this comparison; the verdict is the hover text of Δ",
-            )
-        } else {
-            (name, title)
-        };
+    for (name, title, numeric) in columns {
         let class = if numeric { " class=\"num\"" } else { "" };
         html.push_str(&format!(
             "<th{class} title=\"{}\">{}</th>",
-            escape(title),
-            escape(name)
+            escape(&title),
+            escape(&name)
         ));
     }
     html.push_str("</tr></thead>\n");
     html
 }
 
-fn family_cell(summary: &Summary, unit: &str) -> String {
+fn arm_cell(summary: &Summary, metric: MetricId) -> String {
     let half = summary
         .ci95_low
         .zip(summary.ci95_high)
@@ -49,65 +108,82 @@ fn family_cell(summary: &Summary, unit: &str) -> String {
     let detail = format!(
         "n = {}, mean {}, sd {}, min {}, max {}, 95 % CI {}",
         summary.count,
-        format_value(summary.mean, unit),
+        format_value(metric, summary.mean),
         summary
             .standard_deviation
-            .map_or("–".into(), |v| format_value(v, unit)),
-        format_value(summary.min, unit),
-        format_value(summary.max, unit),
+            .map_or("–".into(), |v| format_value(metric, v)),
+        format_value(metric, summary.min),
+        format_value(metric, summary.max),
         summary
             .ci95_low
             .zip(summary.ci95_high)
             .map_or("–".into(), |(l, h)| format!(
                 "{} … {}",
-                format_value(l, unit),
-                format_value(h, unit)
+                format_value(metric, l),
+                format_value(metric, h)
             )),
     );
     let text = match half {
-        Some(half) => format_with_error(summary.mean, half, unit),
-        None => format_value(summary.mean, unit),
+        Some(half) => format_with_error(metric, summary.mean, half),
+        None => format_value(metric, summary.mean),
     };
     format!(
-        "<td class=\"num\" title=\"{}\">{}</td>",
+        "<td class=\"num\" data-sort=\"{}\" title=\"{}\">{}</td>",
+        summary.mean,
         escape(&detail),
         escape(&text)
     )
 }
 
 fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> String {
-    let unit = comparison.metric.unit.as_str();
+    let metric = comparison.metric;
     let relative = comparison.relative_difference;
-    let better = relative.map(|r| (r > 0.0) == comparison.metric.higher_is_better);
-    let class = match (comparison.significant, better) {
+    let significant = claims_significance(comparison);
+    let better = relative.map(|r| (r > 0.0) == metric.higher_is_better());
+    let class = match (significant, better) {
         (true, Some(true)) => "num delta better",
         (true, Some(false)) => "num delta worse",
         _ => "num delta",
     };
     let delta = relative.map_or_else(
-        || crate::quantity::absolute_signed(comparison.difference_mean, unit),
+        || signed_difference(metric, comparison.difference_mean),
         percent_signed,
     );
-    let ci = comparison
-        .relative_difference_ci95
-        .map_or("–".to_string(), |(l, h)| {
-            format!("{} … {}", percent_signed(l), percent_signed(h))
-        });
+    let ci = if has_no_spread(comparison) {
+        "no spread".to_string()
+    } else {
+        comparison
+            .relative_difference_ci95
+            .map_or("–".to_string(), |(l, h)| {
+                format!("{} … {}", percent_signed(l), percent_signed(h))
+            })
+    };
     let theory = comparison
         .theoretical_relative_difference
         .map_or(String::new(), percent_signed);
-    let warnings = if comparison.warnings.is_empty() {
+    let names = &view.names;
+    let arm = names.label(&comparison.arm);
+    let mut sentence = verdict(comparison, arm, names.label(&comparison.baseline));
+    if let Some(why) = view
+        .run
+        .analysis
+        .as_ref()
+        .and_then(|a| why_clause(a, comparison, arm))
+    {
+        sentence.push_str("; ");
+        sentence.push_str(&why);
+    }
+    let notes = if comparison.warnings.is_empty() {
         String::new()
     } else {
-        let all = comparison.warnings.join("; ");
+        let all = warnings(comparison, names).join("; ");
         if with_verdict {
             format!("<br><span class=\"warn\">⚠ {}</span>", escape(&all))
         } else {
-            // Short form ("IPv4 unstable, IPv6 unstable"); the whole text on hover.
-            let short: Vec<&str> = comparison
+            let short: Vec<String> = comparison
                 .warnings
                 .iter()
-                .map(|w| w.split(':').next().unwrap_or(w))
+                .map(|w| warning_short(w, names))
                 .collect();
             format!(
                 "<span class=\"warn\" title=\"{}\">⚠ {}</span>",
@@ -116,94 +192,127 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
             )
         }
     };
-    let verdict = if with_verdict {
-        escape(&comparison.verdict)
-    } else {
+    let arm_column = if view.compared_arms().len() == 1 {
         String::new()
+    } else {
+        format!("<td class=\"arm-name\">{}</td>", escape(arm))
     };
     format!(
-        "<tr class=\"{row_class}\"><td class=\"point\">{point}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{name}</a></td>{v4}{v6}\
-         <td class=\"{class}\" title=\"{verdict_title} (absolute difference {absolute})\">{delta}</td><td class=\"num\">{ci}</td><td class=\"num\">{theory}</td><td>{verdict}{warnings}</td></tr>\n",
-        row_class = if comparison.significant { "significant" } else { "" },
-        point = escape(&view.label(comparison.point)),
-        name = escape(&comparison.metric.name),
-        definition = escape(&comparison.metric.definition),
-        v4 = family_cell(&comparison.per_family.v4, unit),
-        v6 = family_cell(&comparison.per_family.v6, unit),
-        absolute = escape(&format_value(comparison.difference_mean, unit)),
+        "<tr class=\"{row_class}\"><td class=\"point\" data-sort=\"{point}\">{point_label}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{label}</a></td>{arm_column}{baseline}{value}\
+         <td class=\"{class}\" data-sort=\"{sort}\" title=\"{sentence} (absolute difference {absolute})\">{delta}</td><td class=\"num\">{ci}</td><td class=\"num\">{theory}</td><td>{verdict}{notes}</td></tr>\n",
+        row_class = if significant { "significant" } else { "" },
+        point = comparison.point,
+        point_label = escape(&view.label(comparison.point)),
+        name = metric.name(),
+        label = escape(metric.label()),
+        definition = escape(metric.definition()),
+        baseline = arm_cell(&comparison.baseline_summary, metric),
+        value = arm_cell(&comparison.arm_summary, metric),
+        sort = relative.unwrap_or(comparison.difference_mean),
+        absolute = escape(&format_value(metric, comparison.difference_mean)),
         delta = escape(&delta),
         ci = escape(&ci),
         theory = escape(&theory),
-        verdict_title = escape(&comparison.verdict),
+        sentence = escape(&sentence),
+        verdict = if with_verdict { escape(&sentence) } else { String::new() },
     )
 }
 
-/// The first-screen table: per point, its key metric (goodput for streams,
-/// RTT for request/response, plus loss for UDP streams).
+/// The first-screen table: per point and compared arm, its headline metric
+/// ([`MetricId::headline`]) and, for UDP streams, loss.
 pub(crate) fn key_table(view: &RunView<'_>) -> String {
     let Some(analysis) = view.run.analysis.as_ref() else {
         return String::new();
     };
-    let key: Vec<&str> = [
-        view.pick(view::THROUGHPUT),
-        view.pick(view::RTT),
-        view.pick(view::LOSS),
-        view.pick(view::ONE_WAY_DELAY),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let mut rows: Vec<&Comparison> = analysis
+    let rank = |c: &Comparison| -> Option<usize> {
+        let kind = view.kind(c.point)?;
+        if c.metric == MetricId::headline(kind) {
+            Some(0)
+        } else if c.metric == view::LOSS && kind == dualperf_model::TestKind::UdpStream {
+            Some(1)
+        } else {
+            None
+        }
+    };
+    let mut rows: Vec<(&Comparison, usize)> = analysis
         .comparisons
         .iter()
-        .filter(|c| key.contains(&c.metric.name.as_str()))
+        .filter_map(|c| rank(c).map(|r| (c, r)))
         .collect();
-    rows.sort_by_key(|c| {
-        let spec =
-            &view.run.config.points[c.point.min(view.run.config.points.len().saturating_sub(1))];
+    rows.sort_by_key(|(c, rank)| {
+        let spec = view.run.config.points.get(c.point);
         (
-            spec.kind,
-            key.iter().position(|k| *k == c.metric.name),
-            spec.size_bytes,
+            spec.map(|s| s.kind),
+            *rank,
+            spec.map(|s| s.size_bytes),
             c.point,
+            view.names.index(&c.arm),
         )
     });
     if rows.is_empty() {
         return String::new();
     }
-    let mut html = String::from("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The key metric of every point. Bold differences are significant (their 95 % CI excludes zero); green is better for IPv6, red worse. All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts\">");
-    html.push_str(&head(false));
+    let mut html = format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The headline metric of every point (goodput for streams, median RTT for request/response, median setup time for connects, median one-way delay for probes), and loss for UDP streams. Bold differences are significant (their 95 % CI excludes zero, on at least 3 pairs); green is better for the arm than for {}, red worse. All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts sortable\">", escape(view.baseline_label()));
+    html.push_str(&head(view, false));
     html.push_str("<tbody>\n");
-    for comparison in rows {
+    for (comparison, _) in rows {
         html.push_str(&row(view, comparison, false));
     }
     html.push_str("</tbody></table></div></section>\n");
     html
 }
 
-/// Every comparison, by point, plus metrics that could not be computed.
+/// (reason, arm label) of a group of metrics that could not be computed.
+type MissingKey<'a> = (&'a str, &'a str);
+/// A point's label and the labels of its metrics in a group.
+type PointMetrics<'a> = (String, Vec<&'a str>);
+
+/// Every comparison, by point (collapsed), plus metrics that could not be
+/// computed, one line per reason and arm.
 pub(crate) fn full_table(view: &RunView<'_>) -> String {
     let Some(analysis) = view.run.analysis.as_ref() else {
         return String::new();
     };
     let mut html = format!(
-        "<section id=\"comparisons\"><h2>All comparisons</h2>\n<details open><summary>{} comparisons</summary>\n<div class=\"table-wrap\"><table class=\"comparisons\">",
+        "<section id=\"comparisons\"><h2>All comparisons</h2>\n<details><summary>Show all {} comparisons (every metric of every point and arm; click a heading to sort)</summary>\n<div class=\"table-wrap\"><table class=\"comparisons sortable\">",
         analysis.comparisons.len()
     );
-    html.push_str(&head(true));
+    html.push_str(&head(view, true));
     html.push_str("<tbody>\n");
     for comparison in &analysis.comparisons {
         html.push_str(&row(view, comparison, true));
     }
     html.push_str("</tbody></table></div></details>\n");
     if !analysis.missing.is_empty() {
+        // One line per reason and arm, naming the points and metrics.
+        let mut groups: Vec<(MissingKey<'_>, Vec<PointMetrics<'_>>)> = Vec::new();
+        for missing in &analysis.missing {
+            let key = (missing.reason.as_str(), view.arm_label(&missing.arm));
+            let point = view.label(missing.point);
+            let index = match groups.iter().position(|(k, _)| *k == key) {
+                Some(index) => index,
+                None => {
+                    groups.push((key, Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            let points = &mut groups[index].1;
+            match points.iter_mut().find(|(p, _)| *p == point) {
+                Some((_, metrics)) => metrics.push(missing.metric.label()),
+                None => points.push((point, vec![missing.metric.label()])),
+            }
+        }
         html.push_str("<h3>Not computed</h3><ul class=\"note\">");
-        for (point, metric, reason) in &analysis.missing {
+        for ((reason, arm), points) in groups {
+            let points: Vec<String> = points
+                .iter()
+                .map(|(point, metrics)| format!("{point} ({})", metrics.join(", ")))
+                .collect();
             html.push_str(&format!(
-                "<li>{} <code>{}</code>: {}</li>",
-                escape(&view.label(*point)),
-                escape(metric),
-                escape(reason)
+                "<li>{}: {} — {}</li>",
+                escape(arm),
+                escape(reason),
+                escape(&points.join("; "))
             ));
         }
         html.push_str("</ul>");

@@ -1,30 +1,16 @@
 //! Snapshot and behaviour tests of the terminal table, on a hand-built run
-//! analysed by `dualperf_stats::analyse`.
+//! (builders from `dualperf-fixtures`) analysed by `dualperf_stats::analyse`.
 
+use dualperf_fixtures::{analysed, arm, config, native_arms, ok, result, spec, LOOPBACK};
 use dualperf_model::observation::{
     CpuObservations, FlowCounters, HistogramBucket, LatencySamples, Observations, ProcessCpu,
     TcpCounters, UdpReceiveCounters,
 };
 use dualperf_model::{
-    HostFacts, IpFamily, PerFamily, RepetitionOrder, RunConfig, RunResult, TestKind, TestSpec,
-    Trial, TrialOutcome,
+    Arm, ArmPath, IpFamily, RunResult, TestKind, TestSpec, Trial, TrialOutcome, TunnelPlacement,
 };
 
 use super::*;
-
-fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
-    TestSpec {
-        kind,
-        size_bytes,
-        duration_ms: 1000,
-        warmup_ms: 0,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
-        sample_interval_ms: 100,
-        probe_interval_us: None,
-    }
-}
 
 fn cpu(busy_ms: u64) -> CpuObservations {
     CpuObservations {
@@ -116,147 +102,80 @@ fn tcp_rr(median_us: u64) -> Observations {
 fn trial(
     point: usize,
     spec: &TestSpec,
-    family: IpFamily,
+    arm: &Arm,
     repetition: u32,
     outcome: TrialOutcome,
 ) -> Trial {
-    let remote = match family {
+    let remote = match arm.family {
         IpFamily::V4 => "127.0.0.1:5201",
         IpFamily::V6 => "[::1]:5201",
     };
     Trial {
-        point,
-        spec: spec.clone(),
-        family,
-        repetition,
-        started_at_unix_ms: 0,
-        local_address: None,
         remote_address: Some(remote.to_string()),
-        server_seen_family: Some(family),
-        outcome,
+        server_seen_family: Some(arm.family),
+        ..dualperf_fixtures::trial(point, spec, arm, repetition, outcome)
     }
-}
-
-fn ok(observations: Observations) -> TrialOutcome {
-    TrialOutcome::Ok(Box::new(observations))
 }
 
 /// Four points: a TCP stream where IPv6 is slower, a loopback UDP stream
 /// with an unstable IPv4, a request/response test, and a connect test whose
-/// IPv6 trials all failed.
-fn hand_built_run() -> RunResult {
+/// IPv6 trials all failed. Not analysed.
+fn hand_built_trials(arms: &[Arm]) -> (Vec<TestSpec>, Vec<Trial>) {
     let points = vec![
         spec(TestKind::TcpStream, 131_072),
         spec(TestKind::UdpStream, 64),
         spec(TestKind::TcpRr, 64),
         spec(TestKind::TcpConnect, 0),
     ];
+    let (v4, v6) = (&arms[0], &arms[1]);
     let mut trials = Vec::new();
     let stream = [(20.1, 19.4), (20.8, 20.0), (20.4, 19.8)];
     let udp = [(800_000, 700_000), (1_000_000, 710_000), (600_000, 690_000)];
     let rr = [(21, 22), (20, 21), (22, 24)];
     for repetition in 0..3u32 {
         let r = repetition as usize;
-        let (v4, v6) = stream[r];
-        trials.push(trial(
-            0,
-            &points[0],
-            IpFamily::V4,
-            repetition,
-            ok(tcp_stream(v4, 3)),
-        ));
-        trials.push(trial(
-            0,
-            &points[0],
-            IpFamily::V6,
-            repetition,
-            ok(tcp_stream(v6, 5)),
-        ));
-        let (v4, v6) = udp[r];
-        trials.push(trial(
-            1,
-            &points[1],
-            IpFamily::V4,
-            repetition,
-            ok(udp_stream(v4, 0)),
-        ));
-        trials.push(trial(
-            1,
-            &points[1],
-            IpFamily::V6,
-            repetition,
-            ok(udp_stream(v6, 7)),
-        ));
-        let (v4, v6) = rr[r];
-        trials.push(trial(
-            2,
-            &points[2],
-            IpFamily::V4,
-            repetition,
-            ok(tcp_rr(v4)),
-        ));
-        trials.push(trial(
-            2,
-            &points[2],
-            IpFamily::V6,
-            repetition,
-            ok(tcp_rr(v6)),
-        ));
-        trials.push(trial(
-            3,
-            &points[3],
-            IpFamily::V4,
-            repetition,
-            ok(tcp_rr(40)),
-        ));
+        let (a, b) = stream[r];
+        trials.push(trial(0, &points[0], v4, repetition, ok(tcp_stream(a, 3))));
+        trials.push(trial(0, &points[0], v6, repetition, ok(tcp_stream(b, 5))));
+        let (a, b) = udp[r];
+        trials.push(trial(1, &points[1], v4, repetition, ok(udp_stream(a, 0))));
+        trials.push(trial(1, &points[1], v6, repetition, ok(udp_stream(b, 7))));
+        let (a, b) = rr[r];
+        trials.push(trial(2, &points[2], v4, repetition, ok(tcp_rr(a))));
+        trials.push(trial(2, &points[2], v6, repetition, ok(tcp_rr(b))));
+        trials.push(trial(3, &points[3], v4, repetition, ok(tcp_rr(40))));
         let refused = TrialOutcome::Failed {
             error: "connect to [::1]:5201: connection refused".into(),
         };
-        trials.push(trial(3, &points[3], IpFamily::V6, repetition, refused));
+        trials.push(trial(3, &points[3], v6, repetition, refused));
     }
-    RunResult {
-        schema: dualperf_model::RESULT_SCHEMA.to_string(),
-        schema_version: dualperf_model::RESULT_SCHEMA_VERSION,
-        run_id: "20261122T001500Z-test".to_string(),
-        started_at_unix_ms: 0,
-        finished_at_unix_ms: 0,
-        config: RunConfig {
-            points,
-            families: IpFamily::ALL.to_vec(),
-            repeat: 3,
-            order: RepetitionOrder::Interleaved,
-            targets: PerFamily {
-                v4: Some("127.0.0.1".into()),
-                v6: Some("::1".into()),
-            },
-            host: None,
-            port: 5201,
-            client_cpus: vec![],
-            server_cpus: vec![],
-            command_line: vec![],
-        },
-        client_host: HostFacts::default(),
-        server_host: None,
-        testbed: None,
-        trials,
-        analysis: None,
-        complete: false,
-        errors: vec![],
-    }
+    (points, trials)
+}
+
+/// The hand-built run on the two native arms, IPv4 the baseline, analysed.
+fn hand_built_run() -> RunResult {
+    let arms = native_arms(LOOPBACK);
+    let (points, trials) = hand_built_trials(&arms);
+    let mut run = result(config(points, arms), trials);
+    run.run_id = "20261122T001500Z-test".to_string();
+    run.complete = false;
+    analysed(run)
+}
+
+fn analysis_of(run: &RunResult) -> &Analysis {
+    run.analysis.as_ref().expect("analysed")
 }
 
 #[test]
 fn comparison_table_snapshot() {
     let result = hand_built_run();
-    let analysis = dualperf_stats::analyse(&result);
-    insta::assert_snapshot!(render_comparison_table(&result, &analysis));
+    insta::assert_snapshot!(render_comparison_table(&result, analysis_of(&result)));
 }
 
 #[test]
-fn narrow_terminal_drops_the_family_intervals() {
+fn narrow_terminal_drops_the_arm_intervals() {
     let result = hand_built_run();
-    let analysis = dualperf_stats::analyse(&result);
-    let narrow = render_comparison_table_width(&result, &analysis, 80);
+    let narrow = render_comparison_table_width(&result, analysis_of(&result), 80);
     assert!(!narrow.contains("IPv4 mean ±CI"));
     for line in narrow.lines() {
         assert!(
@@ -269,15 +188,13 @@ fn narrow_terminal_drops_the_family_intervals() {
 #[test]
 fn verdicts_snapshot() {
     let result = hand_built_run();
-    let analysis = dualperf_stats::analyse(&result);
-    insta::assert_snapshot!(render_verdicts(&result, &analysis));
+    insta::assert_snapshot!(render_verdicts(&result, analysis_of(&result)));
 }
 
 #[test]
 fn a_point_without_a_comparison_says_why() {
     let result = hand_built_run();
-    let analysis = dualperf_stats::analyse(&result);
-    let verdicts = render_verdicts(&result, &analysis);
+    let verdicts = render_verdicts(&result, analysis_of(&result));
     let connect = verdicts.lines().nth(3).unwrap();
     assert!(
         connect.starts_with("[4] tcp-connect 0 B: no IPv4/IPv6 comparison"),
@@ -292,5 +209,157 @@ fn nothing_measured_is_said_plainly() {
     assert_eq!(
         render_comparison_table(&result, &Analysis::default()),
         "No metrics: every trial failed or nothing was measured.\n"
+    );
+}
+
+#[test]
+fn headings_use_labels_never_machine_names() {
+    let result = hand_built_run();
+    let table = render_comparison_table(&result, analysis_of(&result));
+    for metric in MetricId::ALL {
+        assert!(
+            !table.contains(metric.name()),
+            "{} appears in the table",
+            metric.name()
+        );
+    }
+    assert!(table.contains("RTT p50"), "{table}");
+    assert!(table.contains("3 repetitions per arm"), "{table}");
+}
+
+#[test]
+fn the_verdict_line_uses_the_headline_metric_of_each_kind() {
+    let result = hand_built_run();
+    let verdicts = render_verdicts(&result, analysis_of(&result));
+    let lines: Vec<&str> = verdicts.lines().collect();
+    assert!(
+        lines[0].starts_with("[1] tcp-stream 131072 B, goodput: IPv6 is"),
+        "{verdicts}"
+    );
+    assert!(
+        lines[2].starts_with("[3] tcp-rr 64 B, RTT p50: "),
+        "{verdicts}"
+    );
+}
+
+#[test]
+fn pairs_without_spread_get_no_interval_and_no_significance() {
+    // Retransmissions are 3 vs 5 in every repetition: +67 % each time.
+    let result = hand_built_run();
+    let table = render_comparison_table(&result, analysis_of(&result));
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("retransmissions"))
+        .expect("retransmissions row");
+    assert!(row.contains("+67 % [no spread]"), "{row}");
+    assert!(!row.contains("[+67, +67]") && !row.contains("yes"), "{row}");
+}
+
+/// A run with three arms: native IPv4 (baseline), native IPv6 and IPv6
+/// through a 6in4 tunnel between the routers, on the same hand-built trials.
+fn three_arm_run() -> RunResult {
+    let mut arms = native_arms(LOOPBACK);
+    arms.push(arm(
+        "v6-6in4-router-router",
+        IpFamily::V6,
+        ArmPath::SixInFour {
+            placement: TunnelPlacement::RouterRouter,
+        },
+    ));
+    let (points, mut trials) = hand_built_trials(&arms);
+    let tunnel = arms[2].clone();
+    let (_, tunnelled) = hand_built_trials(&[arms[0].clone(), tunnel.clone()]);
+    trials.extend(
+        tunnelled
+            .into_iter()
+            .filter(|t| t.arm == tunnel.id)
+            .map(|mut t| {
+                if let TrialOutcome::Ok(o) = &mut t.outcome {
+                    o.receiver.bytes = o.receiver.bytes * 9 / 10;
+                }
+                t
+            }),
+    );
+    analysed(result(config(points, arms), trials))
+}
+
+#[test]
+fn every_compared_arm_gets_its_columns_and_verdict() {
+    let result = three_arm_run();
+    let analysis = analysis_of(&result);
+    let wide = render_comparison_table_width(&result, analysis, 400);
+    let header = wide.lines().nth(1).unwrap();
+    assert!(header.contains("IPv4 mean ±CI"), "{header}");
+    assert!(header.contains("IPv6 mean ±CI"), "{header}");
+    assert!(
+        header.contains("IPv6 via 6in4 router to router mean ±CI"),
+        "{header}"
+    );
+    assert_eq!(header.matches("Δ vs IPv4").count(), 2, "{header}");
+    let verdicts = render_verdicts(&result, analysis);
+    let first: Vec<&str> = verdicts.lines().filter(|l| l.starts_with("[1] ")).collect();
+    assert_eq!(first.len(), 2, "{verdicts}");
+    assert!(
+        first[1].contains("IPv6 via 6in4 router to router is"),
+        "{verdicts}"
+    );
+    assert!(first[1].contains("than IPv4"), "{verdicts}");
+}
+
+#[test]
+fn several_arms_split_into_one_table_per_arm_when_narrow() {
+    let result = three_arm_run();
+    let narrow = render_comparison_table_width(&result, analysis_of(&result), 100);
+    let block = &narrow[..narrow.find("[2] ").unwrap()];
+    assert_eq!(
+        block.matches("─\n").count(),
+        2,
+        "one table per compared arm: {block}"
+    );
+    for line in narrow.lines() {
+        assert!(line.chars().count() <= 100, "too wide: {line}");
+    }
+}
+
+#[test]
+fn instability_is_one_line() {
+    let result = hand_built_run();
+    let line = render_instability(&result, analysis_of(&result)).unwrap();
+    assert!(
+        line.starts_with("! 6 comparisons are unstable at 1 point (CV above 10 % on IPv4): [2]"),
+        "{line}"
+    );
+}
+
+#[test]
+fn two_repetitions_are_indicative_and_identical_pairs_are_no_interval() {
+    let arms = || native_arms(LOOPBACK);
+    // Issue 14: n = 2 with spread — never "significant".
+    let two = analysed(dualperf_fixtures::stream_run(
+        arms(),
+        &[&[Some(10.0), Some(10.4)], &[Some(9.0), Some(9.3)]],
+    ));
+    let line = render_verdicts(&two, analysis_of(&two));
+    assert!(line.contains("goodput: Indicative only: IPv6 is"), "{line}");
+    assert!(line.contains("2 paired repetitions; 3 or more"), "{line}");
+    assert!(!line.contains(", significant"), "{line}");
+    // Zero variance: the same difference in every pair — no "CI 10–10 %".
+    let same = analysed(dualperf_fixtures::stream_run(
+        arms(),
+        &[&[Some(10.0); 3], &[Some(9.0); 3]],
+    ));
+    let line = render_verdicts(&same, analysis_of(&same));
+    assert!(
+        line.contains(
+            "IPv6 is 10 % slower than IPv4 in each of the 3 paired repetitions (no spread"
+        ),
+        "{line}"
+    );
+    assert!(!line.contains("10–10"), "{line}");
+    let table = render_comparison_table(&same, analysis_of(&same));
+    let goodput = table.lines().find(|l| l.starts_with("goodput")).unwrap();
+    assert!(
+        goodput.contains("[no spread]") && !goodput.contains("yes"),
+        "{goodput}"
     );
 }

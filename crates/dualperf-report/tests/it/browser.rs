@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dualperf_report::{render, synthetic, Format};
+use dualperf_fixtures::synthetic;
+use dualperf_report::{render, Format};
 
 fn chromium() -> Option<PathBuf> {
     [
@@ -75,6 +76,21 @@ fn run_chromium(binary: &Path, profile: &Path, page: &Path, extra: &[&str]) -> S
     std::fs::read_to_string(&output_path).unwrap()
 }
 
+/// The `name` attribute of the `<figure>` with id `id` in a dumped DOM.
+fn figure_attribute<'a>(dom: &'a str, id: &str, name: &str) -> Option<&'a str> {
+    let start = dom.find(&format!("<figure id=\"{id}\""))?;
+    let element = &dom[start..start + dom[start..].find('>')?];
+    let value_start = element.find(&format!(" {name}=\""))? + name.len() + 3;
+    Some(&element[value_start..value_start + element[value_start..].find('"')?])
+}
+
+fn figure_number(dom: &str, id: &str, name: &str) -> f64 {
+    figure_attribute(dom, id, name)
+        .unwrap_or_else(|| panic!("figure {id} has no {name}"))
+        .parse()
+        .unwrap()
+}
+
 fn attribute<'a>(dom: &'a str, tag: &str, name: &str) -> Option<&'a str> {
     let start = dom.find(&format!("<{tag}"))?;
     let element = &dom[start..start + dom[start..].find('>')?];
@@ -82,8 +98,9 @@ fn attribute<'a>(dom: &'a str, tag: &str, name: &str) -> Option<&'a str> {
     Some(&element[value_start..value_start + element[value_start..].find('"')?])
 }
 
-/// Loads `html` in Chromium and checks what the page's probe recorded.
-fn assert_loads_cleanly(binary: &Path, directory: &Path, html: &str) -> PathBuf {
+/// Loads `html` in Chromium, checks what the page's probe recorded and
+/// returns the page's path and its dumped DOM.
+fn assert_loads_cleanly(binary: &Path, directory: &Path, html: &str) -> (PathBuf, String) {
     let page = directory.join("report.html");
     std::fs::write(&page, html).unwrap();
     let figures = html.matches("<figure ").count();
@@ -124,7 +141,11 @@ fn assert_loads_cleanly(binary: &Path, directory: &Path, html: &str) -> PathBuf 
         Some("0"),
         "chart labels overlap"
     );
-    page
+    if let Some(keep) = std::env::var_os("DUALPERF_KEEP_REPORT_DIR") {
+        let name = format!("report-{}.html", html.len());
+        std::fs::copy(&page, Path::new(&keep).join(name)).unwrap();
+    }
+    (page, dom)
 }
 
 #[test]
@@ -150,7 +171,15 @@ fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
     let directory = tempfile::tempdir().unwrap();
     let run = synthetic::synthetic_run();
     let html = render(&run, Format::Html).unwrap();
-    let page = assert_loads_cleanly(&binary, directory.path(), &html);
+    let (page, dom) = assert_loads_cleanly(&binary, directory.path(), &html);
+    // Issue 15: time series with enough samples, drawn.
+    for kind in ["tcp-stream", "udp-stream"] {
+        let drawn = figure_number(&dom, &format!("time-series-{kind}"), "data-drawn-points");
+        assert!(
+            drawn > 10.0,
+            "{kind} goodput over time draws {drawn} points"
+        );
+    }
 
     let screenshot = directory.path().join("report.png");
     let profile = tempfile::tempdir().unwrap();
@@ -176,4 +205,25 @@ fn the_report_loads_in_chromium_without_errors_and_every_chart_has_content() {
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::copy(&screenshot, docs.join("report-screenshot.png")).unwrap();
     }
+}
+
+#[test]
+fn coarse_samples_and_an_outlier_still_give_readable_charts() {
+    let Some(binary) = require_chromium() else {
+        return;
+    };
+    let directory = tempfile::tempdir().unwrap();
+    let html = render(&crate::coarse::coarse_run(), Format::Html).unwrap();
+    let (_, dom) = assert_loads_cleanly(&binary, directory.path(), &html);
+    // One sample per trial: all three repetitions drawn, not one point.
+    let drawn = figure_number(&dom, "time-series-tcp-stream", "data-drawn-points");
+    assert_eq!(drawn, 3.0, "every sample of every repetition is drawn");
+    // A 20 ms outlier among ~50 µs round trips does not set the x range.
+    let id = "rtt-cdf-tcp-rr-64";
+    let (x_max, p50) = (
+        figure_number(&dom, id, "data-x-max-us"),
+        figure_number(&dom, id, "data-p50-us"),
+    );
+    assert!(x_max < 3.0 * p50, "x axis to {x_max} µs, median {p50} µs");
+    assert!(figure_number(&dom, id, "data-drawn-points") > 10.0);
 }

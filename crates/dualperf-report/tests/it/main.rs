@@ -1,7 +1,8 @@
 //! Integration tests of the report renderers. Every run rendered here is
-//! SYNTHETIC (`dualperf_report::synthetic`): made-up numbers with the shape of
+//! SYNTHETIC (`dualperf_fixtures::synthetic`): made-up numbers with the shape of
 //! a real run, so that layout and wording can be tested without a lab.
 
 mod browser;
+mod coarse;
 mod html_structure;
 mod snapshots;

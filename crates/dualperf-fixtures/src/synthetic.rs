@@ -5,12 +5,19 @@
 //! deterministic noise, so the charts look like a real lab run would: TCP
 //! IPv6 goodput about 1.4 % below IPv4 at large writes, UDP IPv6 losing three
 //! times more once datagrams above 1452 B fragment, RTT a few percent higher.
-//! The analysis is `dualperf_stats::analyse` of these made-up trials, exactly
-//! as for a measured run. Tests and demos only: never store this as a measurement.
+//! The run measures arms ([`SyntheticLab::arms`], the two native arms by
+//! default, IPv4 the baseline); an arm on a tunnel carries its extra header
+//! (`ArmPath::header_change_bytes`) in the same model. The analysis is
+//! `dualperf_stats::analyse` of these made-up trials, exactly as for a
+//! measured run. Tests and demos only: never store this as a measurement.
+//!
+//! Moved here from `dualperf-report/src/synthetic.rs` in the arms redesign;
+//! with the default lab the trials, in order, and their numbers are the
+//! same as before (each trial now names its arm).
 
 use dualperf_model::{
-    observation::Arrival, CpuObservations, FlowCounters, HistogramBucket, HostFacts,
-    InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Observations, PerFamily, ProcessCpu,
+    observation::Arrival, Arm, ArmId, CpuObservations, FlowCounters, HistogramBucket, HostFacts,
+    InterfaceFacts, IntervalSample, IpFamily, LatencySamples, Observations, ProcessCpu,
     RepetitionOrder, RunConfig, RunResult, SocketFacts, SystemCpu, TcpCounters, TestKind, TestSpec,
     TestbedFacts, Trial, TrialOutcome, UdpReceiveCounters,
 };
@@ -36,6 +43,11 @@ pub struct SyntheticLab {
     pub rr_sizes: Vec<u32>,
     /// Add a udp-probe point (one-way delay, PDV) at the end.
     pub probe: bool,
+    /// The arms measured, in table order (default: native IPv4 and IPv6,
+    /// targets 10.0.2.2 and fd00:2::2).
+    pub arms: Vec<Arm>,
+    /// The arm every other arm is compared with (default: `v4`).
+    pub baseline: ArmId,
 }
 
 impl Default for SyntheticLab {
@@ -50,6 +62,11 @@ impl Default for SyntheticLab {
             stream_sizes: STREAM_SIZES.to_vec(),
             rr_sizes: RR_SIZES.to_vec(),
             probe: true,
+            arms: vec![
+                Arm::native(IpFamily::V4, Some("10.0.2.2".into())),
+                Arm::native(IpFamily::V6, Some("fd00:2::2".into())),
+            ],
+            baseline: ArmId::native(IpFamily::V4),
         }
     }
 }
@@ -69,7 +86,7 @@ const SAMPLE_NS: u64 = 50_000_000;
 /// Packet interval of the udp-probe point.
 const PROBE_INTERVAL_NS: u64 = 20_000_000;
 
-/// The default synthetic run: 22 points × 2 families × 3 repetitions, analysed.
+/// The default synthetic run: 22 points × 2 native arms × 3 repetitions, analysed.
 pub fn synthetic_run() -> RunResult {
     SyntheticLab::default().build()
 }
@@ -115,14 +132,21 @@ impl Noise {
     }
 }
 
+/// Extra header bytes an arm's packets carry on the bottleneck (a tunnel's
+/// outer header; nothing for native and translated paths).
+fn extra_header(arm: &Arm) -> f64 {
+    f64::from(arm.path.header_change_bytes().max(0))
+}
+
 /// Fragments and on-wire bytes of one UDP datagram of `size` payload bytes on
-/// a 1500-byte MTU Ethernet link (IPv6 fragments carry an 8-byte header).
-fn udp_wire(size: u32, family: IpFamily) -> (u32, f64) {
+/// a 1500-byte MTU Ethernet link (IPv6 fragments carry an 8-byte header),
+/// for an arm of `family` whose packets carry `extra` bytes of tunnel header.
+fn udp_wire(size: u32, family: IpFamily, extra_header: f64) -> (u32, f64) {
     let datagram = f64::from(size) + 8.0;
-    let ip = f64::from(family.ip_header_bytes());
+    let ip = f64::from(family.ip_header_bytes()) + extra_header;
     let (per_fragment, extra) = match family {
-        IpFamily::V4 => (1480.0, 0.0),
-        IpFamily::V6 => (1448.0, 8.0),
+        IpFamily::V4 => (1480.0 - extra_header, 0.0),
+        IpFamily::V6 => (1448.0 - extra_header, 8.0),
     };
     let fits = datagram + ip <= 1500.0;
     let fragments = if fits {
@@ -137,9 +161,10 @@ fn udp_wire(size: u32, family: IpFamily) -> (u32, f64) {
     )
 }
 
-/// TCP payload per 1500-byte packet with Linux's 12 bytes of timestamps.
-fn tcp_payload(family: IpFamily) -> f64 {
-    1500.0 - f64::from(family.ip_header_bytes()) - 32.0
+/// TCP payload per 1500-byte packet with Linux's 12 bytes of timestamps,
+/// less `extra_header` bytes of tunnel header.
+fn tcp_payload(family: IpFamily, extra_header: f64) -> f64 {
+    1500.0 - f64::from(family.ip_header_bytes()) - 32.0 - extra_header
 }
 
 impl SyntheticLab {
@@ -151,13 +176,13 @@ impl SyntheticLab {
         let mut clock_ms = self.started_at_unix_ms;
         for (index, spec) in points.iter().enumerate() {
             for repetition in 0..3 {
-                for family in IpFamily::ALL {
-                    trials.push(self.trial(index, spec, family, repetition, clock_ms, &mut noise));
+                for arm in &self.arms {
+                    trials.push(self.trial(index, spec, arm, repetition, clock_ms, &mut noise));
                     clock_ms += 2_500;
                 }
             }
         }
-        let mut run = RunResult {
+        let run = RunResult {
             schema: dualperf_model::RESULT_SCHEMA.to_string(),
             schema_version: dualperf_model::RESULT_SCHEMA_VERSION,
             run_id: self.run_id.clone(),
@@ -165,13 +190,10 @@ impl SyntheticLab {
             finished_at_unix_ms: clock_ms,
             config: RunConfig {
                 points,
-                families: IpFamily::ALL.to_vec(),
+                arms: self.arms.clone(),
+                baseline: self.baseline.clone(),
                 repeat: 3,
                 order: RepetitionOrder::Interleaved,
-                targets: PerFamily {
-                    v4: Some("10.0.2.2".into()),
-                    v6: Some("fd00:2::2".into()),
-                },
                 host: None,
                 port: 5201,
                 client_cpus: vec![0],
@@ -191,8 +213,7 @@ impl SyntheticLab {
             complete: true,
             errors: Vec::new(),
         };
-        run.analysis = Some(dualperf_stats::analyse(&run));
-        run
+        crate::analysed(run)
     }
 
     fn points(&self) -> Vec<TestSpec> {
@@ -225,7 +246,8 @@ impl SyntheticLab {
     }
 
     /// Expected goodput of a stream point, bit/s, before noise and loss.
-    fn goodput(&self, spec: &TestSpec, family: IpFamily) -> f64 {
+    fn goodput(&self, spec: &TestSpec, arm: &Arm) -> f64 {
+        let family = arm.family;
         let speed = if family == IpFamily::V6 {
             self.v6_cpu_speed
         } else {
@@ -234,19 +256,20 @@ impl SyntheticLab {
         let size = f64::from(spec.size_bytes);
         match spec.kind {
             TestKind::TcpStream => {
-                let cap = LINK_BPS * tcp_payload(family) / (1500.0 + ETHERNET_BYTES);
+                let cap =
+                    LINK_BPS * tcp_payload(family, extra_header(arm)) / (1500.0 + ETHERNET_BYTES);
                 (size * 8.0 * 420_000.0 * speed).min(cap)
             }
             _ => {
-                let (_, wire) = udp_wire(spec.size_bytes, family);
+                let (_, wire) = udp_wire(spec.size_bytes, family, extra_header(arm));
                 (size * 8.0 * 520_000.0 * speed).min(LINK_BPS * size / wire)
             }
         }
     }
 
-    fn loss_ratio(&self, spec: &TestSpec, family: IpFamily) -> f64 {
-        let (fragments, _) = udp_wire(spec.size_bytes, family);
-        match (fragments > 1, family) {
+    fn loss_ratio(&self, spec: &TestSpec, arm: &Arm) -> f64 {
+        let (fragments, _) = udp_wire(spec.size_bytes, arm.family, extra_header(arm));
+        match (fragments > 1, arm.family) {
             (false, _) => 0.0008,
             (true, IpFamily::V4) => 0.004,
             (true, IpFamily::V6) => 0.004 * self.v6_fragment_loss_factor,
@@ -268,11 +291,12 @@ impl SyntheticLab {
         &self,
         point: usize,
         spec: &TestSpec,
-        family: IpFamily,
+        arm: &Arm,
         repetition: u32,
         start_ms: u64,
         noise: &mut Noise,
     ) -> Trial {
+        let family = arm.family;
         let mut observations = Observations {
             measured_ns: MEASURED_NS,
             fragments_per_datagram: 1,
@@ -291,9 +315,9 @@ impl SyntheticLab {
         match spec.kind {
             TestKind::TcpStream | TestKind::UdpStream => {
                 // Noise only below the ceiling: nothing beats the link.
-                let rate = self.goodput(spec, family) * (1.0 - 0.006 * noise.next().abs());
+                let rate = self.goodput(spec, arm) * (1.0 - 0.006 * noise.next().abs());
                 let loss = if spec.kind == TestKind::UdpStream {
-                    self.loss_ratio(spec, family) * (1.0 + 0.2 * noise.next())
+                    self.loss_ratio(spec, arm) * (1.0 + 0.2 * noise.next())
                 } else {
                     0.0
                 };
@@ -338,7 +362,7 @@ impl SyntheticLab {
                     packets: received_packets,
                 };
                 if spec.kind == TestKind::UdpStream {
-                    let (fragments, _) = udp_wire(spec.size_bytes, family);
+                    let (fragments, _) = udp_wire(spec.size_bytes, family, extra_header(arm));
                     observations.fragments_per_datagram = fragments;
                     let lost = sent_packets - received_packets;
                     observations.udp = Some(UdpReceiveCounters {
@@ -357,7 +381,7 @@ impl SyntheticLab {
                         clocks_shared: true,
                     });
                 } else {
-                    let segment = tcp_payload(family) as u64;
+                    let segment = tcp_payload(family, extra_header(arm)) as u64;
                     let segments = sent_bytes / segment + 1;
                     observations.tcp = Some(TcpCounters {
                         segments_sent: segments,
@@ -403,6 +427,7 @@ impl SyntheticLab {
         Trial {
             point,
             spec: spec.clone(),
+            arm: arm.id.clone(),
             family,
             repetition,
             started_at_unix_ms: start_ms,
@@ -614,9 +639,57 @@ fn testbed() -> TestbedFacts {
         client_node: "client".to_string(),
         server_node: "server".to_string(),
         notes: vec![
-            "SYNTHETIC DATA: made up by dualperf_report::synthetic for rendering tests; nothing was measured".to_string(),
+            "SYNTHETIC DATA: made up by dualperf_fixtures::synthetic for rendering tests; nothing was measured".to_string(),
             "netem is missing on this kernel: no added delay or loss".to_string(),
         ],
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::{ArmPath, MetricId, TunnelPlacement};
+
+    #[test]
+    fn the_default_run_is_two_native_arms_analysed_and_marked_synthetic() {
+        let run = small_synthetic_run();
+        let ids: Vec<&str> = run.config.arms.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["v4", "v6"]);
+        assert_eq!(run.config.baseline.as_str(), "v4");
+        assert!(run.trials.iter().all(|t| t.arm == ArmId::native(t.family)));
+        let analysis = run.analysis.as_ref().unwrap();
+        assert!(!analysis.comparisons.is_empty());
+        let notes = &run.testbed.as_ref().unwrap().notes;
+        assert!(notes[0].starts_with("SYNTHETIC DATA"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_tunnel_arm_pays_its_outer_header_in_tcp_goodput() {
+        let mut lab = SyntheticLab {
+            stream_sizes: vec![65507],
+            rr_sizes: vec![],
+            probe: false,
+            ..Default::default()
+        };
+        lab.arms.push(crate::arm(
+            "v6-6in4",
+            IpFamily::V6,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::RouterRouter,
+            },
+        ));
+        let run = lab.build();
+        let analysis = run.analysis.unwrap();
+        let relative = |arm: &str| {
+            analysis
+                .comparisons
+                .iter()
+                .find(|c| c.point == 0 && c.metric == MetricId::GoodputBps && c.arm.as_str() == arm)
+                .and_then(|c| c.relative_difference)
+                .unwrap()
+        };
+        assert!(relative("v6-6in4") < relative("v6"));
+        assert!(relative("v6") < 0.0);
     }
 }

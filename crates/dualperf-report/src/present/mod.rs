@@ -1,0 +1,23 @@
+//! The presentation layer: every word and number dualperf shows people.
+//!
+//! The stats stage hands over numbers ([`dualperf_model::Analysis`]); this
+//! module turns them into text, in one place for every output (terminal,
+//! Markdown, HTML, `history`):
+//!
+//! - [`value`]: one formatter for every [`dualperf_model::Quantity`]
+//!   (`format_value(MetricId, f64)`), percentages, signed differences;
+//! - [`verdict`]: the verdict sentence of a comparison and its "why";
+//! - [`warning`]: the words for each typed comparison warning;
+//! - [`arms`]: arm labels by id;
+//! - [`axis`]: chart tick labels.
+
+pub mod arms;
+pub mod axis;
+pub mod value;
+pub mod verdict;
+pub mod warning;
+
+pub use arms::ArmNames;
+pub use value::{format_value, format_with_error, percent_signed, significant};
+pub use verdict::{claims_significance, has_no_spread, verdict, why_clause, wording, Wording};
+pub use warning::{warning, warning_key, warning_short, warnings};

@@ -1,0 +1,552 @@
+//! One-line verdicts for people: "IPv6 is 4.8 % slower than IPv4 (95 % CI
+//! 3.9–5.7 %, significant); the header explains 1.4 %".
+//!
+//! Words follow the metric's direction ([`Wording`], keyed by
+//! [`MetricId`]): slower/faster for rates, higher/lower latency for
+//! delays, more/less loss for loss. The percentage is the relative
+//! difference against the baseline arm's mean; when that mean is 0 (e.g.
+//! no loss at all on the baseline) the verdict compares the values.
+//!
+//! Honesty rules (issue 14):
+//! - a difference that was the same in every paired repetition has no
+//!   spread, so no confidence interval: the verdict says "in each of the N
+//!   paired repetitions" instead of printing "95 % CI 22–22 %";
+//! - fewer than 3 pairs never make a significance claim: the verdict
+//!   starts "Indicative only:" and says how many pairs there were;
+//! - the header model "explains" a gap only when the gap is a significance
+//!   claim in the predicted direction at least as large as predicted.
+
+use dualperf_model::{Analysis, Comparison, MetricId};
+
+use super::value::{format_value, percent, signed_percent};
+
+/// Fewest paired repetitions for a significance claim.
+pub const MIN_PAIRS_FOR_SIGNIFICANCE: u64 = 3;
+
+/// How a verdict words a difference: "<arm> {verb} 4.8 % {more|less} than <baseline>".
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct Wording {
+    /// "is", "has", "uses" …
+    pub verb: &'static str,
+    /// When the arm's value is larger, e.g. "faster", "higher latency".
+    pub more: &'static str,
+    /// When the arm's value is smaller, e.g. "slower", "lower latency".
+    pub less: &'static str,
+}
+
+const fn words(verb: &'static str, more: &'static str, less: &'static str) -> Wording {
+    Wording { verb, more, less }
+}
+
+const FASTER: Wording = words("is", "faster", "slower");
+const LATENCY: Wording = words("has", "higher latency", "lower latency");
+const CONNECT: Wording = words("has", "slower connection setup", "faster connection setup");
+const ONE_WAY: Wording = words("has", "higher one-way delay", "lower one-way delay");
+const VARIATION: Wording = words("has", "more delay variation", "less delay variation");
+const JITTER: Wording = words("has", "more jitter", "less jitter");
+const LOSS: Wording = words("has", "more loss", "less loss");
+const REORDERING: Wording = words("has", "more reordering", "less reordering");
+const CPU: Wording = words("uses", "more CPU", "less CPU");
+const CPU_PER_MIB: Wording = words("costs", "more CPU per MiB", "less CPU per MiB");
+
+/// The wording of `metric`'s verdicts.
+pub fn wording(metric: MetricId) -> Wording {
+    use MetricId as M;
+    match metric {
+        M::GoodputBps
+        | M::SenderThroughputBps
+        | M::WireThroughputBps
+        | M::SentPps
+        | M::ReceivedPps
+        | M::TransactionsPerSecond
+        | M::ConnectionsPerSecond => FASTER,
+        M::RttMeanNs | M::RttMinNs | M::RttP50Ns | M::RttP90Ns | M::RttP99Ns | M::RttP999Ns => {
+            LATENCY
+        }
+        M::RttSdNs => words("has", "more RTT spread", "less RTT spread"),
+        M::ConnectMeanNs
+        | M::ConnectMinNs
+        | M::ConnectP50Ns
+        | M::ConnectP90Ns
+        | M::ConnectP99Ns => CONNECT,
+        M::OwdMinNs
+        | M::OwdMeanNs
+        | M::OwdP50Ns
+        | M::OwdP99Ns
+        | M::LoadedOwdP50Ns
+        | M::LoadedOwdP99Ns => ONE_WAY,
+        M::PdvP50Ns
+        | M::PdvP99Ns
+        | M::Pdv999Ns
+        | M::IpdvMeanAbsNs
+        | M::IpdvP99AbsNs
+        | M::LoadedPdvP99Ns => VARIATION,
+        M::JitterNs | M::LoadedJitterNs => JITTER,
+        M::LossRatio | M::LoadedLossRatio => LOSS,
+        M::LossEpisodes => words("has", "more loss episodes", "fewer loss episodes"),
+        M::ReorderedRatio | M::LoadedReorderedRatio => REORDERING,
+        M::MaxReorderExtentPackets => words("has", "deeper reordering", "shallower reordering"),
+        M::DuplicatePackets => words("has", "more duplicates", "fewer duplicates"),
+        M::RetransmittedSegments => words("has", "more retransmissions", "fewer retransmissions"),
+        M::TcpEfficiencyRatio => words("is", "more efficient", "less efficient"),
+        M::VoiceMos => words(
+            "has",
+            "better voice quality (MOS)",
+            "worse voice quality (MOS)",
+        ),
+        M::ClientCpuCores | M::ServerCpuCores | M::SystemBusyRatio => CPU,
+        M::SoftirqRatio => words("uses", "more softirq time", "less softirq time"),
+        M::ClientServiceDemandUsPerMib | M::ServerServiceDemandUsPerMib => CPU_PER_MIB,
+        // A metric added to the model after this table: neutral words.
+        _ => words("has", "a higher value", "a lower value"),
+    }
+}
+
+/// True when the comparison's paired differences were all alike: its CI
+/// is a single number, which is no interval at all.
+pub fn has_no_spread(comparison: &Comparison) -> bool {
+    comparison.pairs >= 2
+        && comparison
+            .difference_ci95
+            .is_some_and(|(low, high)| low == high)
+}
+
+/// True when the comparison may be called significant in words: its CI
+/// excludes 0, it rests on at least [`MIN_PAIRS_FOR_SIGNIFICANCE`] pairs
+/// and the pairs had some spread.
+pub fn claims_significance(comparison: &Comparison) -> bool {
+    comparison.significant
+        && comparison.pairs >= MIN_PAIRS_FOR_SIGNIFICANCE
+        && !has_no_spread(comparison)
+}
+
+/// The verdict line of one comparison, naming the arm and its baseline by
+/// their labels.
+pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
+    let c = comparison;
+    let wording = wording(c.metric);
+    let pairs = c.pairs;
+    let repetitions = |pairs: u64| {
+        if pairs == 2 {
+            "in both paired repetitions".to_string()
+        } else {
+            format!("in each of the {pairs} paired repetitions")
+        }
+    };
+    let indicative = |claim: String, detail: String| {
+        format!(
+            "Indicative only: {claim} ({detail}{pairs} paired repetition{}; {MIN_PAIRS_FOR_SIGNIFICANCE} or more are needed to call a difference significant)",
+            if pairs == 1 { "" } else { "s" }
+        )
+    };
+    let no_interval = "no confidence interval: fewer than 2 paired repetitions";
+    let mut line = match c.relative_difference {
+        Some(relative) if relative == 0.0 && c.difference_ci95.is_none_or(|(l, h)| l == h) => {
+            format!("{arm} and {baseline} measured the same")
+        }
+        Some(relative) => {
+            let word = if relative > 0.0 {
+                wording.more
+            } else {
+                wording.less
+            };
+            let claim = format!(
+                "{arm} {} {} % {word} than {baseline}",
+                wording.verb,
+                percent(relative.abs())
+            );
+            match c.relative_difference_ci95 {
+                _ if has_no_spread(c) => format!(
+                    "{claim} {} (no spread between repetitions, so no confidence interval)",
+                    repetitions(pairs)
+                ),
+                Some((low, high)) if pairs < MIN_PAIRS_FOR_SIGNIFICANCE => indicative(
+                    claim,
+                    format!(
+                        "95 % CI {} to {} %; ",
+                        signed_percent(low),
+                        signed_percent(high)
+                    ),
+                ),
+                Some((low, high)) if c.significant => {
+                    let (a, b) = (low.abs().min(high.abs()), low.abs().max(high.abs()));
+                    format!(
+                        "{claim} (95 % CI {}–{} %, significant)",
+                        percent(a),
+                        percent(b)
+                    )
+                }
+                Some((low, high)) => format!(
+                    "No significant difference: {claim} (95 % CI {} to {} %)",
+                    signed_percent(low),
+                    signed_percent(high)
+                ),
+                None => format!("{claim} ({no_interval})"),
+            }
+        }
+        None if c.arm_summary.mean == 0.0 && c.baseline_summary.mean == 0.0 => {
+            format!("{arm} and {baseline} both measured 0")
+        }
+        None => {
+            let word = if c.difference_mean > 0.0 {
+                wording.more
+            } else {
+                wording.less
+            };
+            let claim = format!(
+                "{arm} {} {word} than {baseline}: {} vs {}",
+                wording.verb,
+                format_value(c.metric, c.arm_summary.mean),
+                format_value(c.metric, c.baseline_summary.mean)
+            );
+            match c.difference_ci95 {
+                _ if has_no_spread(c) => format!("{claim}, {}", repetitions(pairs)),
+                Some(_) if pairs < MIN_PAIRS_FOR_SIGNIFICANCE => indicative(claim, String::new()),
+                Some(_) if c.significant => format!("{claim} (significant)"),
+                Some(_) => format!("No significant difference: {claim}"),
+                None => format!("{claim} ({no_interval})"),
+            }
+        }
+    };
+    if let (Some(theory), Some(relative)) =
+        (c.theoretical_relative_difference, c.relative_difference)
+    {
+        line.push_str("; ");
+        line.push_str(&theory_clause(
+            c.metric,
+            theory,
+            relative,
+            claims_significance(c),
+        ));
+    }
+    line
+}
+
+/// "the header explains 1.4 %" (a significant difference in the predicted
+/// direction, at least as large as predicted), "the header model predicts
+/// no difference", or "the header predicts 1.4 % slower".
+fn theory_clause(metric: MetricId, theory: f64, measured: f64, significant: bool) -> String {
+    if theory == 0.0 {
+        return "the header model predicts no difference".to_string();
+    }
+    let same_direction = theory.signum() == measured.signum();
+    if significant && same_direction && theory.abs() <= measured.abs() {
+        format!("the header explains {} %", percent(theory.abs()))
+    } else {
+        let wording = wording(metric);
+        let word = if theory > 0.0 {
+            wording.more
+        } else {
+            wording.less
+        };
+        format!("the header predicts {} % {word}", percent(theory.abs()))
+    }
+}
+
+/// Why a throughput gap may exist beyond the header (issue 14): what the
+/// CPU cost per MiB at both ends says, from the comparisons of the same
+/// point and arm in `analysis`. Only a cost difference that points the same
+/// way as the gap (slower and dearer, or faster and cheaper) is named, and
+/// only when it is a significance claim; the words say "coincide", not
+/// "cause": a CPU cost explains throughput only where the CPU was the limit.
+///
+/// E.g. "the other 2.0 % coincide with 3.5 % more client CPU per MiB on
+/// IPv6 (significant)". `None` when the comparison is not a significant
+/// throughput gap or no such cost difference exists.
+pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Option<String> {
+    if !matches!(
+        comparison.metric,
+        MetricId::GoodputBps | MetricId::SenderThroughputBps
+    ) || !claims_significance(comparison)
+    {
+        return None;
+    }
+    let measured = comparison.relative_difference?;
+    let mut parts = Vec::new();
+    for (metric, end) in [
+        (MetricId::ClientServiceDemandUsPerMib, "client"),
+        (MetricId::ServerServiceDemandUsPerMib, "server"),
+    ] {
+        let Some(cost) = analysis.comparisons.iter().find(|c| {
+            c.point == comparison.point
+                && c.arm == comparison.arm
+                && c.baseline == comparison.baseline
+                && c.metric == metric
+        }) else {
+            continue;
+        };
+        let Some(relative) = cost
+            .relative_difference
+            .filter(|r| claims_significance(cost) && (*r > 0.0) == (measured < 0.0))
+        else {
+            continue;
+        };
+        let word = if relative > 0.0 { "more" } else { "less" };
+        parts.push(format!(
+            "{} % {word} {end} CPU per MiB",
+            percent(relative.abs())
+        ));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let parts = parts.join(" and ");
+    let rest = comparison
+        .theoretical_relative_difference
+        .map(|theory| measured - theory)
+        .filter(|rest| rest.signum() == measured.signum() && *rest != 0.0);
+    Some(match rest {
+        Some(rest) => format!(
+            "the other {} % coincide with {parts} on {arm} (significant)",
+            percent(rest.abs())
+        ),
+        None => format!("it coincides with {parts} on {arm} (significant)"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::{ArmId, IpFamily, Summary};
+
+    fn summary(mean: f64) -> Summary {
+        Summary {
+            count: 3,
+            mean,
+            ..Summary::default()
+        }
+    }
+
+    /// A comparison of `metric` with baseline mean `base` and arm mean `arm`.
+    fn comparison(metric: MetricId, base: f64, arm: f64) -> Comparison {
+        Comparison {
+            point: 0,
+            metric,
+            arm: ArmId::native(IpFamily::V6),
+            baseline: ArmId::native(IpFamily::V4),
+            arm_summary: summary(arm),
+            baseline_summary: summary(base),
+            pairs: 3,
+            difference_mean: arm - base,
+            difference_ci95: None,
+            relative_difference: None,
+            relative_difference_ci95: None,
+            significant: false,
+            theoretical_relative_difference: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn ipv6(c: &Comparison) -> String {
+        verdict(c, "IPv6", "IPv4")
+    }
+
+    #[test]
+    fn the_issue_example_reads_as_written() {
+        let c = Comparison {
+            difference_ci95: Some((-5.7, -3.9)),
+            relative_difference: Some(-0.048),
+            relative_difference_ci95: Some((-0.057, -0.039)),
+            significant: true,
+            theoretical_relative_difference: Some(-0.014),
+            ..comparison(MetricId::GoodputBps, 100.0, 95.2)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "IPv6 is 4.8 % slower than IPv4 (95 % CI 3.9–5.7 %, significant); the header explains 1.4 %"
+        );
+    }
+
+    #[test]
+    fn arms_are_named_by_their_labels() {
+        let c = Comparison {
+            difference_ci95: Some((-5.7, -3.9)),
+            relative_difference: Some(-0.048),
+            relative_difference_ci95: Some((-0.057, -0.039)),
+            significant: true,
+            ..comparison(MetricId::GoodputBps, 100.0, 95.2)
+        };
+        assert_eq!(
+            verdict(&c, "IPv6 via 6in4, router to router", "IPv6"),
+            "IPv6 via 6in4, router to router is 4.8 % slower than IPv6 (95 % CI 3.9–5.7 %, significant)"
+        );
+    }
+
+    #[test]
+    fn latency_uses_higher_and_lower_latency() {
+        let c = Comparison {
+            difference_ci95: Some((500.0, 1_500.0)),
+            relative_difference: Some(0.025),
+            relative_difference_ci95: Some((0.013, 0.037)),
+            significant: true,
+            ..comparison(MetricId::RttP50Ns, 40_000.0, 41_000.0)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "IPv6 has 2.5 % higher latency than IPv4 (95 % CI 1.3–3.7 %, significant)"
+        );
+    }
+
+    #[test]
+    fn an_interval_across_zero_is_not_significant_and_shows_signs() {
+        let c = Comparison {
+            difference_ci95: Some((-1.2, 0.2)),
+            relative_difference: Some(-0.005),
+            relative_difference_ci95: Some((-0.012, 0.002)),
+            theoretical_relative_difference: Some(-0.0138),
+            ..comparison(MetricId::GoodputBps, 100.0, 99.5)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "No significant difference: IPv6 is 0.50 % slower than IPv4 (95 % CI −1.2 to +0.20 %); \
+             the header predicts 1.4 % slower"
+        );
+    }
+
+    #[test]
+    fn zero_baseline_loss_compares_values_instead_of_ratios() {
+        let c = Comparison {
+            difference_ci95: Some((0.0008, 0.0016)),
+            significant: true,
+            ..comparison(MetricId::LossRatio, 0.0, 0.0012)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "IPv6 has more loss than IPv4: 0.12 % vs 0 % (significant)"
+        );
+    }
+
+    #[test]
+    fn a_single_pair_says_why_there_is_no_interval() {
+        let c = Comparison {
+            pairs: 1,
+            relative_difference: Some(0.1),
+            ..comparison(MetricId::GoodputBps, 10.0, 11.0)
+        };
+        let line = ipv6(&c);
+        assert!(
+            line.starts_with("IPv6 is 10 % faster than IPv4 (no confidence interval"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn predicted_zero_is_said_plainly() {
+        let c = Comparison {
+            difference_ci95: Some((-1.5, -0.5)),
+            relative_difference: Some(-0.1),
+            relative_difference_ci95: Some((-0.15, -0.05)),
+            significant: true,
+            theoretical_relative_difference: Some(0.0),
+            ..comparison(MetricId::GoodputBps, 10.0, 9.0)
+        };
+        assert!(ipv6(&c).ends_with("; the header model predicts no difference"));
+    }
+
+    #[test]
+    fn zero_variance_is_not_printed_as_an_interval() {
+        // Issue 14: "95 % CI 22–22 %, significant" for pairs without spread.
+        let c = Comparison {
+            difference_ci95: Some((0.22, 0.22)),
+            relative_difference: Some(0.22),
+            relative_difference_ci95: Some((0.22, 0.22)),
+            significant: true,
+            ..comparison(MetricId::SoftirqRatio, 1.0, 1.22)
+        };
+        let line = ipv6(&c);
+        assert_eq!(
+            line,
+            "IPv6 uses 22 % more softirq time than IPv4 in each of the 3 paired repetitions \
+             (no spread between repetitions, so no confidence interval)"
+        );
+        assert!(
+            !line.contains("22–22") && !line.contains("significant"),
+            "{line}"
+        );
+        assert!(!claims_significance(&c));
+    }
+
+    #[test]
+    fn zero_variance_without_a_relative_difference_says_so_too() {
+        let c = Comparison {
+            difference_ci95: Some((3.0, 3.0)),
+            significant: true,
+            ..comparison(MetricId::LossEpisodes, 0.0, 3.0)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "IPv6 has more loss episodes than IPv4: 3 episodes vs 0 episodes, in each of the 3 paired repetitions"
+        );
+    }
+
+    #[test]
+    fn two_pairs_are_indicative_never_significant() {
+        // Issue 14: --quick used 2 repetitions (t = 12.7).
+        let c = Comparison {
+            pairs: 2,
+            difference_ci95: Some((-3.39, -0.2)),
+            relative_difference: Some(-0.12),
+            relative_difference_ci95: Some((-0.339, -0.002)),
+            significant: true,
+            theoretical_relative_difference: Some(-0.014),
+            ..comparison(MetricId::GoodputBps, 10.0, 8.8)
+        };
+        let line = ipv6(&c);
+        assert_eq!(
+            line,
+            "Indicative only: IPv6 is 12 % slower than IPv4 (95 % CI −34 to −0.20 %; 2 paired \
+             repetitions; 3 or more are needed to call a difference significant); \
+             the header predicts 1.4 % slower"
+        );
+        assert!(!claims_significance(&c));
+    }
+
+    #[test]
+    fn equal_values_read_as_the_same() {
+        let c = Comparison {
+            difference_ci95: Some((0.0, 0.0)),
+            relative_difference: Some(0.0),
+            relative_difference_ci95: Some((0.0, 0.0)),
+            ..comparison(MetricId::RetransmittedSegments, 7.0, 7.0)
+        };
+        assert_eq!(ipv6(&c), "IPv6 and IPv4 measured the same");
+    }
+
+    #[test]
+    fn every_metric_has_words_of_its_own_direction() {
+        for metric in MetricId::ALL {
+            let w = wording(*metric);
+            assert_ne!(w.more, w.less, "{metric}");
+            assert_ne!(w.more, "a higher value", "{metric} has no wording");
+        }
+    }
+
+    #[test]
+    fn the_cpu_cost_is_named_beside_a_throughput_gap() {
+        let gap = Comparison {
+            difference_ci95: Some((-5.7, -3.9)),
+            relative_difference: Some(-0.048),
+            relative_difference_ci95: Some((-0.057, -0.039)),
+            significant: true,
+            theoretical_relative_difference: Some(-0.014),
+            ..comparison(MetricId::GoodputBps, 100.0, 95.2)
+        };
+        let cost = Comparison {
+            difference_ci95: Some((2.0, 5.0)),
+            relative_difference: Some(0.035),
+            relative_difference_ci95: Some((0.02, 0.05)),
+            significant: true,
+            ..comparison(MetricId::ClientServiceDemandUsPerMib, 100.0, 103.5)
+        };
+        let analysis = Analysis {
+            comparisons: vec![gap.clone(), cost],
+            ..Analysis::default()
+        };
+        assert_eq!(
+            why_clause(&analysis, &gap, "IPv6").as_deref(),
+            Some(
+                "the other 3.4 % coincide with 3.5 % more client CPU per MiB on IPv6 (significant)"
+            )
+        );
+    }
+}

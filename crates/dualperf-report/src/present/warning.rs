@@ -1,0 +1,173 @@
+//! Words for what weakens a comparison ([`ComparisonWarning`], typed by the
+//! stats stage): a full sentence for tables with room, and a short form
+//! ("IPv4 unstable") for narrow cells, with the full one on hover.
+
+use dualperf_model::{Comparison, ComparisonWarning};
+
+use super::arms::ArmNames;
+use super::value::percent;
+
+/// The full sentence of `warning` on `comparison`, arms named by `names`.
+pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &ArmNames) -> String {
+    match warning {
+        ComparisonWarning::Unpaired => format!(
+            "no repetition succeeded on both {} and {}: difference of the means, unpaired",
+            names.label(&comparison.arm),
+            names.label(&comparison.baseline)
+        ),
+        ComparisonWarning::FewPairs { pairs } => format!(
+            "only {pairs} paired repetition{}: no confidence interval (use --repeat 3 or more)",
+            if *pairs == 1 { "" } else { "s" }
+        ),
+        ComparisonWarning::Unstable {
+            arm,
+            coefficient_of_variation,
+            threshold,
+        } => format!(
+            "{} unstable: CV {} % > {} %; repeat more or run longer",
+            names.label(arm),
+            percent(*coefficient_of_variation),
+            percent(*threshold)
+        ),
+        ComparisonWarning::FailedTrials {
+            arm,
+            failed,
+            trials,
+        } => format!("{}: {failed} of {trials} trials failed", names.label(arm)),
+        ComparisonWarning::UnequalRepetitions {
+            arm_count,
+            baseline_count,
+            pairs,
+        } => format!(
+            "unequal repetitions: {} {arm_count}, {} {baseline_count}; {pairs} paired",
+            names.label(&comparison.arm),
+            names.label(&comparison.baseline)
+        ),
+    }
+}
+
+/// A few words for a narrow cell: "IPv4 unstable", "IPv6 trials failed",
+/// "unpaired", "1 pair", "unequal repetitions".
+pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
+    match warning {
+        ComparisonWarning::Unpaired => "unpaired".to_string(),
+        ComparisonWarning::FewPairs { pairs } => {
+            format!("{pairs} pair{}", if *pairs == 1 { "" } else { "s" })
+        }
+        ComparisonWarning::Unstable { arm, .. } => format!("{} unstable", names.label(arm)),
+        ComparisonWarning::FailedTrials { arm, .. } => {
+            format!("{} trials failed", names.label(arm))
+        }
+        ComparisonWarning::UnequalRepetitions { .. } => "unequal repetitions".to_string(),
+    }
+}
+
+/// Every warning of `comparison` as full sentences.
+pub fn warnings(comparison: &Comparison, names: &ArmNames) -> Vec<String> {
+    comparison
+        .warnings
+        .iter()
+        .map(|w| warning(w, comparison, names))
+        .collect()
+}
+
+/// A machine key of `warning` for CSV cells: `unstable:v4`,
+/// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`.
+pub fn warning_key(warning: &ComparisonWarning) -> String {
+    match warning {
+        ComparisonWarning::Unpaired => "unpaired".to_string(),
+        ComparisonWarning::FewPairs { .. } => "few-pairs".to_string(),
+        ComparisonWarning::Unstable { arm, .. } => format!("unstable:{arm}"),
+        ComparisonWarning::FailedTrials { arm, .. } => format!("failed-trials:{arm}"),
+        ComparisonWarning::UnequalRepetitions { .. } => "unequal-repetitions".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::{Arm, ArmId, IpFamily, MetricId, Summary};
+
+    fn comparison(warnings: Vec<ComparisonWarning>) -> Comparison {
+        Comparison {
+            point: 0,
+            metric: MetricId::GoodputBps,
+            arm: ArmId::native(IpFamily::V6),
+            baseline: ArmId::native(IpFamily::V4),
+            arm_summary: Summary::default(),
+            baseline_summary: Summary::default(),
+            pairs: 3,
+            difference_mean: 0.0,
+            difference_ci95: None,
+            relative_difference: None,
+            relative_difference_ci95: None,
+            significant: false,
+            theoretical_relative_difference: None,
+            warnings,
+        }
+    }
+
+    #[test]
+    fn every_warning_names_its_arm_by_label() {
+        let arms = [
+            Arm::native(IpFamily::V4, None),
+            Arm::native(IpFamily::V6, None),
+        ];
+        let names = ArmNames::from_arms(&arms);
+        let c = comparison(vec![
+            ComparisonWarning::Unpaired,
+            ComparisonWarning::FewPairs { pairs: 1 },
+            ComparisonWarning::Unstable {
+                arm: ArmId::native(IpFamily::V4),
+                coefficient_of_variation: 0.25,
+                threshold: 0.10,
+            },
+            ComparisonWarning::FailedTrials {
+                arm: ArmId::native(IpFamily::V6),
+                failed: 1,
+                trials: 3,
+            },
+            ComparisonWarning::UnequalRepetitions {
+                arm_count: 2,
+                baseline_count: 3,
+                pairs: 2,
+            },
+        ]);
+        assert_eq!(
+            warnings(&c, &names),
+            [
+                "no repetition succeeded on both IPv6 and IPv4: difference of the means, unpaired",
+                "only 1 paired repetition: no confidence interval (use --repeat 3 or more)",
+                "IPv4 unstable: CV 25 % > 10 %; repeat more or run longer",
+                "IPv6: 1 of 3 trials failed",
+                "unequal repetitions: IPv6 2, IPv4 3; 2 paired",
+            ]
+        );
+        let short: Vec<String> = c
+            .warnings
+            .iter()
+            .map(|w| warning_short(w, &names))
+            .collect();
+        assert_eq!(
+            short,
+            [
+                "unpaired",
+                "1 pair",
+                "IPv4 unstable",
+                "IPv6 trials failed",
+                "unequal repetitions"
+            ]
+        );
+        let keys: Vec<String> = c.warnings.iter().map(warning_key).collect();
+        assert_eq!(
+            keys,
+            [
+                "unpaired",
+                "few-pairs",
+                "unstable:v4",
+                "failed-trials:v6",
+                "unequal-repetitions"
+            ]
+        );
+    }
+}
