@@ -210,7 +210,7 @@ mod tests {
             std::env::temp_dir().join(format!("dualperf-report-test-{}", std::process::id()));
         std::fs::create_dir_all(&directory).unwrap();
         let target = directory.join("report.md");
-        let run = dualperf_report::synthetic::small_synthetic_run();
+        let run = dualperf_fixtures::synthetic::small_synthetic_run();
         let written = write_report(&run, Format::Markdown, Some(&target)).unwrap();
         assert_eq!(written, target);
         let text = std::fs::read_to_string(&target).unwrap();

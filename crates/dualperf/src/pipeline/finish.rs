@@ -93,7 +93,7 @@ pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
     if let Some(path) = &outputs.html {
         keep(
             crate::cli::report::write_report(result, dualperf_report::Format::Html, Some(path))
-                .map(|()| format!("report: {}", path.display())),
+                .map(|written| format!("report: {}", written.display())),
         );
     }
     first_error.map_or(Ok(()), Err)
@@ -113,10 +113,7 @@ fn write_csv(path: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
         .analysis
         .as_ref()
         .context("the run has no analysis to write as CSV")?;
-    let rows = dualperf_stats::tidy_rows(result, analysis);
-    let mut buffer = Vec::new();
-    dualperf_stats::write_tidy_csv(&rows, &mut buffer).context("encoding CSV")?;
-    write_atomically(path, &buffer)
+    write_atomically(path, dualperf_report::tidy_csv(result, analysis).as_bytes())
 }
 
 /// Prints the verdicts (and with `verbose` the comparison table) to
@@ -129,6 +126,15 @@ pub fn print(result: &RunResult, view: View) {
     let verdicts = dualperf_report::terminal::render_verdicts(result, analysis);
     if !verdicts.trim().is_empty() {
         text.push_str(&verdicts);
+    }
+    if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
+        text.push_str(&instability);
+        if !instability.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if !view.verbose {
+        text.push_str("(the per-metric table: --verbose; every value: --json or `dualperf report`)\n");
     }
     if view.verbose {
         text.push('\n');
