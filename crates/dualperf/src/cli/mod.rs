@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 pub mod addr;
 pub mod check;
+pub mod completions;
 pub mod doctor;
 pub mod exit;
 pub mod history;
@@ -67,6 +68,10 @@ pub enum Command {
     Check(check::Args),
     /// Analyse an IP address: canonical form, kind, reverse-DNS name.
     Addr(addr::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionArgs),
+    /// Print the manual page (roff), e.g. into /usr/local/share/man/man1/dualperf.1.
+    Man(completions::ManArgs),
 }
 
 /// iperf3's habits at the top level: `dualperf -c HOST …` is `dualperf run
@@ -98,6 +103,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
         Command::Addr(args) => addr::run(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => completions::man(args),
     }
 }
 
