@@ -241,7 +241,7 @@ mod tests {
         let result = run();
         let rows = tidy_rows(&result, &analyse(&result));
         let json = serde_json::to_value(goodput_rows(&rows)[1]).unwrap();
-        assert_eq!(json["metric"], "goodput_bps");
+        assert_eq!(json["metric"], MetricId::GoodputBps.name());
         assert_eq!(json["kind"], "tcp-stream");
         assert_eq!(json["arm"], "v6");
         assert_eq!(json["family"], "v6");
