@@ -522,46 +522,21 @@ fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dualperf_fixtures::{arm, ok, spec};
     use dualperf_model::observation::{
         Arrival, CpuObservations, FlowCounters, HistogramBucket, LatencySamples, ProcessCpu,
         TcpCounters,
     };
-    use dualperf_model::{IpFamily, TestSpec};
+    use dualperf_model::{Arm, IpFamily};
 
-    fn spec(kind: TestKind) -> TestSpec {
-        TestSpec {
-            kind,
-            size_bytes: 1000,
-            duration_ms: 1000,
-            warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
-            sample_interval_ms: 100,
-            probe_interval_us: None,
-        }
-    }
-
+    /// A trial of `kind` (1000-byte messages) on the native IPv4 arm.
     fn trial(kind: TestKind, observations: Observations) -> Trial {
-        Trial {
-            point: 0,
-            spec: spec(kind),
-            family: IpFamily::V4,
-            repetition: 0,
-            started_at_unix_ms: 0,
-            local_address: None,
-            remote_address: None,
-            server_seen_family: None,
-            outcome: TrialOutcome::Ok(Box::new(observations)),
-        }
+        let v4 = Arm::native(IpFamily::V4, None);
+        dualperf_fixtures::trial(0, &spec(kind, 1000), &v4, 0, ok(observations))
     }
 
-    fn names(metrics: &TrialMetrics) -> Vec<&str> {
-        metrics
-            .values
-            .iter()
-            .map(|(m, _)| m.name.as_str())
-            .collect()
+    fn names(metrics: &TrialMetrics) -> Vec<MetricId> {
+        metrics.values.iter().map(|&(m, _)| m).collect()
     }
 
     #[test]
@@ -606,7 +581,7 @@ mod tests {
             .value(MetricId::ClientServiceDemandUsPerMib)
             .unwrap();
         assert!((demand - 1e6 / (2.5e9 / 1_048_576.0)).abs() < 1e-9);
-        let missing: Vec<&str> = metrics.missing.iter().map(|(n, _)| n.as_str()).collect();
+        let missing: Vec<MetricId> = metrics.missing.iter().map(|&(m, _)| m).collect();
         assert!(missing.contains(&MetricId::ServerCpuCores));
         assert!(!names(&metrics).contains(&MetricId::LossRatio));
     }
@@ -723,12 +698,7 @@ mod tests {
         };
         let metrics = measure_trial(&trial(TestKind::UdpProbe, observations));
         assert!(metrics.value(MetricId::OwdMeanNs).is_none());
-        let reason = &metrics
-            .missing
-            .iter()
-            .find(|(n, _)| n == MetricId::OwdMeanNs)
-            .unwrap()
-            .1;
+        let reason = metrics.missing_reason(MetricId::OwdMeanNs).unwrap();
         assert!(reason.contains("clocks"), "{reason}");
         assert_eq!(metrics.value(MetricId::PdvP99Ns), Some(100.0));
         assert_eq!(metrics.value(MetricId::IpdvMeanAbsNs), Some(100.0));
@@ -775,10 +745,15 @@ mod tests {
     fn a_stream_without_a_probe_has_no_loaded_metrics() {
         let metrics = measure_trial(&trial(TestKind::TcpStream, Observations::default()));
         assert!(metrics.value(MetricId::LoadedOwdP50Ns).is_none());
-        assert!(!metrics
-            .missing
-            .iter()
-            .any(|(n, _)| n.starts_with("loaded_")));
+        let loaded = [
+            MetricId::LoadedOwdP50Ns,
+            MetricId::LoadedOwdP99Ns,
+            MetricId::LoadedPdvP99Ns,
+            MetricId::LoadedJitterNs,
+            MetricId::LoadedReorderedRatio,
+            MetricId::LoadedLossRatio,
+        ];
+        assert!(!metrics.missing.iter().any(|(m, _)| loaded.contains(m)));
     }
 
     #[test]
@@ -787,6 +762,49 @@ mod tests {
         failed.outcome = TrialOutcome::Failed {
             error: "connection refused".into(),
         };
-        assert!(metrics_of_trial(&failed).is_empty());
+        assert!(trial_metrics(&failed).is_empty());
+    }
+
+    #[test]
+    fn wire_throughput_counts_a_tunnel_started_on_the_host() {
+        let observations = Observations {
+            measured_ns: 1_000_000_000,
+            receiver: FlowCounters {
+                bytes: 1_250_000_000,
+                packets: 1,
+            },
+            socket: dualperf_model::SocketFacts {
+                path_mtu_bytes: Some(1480),
+                ..Default::default()
+            },
+            ..Observations::default()
+        };
+        let host_tunnel = arm(
+            "v6-6in4",
+            IpFamily::V6,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::HostHost,
+            },
+        );
+        let trial = dualperf_fixtures::trial(
+            0,
+            &spec(TestKind::TcpStream, 131_072),
+            &host_tunnel,
+            0,
+            ok(observations),
+        );
+        // Inside the 1480-byte tunnel: MSS 1408; on the 1500-byte link the
+        // frame is 14 + 20 + 40 + 32 + 1408 = 1514 bytes + 24 on the wire.
+        let on_host = measure_trial_on(&trial, &host_tunnel.path);
+        let wire = on_host.value(MetricId::WireThroughputBps).unwrap();
+        assert!((wire - 1e10 * 1538.0 / 1408.0).abs() < 1.0, "{wire}");
+        // Router to router, the host's link carries plain IPv6 at its 1480 MTU.
+        let routers = ArmPath::SixInFour {
+            placement: TunnelPlacement::RouterRouter,
+        };
+        let wire = measure_trial_on(&trial, &routers)
+            .value(MetricId::WireThroughputBps)
+            .unwrap();
+        assert!((wire - 1e10 * 1518.0 / 1408.0).abs() < 1.0, "{wire}");
     }
 }

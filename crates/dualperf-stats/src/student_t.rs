@@ -6,25 +6,39 @@
 //! measurement campaign affords, `t` is far from the normal 1.96 (12.706 for
 //! two values), so it must be right.
 //!
-//! Method: the 0.975 quantile of statrs' [`StudentsT`] (the inverse of the
-//! regularised incomplete beta function), accurate to about 1e-9 for every
-//! degree of freedom. At df = ∞ the value is the normal quantile 1.959964.
+//! Method: up to [`LARGE_DEGREES_OF_FREEDOM`], the 0.975 quantile of
+//! statrs' [`StudentsT`] (the inverse of the regularised incomplete beta
+//! function), exact to about 1e-9. Beyond, that inverse loses accuracy
+//! (1.2e-4 too low at df = 10⁶, 0.13 at 10⁷) and slows to a crawl, while
+//! the t quantile is within 2.4e-4 of the normal one: statrs' normal
+//! quantile plus the first Cornish–Fisher term (Abramowitz & Stegun
+//! 26.7.5), `z + (z³ + z) / (4·df)`, exact to 3e-8 there. At df = ∞ the
+//! value is the normal quantile 1.959964.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The 0.975 quantile of the standard normal distribution.
 pub const NORMAL_QUANTILE_975: f64 = 1.959_963_984_540_054;
+
+/// Degrees of freedom beyond which the normal quantile with one
+/// correction term replaces statrs' Student-t inverse (see the module
+/// documentation).
+pub const LARGE_DEGREES_OF_FREEDOM: u64 = 10_000;
 
 /// The critical value `t(0.975, degrees_of_freedom)`: the half-width of a
 /// two-sided 95 % confidence interval in units of the standard error.
 ///
 /// Returns `None` for 0 degrees of freedom (a single value has no interval).
 pub fn t_critical_95(degrees_of_freedom: u64) -> Option<f64> {
-    if degrees_of_freedom == 0 {
-        return None;
-    }
-    let distribution = StudentsT::new(0.0, 1.0, degrees_of_freedom as f64).ok()?;
-    let t = distribution.inverse_cdf(0.975);
+    let df = degrees_of_freedom as f64;
+    let t = match degrees_of_freedom {
+        0 => return None,
+        1..=LARGE_DEGREES_OF_FREEDOM => StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975),
+        _ => {
+            let z = Normal::standard().inverse_cdf(0.975);
+            z + (z.powi(3) + z) / (4.0 * df)
+        }
+    };
     t.is_finite().then_some(t)
 }
 
@@ -91,6 +105,15 @@ mod tests {
             let t = t_critical_95(df).unwrap();
             assert!(close(t, expected, 1e-6), "df={df}: {t} vs {expected}");
         }
+    }
+
+    #[test]
+    fn the_large_sample_formula_joins_statrs_without_a_jump() {
+        let last = t_critical_95(LARGE_DEGREES_OF_FREEDOM).unwrap();
+        let next = t_critical_95(LARGE_DEGREES_OF_FREEDOM + 1).unwrap();
+        assert!(last > next && last - next < 1e-7, "{last} vs {next}");
+        // R: qt(0.975, 1e6) = 1.959966.
+        assert!(close(t_critical_95(1_000_000).unwrap(), 1.959_966_4, 1e-7));
     }
 
     #[test]

@@ -238,29 +238,29 @@ fn wire_settings(mtu_bytes: u32) -> OverheadSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dualperf_fixtures::{arm, ok, spec, trial};
     use dualperf_model::observation::{Observations, SocketFacts};
-    use dualperf_model::BitRate;
+    use dualperf_model::{BitRate, TunnelPlacement};
 
-    fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
-        TestSpec {
-            kind,
-            size_bytes,
-            duration_ms: 1000,
-            warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
-            sample_interval_ms: 100,
-            probe_interval_us: None,
-        }
+    fn v4() -> Arm {
+        Arm::native(IpFamily::V4, None)
+    }
+
+    fn v6() -> Arm {
+        Arm::native(IpFamily::V6, None)
+    }
+
+    /// The classic prediction: IPv6 against an IPv4 baseline.
+    fn v6_vs_v4(spec: &TestSpec, metric: MetricId, conditions: &TheoryConditions) -> Option<f64> {
+        theoretical_relative_difference(spec, metric, &v6(), &v4(), conditions)
     }
 
     #[test]
     fn tcp_over_ethernet_loses_the_twenty_extra_header_bytes_per_segment() {
         // MSS 1428 vs 1448 with timestamps: 1428/1448 − 1 = −1.381 %.
-        let theory = theoretical_relative_difference(
+        let theory = v6_vs_v4(
             &spec(TestKind::TcpStream, 131_072),
-            "goodput_bps",
+            MetricId::GoodputBps,
             &TheoryConditions::default(),
         )
         .unwrap();
@@ -271,9 +271,9 @@ mod tests {
     fn small_udp_datagrams_pay_relatively_more_for_the_bigger_header() {
         // 64 B over Ethernet with extras: v4 frame 14+20+8+64 = 106 + 24 = 130,
         // v6 126 + 24 = 150 → 130/150 − 1 = −13.3 %.
-        let theory = theoretical_relative_difference(
+        let theory = v6_vs_v4(
             &spec(TestKind::UdpStream, 64),
-            "received_pps",
+            MetricId::ReceivedPps,
             &TheoryConditions::default(),
         )
         .unwrap();
@@ -286,9 +286,9 @@ mod tests {
             loopback: true,
             ..TheoryConditions::default()
         };
-        let theory = theoretical_relative_difference(
+        let theory = v6_vs_v4(
             &spec(TestKind::UdpStream, 64),
-            "goodput_bps",
+            MetricId::GoodputBps,
             &conditions,
         );
         assert_eq!(theory, Some(0.0));
@@ -299,7 +299,7 @@ mod tests {
         let stream = spec(TestKind::TcpStream, 131_072);
         let link = TheoryConditions::default();
         assert_eq!(
-            theoretical_relative_difference(&stream, "wire_throughput_bps", &link),
+            v6_vs_v4(&stream, MetricId::WireThroughputBps, &link),
             Some(0.0)
         );
         let loopback = TheoryConditions {
@@ -308,7 +308,7 @@ mod tests {
         };
         let small_udp = spec(TestKind::UdpStream, 64);
         // Same packet rate, frames of 150 vs 130 bytes on the (modelled) wire.
-        let theory = theoretical_relative_difference(&small_udp, "wire_throughput_bps", &loopback);
+        let theory = v6_vs_v4(&small_udp, MetricId::WireThroughputBps, &loopback);
         assert!((theory.unwrap() - (150.0 / 130.0 - 1.0)).abs() < 1e-12);
     }
 
@@ -317,55 +317,216 @@ mod tests {
         let mut paced = spec(TestKind::UdpStream, 1000);
         paced.rate = Some(BitRate::from_mbit(100));
         let conditions = TheoryConditions::default();
+        assert_eq!(v6_vs_v4(&paced, MetricId::GoodputBps, &conditions), None);
+        let rr = spec(TestKind::TcpRr, 64);
+        assert_eq!(v6_vs_v4(&rr, MetricId::RttMeanNs, &conditions), None);
+    }
+
+    #[test]
+    fn swapping_arm_and_baseline_inverts_the_ratio() {
+        let stream = spec(TestKind::TcpStream, 131_072);
+        let conditions = TheoryConditions::default();
+        let theory = theoretical_relative_difference(
+            &stream,
+            MetricId::GoodputBps,
+            &v4(),
+            &v6(),
+            &conditions,
+        )
+        .unwrap();
+        assert!((theory - (1448.0 / 1428.0 - 1.0)).abs() < 1e-12, "{theory}");
+    }
+
+    #[test]
+    fn tunnels_and_translation_carry_their_header_change() {
+        let stream = spec(TestKind::TcpStream, 131_072);
+        let conditions = TheoryConditions::default();
+        let six_in_four = arm(
+            "v6-6in4",
+            IpFamily::V6,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::HostHost,
+            },
+        );
+        // 6in4: 20 more bytes of header (ArmPath::header_change_bytes) inside
+        // the 1500-byte link MTU: MSS 1408 against IPv4's 1448, same frame.
+        let theory = theoretical_relative_difference(
+            &stream,
+            MetricId::GoodputBps,
+            &six_in_four,
+            &v4(),
+            &conditions,
+        )
+        .unwrap();
+        let header = f64::from(six_in_four.path.header_change_bytes());
+        assert!(
+            (theory - ((1428.0 - header) / 1448.0 - 1.0)).abs() < 1e-12,
+            "{theory}"
+        );
+        // Against native IPv6 the tunnel costs its 20 bytes only.
+        let against_v6 = theoretical_relative_difference(
+            &stream,
+            MetricId::GoodputBps,
+            &six_in_four,
+            &v6(),
+            &conditions,
+        )
+        .unwrap();
+        assert!((against_v6 - (1408.0 / 1428.0 - 1.0)).abs() < 1e-12);
+        // 4in6: 40 bytes of outer IPv6 header on IPv4: MSS 1408 as well.
+        let four_in_six = arm("v4-4in6", IpFamily::V4, ArmPath::FourInSix);
+        let theory = theoretical_relative_difference(
+            &stream,
+            MetricId::GoodputBps,
+            &four_in_six,
+            &v4(),
+            &conditions,
+        )
+        .unwrap();
+        assert!((theory - (1408.0 / 1448.0 - 1.0)).abs() < 1e-12, "{theory}");
+        // NAT64: segments sized for the IPv6 side (1428) in 20-byte-smaller
+        // IPv4 frames on the far side: 1428/1518 against 1448/1538.
+        let nat64 = arm(
+            "v6-nat64",
+            IpFamily::V6,
+            ArmPath::Nat64 {
+                prefix: "64:ff9b::/96".into(),
+            },
+        );
+        let theory = theoretical_relative_difference(
+            &stream,
+            MetricId::GoodputBps,
+            &nat64,
+            &v4(),
+            &conditions,
+        )
+        .unwrap();
+        let expected = (1428.0 / 1518.0) / (1448.0 / 1538.0) - 1.0;
+        assert!((theory - expected).abs() < 1e-12, "{theory} vs {expected}");
+    }
+
+    #[test]
+    fn an_arm_under_load_or_a_tunnel_in_the_wrong_family_gets_no_prediction() {
+        let stream = spec(TestKind::TcpStream, 131_072);
+        let conditions = TheoryConditions::default();
+        let mut loaded = v6();
+        loaded.load = LoadCondition::Under {
+            load: "udp-115pct-be".into(),
+        };
         assert_eq!(
-            theoretical_relative_difference(&paced, "goodput_bps", &conditions),
+            theoretical_relative_difference(
+                &stream,
+                MetricId::GoodputBps,
+                &loaded,
+                &v4(),
+                &conditions
+            ),
             None
         );
-        let rr = spec(TestKind::TcpRr, 64);
+        let nonsense = arm(
+            "v4-6in4",
+            IpFamily::V4,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::HostHost,
+            },
+        );
         assert_eq!(
-            theoretical_relative_difference(&rr, "rtt_mean_ns", &conditions),
+            theoretical_relative_difference(
+                &stream,
+                MetricId::GoodputBps,
+                &nonsense,
+                &v4(),
+                &conditions
+            ),
+            None
+        );
+        // Wire throughput is modelled on native first hops only.
+        let tunnel = arm(
+            "v6-6in4",
+            IpFamily::V6,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::RouterRouter,
+            },
+        );
+        assert_eq!(
+            theoretical_relative_difference(
+                &stream,
+                MetricId::WireThroughputBps,
+                &tunnel,
+                &v4(),
+                &conditions
+            ),
             None
         );
     }
 
     #[test]
     fn conditions_come_from_the_trials() {
-        let trial = |family: IpFamily, remote: &str, mtu: u32| Trial {
-            point: 0,
-            spec: spec(TestKind::TcpStream, 1000),
-            family,
-            repetition: 0,
-            started_at_unix_ms: 0,
-            local_address: None,
-            remote_address: Some(remote.to_string()),
-            server_seen_family: None,
-            outcome: TrialOutcome::Ok(Box::new(Observations {
-                socket: SocketFacts {
-                    path_mtu_bytes: Some(mtu),
-                    ..SocketFacts::default()
-                },
-                ..Observations::default()
-            })),
+        let with = |arm: &Arm, remote: &str, mtu: u32| {
+            let mut trial = trial(
+                0,
+                &spec(TestKind::TcpStream, 1000),
+                arm,
+                0,
+                ok(Observations {
+                    socket: SocketFacts {
+                        path_mtu_bytes: Some(mtu),
+                        ..SocketFacts::default()
+                    },
+                    ..Observations::default()
+                }),
+            );
+            trial.remote_address = Some(remote.to_string());
+            trial
         };
         let trials = [
-            trial(IpFamily::V4, "127.0.0.1:5201", 65_536),
-            trial(IpFamily::V6, "[::1]:5201", 65_536),
+            with(&v4(), "127.0.0.1:5201", 65_536),
+            with(&v6(), "[::1]:5201", 65_536),
         ];
         let conditions = TheoryConditions::of_trials(&trials);
         assert!(conditions.loopback);
-        assert_eq!(
-            conditions.mtu_bytes,
-            PerFamily {
-                v4: 65_536,
-                v6: 65_536
-            }
-        );
+        assert_eq!(conditions.mtu_bytes.get(&v4().id), Some(&65_536));
+        assert_eq!(conditions.mtu_bytes.get(&v6().id), Some(&65_536));
         let lab = [
-            trial(IpFamily::V4, "10.0.0.2:5201", 1500),
-            trial(IpFamily::V6, "[fd00::2]:5201", 1480),
+            with(&v4(), "10.0.0.2:5201", 1500),
+            with(&v6(), "[fd00::2]:5201", 1480),
         ];
         let conditions = TheoryConditions::of_trials(&lab);
         assert!(!conditions.loopback);
-        assert_eq!(conditions.mtu_bytes.v6, 1480);
+        assert_eq!(conditions.mtu_bytes.get(&v6().id), Some(&1480));
+        // A tunnel's socket sees the tunnel MTU; the link carries the outer header too.
+        let tunnel = arm(
+            "v6-6in4",
+            IpFamily::V6,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::HostHost,
+            },
+        );
+        let conditions = TheoryConditions::of_trials(&[with(&tunnel, "[fd00::2]:5201", 1480)]);
+        let path = path_kind(&tunnel, Transport::Tcp).unwrap();
+        assert_eq!(conditions.link_mtu_bytes(&tunnel, path), 1500);
+        assert_eq!(
+            TheoryConditions::default().link_mtu_bytes(&tunnel, path),
+            DEFAULT_MTU_BYTES
+        );
+    }
+
+    #[test]
+    fn the_model_header_changes_agree_with_the_arm_paths() {
+        for (path, encapsulation) in [
+            (
+                ArmPath::SixInFour {
+                    placement: TunnelPlacement::RouterRouter,
+                },
+                Encapsulation::SixInFour,
+            ),
+            (ArmPath::FourInSix, Encapsulation::FourInSix),
+        ] {
+            assert_eq!(
+                path.header_change_bytes(),
+                encapsulation.added_bytes() as i32,
+                "{path:?}"
+            );
+        }
     }
 }

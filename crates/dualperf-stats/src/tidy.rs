@@ -162,140 +162,96 @@ pub fn tidy_rows(result: &RunResult, analysis: &Analysis) -> Vec<TidyRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dualperf_model::{
-        Comparison, HostFacts, Metric, MetricSummary, PerFamily, RepetitionOrder, RunConfig,
-        TestKind, TestSpec,
-    };
+    use crate::analyse;
+    use dualperf_fixtures::{arm, native_arms, stream_run};
+    use dualperf_model::{ArmPath, PerFamily, TunnelPlacement};
 
-    fn summary(mean: f64) -> Summary {
-        Summary {
-            count: 3,
-            mean,
-            standard_deviation: Some(1.0),
-            coefficient_of_variation: Some(1.0 / mean),
-            min: mean - 1.0,
-            max: mean + 1.0,
-            median: mean,
-            ci95_low: Some(mean - 2.5),
-            ci95_high: Some(mean + 2.5),
-        }
-    }
-
-    fn analysis() -> Analysis {
-        let metric = Metric {
-            name: "goodput_bps".into(),
-            unit: "bit/s".into(),
-            higher_is_better: true,
-            definition: "d".into(),
-        };
-        let per_family = PerFamily {
-            v4: summary(100.0),
-            v6: summary(95.0),
-        };
-        Analysis {
-            summaries: vec![MetricSummary {
-                point: 0,
-                metric: metric.clone(),
-                per_family: PerFamily {
-                    v4: Some(per_family.v4),
-                    v6: Some(per_family.v6),
-                },
-            }],
-            comparisons: vec![Comparison {
-                point: 0,
-                metric,
-                per_family,
-                pairs: 3,
-                difference_mean: -5.0,
-                difference_ci95: Some((-7.0, -3.0)),
-                relative_difference: Some(-0.05),
-                relative_difference_ci95: Some((-0.07, -0.03)),
-                significant: true,
-                theoretical_relative_difference: Some(-0.0138),
-                verdict: "IPv6 is 5.0 % slower".into(),
-                warnings: vec!["a, with comma".into(), "b".into()],
-            }],
-            ..Analysis::default()
-        }
-    }
-
-    fn result() -> RunResult {
-        let spec = TestSpec {
-            kind: TestKind::TcpStream,
-            size_bytes: 1024,
-            duration_ms: 1000,
-            warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
-            sample_interval_ms: 100,
-            probe_interval_us: None,
-        };
-        RunResult {
-            schema: dualperf_model::RESULT_SCHEMA.to_string(),
-            schema_version: dualperf_model::RESULT_SCHEMA_VERSION,
-            run_id: "r1".to_string(),
-            started_at_unix_ms: 0,
-            finished_at_unix_ms: 0,
-            config: RunConfig {
-                points: vec![spec],
-                families: IpFamily::ALL.to_vec(),
-                repeat: 3,
-                order: RepetitionOrder::Interleaved,
-                targets: PerFamily::default(),
-                host: None,
-                port: 5201,
-                client_cpus: vec![],
-                server_cpus: vec![],
-                command_line: vec![],
+    fn run() -> RunResult {
+        let mut arms = native_arms(PerFamily::default());
+        arms.push(arm(
+            "v6-6in4",
+            IpFamily::V6,
+            ArmPath::SixInFour {
+                placement: TunnelPlacement::RouterRouter,
             },
-            client_host: HostFacts::default(),
-            server_host: None,
-            testbed: None,
-            trials: vec![],
-            analysis: None,
-            complete: true,
-            errors: vec![],
-        }
+        ));
+        stream_run(
+            arms,
+            &[
+                &[Some(10.0), Some(10.2), Some(9.8)],
+                &[Some(9.5), Some(9.7), Some(9.3)],
+                &[Some(9.0), Some(9.2), Some(8.8)],
+            ],
+        )
+    }
+
+    fn goodput_rows(rows: &[TidyRow]) -> Vec<&TidyRow> {
+        rows.iter()
+            .filter(|r| r.metric == MetricId::GoodputBps)
+            .collect()
     }
 
     #[test]
-    fn one_row_per_family_and_one_diff_row() {
-        let rows = tidy_rows(&result(), &analysis());
-        let families: Vec<&str> = rows.iter().map(|r| r.family.as_str()).collect();
-        assert_eq!(families, vec!["v4", "v6", "diff"]);
-        assert_eq!(rows[0].test, "tcp-stream");
-        assert_eq!(rows[0].size_bytes, 1024);
-        assert_eq!(rows[2].mean, -5.0);
-        assert_eq!(rows[2].significant, Some(true));
-        assert_eq!(rows[2].sd, None);
-    }
-
-    #[test]
-    fn csv_has_the_documented_header_and_quotes_commas() {
-        let rows = tidy_rows(&result(), &analysis());
-        let mut out = Vec::new();
-        write_tidy_csv(&rows, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let mut lines = text.lines();
-        let header = lines.next().unwrap();
-        assert_eq!(header, HEADER.join(","));
-        let v4 = lines.next().unwrap();
-        assert!(
-            v4.starts_with("r1,0,tcp-stream,1024,goodput_bps,bit/s,v4,3,100.0,1.0,97.5,102.5,"),
-            "{v4}"
+    fn one_row_per_point_arm_and_metric() {
+        let result = run();
+        let analysis = analyse(&result);
+        let rows = tidy_rows(&result, &analysis);
+        assert_eq!(rows.len(), analysis.summaries.len());
+        let goodput = goodput_rows(&rows);
+        let arms: Vec<&str> = goodput.iter().map(|r| r.arm.as_str()).collect();
+        assert_eq!(arms, ["v4", "v6", "v6-6in4"]);
+        let v4 = goodput[0];
+        assert_eq!(v4.kind, TestKind::TcpStream);
+        assert_eq!(v4.size_bytes, 131_072);
+        assert_eq!(
+            (v4.arm_label.as_str(), v4.path.as_str()),
+            ("IPv4", "native")
         );
-        let diff = lines.nth(1).unwrap();
-        assert!(
-            diff.ends_with(",true,-0.0138,IPv6 is 5.0 % slower,\"a, with comma | b\""),
-            "{diff}"
-        );
+        assert_eq!(v4.unit, "bit/s");
+        assert_eq!(v4.count, 3);
+        assert!((v4.mean - 10e9).abs() < 1.0);
+        // The baseline's own row has no comparison.
+        assert_eq!(v4.baseline, None);
+        assert_eq!(v4.difference_mean, None);
+        assert_eq!(v4.significant, None);
     }
 
     #[test]
-    fn an_empty_export_still_has_a_header() {
-        let mut out = Vec::new();
-        write_tidy_csv(&[], &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap().trim_end(), HEADER.join(","));
+    fn compared_arms_carry_their_difference_from_the_baseline() {
+        let result = run();
+        let analysis = analyse(&result);
+        let rows = tidy_rows(&result, &analysis);
+        let tunnel = goodput_rows(&rows)[2];
+        assert_eq!(tunnel.family, IpFamily::V6);
+        assert_eq!(tunnel.path, "6in4 router to router");
+        assert_eq!(tunnel.arm_label, "IPv6 via 6in4 router to router");
+        assert_eq!(tunnel.baseline.as_ref().map(ArmId::as_str), Some("v4"));
+        assert_eq!(tunnel.pairs, Some(3));
+        assert!((tunnel.difference_mean.unwrap() + 1e9).abs() < 1.0);
+        assert!((tunnel.relative_difference.unwrap() + 0.1).abs() < 1e-9);
+        assert_eq!(tunnel.significant, Some(true));
+        assert!(tunnel.difference_ci95_low.unwrap() <= tunnel.difference_ci95_high.unwrap());
+        assert!(tunnel.relative_ci95_low.unwrap() <= tunnel.relative_ci95_high.unwrap());
+        let theory = tunnel.theoretical_relative_difference.unwrap();
+        assert!((theory - (1408.0 / 1448.0 - 1.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rows_serialise_as_plain_values() {
+        let result = run();
+        let rows = tidy_rows(&result, &analyse(&result));
+        let json = serde_json::to_value(goodput_rows(&rows)[1]).unwrap();
+        assert_eq!(json["metric"], MetricId::GoodputBps.name());
+        assert_eq!(json["kind"], "tcp-stream");
+        assert_eq!(json["arm"], "v6");
+        assert_eq!(json["family"], "v6");
+        assert_eq!(json["baseline"], "v4");
+        assert!(json
+            .as_object()
+            .unwrap()
+            .values()
+            .all(|v| !v.is_object() && !v.is_array()));
+        let back: TidyRow = serde_json::from_value(json).unwrap();
+        assert_eq!(&back, goodput_rows(&rows)[1]);
     }
 }

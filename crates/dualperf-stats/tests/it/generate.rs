@@ -1,26 +1,20 @@
-//! Builds the fixture run (kept only to regenerate it: `cargo test -p
-//! dualperf-stats --test it -- --ignored regenerate`).
+//! Builds the fixture run with the `dualperf-fixtures` builders. The
+//! schema-v1 file is frozen (it proves that v1 results still load); the v2
+//! file is regenerated from this builder after a deliberate schema change:
+//! `cargo test -p dualperf-stats --test it -- --ignored regenerate`.
 
+use dualperf_fixtures::{config, native_arms, ok, result, trial};
 use dualperf_model::observation::{
     Arrival, CpuObservations, FlowCounters, Observations, ProcessCpu, SocketFacts, TcpCounters,
     UdpReceiveCounters,
 };
-use dualperf_model::{
-    HostFacts, IpFamily, PerFamily, RepetitionOrder, RunConfig, RunResult, TestKind, TestSpec,
-    Trial, TrialOutcome,
-};
+use dualperf_model::{IpFamily, PerFamily, RunResult, TestKind, TestSpec};
 
+/// A point of the fixture: the fixtures' defaults with a 200 ms warm-up.
 fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
-        kind,
-        size_bytes,
-        duration_ms: 1000,
         warmup_ms: 200,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
-        sample_interval_ms: 100,
-        probe_interval_us: (kind == TestKind::UdpProbe).then_some(10_000),
+        ..dualperf_fixtures::spec(kind, size_bytes)
     }
 }
 
@@ -122,16 +116,22 @@ fn stream(family: IpFamily, repetition: u32) -> Observations {
 }
 
 /// The fixture run: a udp-probe point and a tcp-stream point on a
-/// namespace lab (10.0.0.0/24 and fd00::/64 inside the lab), 3 repetitions.
+/// namespace lab (10.0.0.0/24 and fd00::/64 inside the lab), 3 repetitions
+/// on the two native arms, IPv4 the baseline. Current schema version.
 pub fn fixture_run() -> RunResult {
     let points = vec![
         spec(TestKind::UdpProbe, 172),
         spec(TestKind::TcpStream, 131_072),
     ];
+    let arms = native_arms(PerFamily {
+        v4: Some("10.0.0.2"),
+        v6: Some("fd00::2"),
+    });
     let mut trials = Vec::new();
     for (index, point) in points.iter().enumerate() {
         for repetition in 0..3 {
-            for family in IpFamily::ALL {
+            for arm in &arms {
+                let family = arm.family;
                 let observations = match point.kind {
                     TestKind::UdpProbe => probe(family, repetition),
                     _ => stream(family, repetition),
@@ -140,58 +140,31 @@ pub fn fixture_run() -> RunResult {
                     IpFamily::V4 => "10.0.0.2:5201",
                     IpFamily::V6 => "[fd00::2]:5201",
                 };
-                trials.push(Trial {
-                    point: index,
-                    spec: point.clone(),
-                    family,
-                    repetition,
-                    started_at_unix_ms: 1_763_770_000_000,
-                    local_address: None,
-                    remote_address: Some(remote.into()),
-                    server_seen_family: Some(family),
-                    outcome: TrialOutcome::Ok(Box::new(observations)),
-                });
+                let mut trial = trial(index, point, arm, repetition, ok(observations));
+                trial.started_at_unix_ms = 1_763_770_000_000;
+                trial.remote_address = Some(remote.into());
+                trial.server_seen_family = Some(family);
+                trials.push(trial);
             }
         }
     }
+    let mut config = config(points, arms);
+    config.command_line = vec!["dualperf".into(), "lab".into()];
     RunResult {
-        schema: dualperf_model::RESULT_SCHEMA.into(),
-        schema_version: dualperf_model::RESULT_SCHEMA_VERSION,
         run_id: "20261122T003000Z-fixture".into(),
         started_at_unix_ms: 1_763_770_000_000,
         finished_at_unix_ms: 1_763_770_010_000,
-        config: RunConfig {
-            points,
-            families: IpFamily::ALL.to_vec(),
-            repeat: 3,
-            order: RepetitionOrder::Interleaved,
-            targets: PerFamily {
-                v4: Some("10.0.0.2".into()),
-                v6: Some("fd00::2".into()),
-            },
-            host: None,
-            port: 5201,
-            client_cpus: vec![],
-            server_cpus: vec![],
-            command_line: vec!["dualperf".into(), "lab".into()],
-        },
-        client_host: HostFacts::default(),
-        server_host: None,
-        testbed: None,
-        trials,
-        analysis: None,
-        complete: true,
-        errors: vec![],
+        ..result(config, trials)
     }
 }
 
 #[test]
-#[ignore = "writes the fixture file; run by hand after a deliberate schema change"]
+#[ignore = "writes the v2 fixture file; run by hand after a deliberate schema change"]
 fn regenerate() {
     let json = serde_json::to_string_pretty(&fixture_run()).unwrap();
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/run_v1_lab_probe_and_tcp_stream.json"
+        "/tests/fixtures/run_v2_lab_probe_and_tcp_stream.json"
     );
     std::fs::write(path, json + "\n").unwrap();
 }
