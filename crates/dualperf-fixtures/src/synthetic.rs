@@ -546,11 +546,13 @@ fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
             user_ns: busy / 5,
             system_ns: ((busy * 4 / 5) as f64 * v6) as u64,
             wall_ns: MEASURED_NS,
+            involuntary_switches: 3,
         },
         server: Some(ProcessCpu {
             user_ns: busy / 6,
             system_ns: busy * 4 / 6,
             wall_ns: MEASURED_NS,
+            involuntary_switches: 2,
         }),
         system: Some(SystemCpu {
             user: 40,
@@ -560,6 +562,7 @@ fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
             steal: 0,
             idle: 210,
             cpus: 2,
+            pressure_some_us: Some(1_500),
         }),
     }
 }

@@ -53,6 +53,7 @@ mod tests {
             user_ns: 200_000_000,
             system_ns: 550_000_000,
             wall_ns: 1_000_000_000,
+            involuntary_switches: 0,
         };
         assert_eq!(process_cpu_cores(&cpu), Some(0.75));
         assert_eq!(process_cpu_cores(&ProcessCpu::default()), None);
@@ -68,6 +69,7 @@ mod tests {
             steal: 0,
             idle: 150,
             cpus: 2,
+            pressure_some_us: None,
         };
         assert_eq!(system_busy_ratio(&cpu), Some(0.25));
         assert_eq!(softirq_ratio(&cpu), Some(0.075));
@@ -80,6 +82,7 @@ mod tests {
             user_ns: 100_000_000,
             system_ns: 400_000_000,
             wall_ns: 1,
+            involuntary_switches: 0,
         };
         assert_eq!(service_demand_us_per_mib(&cpu, 1 << 30), Some(488.281_25));
         assert_eq!(service_demand_us_per_mib(&cpu, 0), None);

@@ -562,6 +562,7 @@ mod tests {
                     user_ns: 100_000_000,
                     system_ns: 900_000_000,
                     wall_ns: 2_000_000_000,
+                    involuntary_switches: 0,
                 },
                 ..CpuObservations::default()
             },

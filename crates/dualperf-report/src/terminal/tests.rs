@@ -18,6 +18,7 @@ fn cpu(busy_ms: u64) -> CpuObservations {
             user_ns: busy_ms * 200_000,
             system_ns: busy_ms * 800_000,
             wall_ns: 1_000_000_000,
+            involuntary_switches: 0,
         },
         ..CpuObservations::default()
     }

@@ -99,11 +99,13 @@ fn stream(family: IpFamily, repetition: u32) -> Observations {
                 user_ns: 50_000_000,
                 system_ns: 600_000_000,
                 wall_ns: 1_000_000_000,
+                involuntary_switches: 0,
             },
             server: Some(ProcessCpu {
                 user_ns: 40_000_000,
                 system_ns: 700_000_000,
                 wall_ns: 1_000_000_000,
+                involuntary_switches: 0,
             }),
             system: None,
         },
