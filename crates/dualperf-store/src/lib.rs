@@ -30,14 +30,19 @@
 //! [`RunResult`]: dualperf_model::RunResult
 
 mod error;
+mod handle;
+mod identity;
 mod integer;
 mod listing;
 mod migrations;
+mod prune;
 mod read;
 pub mod schema;
 mod store;
 mod write;
 
 pub use error::{Result, StoreError};
-pub use listing::RunListing;
-pub use store::{default_path, RunEnd, RunHandle, Store};
+pub use handle::{strip_raw_samples, RunEnd, RunHandle, WriteOptions};
+pub use listing::{Headline, RunListing};
+pub use prune::{Pruned, Retention};
+pub use store::{default_path, Store};
