@@ -1,49 +1,53 @@
-//! Repetitions and the IPv4-versus-IPv6 comparison: [`analyse`].
+//! Repetitions and the comparison of every arm with the baseline arm:
+//! [`analyse`].
 //!
 //! For every point and every metric:
 //!
-//! 1. **Per family**: a [`Summary`] over the successful repetitions (mean,
-//!    sample sd, CV, min, max, median, Student-t 95 % CI with R − 1 degrees
-//!    of freedom).
-//! 2. **Paired difference**: repetition k of IPv4 is paired with repetition
-//!    k of IPv6 (they ran next to each other when interleaved, so machine
-//!    drift hits both alike); the differences v6 − v4 get a mean and a
-//!    Student-t 95 % CI with (pairs − 1) degrees of freedom. Pairs where
-//!    either trial failed are dropped. Fewer than 2 pairs: no CI, and a
-//!    warning says why.
-//! 3. **Relative difference**: mean difference / IPv4 mean, and the CI of the
-//!    difference divided by the IPv4 mean (the IPv4 mean's own uncertainty
-//!    is not propagated; the warning on CV flags when it matters).
+//! 1. **Per arm**: a [`Summary`] over the arm's successful repetitions
+//!    (mean, sample sd, CV, min, max, median, Student-t 95 % CI with R − 1
+//!    degrees of freedom).
+//! 2. **Paired difference**: for every arm but the baseline
+//!    ([`RunConfig::baseline`](dualperf_model::RunConfig::baseline), native
+//!    IPv4 unless the user chose another), repetition k of the arm is paired
+//!    with repetition k of the baseline (they ran next to each other when
+//!    interleaved, so machine drift hits both alike); the differences
+//!    arm − baseline get a mean and a Student-t 95 % CI with (pairs − 1)
+//!    degrees of freedom. Pairs where either trial failed are dropped.
+//! 3. **Relative difference**: mean difference / baseline mean, and the CI
+//!    of the difference divided by the baseline mean (the baseline mean's
+//!    own uncertainty is not propagated; the CV warning flags when it
+//!    matters).
 //! 4. **Significant** when the difference CI excludes 0.
 //! 5. **Theory**: the header model's expected relative difference
 //!    ([`crate::theory`]).
-//! 6. **Warnings**: a family's CV above 10 % ("unstable: repeat more or run
-//!    longer", seed 004's criterion), failed trials, unequal repetition
-//!    counts. A trial the server saw over the other family (an IPv4-mapped
-//!    peer on a dual-stack socket) counts as failed and is excluded.
+//! 6. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
+//!    difference of the means), fewer than 2 pairs, an arm's CV above 10 %
+//!    (seed 004's criterion), failed trials, unequal repetition counts. A
+//!    trial the server saw over another family than the arm's (an
+//!    IPv4-mapped peer on a dual-stack socket) counts as failed and is
+//!    excluded.
 //!
-//! Nothing here is NaN or infinite: a metric that cannot be computed for a
-//! family is absent from the comparisons and listed in
+//! Numbers only: the report crate words verdicts and warnings. Nothing here
+//! is NaN or infinite: a metric that cannot be computed for an arm is
+//! absent from the summaries and comparisons and listed in
 //! [`Analysis::missing`] with the reason.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use dualperf_model::{
-    Analysis, AnalysisMethod, Comparison, IpFamily, Metric, MetricSummary, PerFamily, RunResult,
-    Summary, TestSpec, Trial, TrialOutcome,
+    Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning, IpFamily,
+    MetricId, MetricSummary, MissingMetric, RunResult, Summary, TestSpec, Trial, TrialOutcome,
 };
 
-use crate::catalogue::{known, order_of};
-use crate::extraction::measure_trial;
+use crate::extraction::measure_trial_on;
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::summary::{confidence_interval_95, mean, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
-use crate::verdict::{percent, verdict, VerdictInput};
 
 /// Choices of the analysis.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AnalysisOptions {
-    /// Warn when a family's coefficient of variation exceeds this (0.10).
+    /// Warn when an arm's coefficient of variation exceeds this (0.10).
     pub cv_warning_ratio: f64,
 }
 
@@ -60,20 +64,65 @@ pub fn analyse(result: &RunResult) -> Analysis {
     analyse_with(result, &AnalysisOptions::default())
 }
 
-/// Values of one metric of one family: repetition number → value.
+/// Values of one metric on one arm: repetition number → value.
 type Series = BTreeMap<u32, f64>;
+
+/// Everything gathered about one arm at one point.
+#[derive(Default)]
+struct ArmData {
+    /// metric → values by repetition.
+    series: BTreeMap<MetricId, Series>,
+    /// metric → reasons it was missing in some trial.
+    reasons: BTreeMap<MetricId, BTreeSet<String>>,
+    /// Trials that ran.
+    trials: u64,
+    /// Trials that failed or were excluded.
+    failed: u64,
+    /// Why the first one failed.
+    first_error: Option<String>,
+}
 
 /// Everything gathered about one point before summarising.
 #[derive(Default)]
 struct PointData<'a> {
     spec: Option<&'a TestSpec>,
     trials: Vec<&'a Trial>,
-    /// metric name → (metric, per-family series).
-    series: BTreeMap<String, (Metric, PerFamily<Series>)>,
-    /// metric name → per-family reasons it was missing in some trial.
-    reasons: BTreeMap<String, PerFamily<BTreeSet<String>>>,
-    /// Per family: (trials, failed trials, first error).
-    outcomes: PerFamily<(u32, u32, Option<String>)>,
+    arms: BTreeMap<ArmId, ArmData>,
+}
+
+impl PointData<'_> {
+    /// Every metric any arm has a value or a reason for, in catalogue order.
+    fn metrics(&self) -> BTreeSet<MetricId> {
+        self.arms
+            .values()
+            .flat_map(|arm| arm.series.keys().chain(arm.reasons.keys()).copied())
+            .collect()
+    }
+}
+
+/// The family the server should see for a trial on `arm`: the arm's own,
+/// except behind a NAT64, where an IPv6 client reaches the server over IPv4.
+fn server_side_family(arm: Option<&Arm>, trial: &Trial) -> IpFamily {
+    match arm {
+        Some(Arm {
+            path: ArmPath::Nat64 { .. },
+            ..
+        }) => IpFamily::V4,
+        Some(arm) => arm.family,
+        None => trial.family,
+    }
+}
+
+/// The run's arms in table order: the configured arms, then any arm that
+/// only the trials name.
+fn arm_order(result: &RunResult) -> Vec<ArmId> {
+    let mut order: Vec<ArmId> = result.config.arms.iter().map(|a| a.id.clone()).collect();
+    for trial in &result.trials {
+        if !order.contains(&trial.arm) {
+            order.push(trial.arm.clone());
+        }
+    }
+    order
 }
 
 /// Analyses a run; see the module documentation.
@@ -83,46 +132,41 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
         points.entry(index).or_default().spec = Some(spec);
     }
     for trial in &result.trials {
+        let arm = result.config.arm(&trial.arm);
         let point = points.entry(trial.point).or_default();
         point.spec.get_or_insert(&trial.spec);
         point.trials.push(trial);
-        let outcome = point.outcomes.get_mut(trial.family);
-        outcome.0 += 1;
+        let data = point.arms.entry(trial.arm.clone()).or_default();
+        data.trials += 1;
         if let TrialOutcome::Failed { error } = &trial.outcome {
-            outcome.1 += 1;
-            outcome.2.get_or_insert_with(|| error.clone());
+            data.failed += 1;
+            data.first_error.get_or_insert_with(|| error.clone());
             continue;
         }
         // A "v6" session the server saw as IPv4 (an IPv4-mapped peer) measured
         // the wrong family: counting it would compare IPv4 with itself.
-        if let Some(seen) = trial
-            .server_seen_family
-            .filter(|&seen| seen != trial.family)
-        {
-            outcome.1 += 1;
-            outcome.2.get_or_insert_with(|| {
+        let expected = server_side_family(arm, trial);
+        if let Some(seen) = trial.server_seen_family.filter(|&seen| seen != expected) {
+            data.failed += 1;
+            data.first_error.get_or_insert_with(|| {
                 format!(
                     "the server saw the {} trial as {}; excluded",
-                    trial.family.label(),
+                    expected.label(),
                     seen.label()
                 )
             });
             continue;
         }
-        let measured = measure_trial(trial);
+        let path = arm.map(|a| a.path.clone()).unwrap_or_default();
+        let measured = measure_trial_on(trial, &path);
         for (metric, value) in measured.values {
-            let entry = point
-                .series
-                .entry(metric.name.clone())
-                .or_insert_with(|| (metric, PerFamily::default()));
-            entry
-                .1
-                .get_mut(trial.family)
+            data.series
+                .entry(metric)
+                .or_default()
                 .insert(trial.repetition, value);
         }
-        for (name, reason) in measured.missing {
-            let reasons = point.reasons.entry(name).or_default();
-            reasons.get_mut(trial.family).insert(reason);
+        for (metric, reason) in measured.missing {
+            data.reasons.entry(metric).or_default().insert(reason);
         }
     }
 
@@ -130,13 +174,13 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
         method: Some(method(options)),
         ..Analysis::default()
     };
-    let families: Vec<IpFamily> = if result.config.families.is_empty() {
-        IpFamily::ALL.to_vec()
-    } else {
-        result.config.families.clone()
+    let context = RunContext {
+        result,
+        arms: arm_order(result),
+        options,
     };
     for (&index, point) in &points {
-        analyse_point(index, point, &families, options, &mut analysis);
+        analyse_point(index, point, &context, &mut analysis);
     }
     analysis
 }
@@ -149,88 +193,98 @@ fn method(options: &AnalysisOptions) -> AnalysisMethod {
         percentile_method: "summaries and traces: linear interpolation between closest ranks \
             (Hyndman-Fan type 7); latency histograms: nearest rank over HDR buckets"
             .to_string(),
-        pairing: "repetition k of IPv4 with repetition k of IPv6; Student-t CI of the paired \
-            differences with pairs - 1 degrees of freedom"
+        pairing: "repetition k of every arm with repetition k of the baseline arm; Student-t \
+            CI of the paired differences arm - baseline with pairs - 1 degrees of freedom"
             .to_string(),
         default_loss_waiting_time_ms: (DEFAULT_WAITING_TIME_NS / 1_000_000) as u64,
-        theory: "byte-bound header model: Ethernet with on-wire extras, per-family path MTU \
-            (else 1500), TCP with 12 B timestamps and full-size segments; UDP on loopback is \
-            packet-rate bound (no difference predicted); paced UDP and non-rate metrics: none"
+        theory: "byte-bound header model of (arm - baseline) / baseline: Ethernet with on-wire \
+            extras, per-arm path MTU (else 1500), TCP with 12 B timestamps and full-size \
+            segments, tunnels with their outer header, NAT64 on its IPv4 side; UDP on \
+            loopback is packet-rate bound (no difference predicted); paced UDP, arms under \
+            load and non-rate metrics: none"
             .to_string(),
     }
 }
 
-fn analyse_point(
-    index: usize,
-    point: &PointData,
-    families: &[IpFamily],
-    options: &AnalysisOptions,
-    analysis: &mut Analysis,
-) {
-    let conditions = TheoryConditions::of_trials(point.trials.iter().copied());
-    // Every metric seen in a value or a reason, in catalogue order.
-    let mut names: Vec<&String> = point.series.keys().chain(point.reasons.keys()).collect();
-    names.sort_by_key(|name| (order_of(name), name.to_string()));
-    names.dedup();
+/// What every point's analysis needs to know about the run.
+struct RunContext<'a> {
+    result: &'a RunResult,
+    /// Arm ids in table order.
+    arms: Vec<ArmId>,
+    options: &'a AnalysisOptions,
+}
 
-    for name in names {
-        let series = point.series.get(name);
-        let summaries = PerFamily::from_fn(|family| {
-            let values: Vec<f64> = series
-                .map(|(_, s)| s.get(family).values().copied().collect())
+fn analyse_point(index: usize, point: &PointData, run: &RunContext, analysis: &mut Analysis) {
+    let conditions = TheoryConditions::of_trials(point.trials.iter().copied());
+    let baseline = &run.result.config.baseline;
+    for metric in point.metrics() {
+        let mut summaries: BTreeMap<&ArmId, Summary> = BTreeMap::new();
+        for arm in &run.arms {
+            let values: Vec<f64> = point
+                .arms
+                .get(arm)
+                .and_then(|data| data.series.get(&metric))
+                .map(|series| series.values().copied().collect())
                 .unwrap_or_default();
-            summarise(&values)
-        });
-        for &family in families {
-            if summaries.get(family).is_none() {
-                let reason = missing_reason(point, name, family);
-                analysis.missing.push((index, name.clone(), reason));
+            match summarise(&values) {
+                Some(summary) => {
+                    summaries.insert(arm, summary);
+                    analysis.summaries.push(MetricSummary {
+                        point: index,
+                        arm: arm.clone(),
+                        metric,
+                        summary,
+                    });
+                }
+                None => analysis.missing.push(MissingMetric {
+                    point: index,
+                    arm: arm.clone(),
+                    metric,
+                    reason: missing_reason(point.arms.get(arm), metric),
+                }),
             }
         }
-        let Some((metric, series)) = series else {
+        let (Some(spec), Some(&baseline_summary)) = (point.spec, summaries.get(baseline)) else {
             continue;
         };
-        analysis.summaries.push(MetricSummary {
-            point: index,
-            metric: metric.clone(),
-            per_family: summaries,
-        });
-        if let (Some(v4), Some(v6)) = (summaries.v4, summaries.v6) {
-            let spec = point.spec.expect("every point with trials has a spec");
+        for arm in run.arms.iter().filter(|arm| *arm != baseline) {
+            let Some(&arm_summary) = summaries.get(arm) else {
+                continue;
+            };
+            let pair = Pair {
+                arm,
+                baseline,
+                arm_summary,
+                baseline_summary,
+            };
             let context = PointContext {
                 point,
                 spec,
                 conditions: &conditions,
-                options,
+                run,
             };
-            analysis.comparisons.push(compare(
-                index,
-                metric,
-                series,
-                PerFamily { v4, v6 },
-                &context,
-            ));
+            analysis
+                .comparisons
+                .push(compare(index, metric, &pair, &context));
         }
     }
 }
 
-/// Why `family` has no value of `name` at this point.
-fn missing_reason(point: &PointData, name: &str, family: IpFamily) -> String {
-    let (trials, failed, first_error) = point.outcomes.get(family);
-    let label = family.label();
-    if *trials == 0 {
-        return format!("{label}: no trials ran");
+/// Why an arm has no value of `metric` at this point.
+fn missing_reason(data: Option<&ArmData>, metric: MetricId) -> String {
+    let Some(data) = data.filter(|data| data.trials > 0) else {
+        return "no trials ran".to_string();
+    };
+    if data.failed == data.trials {
+        let error = data.first_error.as_deref().unwrap_or("no error recorded");
+        return format!("all {} trials failed (first error: {error})", data.trials);
     }
-    if failed == trials {
-        let error = first_error.as_deref().unwrap_or("no error recorded");
-        return format!("{label}: all {trials} trials failed (first error: {error})");
-    }
-    match point.reasons.get(name).map(|r| r.get(family)) {
+    match data.reasons.get(&metric) {
         Some(reasons) if !reasons.is_empty() => {
             let joined: Vec<&str> = reasons.iter().map(String::as_str).collect();
-            format!("{label}: {}", joined.join("; "))
+            joined.join("; ")
         }
-        _ => format!("{label}: not measured"),
+        _ => "not measured".to_string(),
     }
 }
 
@@ -239,97 +293,112 @@ struct PointContext<'a> {
     point: &'a PointData<'a>,
     spec: &'a TestSpec,
     conditions: &'a TheoryConditions,
-    options: &'a AnalysisOptions,
+    run: &'a RunContext<'a>,
+}
+
+/// The two arms of one comparison and their summaries.
+struct Pair<'a> {
+    arm: &'a ArmId,
+    baseline: &'a ArmId,
+    arm_summary: Summary,
+    baseline_summary: Summary,
+}
+
+/// The series of `metric` on `arm` at this point (empty when none).
+fn series<'a>(point: &'a PointData, arm: &ArmId, metric: MetricId) -> Option<&'a Series> {
+    point
+        .arms
+        .get(arm)
+        .and_then(|data| data.series.get(&metric))
 }
 
 fn compare(
     point_index: usize,
-    metric: &Metric,
-    series: &PerFamily<Series>,
-    per_family: PerFamily<Summary>,
+    metric: MetricId,
+    pair: &Pair,
     context: &PointContext,
 ) -> Comparison {
     let PointContext {
         point,
         spec,
         conditions,
-        options,
+        run,
     } = *context;
-    let differences: Vec<f64> = series
-        .v4
+    let empty = Series::new();
+    let arm_series = series(point, pair.arm, metric).unwrap_or(&empty);
+    let baseline_series = series(point, pair.baseline, metric).unwrap_or(&empty);
+    let differences: Vec<f64> = baseline_series
         .iter()
-        .filter_map(|(repetition, v4)| series.v6.get(repetition).map(|v6| v6 - v4))
+        .filter_map(|(repetition, base)| arm_series.get(repetition).map(|value| value - base))
         .collect();
     let pairs = differences.len() as u64;
     let mut warnings = Vec::new();
     let difference_mean = match mean(&differences) {
         Some(mean) => mean,
         None => {
-            warnings.push(
-                "no repetition succeeded for both families: difference of the means, unpaired"
-                    .to_string(),
-            );
-            per_family.v6.mean - per_family.v4.mean
+            warnings.push(ComparisonWarning::Unpaired);
+            pair.arm_summary.mean - pair.baseline_summary.mean
         }
     };
     let difference_ci95 = confidence_interval_95(&differences);
     if pairs < 2 {
-        warnings.push(format!(
-            "only {pairs} paired repetition{}: no confidence interval (use --repeat 2 or more)",
-            if pairs == 1 { "" } else { "s" }
-        ));
+        warnings.push(ComparisonWarning::FewPairs { pairs });
     }
-    let v4_mean = per_family.v4.mean;
-    let relative_difference = (v4_mean != 0.0).then(|| difference_mean / v4_mean);
-    let relative_difference_ci95 = difference_ci95
-        .filter(|_| v4_mean != 0.0)
-        .map(|(low, high)| {
-            let (a, b) = (low / v4_mean, high / v4_mean);
-            (a.min(b), a.max(b))
-        });
+    let baseline_mean = pair.baseline_summary.mean;
+    let relative_difference = (baseline_mean != 0.0).then(|| difference_mean / baseline_mean);
+    let relative_difference_ci95 =
+        difference_ci95
+            .filter(|_| baseline_mean != 0.0)
+            .map(|(low, high)| {
+                let (a, b) = (low / baseline_mean, high / baseline_mean);
+                (a.min(b), a.max(b))
+            });
     let significant = difference_ci95.is_some_and(|(low, high)| low > 0.0 || high < 0.0);
-    let theory = theoretical_relative_difference(spec, &metric.name, conditions);
+    let config = &run.result.config;
+    let theory = match (config.arm(pair.arm), config.arm(pair.baseline)) {
+        (Some(arm), Some(baseline)) => {
+            theoretical_relative_difference(spec, metric, arm, baseline, conditions)
+        }
+        _ => None,
+    };
 
-    for (family, summary) in per_family.iter() {
+    for (arm, summary) in [
+        (pair.baseline, &pair.baseline_summary),
+        (pair.arm, &pair.arm_summary),
+    ] {
+        let threshold = run.options.cv_warning_ratio;
         if let Some(cv) = summary.coefficient_of_variation {
-            if cv > options.cv_warning_ratio {
-                warnings.push(format!(
-                    "{} unstable: CV {} % > {} %; repeat more or run longer",
-                    family.label(),
-                    percent(cv),
-                    percent(options.cv_warning_ratio)
-                ));
+            if cv > threshold {
+                warnings.push(ComparisonWarning::Unstable {
+                    arm: arm.clone(),
+                    coefficient_of_variation: cv,
+                    threshold,
+                });
             }
         }
-        let (trials, failed, _) = point.outcomes.get(family);
-        if *failed > 0 {
-            warnings.push(format!(
-                "{}: {failed} of {trials} trials failed",
-                family.label()
-            ));
+        if let Some(data) = point.arms.get(arm).filter(|data| data.failed > 0) {
+            warnings.push(ComparisonWarning::FailedTrials {
+                arm: arm.clone(),
+                failed: data.failed,
+                trials: data.trials,
+            });
         }
     }
-    if per_family.v4.count != per_family.v6.count {
-        warnings.push(format!(
-            "unequal repetitions: IPv4 {}, IPv6 {}; {pairs} paired",
-            per_family.v4.count, per_family.v6.count
-        ));
+    if pair.arm_summary.count != pair.baseline_summary.count {
+        warnings.push(ComparisonWarning::UnequalRepetitions {
+            arm_count: pair.arm_summary.count,
+            baseline_count: pair.baseline_summary.count,
+            pairs,
+        });
     }
 
-    let input = VerdictInput {
-        v4_mean,
-        v6_mean: per_family.v6.mean,
-        difference_mean,
-        difference_ci95,
-        relative_difference,
-        relative_difference_ci95,
-        significant,
-        theoretical_relative_difference: theory,
-    };
     Comparison {
         point: point_index,
-        metric: metric.clone(),
-        per_family,
+        metric,
+        arm: pair.arm.clone(),
+        baseline: pair.baseline.clone(),
+        arm_summary: pair.arm_summary,
+        baseline_summary: pair.baseline_summary,
         pairs,
         difference_mean,
         difference_ci95,
@@ -337,7 +406,6 @@ fn compare(
         relative_difference_ci95,
         significant,
         theoretical_relative_difference: theory,
-        verdict: verdict(known(&metric.name), &input),
         warnings,
     }
 }

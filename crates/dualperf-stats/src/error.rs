@@ -26,11 +26,4 @@ pub enum StatsError {
         /// The largest payload the family allows, bytes.
         limit_bytes: u32,
     },
-    /// Writing the tidy CSV failed.
-    #[error("writing tidy CSV rows")]
-    Csv {
-        /// The CSV writer's error.
-        #[source]
-        source: csv::Error,
-    },
 }

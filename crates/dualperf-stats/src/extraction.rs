@@ -14,17 +14,21 @@
 //! (kept with the same definitions) are used instead, and delay metrics use
 //! the recorded prefix of the trace. A metric that cannot be computed is
 //! absent from `values` and listed in `missing` with the reason.
+//!
+//! Wire throughput counts the headers of the trial's **first hop** (the
+//! client's link): the arm's own family, plus the 6in4 header when the
+//! tunnel starts on the client host ([`measure_trial_on`]).
 
 use dualperf_model::observation::{Observations, UdpReceiveCounters};
-use dualperf_model::{Metric, TestKind, TestSpec, Trial, TrialOutcome};
+use dualperf_model::{ArmPath, MetricId, TestKind, TestSpec, Trial, TrialOutcome, TunnelPlacement};
 
-use crate::catalogue::known;
 use crate::cpu::{process_cpu_cores, service_demand_us_per_mib, softirq_ratio, system_busy_ratio};
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::ippm::trace::{trace_metrics, TraceMetrics, TraceParameters};
-use crate::latency::latency_distribution;
+use crate::latency::{latency_distribution, LatencyDistribution};
 use crate::overhead::{
-    message_cost, packet_overhead, OverheadSettings, PathKind, Transport, DEFAULT_MTU_BYTES,
+    message_cost, packet_overhead, Encapsulation, OverheadSettings, PathKind, Transport,
+    DEFAULT_MTU_BYTES,
 };
 use crate::throughput::{
     goodput_bps, received_pps, sender_throughput_bps, sent_pps, tcp_efficiency_ratio,
@@ -35,36 +39,54 @@ use crate::voice::{mos, CallConditions, Codec};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TrialMetrics {
     /// Computed metrics, every value finite.
-    pub values: Vec<(Metric, f64)>,
-    /// Metrics that apply to this test but could not be computed: (name, reason).
-    pub missing: Vec<(String, String)>,
+    pub values: Vec<(MetricId, f64)>,
+    /// Metrics that apply to this test but could not be computed: (metric, reason).
+    pub missing: Vec<(MetricId, String)>,
 }
 
 impl TrialMetrics {
-    /// Records `value` under `name`, or the reason when it is `None` or not finite.
-    fn record(&mut self, name: &str, value: Option<f64>, reason: &str) {
+    /// Records `value` under `metric`, or the reason when it is `None` or not finite.
+    fn record(&mut self, metric: MetricId, value: Option<f64>, reason: &str) {
         match value.filter(|v| v.is_finite()) {
-            Some(value) => self.values.push((known(name).to_metric(), value)),
-            None => self.missing.push((name.to_string(), reason.to_string())),
+            Some(value) => self.values.push((metric, value)),
+            None => self.missing.push((metric, reason.to_string())),
         }
     }
 
-    /// The value of `name`, if computed.
-    pub fn value(&self, name: &str) -> Option<f64> {
+    /// The value of `metric`, if computed.
+    pub fn value(&self, metric: MetricId) -> Option<f64> {
         self.values
             .iter()
-            .find(|(m, _)| m.name == name)
+            .find(|(m, _)| *m == metric)
             .map(|&(_, v)| v)
+    }
+
+    /// Why `metric` is missing, if it applies but could not be computed.
+    pub fn missing_reason(&self, metric: MetricId) -> Option<&str> {
+        self.missing
+            .iter()
+            .find(|(m, _)| *m == metric)
+            .map(|(_, reason)| reason.as_str())
     }
 }
 
 /// Every metric of `trial` (see the module table); empty for a failed trial.
-pub fn metrics_of_trial(trial: &Trial) -> Vec<(Metric, f64)> {
+/// The trial is taken to run on a native path; see [`measure_trial_on`].
+pub fn trial_metrics(trial: &Trial) -> Vec<(MetricId, f64)> {
     measure_trial(trial).values
 }
 
-/// Every metric of `trial`, with reasons for the ones that are missing.
+/// Every metric of `trial` on a native path, with reasons for the ones that
+/// are missing.
 pub fn measure_trial(trial: &Trial) -> TrialMetrics {
+    measure_trial_on(trial, &ArmPath::Native)
+}
+
+/// Every metric of `trial`, measured on an arm whose packets take `path`
+/// (which decides the headers wire throughput counts), with reasons for
+/// the ones that are missing.
+pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
+    let first_hop = first_hop_encapsulation(path);
     let mut metrics = TrialMetrics::default();
     let observations = match &trial.outcome {
         TrialOutcome::Ok(observations) => observations,
@@ -74,12 +96,12 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
     match trial.spec.kind {
         TestKind::TcpStream => {
             record_stream_rates(&mut metrics, o);
-            let wire = wire_throughput_bps(trial, o, Transport::Tcp);
-            metrics.record("wire_throughput_bps", wire, "empty measured interval");
+            let wire = wire_throughput_bps(trial, o, Transport::Tcp, first_hop);
+            metrics.record(MetricId::WireThroughputBps, wire, "empty measured interval");
             let tcp = o.tcp.as_ref();
             let no_tcp_info = "no TCP_INFO counters were recorded";
             metrics.record(
-                "retransmitted_segments",
+                MetricId::RetransmittedSegments,
                 tcp.map(|t| t.segments_retransmitted as f64),
                 no_tcp_info,
             );
@@ -89,7 +111,7 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
                 no_tcp_info
             };
             metrics.record(
-                "tcp_efficiency_ratio",
+                MetricId::TcpEfficiencyRatio,
                 tcp.and_then(tcp_efficiency_ratio),
                 no_bytes,
             );
@@ -98,10 +120,14 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
         }
         TestKind::UdpStream => {
             record_stream_rates(&mut metrics, o);
-            let wire = wire_throughput_bps(trial, o, Transport::Udp);
-            metrics.record("wire_throughput_bps", wire, "empty measured interval");
-            metrics.record("sent_pps", sent_pps(o), "empty measured interval");
-            metrics.record("received_pps", received_pps(o), "empty measured interval");
+            let wire = wire_throughput_bps(trial, o, Transport::Udp, first_hop);
+            metrics.record(MetricId::WireThroughputBps, wire, "empty measured interval");
+            metrics.record(MetricId::SentPps, sent_pps(o), "empty measured interval");
+            metrics.record(
+                MetricId::ReceivedPps,
+                received_pps(o),
+                "empty measured interval",
+            );
             match &o.udp {
                 Some(udp) => record_udp_delivery(&mut metrics, udp, None),
                 None => record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters"),
@@ -110,15 +136,23 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
             record_cpu(&mut metrics, o, true);
         }
         TestKind::TcpRr | TestKind::UdpRr => {
-            record_latency(&mut metrics, o, "rtt", &RTT_NAMES);
+            record_latency(&mut metrics, o, &RTT_METRICS);
             let tps = o.latency.as_ref().and_then(|l| per_second(l.count, o));
-            metrics.record("transactions_per_second", tps, "no transactions were timed");
+            metrics.record(
+                MetricId::TransactionsPerSecond,
+                tps,
+                "no transactions were timed",
+            );
             record_cpu(&mut metrics, o, false);
         }
         TestKind::TcpConnect => {
-            record_latency(&mut metrics, o, "connect", &CONNECT_NAMES);
+            record_latency(&mut metrics, o, &CONNECT_METRICS);
             let cps = o.latency.as_ref().and_then(|l| per_second(l.count, o));
-            metrics.record("connections_per_second", cps, "no connections were timed");
+            metrics.record(
+                MetricId::ConnectionsPerSecond,
+                cps,
+                "no connections were timed",
+            );
             record_cpu(&mut metrics, o, false);
         }
         TestKind::UdpProbe => {
@@ -132,7 +166,7 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
                 }
             }
             if o.latency.is_some() {
-                record_latency(&mut metrics, o, "rtt", &RTT_NAMES);
+                record_latency(&mut metrics, o, &RTT_METRICS);
             }
             record_cpu(&mut metrics, o, false);
         }
@@ -140,49 +174,52 @@ pub fn measure_trial(trial: &Trial) -> TrialMetrics {
     metrics
 }
 
-/// The RTT metric names, in catalogue order.
-const RTT_NAMES: [&str; 7] = [
-    "rtt_mean_ns",
-    "rtt_sd_ns",
-    "rtt_min_ns",
-    "rtt_p50_ns",
-    "rtt_p90_ns",
-    "rtt_p99_ns",
-    "rtt_p999_ns",
+/// Reads one statistic of a latency distribution.
+type Statistic = fn(&LatencyDistribution) -> Option<f64>;
+
+/// The RTT metrics and the statistic each reads, in catalogue order.
+const RTT_METRICS: [(MetricId, Statistic); 7] = [
+    (MetricId::RttMeanNs, |d| Some(d.mean_ns)),
+    (MetricId::RttSdNs, |d| d.standard_deviation_ns),
+    (MetricId::RttMinNs, |d| Some(d.min_ns)),
+    (MetricId::RttP50Ns, |d| Some(d.p50_ns)),
+    (MetricId::RttP90Ns, |d| Some(d.p90_ns)),
+    (MetricId::RttP99Ns, |d| Some(d.p99_ns)),
+    (MetricId::RttP999Ns, |d| Some(d.p999_ns)),
 ];
-/// The connection-setup metric names.
-const CONNECT_NAMES: [&str; 5] = [
-    "connect_mean_ns",
-    "connect_min_ns",
-    "connect_p50_ns",
-    "connect_p90_ns",
-    "connect_p99_ns",
+/// The connection-setup metrics and the statistic each reads.
+const CONNECT_METRICS: [(MetricId, Statistic); 5] = [
+    (MetricId::ConnectMeanNs, |d| Some(d.mean_ns)),
+    (MetricId::ConnectMinNs, |d| Some(d.min_ns)),
+    (MetricId::ConnectP50Ns, |d| Some(d.p50_ns)),
+    (MetricId::ConnectP90Ns, |d| Some(d.p90_ns)),
+    (MetricId::ConnectP99Ns, |d| Some(d.p99_ns)),
 ];
-/// The UDP delivery metric names.
-const UDP_DELIVERY: [&str; 6] = [
-    "loss_ratio",
-    "loss_episodes",
-    "jitter_ns",
-    "reordered_ratio",
-    "max_reorder_extent_packets",
-    "duplicate_packets",
+/// The UDP delivery metrics.
+const UDP_DELIVERY: [MetricId; 6] = [
+    MetricId::LossRatio,
+    MetricId::LossEpisodes,
+    MetricId::JitterNs,
+    MetricId::ReorderedRatio,
+    MetricId::MaxReorderExtentPackets,
+    MetricId::DuplicatePackets,
 ];
-/// The probe delay metric names.
-const PROBE_DELAY: [&str; 9] = [
-    "owd_min_ns",
-    "owd_mean_ns",
-    "owd_p50_ns",
-    "owd_p99_ns",
-    "pdv_p50_ns",
-    "pdv_p99_ns",
-    "pdv_999_ns",
-    "ipdv_mean_abs_ns",
-    "ipdv_p99_abs_ns",
+/// The probe delay metrics.
+const PROBE_DELAY: [MetricId; 9] = [
+    MetricId::OwdMinNs,
+    MetricId::OwdMeanNs,
+    MetricId::OwdP50Ns,
+    MetricId::OwdP99Ns,
+    MetricId::PdvP50Ns,
+    MetricId::PdvP99Ns,
+    MetricId::Pdv999Ns,
+    MetricId::IpdvMeanAbsNs,
+    MetricId::IpdvP99AbsNs,
 ];
 
-fn record_all_missing(metrics: &mut TrialMetrics, names: &[&str], reason: &str) {
-    for name in names {
-        metrics.record(name, None, reason);
+fn record_all_missing(metrics: &mut TrialMetrics, list: &[MetricId], reason: &str) {
+    for &metric in list {
+        metrics.record(metric, None, reason);
     }
 }
 
@@ -191,16 +228,47 @@ fn per_second(count: u64, o: &Observations) -> Option<f64> {
     (o.measured_ns > 0 && count > 0).then(|| count as f64 / (o.measured_ns as f64 / 1e9))
 }
 
-/// Goodput scaled to bytes on the link by the header model: full-size TCP
-/// segments, or datagrams of the point's size (fragmented if needed), on
-/// Ethernet with on-wire extras at the trial's path MTU (else 1500).
-fn wire_throughput_bps(trial: &Trial, o: &Observations, transport: Transport) -> Option<f64> {
-    let mtu_bytes = o.socket.path_mtu_bytes.unwrap_or(DEFAULT_MTU_BYTES);
+/// The tunnel header on the client's own link: 6in4 started on the client
+/// host (host to host, host to router); none for every other path (the
+/// tunnel or translator sits further along).
+fn first_hop_encapsulation(path: &ArmPath) -> Encapsulation {
+    match path {
+        ArmPath::SixInFour {
+            placement: TunnelPlacement::HostHost | TunnelPlacement::HostRouter,
+        } => Encapsulation::SixInFour,
+        _ => Encapsulation::None,
+    }
+}
+
+/// Goodput scaled to bytes on the first hop by the header model: full-size
+/// TCP segments, or datagrams of the point's size (fragmented if needed), on
+/// Ethernet with on-wire extras at the trial's path MTU (else 1500 on the
+/// link). A tunnel started on the host adds its header inside the link MTU:
+/// the socket's path MTU is then the tunnel's, the link's is that plus the
+/// tunnel header.
+fn wire_throughput_bps(
+    trial: &Trial,
+    o: &Observations,
+    transport: Transport,
+    encapsulation: Encapsulation,
+) -> Option<f64> {
+    let mtu_bytes = o
+        .socket
+        .path_mtu_bytes
+        .map_or(DEFAULT_MTU_BYTES, |mtu| mtu + encapsulation.added_bytes());
     let settings = OverheadSettings {
         count_wire_extras: true,
         ..OverheadSettings::linux(mtu_bytes)
     };
-    let path = PathKind::plain(trial.family, transport);
+    let family = trial.family;
+    if !encapsulation.inner_families().contains(&family) {
+        return None;
+    }
+    let path = PathKind {
+        family,
+        transport,
+        encapsulation,
+    };
     let efficiency = match transport {
         Transport::Tcp => packet_overhead(path, &settings).ok()?.efficiency_ratio,
         Transport::Udp => {
@@ -213,38 +281,33 @@ fn wire_throughput_bps(trial: &Trial, o: &Observations, transport: Transport) ->
 }
 
 fn record_stream_rates(metrics: &mut TrialMetrics, o: &Observations) {
-    metrics.record("goodput_bps", goodput_bps(o), "empty measured interval");
     metrics.record(
-        "sender_throughput_bps",
+        MetricId::GoodputBps,
+        goodput_bps(o),
+        "empty measured interval",
+    );
+    metrics.record(
+        MetricId::SenderThroughputBps,
         sender_throughput_bps(o),
         "empty measured interval",
     );
 }
 
-fn record_latency(metrics: &mut TrialMetrics, o: &Observations, prefix: &str, names: &[&str]) {
+fn record_latency(metrics: &mut TrialMetrics, o: &Observations, list: &[(MetricId, Statistic)]) {
     let distribution = o.latency.as_ref().and_then(latency_distribution);
     let reason = match &o.latency {
         None => "no latency samples were recorded",
         Some(l) if l.count == 0 => "no transactions completed",
         Some(_) => "latency histogram missing and raw series incomplete",
     };
-    for name in names {
-        let value = distribution.and_then(|d| match name.trim_start_matches(prefix) {
-            "_mean_ns" => Some(d.mean_ns),
-            "_sd_ns" => d.standard_deviation_ns,
-            "_min_ns" => Some(d.min_ns),
-            "_p50_ns" => Some(d.p50_ns),
-            "_p90_ns" => Some(d.p90_ns),
-            "_p99_ns" => Some(d.p99_ns),
-            "_p999_ns" => Some(d.p999_ns),
-            _ => None,
-        });
+    for &(metric, statistic) in list {
+        let value = distribution.as_ref().and_then(statistic);
         let reason = if distribution.is_some() {
             "fewer than 2 samples"
         } else {
             reason
         };
-        metrics.record(name, value, reason);
+        metrics.record(metric, value, reason);
     }
 }
 
@@ -254,20 +317,18 @@ fn is_complete_trace(udp: &UdpReceiveCounters) -> bool {
     !udp.arrivals.is_empty() && udp.arrivals.len() as u64 == udp.received + udp.duplicates
 }
 
-/// Records loss, reordering, duplicates and jitter; with a probe `spec`,
-/// also the delay metrics and the voice MOS.
-/// The probe metrics and the names they take when the probe ran beside a load.
-const LOADED_NAMES: [(&str, &str); 6] = [
-    ("owd_p50_ns", "loaded_owd_p50_ns"),
-    ("owd_p99_ns", "loaded_owd_p99_ns"),
-    ("pdv_p99_ns", "loaded_pdv_p99_ns"),
-    ("jitter_ns", "loaded_jitter_ns"),
-    ("reordered_ratio", "loaded_reordered_ratio"),
-    ("loss_ratio", "loaded_loss_ratio"),
+/// The probe metrics and the metrics they become when the probe ran beside a load.
+const LOADED_METRICS: [(MetricId, MetricId); 6] = [
+    (MetricId::OwdP50Ns, MetricId::LoadedOwdP50Ns),
+    (MetricId::OwdP99Ns, MetricId::LoadedOwdP99Ns),
+    (MetricId::PdvP99Ns, MetricId::LoadedPdvP99Ns),
+    (MetricId::JitterNs, MetricId::LoadedJitterNs),
+    (MetricId::ReorderedRatio, MetricId::LoadedReorderedRatio),
+    (MetricId::LossRatio, MetricId::LoadedLossRatio),
 ];
 
 /// Latency under load: the `udp-probe` metrics of the probe stream that ran
-/// beside a stream trial (`--probe`), under their `loaded_` names. Nothing is
+/// beside a stream trial (`--probe`), as their under-load metrics. Nothing is
 /// recorded for a trial that ran without a probe.
 fn record_loaded_probe(metrics: &mut TrialMetrics, o: &Observations, spec: &TestSpec) {
     let Some(probe) = &o.probe else { return };
@@ -279,18 +340,16 @@ fn record_loaded_probe(metrics: &mut TrialMetrics, o: &Observations, spec: &Test
     };
     let mut probe_metrics = TrialMetrics::default();
     record_udp_delivery(&mut probe_metrics, &probe.udp, Some(&probe_spec));
-    for (name, loaded) in LOADED_NAMES {
+    for (metric, loaded) in LOADED_METRICS {
         let reason = probe_metrics
-            .missing
-            .iter()
-            .find(|(missing, _)| missing == name)
-            .map_or("the probe stream recorded nothing", |(_, reason)| {
-                reason.as_str()
-            });
-        metrics.record(loaded, probe_metrics.value(name), reason);
+            .missing_reason(metric)
+            .unwrap_or("the probe stream recorded nothing");
+        metrics.record(loaded, probe_metrics.value(metric), reason);
     }
 }
 
+/// Records loss, reordering, duplicates and jitter; with a probe `spec`,
+/// also the delay metrics and the voice MOS.
 fn record_udp_delivery(
     metrics: &mut TrialMetrics,
     udp: &UdpReceiveCounters,
@@ -310,41 +369,53 @@ fn record_udp_delivery(
     let nothing_sent = "the sender reported no datagrams sent";
     match trace.as_ref().filter(|_| is_complete_trace(udp)) {
         Some(t) => {
-            metrics.record("loss_ratio", t.loss.loss_ratio(), nothing_sent);
-            metrics.record("loss_episodes", Some(t.loss.episodes.len() as f64), "");
-            metrics.record("jitter_ns", t.jitter_ns, "fewer than 2 datagrams received");
+            metrics.record(MetricId::LossRatio, t.loss.loss_ratio(), nothing_sent);
             metrics.record(
-                "reordered_ratio",
+                MetricId::LossEpisodes,
+                Some(t.loss.episodes.len() as f64),
+                "",
+            );
+            metrics.record(
+                MetricId::JitterNs,
+                t.jitter_ns,
+                "fewer than 2 datagrams received",
+            );
+            metrics.record(
+                MetricId::ReorderedRatio,
                 t.reordering.reordered_ratio(),
                 "nothing received",
             );
             metrics.record(
-                "max_reorder_extent_packets",
+                MetricId::MaxReorderExtentPackets,
                 Some(t.reordering.max_extent() as f64),
                 "",
             );
-            metrics.record("duplicate_packets", Some(t.duplicates as f64), "");
+            metrics.record(MetricId::DuplicatePackets, Some(t.duplicates as f64), "");
         }
         None => {
             let ratio = (udp.sent > 0).then(|| udp.lost as f64 / udp.sent as f64);
-            metrics.record("loss_ratio", ratio, nothing_sent);
-            metrics.record("loss_episodes", Some(udp.loss_episodes as f64), "");
+            metrics.record(MetricId::LossRatio, ratio, nothing_sent);
+            metrics.record(MetricId::LossEpisodes, Some(udp.loss_episodes as f64), "");
             let jitter = (udp.received >= 2).then_some(udp.jitter_ns as f64);
-            metrics.record("jitter_ns", jitter, "fewer than 2 datagrams received");
-            let reordered = (udp.received > 0).then(|| udp.reordered as f64 / udp.received as f64);
-            metrics.record("reordered_ratio", reordered, "nothing received");
             metrics.record(
-                "max_reorder_extent_packets",
+                MetricId::JitterNs,
+                jitter,
+                "fewer than 2 datagrams received",
+            );
+            let reordered = (udp.received > 0).then(|| udp.reordered as f64 / udp.received as f64);
+            metrics.record(MetricId::ReorderedRatio, reordered, "nothing received");
+            metrics.record(
+                MetricId::MaxReorderExtentPackets,
                 Some(udp.max_reorder_extent as f64),
                 "",
             );
-            metrics.record("duplicate_packets", Some(udp.duplicates as f64), "");
+            metrics.record(MetricId::DuplicatePackets, Some(udp.duplicates as f64), "");
         }
     }
     let Some(spec) = probe else { return };
     let Some(t) = trace else {
         record_all_missing(metrics, &PROBE_DELAY, "no arrival trace was recorded");
-        metrics.record("voice_mos", None, "no arrival trace was recorded");
+        metrics.record(MetricId::VoiceMos, None, "no arrival trace was recorded");
         return;
     };
     let owd = t.one_way_delay;
@@ -353,33 +424,33 @@ fn record_udp_delivery(
     } else {
         "sender and receiver clocks are not shared or synchronised (RFC 7679 §3.7)"
     };
-    metrics.record("owd_min_ns", owd.map(|d| d.min_ns), no_owd);
-    metrics.record("owd_mean_ns", owd.map(|d| d.mean_ns), no_owd);
-    metrics.record("owd_p50_ns", owd.map(|d| d.p50_ns), no_owd);
-    metrics.record("owd_p99_ns", owd.map(|d| d.p99_ns), no_owd);
+    metrics.record(MetricId::OwdMinNs, owd.map(|d| d.min_ns), no_owd);
+    metrics.record(MetricId::OwdMeanNs, owd.map(|d| d.mean_ns), no_owd);
+    metrics.record(MetricId::OwdP50Ns, owd.map(|d| d.p50_ns), no_owd);
+    metrics.record(MetricId::OwdP99Ns, owd.map(|d| d.p99_ns), no_owd);
     let no_probe = "no probe arrived in time";
-    metrics.record("pdv_p50_ns", t.pdv.map(|d| d.p50_ns), no_probe);
-    metrics.record("pdv_p99_ns", t.pdv.map(|d| d.p99_ns), no_probe);
-    metrics.record("pdv_999_ns", t.pdv_999_ns(), no_probe);
+    metrics.record(MetricId::PdvP50Ns, t.pdv.map(|d| d.p50_ns), no_probe);
+    metrics.record(MetricId::PdvP99Ns, t.pdv.map(|d| d.p99_ns), no_probe);
+    metrics.record(MetricId::Pdv999Ns, t.pdv_999_ns(), no_probe);
     let no_pair = "no two consecutive probes arrived";
     metrics.record(
-        "ipdv_mean_abs_ns",
+        MetricId::IpdvMeanAbsNs,
         t.ipdv_absolute.map(|d| d.mean_ns),
         no_pair,
     );
     metrics.record(
-        "ipdv_p99_abs_ns",
+        MetricId::IpdvP99AbsNs,
         t.ipdv_absolute.map(|d| d.p99_ns),
         no_pair,
     );
-    let loss_ratio = metrics.value("loss_ratio");
+    let loss_ratio = metrics.value(MetricId::LossRatio);
     let mos = voice_mos(&t, loss_ratio, spec.probe_interval_us);
     let reason = if owd.is_none() {
         no_owd
     } else {
         "no loss ratio or no probe interval"
     };
-    metrics.record("voice_mos", mos, reason);
+    metrics.record(MetricId::VoiceMos, mos, reason);
 }
 
 /// The E-model MOS of a G.711 call (with packet-loss concealment) over the
@@ -408,24 +479,24 @@ fn voice_mos(t: &TraceMetrics, loss_ratio: Option<f64>, interval_us: Option<u64>
 fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand: bool) {
     let cpu = &o.cpu;
     metrics.record(
-        "client_cpu_cores",
+        MetricId::ClientCpuCores,
         process_cpu_cores(&cpu.client),
         "client CPU time not recorded",
     );
     let no_server = "the server did not report its CPU time";
     metrics.record(
-        "server_cpu_cores",
+        MetricId::ServerCpuCores,
         cpu.server.as_ref().and_then(process_cpu_cores),
         no_server,
     );
     let no_system = "system-wide CPU (/proc/stat) not recorded";
     metrics.record(
-        "system_busy_ratio",
+        MetricId::SystemBusyRatio,
         cpu.system.as_ref().and_then(system_busy_ratio),
         no_system,
     );
     metrics.record(
-        "softirq_ratio",
+        MetricId::SoftirqRatio,
         cpu.system.as_ref().and_then(softirq_ratio),
         no_system,
     );
@@ -435,7 +506,7 @@ fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand:
             .then(|| service_demand_us_per_mib(&cpu.client, moved))
             .flatten();
         metrics.record(
-            "client_service_demand_us_per_mib",
+            MetricId::ClientServiceDemandUsPerMib,
             client,
             "no CPU time or no bytes delivered",
         );
@@ -444,7 +515,7 @@ fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand:
             .as_ref()
             .filter(|s| s.wall_ns > 0)
             .and_then(|s| service_demand_us_per_mib(s, moved));
-        metrics.record("server_service_demand_us_per_mib", server, no_server);
+        metrics.record(MetricId::ServerServiceDemandUsPerMib, server, no_server);
     }
 }
 
@@ -522,20 +593,22 @@ mod tests {
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::TcpStream, observations));
-        assert_eq!(metrics.value("goodput_bps"), Some(1e10));
+        assert_eq!(metrics.value(MetricId::GoodputBps), Some(1e10));
         // IPv4 TCP at MTU 1500 with timestamps: 1538 link bytes per 1448 payload bytes.
-        let wire = metrics.value("wire_throughput_bps").unwrap();
+        let wire = metrics.value(MetricId::WireThroughputBps).unwrap();
         assert!((wire - 1e10 * 1538.0 / 1448.0).abs() < 1.0, "{wire}");
-        assert_eq!(metrics.value("retransmitted_segments"), Some(70.0));
-        let efficiency = metrics.value("tcp_efficiency_ratio").unwrap();
+        assert_eq!(metrics.value(MetricId::RetransmittedSegments), Some(70.0));
+        let efficiency = metrics.value(MetricId::TcpEfficiencyRatio).unwrap();
         assert!((efficiency - 2_500_000_000.0 / 2_500_100_000.0).abs() < 1e-12);
-        assert_eq!(metrics.value("client_cpu_cores"), Some(0.5));
+        assert_eq!(metrics.value(MetricId::ClientCpuCores), Some(0.5));
         // 1 s of CPU = 1e6 µs over 2.5e9 B = 2384.19 MiB → 419.43 µs/MiB.
-        let demand = metrics.value("client_service_demand_us_per_mib").unwrap();
+        let demand = metrics
+            .value(MetricId::ClientServiceDemandUsPerMib)
+            .unwrap();
         assert!((demand - 1e6 / (2.5e9 / 1_048_576.0)).abs() < 1e-9);
         let missing: Vec<&str> = metrics.missing.iter().map(|(n, _)| n.as_str()).collect();
-        assert!(missing.contains(&"server_cpu_cores"));
-        assert!(!names(&metrics).contains(&"loss_ratio"));
+        assert!(missing.contains(&MetricId::ServerCpuCores));
+        assert!(!names(&metrics).contains(&MetricId::LossRatio));
     }
 
     #[test]
@@ -570,10 +643,10 @@ mod tests {
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::UdpStream, observations));
-        assert_eq!(metrics.value("loss_ratio"), Some(0.2));
-        assert_eq!(metrics.value("reordered_ratio"), Some(0.25));
-        assert_eq!(metrics.value("received_pps"), Some(4.0));
-        assert_eq!(metrics.value("duplicate_packets"), Some(0.0));
+        assert_eq!(metrics.value(MetricId::LossRatio), Some(0.2));
+        assert_eq!(metrics.value(MetricId::ReorderedRatio), Some(0.25));
+        assert_eq!(metrics.value(MetricId::ReceivedPps), Some(4.0));
+        assert_eq!(metrics.value(MetricId::DuplicatePackets), Some(0.0));
     }
 
     #[test]
@@ -593,9 +666,9 @@ mod tests {
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::UdpStream, observations));
-        assert_eq!(metrics.value("loss_ratio"), Some(0.01));
-        assert_eq!(metrics.value("reordered_ratio"), Some(0.1));
-        assert_eq!(metrics.value("jitter_ns"), Some(1234.0));
+        assert_eq!(metrics.value(MetricId::LossRatio), Some(0.01));
+        assert_eq!(metrics.value(MetricId::ReorderedRatio), Some(0.1));
+        assert_eq!(metrics.value(MetricId::JitterNs), Some(1234.0));
     }
 
     #[test]
@@ -623,10 +696,10 @@ mod tests {
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::TcpRr, observations));
-        assert_eq!(metrics.value("rtt_mean_ns"), Some(15_000.0));
-        assert_eq!(metrics.value("rtt_p50_ns"), Some(10_000.0));
-        assert_eq!(metrics.value("rtt_p99_ns"), Some(20_000.0));
-        assert_eq!(metrics.value("transactions_per_second"), Some(4.0));
+        assert_eq!(metrics.value(MetricId::RttMeanNs), Some(15_000.0));
+        assert_eq!(metrics.value(MetricId::RttP50Ns), Some(10_000.0));
+        assert_eq!(metrics.value(MetricId::RttP99Ns), Some(20_000.0));
+        assert_eq!(metrics.value(MetricId::TransactionsPerSecond), Some(4.0));
     }
 
     #[test]
@@ -649,17 +722,17 @@ mod tests {
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::UdpProbe, observations));
-        assert!(metrics.value("owd_mean_ns").is_none());
+        assert!(metrics.value(MetricId::OwdMeanNs).is_none());
         let reason = &metrics
             .missing
             .iter()
-            .find(|(n, _)| n == "owd_mean_ns")
+            .find(|(n, _)| n == MetricId::OwdMeanNs)
             .unwrap()
             .1;
         assert!(reason.contains("clocks"), "{reason}");
-        assert_eq!(metrics.value("pdv_p99_ns"), Some(100.0));
-        assert_eq!(metrics.value("ipdv_mean_abs_ns"), Some(100.0));
-        assert_eq!(metrics.value("loss_ratio"), Some(0.0));
+        assert_eq!(metrics.value(MetricId::PdvP99Ns), Some(100.0));
+        assert_eq!(metrics.value(MetricId::IpdvMeanAbsNs), Some(100.0));
+        assert_eq!(metrics.value(MetricId::LossRatio), Some(0.0));
     }
 
     #[test]
@@ -691,17 +764,17 @@ mod tests {
             ..Observations::default()
         };
         let metrics = measure_trial(&trial(TestKind::TcpStream, observations));
-        assert_eq!(metrics.value("loaded_owd_p50_ns"), Some(40_000_000.0));
-        assert_eq!(metrics.value("loaded_pdv_p99_ns"), Some(0.0));
-        assert_eq!(metrics.value("loaded_loss_ratio"), Some(0.1));
-        assert_eq!(metrics.value("loaded_jitter_ns"), Some(0.0));
-        assert_eq!(metrics.value("loaded_reordered_ratio"), Some(0.0));
+        assert_eq!(metrics.value(MetricId::LoadedOwdP50Ns), Some(40_000_000.0));
+        assert_eq!(metrics.value(MetricId::LoadedPdvP99Ns), Some(0.0));
+        assert_eq!(metrics.value(MetricId::LoadedLossRatio), Some(0.1));
+        assert_eq!(metrics.value(MetricId::LoadedJitterNs), Some(0.0));
+        assert_eq!(metrics.value(MetricId::LoadedReorderedRatio), Some(0.0));
     }
 
     #[test]
     fn a_stream_without_a_probe_has_no_loaded_metrics() {
         let metrics = measure_trial(&trial(TestKind::TcpStream, Observations::default()));
-        assert!(metrics.value("loaded_owd_p50_ns").is_none());
+        assert!(metrics.value(MetricId::LoadedOwdP50Ns).is_none());
         assert!(!metrics
             .missing
             .iter()

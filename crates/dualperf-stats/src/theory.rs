@@ -1,15 +1,29 @@
 //! What the header-overhead model predicts for a measured point: the
-//! "theory" column beside every measured IPv6 − IPv4 difference.
+//! "theory" column beside every measured difference between an arm and its
+//! baseline arm.
 //!
 //! The prediction is the **byte-bound** one the papers compared against
 //! (seed 003: "the anticipated 1.5 % overhead"): when a link of fixed bit
 //! rate is the bottleneck, goodput is proportional to the efficiency
 //! payload / (frame + on-wire extras), so
-//! `expected (v6 − v4) / v4 = efficiency(v6) / efficiency(v4) − 1`.
-//! Assumptions, all documented in docs/metrics.md:
+//! `expected (arm − baseline) / baseline = efficiency(arm) / efficiency(baseline) − 1`.
+//! For the classic pair of native arms, IPv6 against an IPv4 baseline, this
+//! is the v6-versus-v4 prediction of the papers.
 //!
-//! * Ethernet framing with on-wire extras (preamble, FCS, gap), the MTU each
-//!   family's trials report (`SocketFacts::path_mtu_bytes`), else 1500;
+//! Each arm's packets are modelled on the part of the path that carries the
+//! most header ([`path_kind`]): native packets as they are; 6in4 with the
+//! outer IPv4 header (RFC 4213, +20 bytes, `ArmPath::header_change_bytes`);
+//! 4in6 with the outer IPv6 header (RFC 2473, +40); NAT64 on its IPv4 side
+//! (RFC 7915: the translator swaps the 40-byte IPv6 header for IPv4's 20,
+//! while the payload stays sized for the IPv6 side). Arms that run under a
+//! competing load get no prediction: the load, not the header, decides
+//! their share of the link. Markings (DSCP, flow label) change no header
+//! size. Assumptions, all documented in docs/metrics.md:
+//!
+//! * Ethernet framing with on-wire extras (preamble, FCS, gap); the MTU each
+//!   arm's trials report (`SocketFacts::path_mtu_bytes`, the MTU the socket
+//!   sees, inside any tunnel), plus the tunnel's header for the link; else a
+//!   1500-byte link;
 //! * tcp-stream: full-size segments (bulk TCP always fills the MSS whatever
 //!   the write size) with Linux's 12 bytes of TCP timestamps;
 //! * udp-stream, unpaced: one datagram of the point's size per message,
@@ -20,53 +34,43 @@
 //!   it), so the model predicts **no difference** (0) in packets per second
 //!   and therefore in goodput. TCP on loopback keeps the byte-bound
 //!   prediction with the loopback MTU (65 536), which is ≈ 0 anyway;
-//! * paced udp-stream (`rate` set): both families are asked for the same
-//!   rate; the model cannot tell whether the pace saturates the path, so it
+//! * paced udp-stream (`rate` set): every arm is asked for the same rate;
+//!   the model cannot tell whether the pace saturates the path, so it
 //!   makes no prediction (`None`);
-//! * `wire_throughput_bps`: 0 wherever the bit rate is the bottleneck
-//!   (both families fill the link); on loopback UDP, equal packet rates with
-//!   bigger IPv6 frames, so the frame-size ratio (64 B: 150/130 − 1 = +15 %);
+//! * `wire_throughput_bps` (native arms only, the bytes of the first hop):
+//!   0 wherever the bit rate is the bottleneck (every arm fills the link);
+//!   on loopback UDP, equal packet rates with bigger frames, so the
+//!   frame-size ratio (64 B, IPv6 against IPv4: 150/130 − 1 = +15 %);
 //! * latency, loss, CPU and every other metric: no prediction.
 
+use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 
-use dualperf_model::{IpFamily, PerFamily, TestKind, TestSpec, Trial, TrialOutcome};
+use dualperf_model::{
+    Arm, ArmId, ArmPath, IpFamily, LoadCondition, MetricId, TestKind, TestSpec, Trial, TrialOutcome,
+};
 
 use crate::overhead::{
-    message_cost, packet_overhead, OverheadSettings, PathKind, Transport, DEFAULT_MTU_BYTES,
+    message_cost, packet_overhead, Encapsulation, OverheadSettings, PathKind, Transport,
+    DEFAULT_MTU_BYTES,
 };
 
 /// What the model needs to know about where a point ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TheoryConditions {
-    /// MTU per family, bytes.
-    pub mtu_bytes: PerFamily<u32>,
+    /// The MTU each arm's trials reported (inside any tunnel), bytes; an arm
+    /// that reported none gets a 1500-byte link.
+    pub mtu_bytes: BTreeMap<ArmId, u32>,
     /// True when the trials talked over loopback.
     pub loopback: bool,
 }
 
-impl Default for TheoryConditions {
-    fn default() -> Self {
-        TheoryConditions {
-            mtu_bytes: PerFamily {
-                v4: DEFAULT_MTU_BYTES,
-                v6: DEFAULT_MTU_BYTES,
-            },
-            loopback: false,
-        }
-    }
-}
-
 impl TheoryConditions {
     /// Reads the conditions from a point's trials: the first reported path
-    /// MTU per family (else 1500), and loopback when every remote address
-    /// that was recorded is a loopback address.
+    /// MTU per arm, and loopback when every remote address that was
+    /// recorded is a loopback address.
     pub fn of_trials<'a>(trials: impl IntoIterator<Item = &'a Trial>) -> Self {
         let mut conditions = TheoryConditions::default();
-        let mut seen_mtu = PerFamily {
-            v4: false,
-            v6: false,
-        };
         let mut addresses = 0;
         let mut loopback_addresses = 0;
         for trial in trials {
@@ -76,15 +80,23 @@ impl TheoryConditions {
             }
             if let TrialOutcome::Ok(o) = &trial.outcome {
                 if let Some(mtu) = o.socket.path_mtu_bytes {
-                    if !*seen_mtu.get(trial.family) {
-                        *seen_mtu.get_mut(trial.family) = true;
-                        *conditions.mtu_bytes.get_mut(trial.family) = mtu;
-                    }
+                    conditions.mtu_bytes.entry(trial.arm.clone()).or_insert(mtu);
                 }
             }
         }
         conditions.loopback = addresses > 0 && loopback_addresses == addresses;
         conditions
+    }
+
+    /// The link MTU under `arm`'s packets on the part of the path
+    /// [`path_kind`] models: the reported MTU plus the tunnel's header, else
+    /// 1500.
+    pub fn link_mtu_bytes(&self, arm: &Arm, path: PathKind) -> u32 {
+        self.mtu_bytes
+            .get(&arm.id)
+            .map_or(DEFAULT_MTU_BYTES, |&mtu| {
+                mtu + path.encapsulation.added_bytes()
+            })
     }
 }
 
@@ -106,82 +118,113 @@ fn is_loopback(address: &IpAddr) -> bool {
     }
 }
 
-/// The model's expected (v6 − v4) / v4 for `metric` at `spec`, or `None`
-/// where the model says nothing (see the module documentation).
+/// How the model sees `arm`'s packets with `transport` on the part of the
+/// path with the most header: native packets as they are; 6in4 and 4in6
+/// with their outer header; NAT64 on the translator's IPv4 side. `None`
+/// for a path whose family does not fit (e.g. an IPv4 arm "in 6in4").
+pub fn path_kind(arm: &Arm, transport: Transport) -> Option<PathKind> {
+    let (family, encapsulation) = match (&arm.path, arm.family) {
+        (ArmPath::Native, family) => (family, Encapsulation::None),
+        (ArmPath::SixInFour { .. }, IpFamily::V6) => (IpFamily::V6, Encapsulation::SixInFour),
+        (ArmPath::FourInSix, IpFamily::V4) => (IpFamily::V4, Encapsulation::FourInSix),
+        (ArmPath::Nat64 { .. }, IpFamily::V6) => (IpFamily::V4, Encapsulation::Nat64Ipv4Side),
+        _ => return None,
+    };
+    Some(PathKind {
+        family,
+        transport,
+        encapsulation,
+    })
+}
+
+/// The model's expected (arm − baseline) / baseline for `metric` at
+/// `spec`, or `None` where the model says nothing (see the module
+/// documentation).
 pub fn theoretical_relative_difference(
     spec: &TestSpec,
-    metric: &str,
+    metric: MetricId,
+    arm: &Arm,
+    baseline: &Arm,
     conditions: &TheoryConditions,
 ) -> Option<f64> {
+    if arm.load != LoadCondition::Idle || baseline.load != LoadCondition::Idle {
+        return None;
+    }
     let is_byte_bound = match spec.kind {
         TestKind::TcpStream => true,
         TestKind::UdpStream => spec.rate.is_none() && !conditions.loopback,
         _ => false,
     };
-    if metric == "wire_throughput_bps" {
-        return wire_throughput_difference(spec, conditions, is_byte_bound);
+    if metric == MetricId::WireThroughputBps {
+        return wire_throughput_difference(spec, arm, baseline, conditions, is_byte_bound);
     }
     match spec.kind {
-        TestKind::TcpStream if matches!(metric, "goodput_bps" | "sender_throughput_bps") => {
-            let efficiency = |family: IpFamily| {
-                let settings = wire_settings(*conditions.mtu_bytes.get(family));
-                packet_overhead(PathKind::plain(family, Transport::Tcp), &settings)
+        TestKind::TcpStream
+            if matches!(metric, MetricId::GoodputBps | MetricId::SenderThroughputBps) =>
+        {
+            let efficiency = |arm: &Arm| {
+                let path = path_kind(arm, Transport::Tcp)?;
+                let settings = wire_settings(conditions.link_mtu_bytes(arm, path));
+                packet_overhead(path, &settings)
                     .ok()
                     .map(|p| p.efficiency_ratio)
             };
-            Some(efficiency(IpFamily::V6)? / efficiency(IpFamily::V4)? - 1.0)
+            Some(efficiency(arm)? / efficiency(baseline)? - 1.0)
         }
         TestKind::UdpStream
             if spec.rate.is_none()
                 && matches!(
                     metric,
-                    "goodput_bps" | "sender_throughput_bps" | "sent_pps" | "received_pps"
+                    MetricId::GoodputBps
+                        | MetricId::SenderThroughputBps
+                        | MetricId::SentPps
+                        | MetricId::ReceivedPps
                 ) =>
         {
             if conditions.loopback {
                 return Some(0.0);
             }
-            let efficiency = |family: IpFamily| {
-                let settings = wire_settings(*conditions.mtu_bytes.get(family));
-                message_cost(
-                    PathKind::plain(family, Transport::Udp),
-                    &settings,
-                    spec.size_bytes,
-                )
-                .ok()
-                .map(|m| m.efficiency_ratio)
+            let efficiency = |arm: &Arm| {
+                let path = path_kind(arm, Transport::Udp)?;
+                let settings = wire_settings(conditions.link_mtu_bytes(arm, path));
+                message_cost(path, &settings, spec.size_bytes)
+                    .ok()
+                    .map(|m| m.efficiency_ratio)
             };
-            Some(efficiency(IpFamily::V6)? / efficiency(IpFamily::V4)? - 1.0)
+            Some(efficiency(arm)? / efficiency(baseline)? - 1.0)
         }
         _ => None,
     }
 }
 
-/// Expected (v6 − v4) / v4 of wire throughput: 0 where the link's bit rate
-/// is the bottleneck (both families fill it); on packet-rate-bound loopback
-/// UDP, equal packet rates with bigger IPv6 frames: the frame-size ratio.
+/// Expected (arm − baseline) / baseline of wire throughput, for native arms
+/// (whose first hop is the modelled link): 0 where the link's bit rate is
+/// the bottleneck (every arm fills it); on packet-rate-bound loopback UDP,
+/// equal packet rates with different frames: the frame-size ratio.
 fn wire_throughput_difference(
     spec: &TestSpec,
+    arm: &Arm,
+    baseline: &Arm,
     conditions: &TheoryConditions,
     is_byte_bound: bool,
 ) -> Option<f64> {
+    if arm.path != ArmPath::Native || baseline.path != ArmPath::Native {
+        return None;
+    }
     if is_byte_bound {
         return Some(0.0);
     }
     if spec.kind != TestKind::UdpStream || spec.rate.is_some() {
         return None;
     }
-    let wire_bytes = |family: IpFamily| {
-        let settings = wire_settings(*conditions.mtu_bytes.get(family));
-        message_cost(
-            PathKind::plain(family, Transport::Udp),
-            &settings,
-            spec.size_bytes,
-        )
-        .ok()
-        .map(|m| m.wire_bytes as f64)
+    let wire_bytes = |arm: &Arm| {
+        let path = PathKind::plain(arm.family, Transport::Udp);
+        let settings = wire_settings(conditions.link_mtu_bytes(arm, path));
+        message_cost(path, &settings, spec.size_bytes)
+            .ok()
+            .map(|m| m.wire_bytes as f64)
     };
-    Some(wire_bytes(IpFamily::V6)? / wire_bytes(IpFamily::V4)? - 1.0)
+    Some(wire_bytes(arm)? / wire_bytes(baseline)? - 1.0)
 }
 
 /// Linux on Ethernet with on-wire extras counted, at `mtu_bytes`.

@@ -1,85 +1,96 @@
-//! Tidy data: one row per point × metric × family, plus one `diff` row per
-//! compared metric, ready for pandas, R or a spreadsheet (`--csv`).
+//! Tidy data: one row per point × arm × metric, ready for pandas, R or a
+//! spreadsheet. Numbers only, in plain serde-friendly types.
 //!
-//! Columns (empty cell = not applicable or not computable):
+//! Columns (`None` = not applicable or not computable):
 //!
 //! | column | meaning |
 //! |---|---|
-//! | run_id, point, test, size_bytes | which run and point |
-//! | metric, unit | the metric's machine name and unit |
-//! | family | `v4`, `v6`, or `diff` (paired v6 − v4) |
-//! | n | repetitions summarised (pairs for `diff`) |
-//! | mean, sd, ci_low, ci_high | summary in the metric's unit (diff: mean difference and its CI) |
-//! | min, max, median, cv | family rows only |
-//! | relative_diff, relative_ci_low, relative_ci_high | diff rows: (v6 − v4) / v4 mean |
-//! | significant | diff rows: `true` when the CI excludes 0 |
-//! | theory_relative_diff | diff rows: the header model's prediction |
-//! | verdict, warnings | diff rows: the verdict line; warnings joined by ` | ` |
+//! | run_id, point, kind, size_bytes | which run and point |
+//! | arm, arm_label, family, path | the arm: machine key, label, family, path label |
+//! | metric, unit | the metric ([`MetricId`], serialised as its name) and its unit |
+//! | count, mean, sd, cv, min, max, median, ci95_low, ci95_high | the arm's summary over repetitions |
+//! | baseline | the arm it is compared with (compared arms only; `None` on the baseline's own row) |
+//! | pairs | paired repetitions behind the difference |
+//! | difference_mean, difference_ci95_low, difference_ci95_high | paired arm − baseline, metric's unit |
+//! | relative_difference, relative_ci95_low, relative_ci95_high | (arm − baseline) / baseline mean |
+//! | significant | the difference CI excludes 0 |
+//! | theoretical_relative_difference | the header model's prediction |
 //!
-//! The rows are built here (pure); [`write_tidy_csv`] serialises them with
-//! the `csv` crate into any writer the caller supplies.
+//! The rows are built here (pure). Writing them as CSV (one layout for
+//! `run --csv` and `report --format csv`), and every word about them, is the
+//! report crate's job: stats has no CSV writer since the arms redesign.
 
-use std::io::Write;
+use dualperf_model::{Analysis, ArmId, IpFamily, MetricId, RunResult, TestKind};
+use serde::{Deserialize, Serialize};
 
-use dualperf_model::{Analysis, IpFamily, RunResult, Summary};
-use serde::Serialize;
-
-use crate::error::StatsError;
-
-/// One row of the tidy export.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// One row of the tidy export: one metric of one arm at one point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TidyRow {
     /// The run.
     pub run_id: String,
     /// Index of the point in the run's config.
     pub point: usize,
-    /// Test kind, e.g. `tcp-stream`.
-    pub test: String,
+    /// Test kind, serialised as e.g. `tcp-stream`.
+    pub kind: TestKind,
     /// The point's size parameter, bytes.
     pub size_bytes: u32,
-    /// Metric name, e.g. `goodput_bps`.
-    pub metric: String,
+    /// The arm's machine key, e.g. `v6-6in4-router-router`.
+    pub arm: ArmId,
+    /// The arm's label, e.g. "IPv6 via 6in4, router to router".
+    pub arm_label: String,
+    /// The arm's family.
+    pub family: IpFamily,
+    /// The arm's path, e.g. "native", "6in4 router to router".
+    pub path: String,
+    /// The metric, serialised as its name, e.g. `goodput_bps`.
+    pub metric: MetricId,
     /// Unit, e.g. `bit/s`.
     pub unit: String,
-    /// `v4`, `v6` or `diff`.
-    pub family: String,
-    /// Repetitions (family rows) or pairs (diff rows).
-    pub n: u64,
-    /// Mean, or mean paired difference.
+    /// Repetitions summarised.
+    pub count: u64,
+    /// Mean over repetitions.
     pub mean: f64,
-    /// Sample standard deviation (family rows).
+    /// Sample standard deviation.
     pub sd: Option<f64>,
-    /// Lower end of the 95 % CI.
-    pub ci_low: Option<f64>,
-    /// Upper end of the 95 % CI.
-    pub ci_high: Option<f64>,
-    /// Minimum (family rows).
-    pub min: Option<f64>,
-    /// Maximum (family rows).
-    pub max: Option<f64>,
-    /// Median (family rows).
-    pub median: Option<f64>,
-    /// Coefficient of variation (family rows).
+    /// Coefficient of variation.
     pub cv: Option<f64>,
-    /// (v6 − v4) / v4 mean (diff rows).
-    pub relative_diff: Option<f64>,
-    /// Lower end of the relative difference's CI (diff rows).
-    pub relative_ci_low: Option<f64>,
-    /// Upper end of the relative difference's CI (diff rows).
-    pub relative_ci_high: Option<f64>,
-    /// CI excludes 0 (diff rows).
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+    /// Median.
+    pub median: f64,
+    /// Lower end of the 95 % CI of the mean.
+    pub ci95_low: Option<f64>,
+    /// Upper end of the 95 % CI of the mean.
+    pub ci95_high: Option<f64>,
+    /// The baseline arm this arm is compared with; `None` on the baseline's
+    /// rows and where no comparison exists.
+    pub baseline: Option<ArmId>,
+    /// Paired repetitions behind the difference.
+    pub pairs: Option<u64>,
+    /// Mean paired difference arm − baseline, in the metric's unit.
+    pub difference_mean: Option<f64>,
+    /// Lower end of the difference's 95 % CI.
+    pub difference_ci95_low: Option<f64>,
+    /// Upper end of the difference's 95 % CI.
+    pub difference_ci95_high: Option<f64>,
+    /// (arm − baseline) / baseline mean.
+    pub relative_difference: Option<f64>,
+    /// Lower end of the relative difference's 95 % CI.
+    pub relative_ci95_low: Option<f64>,
+    /// Upper end of the relative difference's 95 % CI.
+    pub relative_ci95_high: Option<f64>,
+    /// The difference CI excludes 0.
     pub significant: Option<bool>,
-    /// The header model's expected relative difference (diff rows).
-    pub theory_relative_diff: Option<f64>,
-    /// Verdict line (diff rows).
-    pub verdict: Option<String>,
-    /// Warnings joined by " | " (diff rows).
-    pub warnings: Option<String>,
+    /// The header model's expected relative difference.
+    pub theoretical_relative_difference: Option<f64>,
 }
 
-/// The tidy rows of a run's analysis, in point, metric, family order.
+/// The tidy rows of a run's analysis, one per summary, in the analysis'
+/// order (point, metric, arm).
 pub fn tidy_rows(result: &RunResult, analysis: &Analysis) -> Vec<TidyRow> {
-    let mut rows = Vec::new();
+    let mut rows = Vec::with_capacity(analysis.summaries.len());
     for summary in &analysis.summaries {
         let spec = result.config.points.get(summary.point).or_else(|| {
             result
@@ -88,108 +99,65 @@ pub fn tidy_rows(result: &RunResult, analysis: &Analysis) -> Vec<TidyRow> {
                 .find(|t| t.point == summary.point)
                 .map(|t| &t.spec)
         });
-        let base = TidyRow {
+        let arm = result.config.arm(&summary.arm);
+        let family = arm.map(|a| a.family).or_else(|| {
+            result
+                .trials
+                .iter()
+                .find(|t| t.arm == summary.arm)
+                .map(|t| t.family)
+        });
+        // Every summary comes from a trial, which carries its spec and family.
+        let (Some(spec), Some(family)) = (spec, family) else {
+            continue;
+        };
+        let comparison = analysis.comparisons.iter().find(|c| {
+            c.point == summary.point && c.metric == summary.metric && c.arm == summary.arm
+        });
+        let s = &summary.summary;
+        rows.push(TidyRow {
             run_id: result.run_id.clone(),
             point: summary.point,
-            test: spec.map(|s| s.kind.name().to_string()).unwrap_or_default(),
-            size_bytes: spec.map_or(0, |s| s.size_bytes),
-            metric: summary.metric.name.clone(),
-            unit: summary.metric.unit.clone(),
-            ..TidyRow::default()
-        };
-        for family in IpFamily::ALL {
-            if let Some(s) = summary.per_family.get(family) {
-                rows.push(family_row(&base, family, s));
-            }
-        }
-        let comparison = analysis
-            .comparisons
-            .iter()
-            .find(|c| c.point == summary.point && c.metric.name == summary.metric.name);
-        if let Some(c) = comparison {
-            rows.push(TidyRow {
-                family: "diff".to_string(),
-                n: c.pairs,
-                mean: c.difference_mean,
-                ci_low: c.difference_ci95.map(|(low, _)| low),
-                ci_high: c.difference_ci95.map(|(_, high)| high),
-                relative_diff: c.relative_difference,
-                relative_ci_low: c.relative_difference_ci95.map(|(low, _)| low),
-                relative_ci_high: c.relative_difference_ci95.map(|(_, high)| high),
-                significant: Some(c.significant),
-                theory_relative_diff: c.theoretical_relative_difference,
-                verdict: Some(c.verdict.clone()),
-                warnings: Some(c.warnings.join(" | ")),
-                ..base.clone()
-            });
-        }
+            kind: spec.kind,
+            size_bytes: spec.size_bytes,
+            arm: summary.arm.clone(),
+            arm_label: arm.map_or_else(|| summary.arm.to_string(), |a| a.label.clone()),
+            family,
+            path: arm.map(|a| a.path.label()).unwrap_or_default(),
+            metric: summary.metric,
+            unit: summary.metric.unit().to_string(),
+            count: s.count,
+            mean: s.mean,
+            sd: s.standard_deviation,
+            cv: s.coefficient_of_variation,
+            min: s.min,
+            max: s.max,
+            median: s.median,
+            ci95_low: s.ci95_low,
+            ci95_high: s.ci95_high,
+            baseline: comparison.map(|c| c.baseline.clone()),
+            pairs: comparison.map(|c| c.pairs),
+            difference_mean: comparison.map(|c| c.difference_mean),
+            difference_ci95_low: comparison
+                .and_then(|c| c.difference_ci95)
+                .map(|(low, _)| low),
+            difference_ci95_high: comparison
+                .and_then(|c| c.difference_ci95)
+                .map(|(_, high)| high),
+            relative_difference: comparison.and_then(|c| c.relative_difference),
+            relative_ci95_low: comparison
+                .and_then(|c| c.relative_difference_ci95)
+                .map(|(low, _)| low),
+            relative_ci95_high: comparison
+                .and_then(|c| c.relative_difference_ci95)
+                .map(|(_, high)| high),
+            significant: comparison.map(|c| c.significant),
+            theoretical_relative_difference: comparison
+                .and_then(|c| c.theoretical_relative_difference),
+        });
     }
     rows
 }
-
-fn family_row(base: &TidyRow, family: IpFamily, s: &Summary) -> TidyRow {
-    TidyRow {
-        family: family.key().to_string(),
-        n: s.count,
-        mean: s.mean,
-        sd: s.standard_deviation,
-        ci_low: s.ci95_low,
-        ci_high: s.ci95_high,
-        min: Some(s.min),
-        max: Some(s.max),
-        median: Some(s.median),
-        cv: s.coefficient_of_variation,
-        ..base.clone()
-    }
-}
-
-/// Writes `rows` as CSV with a header line into `writer`.
-///
-/// # Errors
-/// [`StatsError::Csv`] when the writer fails.
-pub fn write_tidy_csv(rows: &[TidyRow], writer: impl Write) -> Result<(), StatsError> {
-    let mut csv = csv::Writer::from_writer(writer);
-    for row in rows {
-        csv.serialize(row)
-            .map_err(|source| StatsError::Csv { source })?;
-    }
-    if rows.is_empty() {
-        // serde writes the header with the first row; an empty export still gets one.
-        csv.write_record(HEADER)
-            .map_err(|source| StatsError::Csv { source })?;
-    }
-    csv.flush().map_err(|source| StatsError::Csv {
-        source: source.into(),
-    })?;
-    Ok(())
-}
-
-/// The CSV header, in column order (the fields of [`TidyRow`]; a test keeps them in step).
-pub const HEADER: [&str; 23] = [
-    "run_id",
-    "point",
-    "test",
-    "size_bytes",
-    "metric",
-    "unit",
-    "family",
-    "n",
-    "mean",
-    "sd",
-    "ci_low",
-    "ci_high",
-    "min",
-    "max",
-    "median",
-    "cv",
-    "relative_diff",
-    "relative_ci_low",
-    "relative_ci_high",
-    "significant",
-    "theory_relative_diff",
-    "verdict",
-    "warnings",
-];
 
 #[cfg(test)]
 mod tests {
