@@ -110,7 +110,7 @@ pub(crate) fn identify(connection: &Connection) -> rusqlite::Result<Identity> {
         Identity::Dualperf
     } else if dualperf_columns == 0 {
         Identity::Foreign(format!(
-            "an SQLite database without dualperf's `runs` table ({tables} other tables)"
+            "an SQLite database of another program: {tables} tables, none of them dualperf's"
         ))
     } else {
         Identity::Foreign(format!(
@@ -130,7 +130,10 @@ mod tests {
         let path = directory.path().join("other.db");
         let connection = Connection::open(&path).unwrap();
         connection
-            .execute_batch("PRAGMA application_id = 1179406664; CREATE TABLE t (x);")
+            .execute_batch(&format!(
+                "PRAGMA application_id = {}; CREATE TABLE t (x);",
+                i32::from_be_bytes(*b"FLAH")
+            ))
             .unwrap();
         drop(connection);
         let header = read_header(&path).unwrap();

@@ -153,6 +153,13 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
              FROM interval_samples WHERE trial_id = ?1 ORDER BY seq",
         )
         .map_err(sql_error("reading intervals", run_id))?;
+    let mut probe_intervals = connection
+        .prepare_cached(
+            "SELECT end_ns, length_ns, sent_bytes, sent_packets, received_bytes,
+                    received_packets, lost_packets, mean_delay_ns
+             FROM probe_interval_samples WHERE trial_id = ?1 ORDER BY seq",
+        )
+        .map_err(sql_error("reading probe intervals", run_id))?;
     let mut buckets = connection
         .prepare_cached(
             "SELECT value_ns, count FROM latency_buckets WHERE trial_id = ?1 ORDER BY seq",
@@ -181,6 +188,17 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
                 .query_map([trial_row], interval_sample)
                 .and_then(|rows| rows.collect())
                 .map_err(sql_error(format!("reading intervals of {what}"), run_id))?;
+            if let Some(probe) = observations.probe.as_mut() {
+                let rows: Vec<IntervalSample> = probe_intervals
+                    .query_map([trial_row], interval_sample)
+                    .and_then(|rows| rows.collect())
+                    .map_err(sql_error(format!("reading probe intervals of {what}"), run_id))?;
+                // Before schema version 4 the probe's series stayed in the
+                // JSON, and no rows were written.
+                if !rows.is_empty() {
+                    probe.intervals = rows;
+                }
+            }
             if let Some(latency) = observations.latency.as_mut() {
                 latency.histogram = buckets
                     .query_map([trial_row], |row| {

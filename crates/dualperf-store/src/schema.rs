@@ -222,6 +222,9 @@ ALTER TABLE runs ADD COLUMN analysis_method_json TEXT;
 ///   `runs.analysis_version = 1` marks those runs, whose analysis the
 ///   reader hands back as absent so that the caller recomputes it from the
 ///   trials (they kept every raw sample).
+/// - `probe_interval_samples`: the time series of a probe run under load
+///   (`Observations::probe`), beside `interval_samples` (it was inside
+///   `observations_json`, where old rows keep it).
 /// - `missing_metrics.arm` (NULL in old rows).
 /// - `runs.raw_samples`: 0 when the raw per-transaction times and per-packet
 ///   arrivals were left out (the default from version 4; old rows kept them).
@@ -292,6 +295,20 @@ SELECT run_id, seq, point, metric, 'v6', 'v4', pairs, difference_mean, differenc
 FROM comparisons;
 DROP TABLE comparisons;
 ALTER TABLE comparisons_v4 RENAME TO comparisons;
+
+CREATE TABLE probe_interval_samples (
+    trial_id         INTEGER NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+    seq              INTEGER NOT NULL,
+    end_ns           INTEGER NOT NULL,
+    length_ns        INTEGER NOT NULL,
+    sent_bytes       INTEGER NOT NULL,
+    sent_packets     INTEGER NOT NULL,
+    received_bytes   INTEGER NOT NULL,
+    received_packets INTEGER NOT NULL,
+    lost_packets     INTEGER,
+    mean_delay_ns    INTEGER,
+    PRIMARY KEY (trial_id, seq)
+) WITHOUT ROWID;
 
 ALTER TABLE missing_metrics ADD COLUMN arm TEXT;
 

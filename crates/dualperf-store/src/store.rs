@@ -71,12 +71,9 @@ impl Store {
             })?;
         }
         if path.exists() {
-            let header = identity::read_header(path).map_err(|source| StoreError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            if let Some(Identity::Foreign(reason)) = header.verdict {
-                return Err(not_dualperf(path, reason));
+            match precheck(path)? {
+                Identity::Foreign(reason) => return Err(not_dualperf(path, reason)),
+                Identity::Empty | Identity::Dualperf => {}
             }
         }
         let open_error = |source| StoreError::Open {
@@ -110,37 +107,20 @@ impl Store {
     /// [`StoreError::NotDualperf`], [`StoreError::Open`],
     /// [`StoreError::SchemaTooNew`] or [`StoreError::Migrate`] (of the copy).
     pub fn open_read_only(path: &Path) -> Result<Store> {
-        let header = identity::read_header(path).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => StoreError::NotFound {
+        if !path.exists() {
+            return Err(StoreError::NotFound {
                 path: path.to_path_buf(),
-            },
-            _ => StoreError::Read {
-                path: path.to_path_buf(),
-                source,
-            },
-        })?;
-        match header.verdict {
-            Some(Identity::Foreign(reason)) => return Err(not_dualperf(path, reason)),
-            Some(Identity::Empty) => return Err(not_dualperf(path, "an empty file".into())),
-            Some(Identity::Dualperf) | None => {}
+            });
+        }
+        match precheck(path)? {
+            Identity::Foreign(reason) => return Err(not_dualperf(path, reason)),
+            Identity::Empty => return Err(not_dualperf(path, "an empty file".into())),
+            Identity::Dualperf => {}
         }
         let open_error = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
         };
-        if header.verdict.is_none() && header.wal && !wal_file(path).exists() {
-            // A WAL-mode file with application id 0 and no write-ahead log:
-            // read-only SQLite would create `-wal` and `-shm` files beside
-            // it, which must not happen to another program's database. With
-            // no log, the main file is the whole database: ask it as an
-            // immutable file first (no locks, no side files).
-            let probe = Connection::open_with_flags(
-                immutable_uri(path),
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
-            )
-            .map_err(open_error)?;
-            check_identity(&probe, path)?;
-        }
         let connection = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -446,6 +426,44 @@ impl Store {
     }
 }
 
+/// What the file at `path` is, as far as can be told without opening it in
+/// a way that could change it: its header, and for a WAL-mode file of
+/// application id 0 without a write-ahead log, its schema read as an
+/// immutable file (a normal read-only open would create `-wal` and `-shm`
+/// files beside another program's database). `Dualperf` here can still be
+/// refuted once the file is open.
+fn precheck(path: &Path) -> Result<Identity> {
+    let header = identity::read_header(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => StoreError::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => StoreError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    if let Some(verdict) = header.verdict {
+        return Ok(verdict);
+    }
+    if !header.wal || wal_file(path).exists() {
+        return Ok(Identity::Dualperf);
+    }
+    // No log: the main file is the whole database.
+    let probe = Connection::open_with_flags(
+        immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(|source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    match check_identity(&probe, path) {
+        Ok(()) => Ok(Identity::Dualperf),
+        Err(StoreError::NotDualperf { reason, .. }) => Ok(Identity::Foreign(reason)),
+        Err(other) => Err(other),
+    }
+}
+
 fn not_dualperf(path: &Path, reason: String) -> StoreError {
     StoreError::NotDualperf {
         path: path.to_path_buf(),
@@ -563,6 +581,19 @@ mod tests {
         let mut store = Store::open_in_memory().unwrap();
         let err = store.set_notes("nope", Some("x")).unwrap_err();
         assert!(matches!(err, StoreError::RunNotFound { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_read_only_store_is_refused_writes_by_sqlite_too() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("results.sqlite");
+        drop(Store::open(&path).unwrap());
+        let reader = Store::open_read_only(&path).unwrap();
+        let err = reader
+            .connection
+            .execute("DELETE FROM runs", [])
+            .unwrap_err();
+        assert!(err.to_string().contains("readonly"), "{err}");
     }
 
     #[test]

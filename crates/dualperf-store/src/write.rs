@@ -117,7 +117,8 @@ pub(crate) fn insert_trial(
     let id = handle.run_id.as_str();
     let seq = handle.next_seq;
     let what = format!("trial {seq}");
-    // The time series and histogram go to their own tables; the rest of the
+    // The time series (the trial's and its probe's) and the histogram go to
+    // their own tables; the rest of the
     // observations (counters, CPU, socket facts, notes) is one JSON column and
     // the trial's own fields another. The outcome is split out of the trial
     // because serde cannot read the u128 `sum_ns` back through the internally
@@ -132,18 +133,30 @@ pub(crate) fn insert_trial(
             error: String::new(),
         },
     );
-    let (intervals, buckets, status, error, observations_json) = match outcome {
+    let ([intervals, probe_intervals], buckets, status, error, observations_json) = match outcome {
         TrialOutcome::Ok(mut observations) => {
             let intervals = std::mem::take(&mut observations.intervals);
+            let probe_intervals = observations
+                .probe
+                .as_mut()
+                .map(|probe| std::mem::take(&mut probe.intervals))
+                .unwrap_or_default();
             let buckets = observations
                 .latency
                 .as_mut()
                 .map(|latency| std::mem::take(&mut latency.histogram))
                 .unwrap_or_default();
             let text = json(&observations, &what, id)?;
-            (intervals, buckets, "ok", None, Some(text))
+            let series = [intervals, probe_intervals];
+            (series, buckets, "ok", None, Some(text))
         }
-        TrialOutcome::Failed { error } => (Vec::new(), Vec::new(), "failed", Some(error), None),
+        TrialOutcome::Failed { error } => (
+            [Vec::new(), Vec::new()],
+            Vec::new(),
+            "failed",
+            Some(error),
+            None,
+        ),
     };
     let counters = match &trial.outcome {
         TrialOutcome::Ok(o) => Some((
@@ -193,34 +206,40 @@ pub(crate) fn insert_trial(
         .map_err(fail("writing"))?;
     let trial_row = transaction.last_insert_rowid();
     {
-        let mut statement = transaction
-            .prepare_cached(
-                "INSERT INTO interval_samples (trial_id, seq, end_ns, length_ns, sent_bytes,
-                     sent_packets, received_bytes, received_packets, lost_packets, mean_delay_ns)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )
-            .map_err(fail("preparing intervals of"))?;
-        for (index, sample) in intervals.iter().enumerate() {
-            statement
-                .execute(params![
-                    trial_row,
-                    index as i64,
-                    int(sample.end_ns, "interval end")?,
-                    int(sample.length_ns, "interval length")?,
-                    int(sample.sent_bytes, "interval sent bytes")?,
-                    int(sample.sent_packets, "interval sent packets")?,
-                    int(sample.received_bytes, "interval received bytes")?,
-                    int(sample.received_packets, "interval received packets")?,
-                    sample
-                        .lost_packets
-                        .map(|v| int(v, "interval lost packets"))
-                        .transpose()?,
-                    sample
-                        .mean_delay_ns
-                        .map(|v| int(v, "interval delay"))
-                        .transpose()?,
-                ])
-                .map_err(fail("writing intervals of"))?;
+        for (table, samples) in [
+            ("interval_samples", &intervals),
+            ("probe_interval_samples", &probe_intervals),
+        ] {
+            let mut statement = transaction
+                .prepare_cached(&format!(
+                    "INSERT INTO {table} (trial_id, seq, end_ns, length_ns, sent_bytes,
+                         sent_packets, received_bytes, received_packets, lost_packets,
+                         mean_delay_ns)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                ))
+                .map_err(fail("preparing intervals of"))?;
+            for (index, sample) in samples.iter().enumerate() {
+                statement
+                    .execute(params![
+                        trial_row,
+                        index as i64,
+                        int(sample.end_ns, "interval end")?,
+                        int(sample.length_ns, "interval length")?,
+                        int(sample.sent_bytes, "interval sent bytes")?,
+                        int(sample.sent_packets, "interval sent packets")?,
+                        int(sample.received_bytes, "interval received bytes")?,
+                        int(sample.received_packets, "interval received packets")?,
+                        sample
+                            .lost_packets
+                            .map(|v| int(v, "interval lost packets"))
+                            .transpose()?,
+                        sample
+                            .mean_delay_ns
+                            .map(|v| int(v, "interval delay"))
+                            .transpose()?,
+                    ])
+                    .map_err(fail("writing intervals of"))?;
+            }
         }
         let mut statement = transaction
             .prepare_cached(
