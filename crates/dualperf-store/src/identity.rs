@@ -109,8 +109,9 @@ pub(crate) fn identify(connection: &Connection) -> rusqlite::Result<Identity> {
     Ok(if user_version >= 1 && dualperf_columns == 4 {
         Identity::Dualperf
     } else if dualperf_columns == 0 {
+        let plural = if tables == 1 { "" } else { "s" };
         Identity::Foreign(format!(
-            "an SQLite database of another program: {tables} tables, none of them dualperf's"
+            "an SQLite database of another program: {tables} table{plural}, none of them dualperf's"
         ))
     } else {
         Identity::Foreign(format!(

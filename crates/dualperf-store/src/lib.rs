@@ -42,7 +42,7 @@ mod store;
 mod write;
 
 pub use error::{Result, StoreError};
-pub use handle::{strip_raw_samples, RunEnd, RunHandle, WriteOptions};
+pub use handle::{RunEnd, RunHandle, WriteOptions};
 pub use listing::{Headline, RunListing};
 pub use prune::{Pruned, Retention};
 pub use store::{default_path, Store};

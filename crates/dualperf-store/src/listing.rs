@@ -156,7 +156,12 @@ pub(crate) fn list_runs(connection: &Connection) -> Result<Vec<RunListing>> {
 }
 
 /// The run's [`Headline`].
-fn headline(connection: &Connection, row_id: i64, run_id: &str, analysed: bool) -> Result<Headline> {
+fn headline(
+    connection: &Connection,
+    row_id: i64,
+    run_id: &str,
+    analysed: bool,
+) -> Result<Headline> {
     if !analysed {
         return Ok(Headline::NotAnalysed);
     }
@@ -195,7 +200,11 @@ fn headline(connection: &Connection, row_id: i64, run_id: &str, analysed: bool) 
         }
         comparisons += 1;
         if let (true, Some(relative)) = (significant, relative) {
-            if largest.map_or(true, |(_, best)| relative.abs() > best) {
+            let larger = match largest {
+                Some((_, best)) => relative.abs() > best,
+                None => true,
+            };
+            if larger {
                 largest = Some((*seq, relative.abs()));
             }
         }

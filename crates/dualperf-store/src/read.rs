@@ -1,5 +1,6 @@
 //! Loading a run back into the model's [`RunResult`], the inverse of `write`.
 
+use dualperf_model::observation::Arrival;
 use dualperf_model::{
     Analysis, ArmId, Comparison, HistogramBucket, IntervalSample, MetricId, MetricSummary,
     MissingMetric, Observations, RunResult, Summary, Trial, TrialOutcome,
@@ -160,6 +161,12 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
              FROM probe_interval_samples WHERE trial_id = ?1 ORDER BY seq",
         )
         .map_err(sql_error("reading probe intervals", run_id))?;
+    let mut arrivals = connection
+        .prepare_cached(
+            "SELECT sequence, sent_ns, delay_ns FROM arrivals
+             WHERE trial_id = ?1 AND stream = ?2 ORDER BY seq",
+        )
+        .map_err(sql_error("reading arrivals", run_id))?;
     let mut buckets = connection
         .prepare_cached(
             "SELECT value_ns, count FROM latency_buckets WHERE trial_id = ?1 ORDER BY seq",
@@ -188,13 +195,40 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
                 .query_map([trial_row], interval_sample)
                 .and_then(|rows| rows.collect())
                 .map_err(sql_error(format!("reading intervals of {what}"), run_id))?;
+            // Before schema version 4 the probe's series and every arrival
+            // stayed in the JSON, and no rows were written: rows replace
+            // the JSON's (then empty) lists only when there are some.
+            let mut arrivals_of = |stream: i64| {
+                arrivals
+                    .query_map([trial_row, stream], |row| {
+                        let sent_ns: i64 = row.get(1)?;
+                        Ok(Arrival {
+                            sequence: from_sql(row.get(0)?),
+                            sent_ns,
+                            received_ns: sent_ns.wrapping_add(row.get(2)?),
+                        })
+                    })
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                    .map_err(sql_error(format!("reading arrivals of {what}"), run_id))
+            };
+            if let Some(udp) = observations.udp.as_mut() {
+                let rows = arrivals_of(0)?;
+                if !rows.is_empty() {
+                    udp.arrivals = rows;
+                }
+            }
             if let Some(probe) = observations.probe.as_mut() {
+                let rows = arrivals_of(1)?;
+                if !rows.is_empty() {
+                    probe.udp.arrivals = rows;
+                }
                 let rows: Vec<IntervalSample> = probe_intervals
                     .query_map([trial_row], interval_sample)
                     .and_then(|rows| rows.collect())
-                    .map_err(sql_error(format!("reading probe intervals of {what}"), run_id))?;
-                // Before schema version 4 the probe's series stayed in the
-                // JSON, and no rows were written.
+                    .map_err(sql_error(
+                        format!("reading probe intervals of {what}"),
+                        run_id,
+                    ))?;
                 if !rows.is_empty() {
                     probe.intervals = rows;
                 }

@@ -223,8 +223,10 @@ ALTER TABLE runs ADD COLUMN analysis_method_json TEXT;
 ///   reader hands back as absent so that the caller recomputes it from the
 ///   trials (they kept every raw sample).
 /// - `probe_interval_samples`: the time series of a probe run under load
-///   (`Observations::probe`), beside `interval_samples` (it was inside
-///   `observations_json`, where old rows keep it).
+///   (`Observations::probe`), beside `interval_samples`; `arrivals`: the raw
+///   per-datagram arrivals of a trial (`stream` 0) and of its probe
+///   (`stream` 1), as rows a third the size of their JSON. Both were inside
+///   `observations_json`, where old rows keep them.
 /// - `missing_metrics.arm` (NULL in old rows).
 /// - `runs.raw_samples`: 0 when the raw per-transaction times and per-packet
 ///   arrivals were left out (the default from version 4; old rows kept them).
@@ -308,6 +310,16 @@ CREATE TABLE probe_interval_samples (
     lost_packets     INTEGER,
     mean_delay_ns    INTEGER,
     PRIMARY KEY (trial_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE arrivals (
+    trial_id INTEGER NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+    stream   INTEGER NOT NULL CHECK (stream IN (0, 1)),  -- 0 the trial's datagrams, 1 its probe's
+    seq      INTEGER NOT NULL,                           -- order of arrival
+    sequence INTEGER NOT NULL,                           -- the sender's sequence number
+    sent_ns  INTEGER NOT NULL,                           -- sender's clock
+    delay_ns INTEGER NOT NULL,                           -- received_ns - sent_ns
+    PRIMARY KEY (trial_id, stream, seq)
 ) WITHOUT ROWID;
 
 ALTER TABLE missing_metrics ADD COLUMN arm TEXT;

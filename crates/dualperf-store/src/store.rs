@@ -213,7 +213,7 @@ impl Store {
 
     /// Writes the run row and its points, then every trial `run` already
     /// holds (each in its own transaction), with the default
-    /// [`WriteOptions`] (no raw samples). Call it before the first trial
+    /// [`WriteOptions`] (no raw load series; probe arrivals kept). Call it before the first trial
     /// runs, with `run.trials` empty, to keep trials as they finish.
     ///
     /// # Errors
@@ -240,7 +240,7 @@ impl Store {
 
     /// Writes one finished trial, with its time series and histogram, in one
     /// transaction: after a crash it is there whole or not at all. Its raw
-    /// samples are kept only when the handle's options say so.
+    /// series are kept as the handle's [`WriteOptions`] say.
     ///
     /// # Errors
     /// [`StoreError::ReadOnly`], SQL or encoding errors; the trial is then
@@ -260,8 +260,9 @@ impl Store {
         write::finish_run(connection, &handle, end)
     }
 
-    /// Writes a whole run with the default [`WriteOptions`] (no raw
-    /// samples): [`Store::begin_run`] then [`Store::finish_run`].
+    /// Writes a whole run with the default [`WriteOptions`] (no raw load
+    /// series; probe arrivals kept): [`Store::begin_run`] then
+    /// [`Store::finish_run`].
     ///
     /// # Errors
     /// As those two.
@@ -278,8 +279,8 @@ impl Store {
         self.finish_run(handle, RunEnd::of(run))
     }
 
-    /// Loads a run as it was saved (or as far as it got). Trials saved
-    /// without raw samples come back as [`crate::strip_raw_samples`] leaves
+    /// Loads a run as it was saved (or as far as it got). Trials come back
+    /// as [`WriteOptions::apply`] of the options they were saved with left
     /// them. A run stored before schema version 4 comes back with native
     /// arms and `analysis: None` (its analysis was per family): analyse it
     /// again from its trials.

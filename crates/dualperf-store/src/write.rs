@@ -1,11 +1,15 @@
 //! Writing runs: the run row and its points, one transaction per trial, and
 //! the end of the run with its analysis.
 
-use dualperf_model::{Analysis, ComparisonWarning, MetricSummary, RunResult, Summary, Trial, TrialOutcome};
+use dualperf_model::observation::Arrival;
+use dualperf_model::{
+    Analysis, ComparisonWarning, HistogramBucket, IntervalSample, MetricSummary, RunResult,
+    Summary, Trial, TrialOutcome,
+};
 use rusqlite::{params, Connection, ErrorCode, Transaction};
 
 use crate::error::{Result, StoreError};
-use crate::handle::{strip_raw_samples, RunEnd, RunHandle, WriteOptions};
+use crate::handle::{RunEnd, RunHandle, WriteOptions};
 use crate::integer::{real, real_opt, to_sql};
 use crate::schema::ARM_ANALYSIS_VERSION;
 
@@ -108,7 +112,63 @@ pub(crate) fn insert_run(
     })
 }
 
-/// Inserts one trial with its intervals and histogram buckets in one transaction.
+/// A trial's outcome split for storage: the series that get their own
+/// tables, and the rest as JSON.
+struct Split {
+    /// Time series: the trial's, its probe's.
+    intervals: [Vec<IntervalSample>; 2],
+    /// Histogram buckets of the per-transaction times.
+    buckets: Vec<HistogramBucket>,
+    /// Raw arrivals: the trial's own datagrams, its probe's.
+    arrivals: [Vec<Arrival>; 2],
+    status: &'static str,
+    error: Option<String>,
+    /// Observations without the above; `None` when the trial failed.
+    observations_json: Option<String>,
+}
+
+fn split_outcome(outcome: TrialOutcome, what: &str, id: &str) -> Result<Split> {
+    Ok(match outcome {
+        TrialOutcome::Ok(mut observations) => {
+            let o = &mut *observations;
+            let probe = o.probe.as_deref_mut();
+            let (probe_intervals, probe_arrivals) = probe.map_or_else(Default::default, |p| {
+                (
+                    std::mem::take(&mut p.intervals),
+                    std::mem::take(&mut p.udp.arrivals),
+                )
+            });
+            Split {
+                intervals: [std::mem::take(&mut o.intervals), probe_intervals],
+                buckets: o
+                    .latency
+                    .as_mut()
+                    .map(|latency| std::mem::take(&mut latency.histogram))
+                    .unwrap_or_default(),
+                arrivals: [
+                    o.udp
+                        .as_mut()
+                        .map(|udp| std::mem::take(&mut udp.arrivals))
+                        .unwrap_or_default(),
+                    probe_arrivals,
+                ],
+                status: "ok",
+                error: None,
+                observations_json: Some(json(&observations, what, id)?),
+            }
+        }
+        TrialOutcome::Failed { error } => Split {
+            intervals: Default::default(),
+            buckets: Vec::new(),
+            arrivals: Default::default(),
+            status: "failed",
+            error: Some(error),
+            observations_json: None,
+        },
+    })
+}
+
+/// Inserts one trial with its series, histogram and arrivals in one transaction.
 pub(crate) fn insert_trial(
     connection: &mut Connection,
     handle: &mut RunHandle,
@@ -117,47 +177,22 @@ pub(crate) fn insert_trial(
     let id = handle.run_id.as_str();
     let seq = handle.next_seq;
     let what = format!("trial {seq}");
-    // The time series (the trial's and its probe's) and the histogram go to
-    // their own tables; the rest of the
-    // observations (counters, CPU, socket facts, notes) is one JSON column and
-    // the trial's own fields another. The outcome is split out of the trial
-    // because serde cannot read the u128 `sum_ns` back through the internally
-    // tagged `TrialOutcome` (its buffering has no u128); plain structs can.
+    // The time series (the trial's and its probe's), the histogram and the
+    // raw arrivals go to their own tables; the rest of the observations
+    // (counters, CPU, socket facts, notes) is one JSON column and the
+    // trial's own fields another. The outcome is split out of the trial
+    // because serde cannot read the u128 `sum_ns` back through the
+    // internally tagged `TrialOutcome` (its buffering has no u128); plain
+    // structs can.
     let mut rest = trial.clone();
-    if !handle.options.raw_samples {
-        strip_raw_samples(&mut rest);
-    }
+    handle.options.apply(&mut rest);
     let outcome = std::mem::replace(
         &mut rest.outcome,
         TrialOutcome::Failed {
             error: String::new(),
         },
     );
-    let ([intervals, probe_intervals], buckets, status, error, observations_json) = match outcome {
-        TrialOutcome::Ok(mut observations) => {
-            let intervals = std::mem::take(&mut observations.intervals);
-            let probe_intervals = observations
-                .probe
-                .as_mut()
-                .map(|probe| std::mem::take(&mut probe.intervals))
-                .unwrap_or_default();
-            let buckets = observations
-                .latency
-                .as_mut()
-                .map(|latency| std::mem::take(&mut latency.histogram))
-                .unwrap_or_default();
-            let text = json(&observations, &what, id)?;
-            let series = [intervals, probe_intervals];
-            (series, buckets, "ok", None, Some(text))
-        }
-        TrialOutcome::Failed { error } => (
-            [Vec::new(), Vec::new()],
-            Vec::new(),
-            "failed",
-            Some(error),
-            None,
-        ),
-    };
+    let parts = split_outcome(outcome, &what, id)?;
     let counters = match &trial.outcome {
         TrialOutcome::Ok(o) => Some((
             o.measured_ns,
@@ -190,63 +225,57 @@ pub(crate) fn insert_trial(
                 trial.family.key(),
                 trial.repetition,
                 int(trial.started_at_unix_ms, "start time")?,
-                status,
-                error,
+                parts.status,
+                parts.error,
                 counter(|c| c.0, "measured time")?,
                 counter(|c| c.1, "sent bytes")?,
                 counter(|c| c.2, "received bytes")?,
                 counter(|c| c.3, "sent packets")?,
                 counter(|c| c.4, "received packets")?,
-                intervals.len() as i64,
-                buckets.len() as i64,
+                parts.intervals[0].len() as i64,
+                parts.buckets.len() as i64,
                 trial_json,
-                observations_json,
+                parts.observations_json,
             ],
         )
         .map_err(fail("writing"))?;
     let trial_row = transaction.last_insert_rowid();
-    {
-        for (table, samples) in [
-            ("interval_samples", &intervals),
-            ("probe_interval_samples", &probe_intervals),
-        ] {
-            let mut statement = transaction
-                .prepare_cached(&format!(
-                    "INSERT INTO {table} (trial_id, seq, end_ns, length_ns, sent_bytes,
-                         sent_packets, received_bytes, received_packets, lost_packets,
-                         mean_delay_ns)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-                ))
-                .map_err(fail("preparing intervals of"))?;
-            for (index, sample) in samples.iter().enumerate() {
-                statement
-                    .execute(params![
-                        trial_row,
-                        index as i64,
-                        int(sample.end_ns, "interval end")?,
-                        int(sample.length_ns, "interval length")?,
-                        int(sample.sent_bytes, "interval sent bytes")?,
-                        int(sample.sent_packets, "interval sent packets")?,
-                        int(sample.received_bytes, "interval received bytes")?,
-                        int(sample.received_packets, "interval received packets")?,
-                        sample
-                            .lost_packets
-                            .map(|v| int(v, "interval lost packets"))
-                            .transpose()?,
-                        sample
-                            .mean_delay_ns
-                            .map(|v| int(v, "interval delay"))
-                            .transpose()?,
-                    ])
-                    .map_err(fail("writing intervals of"))?;
-            }
+    for (table, samples) in [
+        ("interval_samples", &parts.intervals[0]),
+        ("probe_interval_samples", &parts.intervals[1]),
+    ] {
+        let mut statement = transaction
+            .prepare_cached(&format!(
+                "INSERT INTO {table} (trial_id, seq, end_ns, length_ns, sent_bytes, sent_packets,
+                     received_bytes, received_packets, lost_packets, mean_delay_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            ))
+            .map_err(fail("preparing intervals of"))?;
+        for (index, sample) in samples.iter().enumerate() {
+            let optional = |value: Option<u64>, field| value.map(|v| int(v, field)).transpose();
+            statement
+                .execute(params![
+                    trial_row,
+                    index as i64,
+                    int(sample.end_ns, "interval end")?,
+                    int(sample.length_ns, "interval length")?,
+                    int(sample.sent_bytes, "interval sent bytes")?,
+                    int(sample.sent_packets, "interval sent packets")?,
+                    int(sample.received_bytes, "interval received bytes")?,
+                    int(sample.received_packets, "interval received packets")?,
+                    optional(sample.lost_packets, "interval lost packets")?,
+                    optional(sample.mean_delay_ns, "interval delay")?,
+                ])
+                .map_err(fail("writing intervals of"))?;
         }
+    }
+    {
         let mut statement = transaction
             .prepare_cached(
                 "INSERT INTO latency_buckets (trial_id, seq, value_ns, count) VALUES (?1, ?2, ?3, ?4)",
             )
             .map_err(fail("preparing histogram of"))?;
-        for (index, bucket) in buckets.iter().enumerate() {
+        for (index, bucket) in parts.buckets.iter().enumerate() {
             statement
                 .execute(params![
                     trial_row,
@@ -255,6 +284,26 @@ pub(crate) fn insert_trial(
                     int(bucket.count, "bucket count")?,
                 ])
                 .map_err(fail("writing histogram of"))?;
+        }
+        let mut statement = transaction
+            .prepare_cached(
+                "INSERT INTO arrivals (trial_id, stream, seq, sequence, sent_ns, delay_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .map_err(fail("preparing arrivals of"))?;
+        for (stream, arrivals) in parts.arrivals.iter().enumerate() {
+            for (index, arrival) in arrivals.iter().enumerate() {
+                statement
+                    .execute(params![
+                        trial_row,
+                        stream as i64,
+                        index as i64,
+                        int(arrival.sequence, "arrival sequence")?,
+                        arrival.sent_ns,
+                        arrival.received_ns.wrapping_sub(arrival.sent_ns),
+                    ])
+                    .map_err(fail("writing arrivals of"))?;
+            }
         }
     }
     transaction.commit().map_err(fail("committing"))?;

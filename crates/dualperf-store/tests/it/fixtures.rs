@@ -31,11 +31,9 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn pragma(path: &Path, name: &str) -> i64 {
-    let connection = rusqlite::Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .unwrap();
+    let connection =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
     connection
         .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
         .unwrap()
@@ -191,7 +189,9 @@ fn a_per_family_analysis_is_translated_to_arms_and_handed_back_as_absent() {
     // The numbers are kept, IPv6 against IPv4, in the arm-shaped tables.
     let old = legacy_comparisons(3);
     let connection = rusqlite::Connection::open(&path).unwrap();
-    let rows: Vec<(String, String, String, f64, i64, bool, f64, f64)> = connection
+    /// metric, arm, baseline, difference, pairs, significant, arm mean, baseline mean
+    type Row = (String, String, String, f64, i64, bool, f64, f64);
+    let rows: Vec<Row> = connection
         .prepare(
             "SELECT metric, arm, baseline, difference_mean, pairs, significant,
                     json_extract(arm_summary_json, '$.mean'),

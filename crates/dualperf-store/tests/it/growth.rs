@@ -13,11 +13,11 @@ use crate::{with_probe_under_load, with_raw_samples};
 /// A lab-sized SYNTHETIC run: 25 points (9 tcp-stream and 9 udp-stream
 /// sizes, 3 tcp-rr, 3 udp-rr, 1 udp-probe) × 2 arms × 3 repetitions, each
 /// trial 2 s with a 50 ms time series (40 samples), HDR histograms for the
-/// rr and probe trials, the raw samples a real run records (10,000
-/// per-transaction times per rr trial, 2,000 arrivals per udp-stream trial,
-/// 100 probe arrivals), a probe under load on every stream trial (`--probe`:
-/// its 40-sample series and 100 arrivals) and the whole analysis.
-fn lab_sized_run(run_id: &str, day: u64) -> RunResult {
+/// rr trials, the raw samples a real run records (10,000 per-transaction
+/// times per rr trial, 2,000 arrivals per udp-stream trial, 100 arrivals per
+/// probe) and the whole analysis; with `probe`, a probe under load on every
+/// stream trial (`--probe`: its 40-sample series and 100 arrivals).
+fn lab_sized_run(run_id: &str, day: u64, probe: bool) -> RunResult {
     let mut stream_sizes = dualperf_fixtures::synthetic::STREAM_SIZES.to_vec();
     stream_sizes.push(8192);
     stream_sizes.sort_unstable();
@@ -27,42 +27,56 @@ fn lab_sized_run(run_id: &str, day: u64) -> RunResult {
         stream_sizes,
         ..Default::default()
     };
-    dualperf_fixtures::analysed(with_probe_under_load(with_raw_samples(lab.build())))
+    let run = with_raw_samples(lab.build());
+    if probe {
+        dualperf_fixtures::analysed(with_probe_under_load(run))
+    } else {
+        run
+    }
 }
 
-/// Bytes the database file grows by when `run` is saved after one like it.
-fn growth(options: WriteOptions) -> (u64, RunResult) {
+/// Bytes the database file grows by when a lab-sized run is saved after
+/// one like it (both vacuumed, so no free pages count).
+fn growth(options: WriteOptions, probe: bool) -> u64 {
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("results.sqlite");
     let mut store = Store::open(&path).unwrap();
     store
-        .save_run_with(&lab_sized_run("first", 0), options)
+        .save_run_with(&lab_sized_run("first", 0, probe), options)
         .unwrap();
     store.vacuum().unwrap();
     let before = std::fs::metadata(&path).unwrap().len();
-    let run = lab_sized_run("second", 1);
-    store.save_run_with(&run, options).unwrap();
+    store
+        .save_run_with(&lab_sized_run("second", 1, probe), options)
+        .unwrap();
     store.vacuum().unwrap();
-    let after = std::fs::metadata(&path).unwrap().len();
-    (after - before, run)
+    std::fs::metadata(&path).unwrap().len() - before
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.2} MB", bytes as f64 / 1e6)
 }
 
 #[test]
 fn a_lab_run_adds_at_most_two_megabytes() {
-    let (compact, run) = growth(WriteOptions::default());
-    let (raw, _) = growth(WriteOptions::RAW);
-    let intervals: usize = run
+    let run = lab_sized_run("shape", 0, true);
+    let (intervals, arrivals) = run
         .trials
         .iter()
-        .map(|t| match &t.outcome {
-            TrialOutcome::Ok(o) => o.intervals.len(),
-            TrialOutcome::Failed { .. } => 0,
+        .filter_map(|t| match &t.outcome {
+            TrialOutcome::Ok(o) => Some(o),
+            TrialOutcome::Failed { .. } => None,
         })
-        .sum();
+        .fold((0, 0), |(i, a), o| {
+            let probe = o.probe.as_ref().map_or(0, |p| p.udp.arrivals.len());
+            (i + o.intervals.len(), a + probe)
+        });
     let analysis = run.analysis.as_ref().unwrap();
+    assert_eq!(run.config.points.len(), 25);
+    assert_eq!(run.trials.len(), 150);
     println!(
         "lab-sized run: {} points x {} arms x {} repetitions = {} trials, {intervals} interval \
-         samples, {} summaries, {} comparisons",
+         samples; with --probe {arrivals} probe arrivals under load, {} summaries, {} comparisons",
         run.config.points.len(),
         run.config.arms.len(),
         run.config.repeat,
@@ -70,13 +84,20 @@ fn a_lab_run_adds_at_most_two_megabytes() {
         analysis.summaries.len(),
         analysis.comparisons.len(),
     );
+    let default = growth(WriteOptions::default(), false);
+    let probe = growth(WriteOptions::default(), true);
+    let minimal = growth(WriteOptions::MINIMAL, true);
+    let raw = growth(WriteOptions::RAW, true);
+    println!("database growth per lab run:");
+    println!("  default options:                 {}", megabytes(default));
+    println!("  default options, --probe:        {}", megabytes(probe));
+    println!("  no probe arrivals, --probe:      {}", megabytes(minimal));
+    println!("  raw samples (--raw), --probe:    {}", megabytes(raw));
     println!(
-        "database growth per run: {:.2} MB by default, {:.2} MB with raw samples",
-        compact as f64 / 1e6,
-        raw as f64 / 1e6
+        "  one probe arrival costs {:.1} B",
+        (probe - minimal) as f64 / arrivals as f64
     );
-    assert_eq!(run.config.points.len(), 25);
-    assert_eq!(run.trials.len(), 150);
-    assert!(compact <= 2_000_000, "{compact} B per lab run");
-    assert!(raw > compact);
+    assert!(default <= 2_000_000, "{default} B per lab run");
+    assert!(probe <= 2_000_000, "{probe} B per lab run with --probe");
+    assert!(minimal < probe && probe < raw);
 }

@@ -14,7 +14,7 @@ use dualperf_model::{
     observation::Arrival, Arm, ArmId, ArmPath, Dscp, IpFamily, LoadCondition, Marking,
     ProbeObservations, RunResult, TestKind, TrialOutcome, TunnelPlacement,
 };
-use dualperf_store::{strip_raw_samples, Store, WriteOptions};
+use dualperf_store::{Store, WriteOptions};
 
 /// The synthetic lab run (22 points × the two native arms × 3 repetitions,
 /// analysed) with a given id.
@@ -149,9 +149,7 @@ pub fn with_raw_samples(mut run: RunResult) -> RunResult {
 /// `run` as it loads after being saved with `options`.
 pub fn as_stored(run: &RunResult, options: WriteOptions) -> RunResult {
     let mut run = run.clone();
-    if !options.raw_samples {
-        run.trials.iter_mut().for_each(strip_raw_samples);
-    }
+    run.trials.iter_mut().for_each(|t| options.apply(t));
     run
 }
 

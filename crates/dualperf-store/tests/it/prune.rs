@@ -24,12 +24,13 @@ fn rows(store_path: &std::path::Path, table: &str) -> i64 {
         .unwrap()
 }
 
-const TABLES: [&str; 9] = [
+const TABLES: [&str; 10] = [
     "runs",
     "points",
     "trials",
     "interval_samples",
     "probe_interval_samples",
+    "arrivals",
     "latency_buckets",
     "summaries",
     "comparisons",
@@ -47,17 +48,27 @@ fn keep_n_removes_the_oldest_runs_whole_and_keeps_the_rest_intact() {
         ["r-day-0", "r-day-1", "r-day-2"],
         "the dry run names them oldest first"
     );
-    assert_eq!(store.list_runs().unwrap().len(), 4, "a dry run removes nothing");
+    assert_eq!(
+        store.list_runs().unwrap().len(),
+        4,
+        "a dry run removes nothing"
+    );
 
     let pruned = store.prune(2).unwrap();
     assert_eq!(pruned.run_ids, ["r-day-0", "r-day-1"]);
     assert!(pruned.freed_bytes > 0);
     for (table, per_run) in TABLES.iter().zip(&per_run) {
-        assert_eq!(rows(&path, table), per_run * 2, "{table}: not removed whole");
+        assert_eq!(
+            rows(&path, table),
+            per_run * 2,
+            "{table}: not removed whole"
+        );
     }
     let orphans: i64 = rusqlite::Connection::open(&path)
         .unwrap()
-        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(orphans, 0);
     for run in &runs[2..] {
@@ -78,7 +89,12 @@ fn prune_before_removes_runs_that_started_earlier() {
     let runs = four_days(&mut store);
     let pruned = store.prune_before(runs[2].started_at_unix_ms).unwrap();
     assert_eq!(pruned.run_ids, ["r-day-0", "r-day-1"]);
-    let left: Vec<String> = store.list_runs().unwrap().into_iter().map(|r| r.run_id).collect();
+    let left: Vec<String> = store
+        .list_runs()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.run_id)
+        .collect();
     assert_eq!(left, ["r-day-2", "r-day-3"]);
 }
 

@@ -76,13 +76,16 @@ fn another_programs_application_id_text_and_empty_files_are_refused() {
     rusqlite::Connection::open(&tagged)
         .unwrap()
         .execute_batch(&format!(
-                "PRAGMA application_id = {}; CREATE TABLE t (x);",
-                i32::from_be_bytes(*b"FLAH")
-            ))
+            "PRAGMA application_id = {}; CREATE TABLE t (x);",
+            i32::from_be_bytes(*b"FLAH")
+        ))
         .unwrap();
     let text = directory.path().join("notes.txt");
-    std::fs::write(&text, "not a database at all, and long enough to fill a header. ".repeat(4))
-        .unwrap();
+    std::fs::write(
+        &text,
+        "not a database at all, and long enough to fill a header. ".repeat(4),
+    )
+    .unwrap();
     let empty = directory.path().join("empty.sqlite");
     std::fs::write(&empty, "").unwrap();
     let before = snapshot(directory.path());
@@ -117,7 +120,12 @@ fn a_dualperf_database_reads_the_same_and_its_main_file_is_unchanged() {
     assert_eq!(reader.load_run("r-read").unwrap(), run);
     assert_eq!(reader.list_runs().unwrap().len(), 1);
     assert_eq!(reader.latest_run_id().unwrap().as_deref(), Some("r-read"));
-    assert_eq!(reader.runs_to_prune(dualperf_store::Retention::KeepNewest(0)).unwrap(), ["r-read"]);
+    assert_eq!(
+        reader
+            .runs_to_prune(dualperf_store::Retention::KeepNewest(0))
+            .unwrap(),
+        ["r-read"]
+    );
     // Every write is refused (SQLite would refuse too: see the unit tests).
     let refused = [
         reader.save_run(&synthetic_run("r-other")).map(|_| ()),
@@ -126,7 +134,10 @@ fn a_dualperf_database_reads_the_same_and_its_main_file_is_unchanged() {
         reader.vacuum(),
     ];
     for result in refused {
-        assert!(matches!(result, Err(StoreError::ReadOnly { .. })), "{result:?}");
+        assert!(
+            matches!(result, Err(StoreError::ReadOnly { .. })),
+            "{result:?}"
+        );
     }
     drop(reader);
     assert_eq!(std::fs::read(&path).unwrap(), before);
@@ -154,7 +165,11 @@ fn an_older_database_is_read_through_a_migrated_copy_and_stays_old() {
     let run = reader.load_run(&runs[0].run_id).unwrap();
     assert!(run.trials.iter().all(|t| !t.arm.is_unset()));
     drop(reader);
-    assert_eq!(snapshot(directory.path()), before, "the v3 file was changed");
+    assert_eq!(
+        snapshot(directory.path()),
+        before,
+        "the v3 file was changed"
+    );
 }
 
 #[test]
@@ -183,5 +198,8 @@ fn a_database_from_a_newer_dualperf_is_refused_read_only_too() {
         .execute_batch("PRAGMA user_version = 99")
         .unwrap();
     let err = Store::open_read_only(&path).unwrap_err();
-    assert!(matches!(err, StoreError::SchemaTooNew { found: 99, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::SchemaTooNew { found: 99, .. }),
+        "{err}"
+    );
 }

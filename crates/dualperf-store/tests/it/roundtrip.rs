@@ -36,12 +36,39 @@ fn by_default_a_run_is_saved_without_raw_samples_and_says_so() {
             assert!(latency.count > 0 && !latency.histogram.is_empty());
         }
         if let Some(udp) = &observations.udp {
-            assert!(udp.arrivals.is_empty() && udp.arrivals_limit == 0);
+            match trial.spec.kind {
+                // A probe's arrivals are its measurement: kept by default.
+                TestKind::UdpProbe => assert!(!udp.arrivals.is_empty()),
+                _ => assert!(udp.arrivals.is_empty() && udp.arrivals_limit == 0),
+            }
         }
     }
     // The analysis, the series and the histograms are all there.
     assert_eq!(loaded.analysis, run.analysis);
     assert!(!store.list_runs().unwrap()[0].raw_samples);
+}
+
+#[test]
+fn minimal_options_leave_out_probe_arrivals_too() {
+    let (_directory, _path, mut store) = temporary_store();
+    let run = crate::three_arm_run("r-minimal");
+    store.save_run_with(&run, WriteOptions::MINIMAL).unwrap();
+    let loaded = store.load_run("r-minimal").unwrap();
+    assert_eq!(loaded, as_stored(&run, WriteOptions::MINIMAL));
+    let arrivals: usize = loaded
+        .trials
+        .iter()
+        .filter_map(|t| match &t.outcome {
+            TrialOutcome::Ok(o) => Some(o),
+            TrialOutcome::Failed { .. } => None,
+        })
+        .flat_map(|o| o.udp.iter().chain(o.probe.iter().map(|p| &p.udp)))
+        .map(|udp| udp.arrivals.len())
+        .sum();
+    assert_eq!(arrivals, 0);
+    // The probe's time series stays.
+    assert!(loaded.trials.iter().any(|t| matches!(&t.outcome,
+        TrialOutcome::Ok(o) if o.probe.as_ref().is_some_and(|p| !p.intervals.is_empty()))));
 }
 
 #[test]
@@ -57,7 +84,9 @@ fn a_run_with_three_arms_round_trips_and_its_arms_are_queryable() {
         .any(|c| c.arm.as_str() == "v6-6in4-router-router"));
 
     let connection = rusqlite::Connection::open(&path).unwrap();
-    let arms: Vec<(String, String, String, Option<String>, Option<String>, bool)> = connection
+    /// id, label, family, marking, load name, baseline?
+    type ArmRow = (String, String, String, Option<String>, Option<String>, bool);
+    let arms: Vec<ArmRow> = connection
         .prepare(
             "SELECT arm, label, family, marking_json, json_extract(load_json, '$.load'), is_baseline
              FROM run_arms WHERE run_id = 'r-arms' ORDER BY position",
@@ -99,7 +128,9 @@ fn a_run_with_three_arms_round_trips_and_its_arms_are_queryable() {
     assert_eq!(groups as usize, run.config.points.len() * 3);
     // The probe under load has its own time series rows.
     let probe_rows: i64 = connection
-        .query_row("SELECT count(*) FROM probe_interval_samples", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM probe_interval_samples", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert!(probe_rows > 0);
 }
@@ -119,10 +150,17 @@ fn the_time_series_histograms_and_analysis_are_rows_queryable_with_sql() {
             TrialOutcome::Failed { .. } => 0,
         })
         .sum();
-    assert_eq!(count("SELECT count(*) FROM interval_samples") as usize, expected);
+    assert_eq!(
+        count("SELECT count(*) FROM interval_samples") as usize,
+        expected
+    );
     assert!(count("SELECT count(*) FROM latency_buckets") > 0);
     let analysis = run.analysis.as_ref().unwrap();
-    let expected_significant = analysis.comparisons.iter().filter(|c| c.significant).count();
+    let expected_significant = analysis
+        .comparisons
+        .iter()
+        .filter(|c| c.significant)
+        .count();
     assert_eq!(
         count("SELECT count(*) FROM comparisons WHERE significant = 1") as usize,
         expected_significant
@@ -180,10 +218,7 @@ fn missing_metrics_keep_their_arm_and_metric() {
         reason: "clocks not shared".into(),
     });
     store.save_run(&run).unwrap();
-    assert_eq!(
-        store.load_run("r-missing").unwrap().analysis,
-        run.analysis
-    );
+    assert_eq!(store.load_run("r-missing").unwrap().analysis, run.analysis);
 }
 
 #[test]
@@ -366,4 +401,29 @@ fn history_says_when_nothing_differs_or_nothing_is_compared() {
             .any(|c| quiet.config.points[c.point].kind == kind
                 && c.metric == MetricId::headline(kind)));
     }
+}
+
+#[test]
+fn a_run_stored_by_default_analyses_again_to_the_same_numbers() {
+    // The synthetic run's raw per-transaction series are partial (as in a
+    // real rr trial), so the analysis never used them; probe arrivals are
+    // kept by default, so one-way delay, PDV and the voice MOS survive.
+    let run = crate::three_arm_run("r-again");
+    let analysis = run.analysis.clone().unwrap();
+    let (_directory, _path, mut store) = temporary_store();
+    store.save_run(&run).unwrap();
+    let mut loaded = store.load_run("r-again").unwrap();
+    loaded.analysis = None;
+    assert_eq!(
+        dualperf_fixtures::analysed(loaded).analysis.unwrap(),
+        analysis
+    );
+
+    // Without probe arrivals those metrics cannot be computed again (the
+    // stored analysis keeps them).
+    let minimal = as_stored(&run, WriteOptions::MINIMAL);
+    let again = dualperf_fixtures::analysed(minimal).analysis.unwrap();
+    let has = |a: &dualperf_model::Analysis, metric| a.summaries.iter().any(|s| s.metric == metric);
+    assert!(has(&analysis, MetricId::OwdP99Ns) && has(&analysis, MetricId::VoiceMos));
+    assert!(!has(&again, MetricId::OwdP99Ns) && !has(&again, MetricId::VoiceMos));
 }
