@@ -3,9 +3,11 @@
 //! Step `i` of [`MIGRATIONS`] takes a database from `user_version` `i` to
 //! `i + 1`. Rules for whoever changes the schema:
 //! 1. never edit a published step: append a new one;
-//! 2. add a fixture database of the version you leave behind to `fixtures/`
-//!    (`cargo test -p dualperf-store --test fixtures -- --ignored` writes one
-//!    of the current version) and a test that opens it;
+//! 2. add the fixture database of the new version to `fixtures/`
+//!    (`cargo test -p dualperf-store --test it -- --ignored write_fixture`
+//!    writes the current version's); every version keeps its own, written by
+//!    the code of its time, and `every_fixture_loads_with_the_current_code`
+//!    opens them all;
 //! 3. bump nothing else: [`LATEST_VERSION`] follows the list.
 //!
 //! Units are in the column names (`_ns`, `_ms`, `_bytes`), as everywhere in

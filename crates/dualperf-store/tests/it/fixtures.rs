@@ -4,9 +4,9 @@
 //! the SYNTHETIC run in `fixtures/v<N>-synthetic.json` (made-up data), as
 //! the current model reads that JSON. Versions 1 to 3 hold a two-family run
 //! of the result schema v1; version 4 a three-arm run, stored without raw
-//! samples. `write_fixture_database` below writes the file of the current
-//! version; run it before appending a migration (never overwrite an old
-//! version's file):
+//! samples. `write_fixture_database` below writes the files of the current
+//! version; run it right after appending a migration (never overwrite an
+//! older version's files: they were written by the code of their time):
 //!
 //! ```text
 //! cargo test -p dualperf-store --test it -- --ignored write_fixture
@@ -294,7 +294,7 @@ fn the_run_arms_view_reads_old_configurations_too() {
 /// run (one stream size, so the files stay small) stored with the default
 /// options (no raw samples).
 #[test]
-#[ignore = "generator: run by hand before appending a schema version"]
+#[ignore = "generator: run by hand after appending a schema version"]
 fn write_fixture_database() {
     let version = LATEST_VERSION;
     let run = crate::three_arm_run_of(&format!("fixture-v{version}"), vec![1472]);
