@@ -578,6 +578,21 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_file_becomes_a_database_when_opened_for_writing() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("touched.sqlite");
+        std::fs::write(&path, "").unwrap();
+        assert!(matches!(
+            Store::open_read_only(&path).unwrap_err(),
+            StoreError::NotDualperf { .. }
+        ));
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), LATEST_VERSION);
+        drop(store);
+        assert!(Store::open_read_only(&path).unwrap().is_read_only());
+    }
+
+    #[test]
     fn notes_of_an_unknown_run_are_refused() {
         let mut store = Store::open_in_memory().unwrap();
         let err = store.set_notes("nope", Some("x")).unwrap_err();
