@@ -80,7 +80,10 @@ fn prune(path: &Path, keep: usize, dry_run: bool, json: bool) -> anyhow::Result<
         if json {
             println!("{}", serde_json::to_string_pretty(&doomed)?);
         } else {
-            println!("would remove {} run(s), keeping the newest {keep}:", doomed.len());
+            println!(
+                "would remove {} run(s), keeping the newest {keep}:",
+                doomed.len()
+            );
             doomed.iter().for_each(|id| println!("  {id}"));
         }
         return Ok(ExitCode::SUCCESS);
