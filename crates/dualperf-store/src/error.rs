@@ -30,6 +30,51 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
 
+    /// There is no file at the path a reading command was given.
+    #[error("no results database at `{path}`")]
+    NotFound {
+        /// The path.
+        path: PathBuf,
+    },
+
+    /// The file could not be read (permissions, a directory …).
+    #[error("reading results database `{path}`")]
+    Read {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The file is not a dualperf results database; nothing was changed.
+    #[error("`{path}` is not a dualperf results database ({reason}); it was left unchanged")]
+    NotDualperf {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead, e.g. "not an SQLite database".
+        reason: String,
+    },
+
+    /// A write on a store opened with [`crate::Store::open_read_only`].
+    #[error("{action}: the results database is open read-only")]
+    ReadOnly {
+        /// What was asked, e.g. "writing a run".
+        action: String,
+    },
+
+    /// A stored value the current code cannot read (an unknown metric name,
+    /// an invalid arm id).
+    #[error("{what} of run `{run_id}`: {reason}")]
+    Corrupt {
+        /// Which part, e.g. "comparison 3".
+        what: String,
+        /// The run id.
+        run_id: String,
+        /// What is wrong.
+        reason: String,
+    },
+
     /// The file was written by a newer dualperf with a schema this one does not know.
     #[error(
         "results database has schema version {found}, newer than this dualperf knows \

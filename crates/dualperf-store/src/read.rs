@@ -1,13 +1,15 @@
 //! Loading a run back into the model's [`RunResult`], the inverse of `write`.
 
+use dualperf_model::observation::Arrival;
 use dualperf_model::{
-    Analysis, Comparison, HistogramBucket, IntervalSample, IpFamily, Metric, MetricSummary,
-    Observations, PerFamily, RunResult, Summary, Trial, TrialOutcome,
+    Analysis, ArmId, Comparison, HistogramBucket, IntervalSample, MetricId, MetricSummary,
+    MissingMetric, Observations, RunResult, Summary, Trial, TrialOutcome,
 };
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::error::{Result, StoreError};
 use crate::integer::from_sql;
+use crate::schema::ARM_ANALYSIS_VERSION;
 
 fn sql_error(
     action: impl Into<String>,
@@ -49,6 +51,7 @@ struct RunRow {
     complete: bool,
     errors_json: String,
     analysed: bool,
+    analysis_version: i64,
 }
 
 pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResult> {
@@ -56,7 +59,7 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
         .query_row(
             "SELECT id, result_schema, result_schema_version, started_at_unix_ms,
                     finished_at_unix_ms, config_json, client_host_json, server_host_json,
-                    testbed_json, complete, errors_json, analysed
+                    testbed_json, complete, errors_json, analysed, analysis_version
              FROM runs WHERE run_id = ?1",
             [run_id],
             |row| {
@@ -73,6 +76,7 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
                     complete: row.get(9)?,
                     errors_json: row.get(10)?,
                     analysed: row.get(11)?,
+                    analysis_version: row.get(12)?,
                 })
             },
         )
@@ -99,7 +103,11 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
             .map(|text| decode(&text, "testbed facts", run_id))
             .transpose()?,
         trials: load_trials(connection, row.row_id, run_id)?,
-        analysis: if row.analysed {
+        // An analysis of the per-family shape (written before schema
+        // version 4, translated by its migration) is not handed back: its
+        // warnings were sentences, not typed, so the caller recomputes it
+        // from the trials, as for a schema v1 result file.
+        analysis: if row.analysed && row.analysis_version == ARM_ANALYSIS_VERSION {
             Some(load_analysis(connection, row.row_id, run_id)?)
         } else {
             None
@@ -112,11 +120,19 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
 fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<Trial>> {
     let mut statement = connection
         .prepare(
-            "SELECT id, seq, trial_json, status, error, observations_json
+            "SELECT id, seq, trial_json, status, error, observations_json, arm
              FROM trials WHERE run_id = ?1 ORDER BY seq",
         )
         .map_err(sql_error("reading trials", run_id))?;
-    type Raw = (i64, i64, String, String, Option<String>, Option<String>);
+    type Raw = (
+        i64,
+        i64,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+    );
     let rows: Vec<Raw> = statement
         .query_map([row_id], |row| {
             Ok((
@@ -126,6 +142,7 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
                 row.get(3)?,
                 row.get(4)?,
                 row.get(5)?,
+                row.get(6)?,
             ))
         })
         .and_then(|rows| rows.collect())
@@ -137,6 +154,19 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
              FROM interval_samples WHERE trial_id = ?1 ORDER BY seq",
         )
         .map_err(sql_error("reading intervals", run_id))?;
+    let mut probe_intervals = connection
+        .prepare_cached(
+            "SELECT end_ns, length_ns, sent_bytes, sent_packets, received_bytes,
+                    received_packets, lost_packets, mean_delay_ns
+             FROM probe_interval_samples WHERE trial_id = ?1 ORDER BY seq",
+        )
+        .map_err(sql_error("reading probe intervals", run_id))?;
+    let mut arrivals = connection
+        .prepare_cached(
+            "SELECT sequence, sent_ns, delay_ns FROM arrivals
+             WHERE trial_id = ?1 AND stream = ?2 ORDER BY seq",
+        )
+        .map_err(sql_error("reading arrivals", run_id))?;
     let mut buckets = connection
         .prepare_cached(
             "SELECT value_ns, count FROM latency_buckets WHERE trial_id = ?1 ORDER BY seq",
@@ -144,9 +174,14 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
         .map_err(sql_error("reading histograms", run_id))?;
 
     let mut trials = Vec::with_capacity(rows.len());
-    for (trial_row, seq, text, status, error, observations_json) in rows {
+    for (trial_row, seq, text, status, error, observations_json, arm) in rows {
         let what = format!("trial {seq}");
         let mut trial: Trial = decode(&text, &what, run_id)?;
+        if trial.arm.is_unset() {
+            // Written before schema version 4: the `arm` column holds the
+            // family's native arm, set by the migration.
+            trial.arm = arm_id(&arm, &what, run_id)?;
+        }
         trial.outcome = match (status.as_str(), observations_json) {
             ("ok", Some(json)) => {
                 TrialOutcome::Ok(Box::new(decode::<Observations>(&json, &what, run_id)?))
@@ -160,6 +195,44 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
                 .query_map([trial_row], interval_sample)
                 .and_then(|rows| rows.collect())
                 .map_err(sql_error(format!("reading intervals of {what}"), run_id))?;
+            // Before schema version 4 the probe's series and every arrival
+            // stayed in the JSON, and no rows were written: rows replace
+            // the JSON's (then empty) lists only when there are some.
+            let mut arrivals_of = |stream: i64| {
+                arrivals
+                    .query_map([trial_row, stream], |row| {
+                        let sent_ns: i64 = row.get(1)?;
+                        Ok(Arrival {
+                            sequence: from_sql(row.get(0)?),
+                            sent_ns,
+                            received_ns: sent_ns.wrapping_add(row.get(2)?),
+                        })
+                    })
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                    .map_err(sql_error(format!("reading arrivals of {what}"), run_id))
+            };
+            if let Some(udp) = observations.udp.as_mut() {
+                let rows = arrivals_of(0)?;
+                if !rows.is_empty() {
+                    udp.arrivals = rows;
+                }
+            }
+            if let Some(probe) = observations.probe.as_mut() {
+                let rows = arrivals_of(1)?;
+                if !rows.is_empty() {
+                    probe.udp.arrivals = rows;
+                }
+                let rows: Vec<IntervalSample> = probe_intervals
+                    .query_map([trial_row], interval_sample)
+                    .and_then(|rows| rows.collect())
+                    .map_err(sql_error(
+                        format!("reading probe intervals of {what}"),
+                        run_id,
+                    ))?;
+                if !rows.is_empty() {
+                    probe.intervals = rows;
+                }
+            }
             if let Some(latency) = observations.latency.as_mut() {
                 latency.histogram = buckets
                     .query_map([trial_row], |row| {
@@ -190,12 +263,21 @@ fn interval_sample(row: &Row<'_>) -> rusqlite::Result<IntervalSample> {
     })
 }
 
-fn metric(row: &Row<'_>, first: usize) -> rusqlite::Result<Metric> {
-    Ok(Metric {
-        name: row.get(first)?,
-        unit: row.get(first + 1)?,
-        higher_is_better: row.get(first + 2)?,
-        definition: row.get(first + 3)?,
+/// An arm id read from a column, checked.
+fn arm_id(text: &str, what: &str, run_id: &str) -> Result<ArmId> {
+    ArmId::new(text).map_err(|reason| StoreError::Corrupt {
+        what: what.to_string(),
+        run_id: run_id.to_string(),
+        reason,
+    })
+}
+
+/// A metric read from a column by its name.
+fn metric_id(name: &str, what: &str, run_id: &str) -> Result<MetricId> {
+    name.parse().map_err(|reason| StoreError::Corrupt {
+        what: what.to_string(),
+        run_id: run_id.to_string(),
+        reason,
     })
 }
 
@@ -214,17 +296,54 @@ fn load_analysis(connection: &Connection, row_id: i64, run_id: &str) -> Result<A
         method,
         summaries: load_summaries(connection, row_id, run_id)?,
         comparisons: load_comparisons(connection, row_id, run_id)?,
-        missing: {
-            let mut statement = connection
-                .prepare("SELECT point, metric, reason FROM missing_metrics WHERE run_id = ?1 ORDER BY seq")
-                .map_err(sql_error("reading missing metrics", run_id))?;
-            statement
-                .query_map([row_id], |row| {
-                    Ok((row.get::<_, i64>(0)? as usize, row.get(1)?, row.get(2)?))
-                })
-                .and_then(|rows| rows.collect())
-                .map_err(sql_error("reading missing metrics", run_id))?
-        },
+        missing: load_missing(connection, row_id, run_id)?,
+    })
+}
+
+fn load_missing(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<MissingMetric>> {
+    let mut statement = connection
+        .prepare(
+            "SELECT seq, point, arm, metric, reason FROM missing_metrics
+             WHERE run_id = ?1 ORDER BY seq",
+        )
+        .map_err(sql_error("reading missing metrics", run_id))?;
+    type Raw = (i64, i64, Option<String>, String, String);
+    let rows: Vec<Raw> = statement
+        .query_map([row_id], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })
+        .and_then(|rows| rows.collect())
+        .map_err(sql_error("reading missing metrics", run_id))?;
+    rows.into_iter()
+        .map(|(seq, point, arm, metric, reason)| {
+            let what = format!("missing metric {seq}");
+            Ok(MissingMetric {
+                point: from_sql(point) as usize,
+                arm: arm_id(arm.as_deref().unwrap_or_default(), &what, run_id)?,
+                metric: metric_id(&metric, &what, run_id)?,
+                reason,
+            })
+        })
+        .collect()
+}
+
+fn summary(row: &Row<'_>, first: usize) -> rusqlite::Result<Summary> {
+    Ok(Summary {
+        count: from_sql(row.get(first)?),
+        mean: row.get(first + 1)?,
+        standard_deviation: row.get(first + 2)?,
+        coefficient_of_variation: row.get(first + 3)?,
+        min: row.get(first + 4)?,
+        max: row.get(first + 5)?,
+        median: row.get(first + 6)?,
+        ci95_low: row.get(first + 7)?,
+        ci95_high: row.get(first + 8)?,
     })
 }
 
@@ -235,144 +354,123 @@ fn load_summaries(
 ) -> Result<Vec<MetricSummary>> {
     let mut statement = connection
         .prepare(
-            "SELECT seq, family, point, metric, unit, higher_is_better, definition, count, mean,
-                    standard_deviation, coefficient_of_variation, min, max, median, ci95_low, ci95_high
-             FROM summaries WHERE run_id = ?1 ORDER BY seq, family",
+            "SELECT seq, point, arm, metric, count, mean, standard_deviation,
+                    coefficient_of_variation, min, max, median, ci95_low, ci95_high
+             FROM summaries WHERE run_id = ?1 ORDER BY seq",
         )
         .map_err(sql_error("reading summaries", run_id))?;
-    let rows = statement
+    type Raw = (i64, i64, String, String, Summary);
+    let rows: Vec<Raw> = statement
         .query_map([row_id], |row| {
-            let family = if row.get::<_, String>(1)? == "v6" {
-                IpFamily::V6
-            } else {
-                IpFamily::V4
-            };
-            let count: Option<i64> = row.get(7)?;
-            let summary = match count {
-                None => None,
-                Some(count) => Some(Summary {
-                    count: from_sql(count),
-                    mean: row.get(8)?,
-                    standard_deviation: row.get(9)?,
-                    coefficient_of_variation: row.get(10)?,
-                    min: row.get(11)?,
-                    max: row.get(12)?,
-                    median: row.get(13)?,
-                    ci95_low: row.get(14)?,
-                    ci95_high: row.get(15)?,
-                }),
-            };
             Ok((
-                row.get::<_, i64>(0)?,
-                family,
-                row.get::<_, i64>(2)? as usize,
-                metric(row, 3)?,
-                summary,
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                summary(row, 4)?,
             ))
         })
-        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .and_then(|rows| rows.collect())
         .map_err(sql_error("reading summaries", run_id))?;
-    let mut summaries: Vec<MetricSummary> = Vec::new();
-    let mut last_seq = None;
-    for (seq, family, point, metric, summary) in rows {
-        if last_seq != Some(seq) {
-            summaries.push(MetricSummary {
-                point,
-                metric,
-                per_family: PerFamily { v4: None, v6: None },
-            });
-            last_seq = Some(seq);
-        }
-        let current = summaries
-            .last_mut()
-            .expect("a summary was pushed for this seq just above");
-        *current.per_family.get_mut(family) = summary;
-    }
-    Ok(summaries)
+    rows.into_iter()
+        .map(|(seq, point, arm, metric, summary)| {
+            let what = format!("summary {seq}");
+            Ok(MetricSummary {
+                point: from_sql(point) as usize,
+                arm: arm_id(&arm, &what, run_id)?,
+                metric: metric_id(&metric, &what, run_id)?,
+                summary,
+            })
+        })
+        .collect()
 }
 
 fn pair(low: Option<f64>, high: Option<f64>) -> Option<(f64, f64)> {
     low.zip(high)
 }
 
+/// The columns of `comparisons` that [`comparison`] reads, in its order.
+/// The table is aliased `c`.
+pub(crate) const COMPARISON_COLUMNS: &str = "c.seq, c.point, c.metric, c.arm, c.baseline, c.pairs,
+    c.difference_mean, c.difference_ci95_low, c.difference_ci95_high, c.relative_difference,
+    c.relative_difference_ci95_low, c.relative_difference_ci95_high, c.significant,
+    c.theoretical_relative_difference, c.warnings_json, c.arm_summary_json,
+    c.baseline_summary_json";
+
+/// A `comparisons` row as read, before its names and JSON are decoded.
+pub(crate) struct ComparisonRow {
+    seq: i64,
+    point: i64,
+    metric: String,
+    arm: String,
+    baseline: String,
+    pairs: i64,
+    difference_mean: f64,
+    ci: [Option<f64>; 5],
+    significant: bool,
+    theory: Option<f64>,
+    warnings: String,
+    arm_summary: String,
+    baseline_summary: String,
+}
+
+/// Reads a row selected with [`COMPARISON_COLUMNS`] first.
+pub(crate) fn comparison_row(row: &Row<'_>) -> rusqlite::Result<ComparisonRow> {
+    Ok(ComparisonRow {
+        seq: row.get(0)?,
+        point: row.get(1)?,
+        metric: row.get(2)?,
+        arm: row.get(3)?,
+        baseline: row.get(4)?,
+        pairs: row.get(5)?,
+        difference_mean: row.get(6)?,
+        ci: [
+            row.get(7)?,
+            row.get(8)?,
+            row.get(9)?,
+            row.get(10)?,
+            row.get(11)?,
+        ],
+        significant: row.get(12)?,
+        theory: row.get(13)?,
+        warnings: row.get(14)?,
+        arm_summary: row.get(15)?,
+        baseline_summary: row.get(16)?,
+    })
+}
+
+impl ComparisonRow {
+    /// The model's comparison.
+    pub(crate) fn decode(self, run_id: &str) -> Result<Comparison> {
+        let what = format!("comparison {}", self.seq);
+        Ok(Comparison {
+            point: from_sql(self.point) as usize,
+            metric: metric_id(&self.metric, &what, run_id)?,
+            arm: arm_id(&self.arm, &what, run_id)?,
+            baseline: arm_id(&self.baseline, &what, run_id)?,
+            arm_summary: decode(&self.arm_summary, &what, run_id)?,
+            baseline_summary: decode(&self.baseline_summary, &what, run_id)?,
+            pairs: from_sql(self.pairs),
+            difference_mean: self.difference_mean,
+            difference_ci95: pair(self.ci[0], self.ci[1]),
+            relative_difference: self.ci[2],
+            relative_difference_ci95: pair(self.ci[3], self.ci[4]),
+            significant: self.significant,
+            theoretical_relative_difference: self.theory,
+            warnings: decode(&self.warnings, &what, run_id)?,
+        })
+    }
+}
+
 fn load_comparisons(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<Comparison>> {
     let mut statement = connection
-        .prepare(
-            "SELECT seq, point, metric, unit, higher_is_better, definition, pairs, difference_mean,
-                    difference_ci95_low, difference_ci95_high, relative_difference,
-                    relative_difference_ci95_low, relative_difference_ci95_high, significant,
-                    theoretical_relative_difference, verdict, warnings_json, per_family_json
-             FROM comparisons WHERE run_id = ?1 ORDER BY seq",
-        )
+        .prepare(&format!(
+            "SELECT {COMPARISON_COLUMNS} FROM comparisons c WHERE c.run_id = ?1 ORDER BY c.seq"
+        ))
         .map_err(sql_error("reading comparisons", run_id))?;
-    type Raw = (
-        i64,
-        usize,
-        Metric,
-        u64,
-        f64,
-        [Option<f64>; 5],
-        bool,
-        Option<f64>,
-        String,
-        String,
-        String,
-    );
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
-            Ok((
-                row.get(0)?,
-                row.get::<_, i64>(1)? as usize,
-                metric(row, 2)?,
-                from_sql(row.get(6)?),
-                row.get(7)?,
-                [
-                    row.get(8)?,
-                    row.get(9)?,
-                    row.get(10)?,
-                    row.get(11)?,
-                    row.get(12)?,
-                ],
-                row.get(13)?,
-                row.get(14)?,
-                row.get(15)?,
-                row.get(16)?,
-                row.get(17)?,
-            ))
-        })
+    let rows: Vec<ComparisonRow> = statement
+        .query_map([row_id], comparison_row)
         .and_then(|rows| rows.collect())
         .map_err(sql_error("reading comparisons", run_id))?;
-    rows.into_iter()
-        .map(
-            |(
-                seq,
-                point,
-                metric,
-                pairs,
-                difference_mean,
-                ci,
-                significant,
-                theory,
-                verdict,
-                warnings,
-                per_family,
-            )| {
-                let what = format!("comparison {seq}");
-                Ok(Comparison {
-                    point,
-                    metric,
-                    per_family: decode::<PerFamily<Summary>>(&per_family, &what, run_id)?,
-                    pairs,
-                    difference_mean,
-                    difference_ci95: pair(ci[0], ci[1]),
-                    relative_difference: ci[2],
-                    relative_difference_ci95: pair(ci[3], ci[4]),
-                    significant,
-                    theoretical_relative_difference: theory,
-                    verdict,
-                    warnings: decode(&warnings, &what, run_id)?,
-                })
-            },
-        )
-        .collect()
+    rows.into_iter().map(|row| row.decode(run_id)).collect()
 }

@@ -3,14 +3,20 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dualperf_model::{Analysis, RunResult, Trial};
-use rusqlite::Connection;
+use dualperf_model::{RunResult, Trial};
+use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{Result, StoreError};
+use crate::handle::{RunEnd, RunHandle, WriteOptions};
+use crate::identity::{self, Identity};
 use crate::listing::{self, RunListing};
 use crate::migrations;
+use crate::prune::{self, Pruned, Retention};
 use crate::schema::LATEST_VERSION;
 use crate::{read, write};
+
+/// How long a statement waits for another process's lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The default database: `$XDG_DATA_HOME/dualperf/results.sqlite`, or
 /// `~/.local/share/dualperf/results.sqlite` when `XDG_DATA_HOME` is unset
@@ -30,74 +36,32 @@ pub fn default_path() -> Result<PathBuf> {
     Ok(base.join("dualperf").join("results.sqlite"))
 }
 
-/// An open results database at the latest schema version.
+/// An open results database at the latest schema version, for writing
+/// ([`Store::open`]) or for reading only ([`Store::open_read_only`]).
 #[derive(Debug)]
 pub struct Store {
     pub(crate) connection: Connection,
-}
-
-/// A run that has been begun: its database row id and how many trials it has.
-/// Get one from [`Store::begin_run`]; pass it to [`Store::append_trial`] and
-/// [`Store::finish_run`].
-#[derive(Debug)]
-pub struct RunHandle {
-    pub(crate) row_id: i64,
-    pub(crate) run_id: String,
-    pub(crate) next_seq: u32,
-}
-
-impl RunHandle {
-    /// The run's id.
-    pub fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    /// Trials written so far.
-    pub fn trials_written(&self) -> u32 {
-        self.next_seq
-    }
-}
-
-/// How a run ended: what [`Store::finish_run`] writes.
-#[derive(Clone, Copy, Debug)]
-pub struct RunEnd<'a> {
-    /// Wall-clock end, milliseconds since the Unix epoch.
-    pub finished_at_unix_ms: u64,
-    /// True when every planned trial ran and succeeded.
-    pub complete: bool,
-    /// Run-level errors.
-    pub errors: &'a [String],
-    /// The analysis, if the stats stage ran.
-    pub analysis: Option<&'a Analysis>,
-}
-
-impl<'a> RunEnd<'a> {
-    /// The end as recorded in a finished [`RunResult`].
-    pub fn of(run: &'a RunResult) -> Self {
-        RunEnd {
-            finished_at_unix_ms: run.finished_at_unix_ms,
-            complete: run.complete,
-            errors: &run.errors,
-            analysis: run.analysis.as_ref(),
-        }
-    }
+    read_only: bool,
 }
 
 impl Store {
     /// Opens (creating if needed, with its directory) the database at `path`
-    /// and migrates it to the latest schema version.
+    /// for writing and migrates it to the latest schema version. A file that
+    /// is not a dualperf database (another program's SQLite file, text …)
+    /// is refused before anything is written to it.
     ///
     /// # Errors
-    /// [`StoreError::Open`], [`StoreError::CreateDirectory`],
-    /// [`StoreError::SchemaTooNew`] or [`StoreError::Migrate`].
+    /// [`StoreError::NotDualperf`], [`StoreError::Open`],
+    /// [`StoreError::CreateDirectory`], [`StoreError::SchemaTooNew`] or
+    /// [`StoreError::Migrate`].
     pub fn open(path: &Path) -> Result<Store> {
         Self::open_at_version(path, LATEST_VERSION)
     }
 
-    /// Opens the database at `path`, migrating it only up to `version`.
-    /// For fixture generators and migration tests; everything else uses
-    /// [`Store::open`]. Writing into an older schema works only while the
-    /// writer uses no column added after `version`.
+    /// Opens the database at `path` for writing, migrating it only up to
+    /// `version`. For fixture generators and migration tests; everything
+    /// else uses [`Store::open`]. Writing into an older schema works only
+    /// while the writer uses no column added after `version`.
     #[doc(hidden)]
     pub fn open_at_version(path: &Path, version: u32) -> Result<Store> {
         if let Some(directory) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -106,14 +70,85 @@ impl Store {
                 source,
             })?;
         }
+        if path.exists() {
+            match precheck(path)? {
+                Identity::Foreign(reason) => return Err(not_dualperf(path, reason)),
+                Identity::Empty | Identity::Dualperf => {}
+            }
+        }
         let open_error = |source| StoreError::Open {
             path: path.to_path_buf(),
             source,
         };
         let connection = Connection::open(path).map_err(open_error)?;
+        match identity::identify(&connection) {
+            Ok(Identity::Foreign(reason)) => return Err(not_dualperf(path, reason)),
+            Ok(Identity::Empty | Identity::Dualperf) => {}
+            Err(source) => return Err(open_error(source)),
+        }
         Self::configure(connection, version).map_err(|err| match err {
             StoreError::Query { source, .. } => open_error(source),
             other => other,
+        })
+    }
+
+    /// Opens the database at `path` for reading only (`history`, `report`):
+    /// SQLite's read-only mode, so nothing in the file changes — no table is
+    /// created, the journal mode stays, no migration is written. A file that
+    /// is not a dualperf database is refused with
+    /// [`StoreError::NotDualperf`] and left as it was.
+    ///
+    /// A database of an older schema version (written by an older dualperf)
+    /// is copied into memory and migrated there, so it reads like a current
+    /// one; the file itself is migrated by the next writing command.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`], [`StoreError::Read`],
+    /// [`StoreError::NotDualperf`], [`StoreError::Open`],
+    /// [`StoreError::SchemaTooNew`] or [`StoreError::Migrate`] (of the copy).
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            return Err(StoreError::NotFound {
+                path: path.to_path_buf(),
+            });
+        }
+        match precheck(path)? {
+            Identity::Foreign(reason) => return Err(not_dualperf(path, reason)),
+            Identity::Empty => return Err(not_dualperf(path, "an empty file".into())),
+            Identity::Dualperf => {}
+        }
+        let open_error = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let connection = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(open_error)?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        check_identity(&connection, path)?;
+        let version = migrations::current_version(&connection).map_err(open_error)?;
+        if version > LATEST_VERSION {
+            return Err(StoreError::SchemaTooNew {
+                found: version,
+                supported: LATEST_VERSION,
+            });
+        }
+        let connection = if version < LATEST_VERSION {
+            migrated_copy(&connection).map_err(|err| match err {
+                StoreError::Query { source, .. } => open_error(source),
+                other => other,
+            })?
+        } else {
+            connection
+        };
+        connection
+            .pragma_update(None, "query_only", true)
+            .map_err(open_error)?;
+        Ok(Store {
+            connection,
+            read_only: true,
         })
     }
 
@@ -140,13 +175,32 @@ impl Store {
             .pragma_update(None, "journal_mode", "WAL")
             .and_then(|_| connection.pragma_update(None, "synchronous", "FULL"))
             .and_then(|_| connection.pragma_update(None, "foreign_keys", "ON"))
-            .and_then(|_| connection.busy_timeout(Duration::from_secs(10)))
+            .and_then(|_| connection.busy_timeout(BUSY_TIMEOUT))
             .map_err(pragma_error)?;
         migrations::migrate_to(&mut connection, version)?;
-        Ok(Store { connection })
+        Ok(Store {
+            connection,
+            read_only: false,
+        })
     }
 
-    /// The file's schema version (`PRAGMA user_version`).
+    /// True for a store opened with [`Store::open_read_only`]: every write
+    /// fails with [`StoreError::ReadOnly`].
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn writable(&mut self, action: &str) -> Result<&mut Connection> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                action: action.to_string(),
+            });
+        }
+        Ok(&mut self.connection)
+    }
+
+    /// The schema version of the open database (`PRAGMA user_version`); for
+    /// a read-only store of an older file, that of its migrated copy.
     ///
     /// # Errors
     /// [`StoreError::Query`].
@@ -158,14 +212,26 @@ impl Store {
     }
 
     /// Writes the run row and its points, then every trial `run` already
-    /// holds (each in its own transaction). Call it before the first trial
+    /// holds (each in its own transaction), with the default
+    /// [`WriteOptions`] (no raw load series; probe arrivals kept). Call it before the first trial
     /// runs, with `run.trials` empty, to keep trials as they finish.
     ///
     /// # Errors
-    /// [`StoreError::DuplicateRun`] when the id is taken; otherwise SQL or
-    /// encoding errors. Nothing of the run is written when the run row fails.
+    /// [`StoreError::DuplicateRun`] when the id is taken,
+    /// [`StoreError::ReadOnly`]; otherwise SQL or encoding errors. Nothing of
+    /// the run is written when the run row fails.
     pub fn begin_run(&mut self, run: &RunResult) -> Result<RunHandle> {
-        let mut handle = write::insert_run(&mut self.connection, run)?;
+        self.begin_run_with(run, WriteOptions::default())
+    }
+
+    /// [`Store::begin_run`] with explicit [`WriteOptions`], which hold for
+    /// every trial appended through the handle.
+    ///
+    /// # Errors
+    /// As [`Store::begin_run`].
+    pub fn begin_run_with(&mut self, run: &RunResult, options: WriteOptions) -> Result<RunHandle> {
+        let connection = self.writable("writing a run")?;
+        let mut handle = write::insert_run(connection, run, options)?;
         for trial in &run.trials {
             self.append_trial(&mut handle, trial)?;
         }
@@ -173,32 +239,51 @@ impl Store {
     }
 
     /// Writes one finished trial, with its time series and histogram, in one
-    /// transaction: after a crash it is there whole or not at all.
+    /// transaction: after a crash it is there whole or not at all. Its raw
+    /// series are kept as the handle's [`WriteOptions`] say.
     ///
     /// # Errors
-    /// SQL or encoding errors; the trial is then not written at all.
+    /// [`StoreError::ReadOnly`], SQL or encoding errors; the trial is then
+    /// not written at all.
     pub fn append_trial(&mut self, handle: &mut RunHandle, trial: &Trial) -> Result<()> {
-        write::insert_trial(&mut self.connection, handle, trial)
+        let connection = self.writable("writing a trial")?;
+        write::insert_trial(connection, handle, trial)
     }
 
     /// Records the end of the run and its analysis, in one transaction.
     ///
     /// # Errors
-    /// SQL or encoding errors; the run then stays as it was (unfinished).
+    /// [`StoreError::ReadOnly`], SQL or encoding errors; the run then stays
+    /// as it was (unfinished).
     pub fn finish_run(&mut self, handle: RunHandle, end: RunEnd<'_>) -> Result<()> {
-        write::finish_run(&mut self.connection, &handle, end)
+        let connection = self.writable("finishing a run")?;
+        write::finish_run(connection, &handle, end)
     }
 
-    /// Writes a whole run: [`Store::begin_run`] then [`Store::finish_run`].
+    /// Writes a whole run with the default [`WriteOptions`] (no raw load
+    /// series; probe arrivals kept): [`Store::begin_run`] then
+    /// [`Store::finish_run`].
     ///
     /// # Errors
     /// As those two.
     pub fn save_run(&mut self, run: &RunResult) -> Result<()> {
-        let handle = self.begin_run(run)?;
+        self.save_run_with(run, WriteOptions::default())
+    }
+
+    /// Writes a whole run with explicit [`WriteOptions`].
+    ///
+    /// # Errors
+    /// As [`Store::begin_run`] and [`Store::finish_run`].
+    pub fn save_run_with(&mut self, run: &RunResult, options: WriteOptions) -> Result<()> {
+        let handle = self.begin_run_with(run, options)?;
         self.finish_run(handle, RunEnd::of(run))
     }
 
-    /// Loads a run exactly as it was saved (or as far as it got).
+    /// Loads a run as it was saved (or as far as it got). Trials come back
+    /// as [`WriteOptions::apply`] of the options they were saved with left
+    /// them. A run stored before schema version 4 comes back with native
+    /// arms and `analysis: None` (its analysis was per family): analyse it
+    /// again from its trials.
     ///
     /// # Errors
     /// [`StoreError::RunNotFound`], SQL or decoding errors.
@@ -237,10 +322,11 @@ impl Store {
     /// kernel 6.8 upgrade". `None` clears them.
     ///
     /// # Errors
-    /// [`StoreError::RunNotFound`] or [`StoreError::Sql`].
+    /// [`StoreError::RunNotFound`], [`StoreError::ReadOnly`] or
+    /// [`StoreError::Sql`].
     pub fn set_notes(&mut self, run_id: &str, notes: Option<&str>) -> Result<()> {
         let changed = self
-            .connection
+            .writable("setting notes")?
             .execute(
                 "UPDATE runs SET notes = ?1 WHERE run_id = ?2",
                 (notes, run_id),
@@ -256,6 +342,65 @@ impl Store {
             });
         }
         Ok(())
+    }
+
+    /// The ids of the runs `retention` would remove, oldest first, without
+    /// removing them (`history --prune --dry-run`; works read-only).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn runs_to_prune(&self, retention: Retention) -> Result<Vec<String>> {
+        prune::select(&self.connection, retention)
+    }
+
+    /// Removes every run but the `keep` that started last, each whole
+    /// (trials, series, histograms, analysis), in one transaction. The
+    /// space is reused by later runs; [`Store::vacuum`] gives it back to
+    /// the file system. A run still being written is among the newest, so
+    /// `keep` ≥ 1 never removes it.
+    ///
+    /// # Errors
+    /// [`StoreError::ReadOnly`] or [`StoreError::Query`]; nothing is removed then.
+    pub fn prune(&mut self, keep: usize) -> Result<Pruned> {
+        self.prune_by(Retention::KeepNewest(keep))
+    }
+
+    /// Removes every run that started before `unix_ms` (milliseconds since
+    /// the Unix epoch), as [`Store::prune`] does.
+    ///
+    /// # Errors
+    /// As [`Store::prune`].
+    pub fn prune_before(&mut self, unix_ms: u64) -> Result<Pruned> {
+        self.prune_by(Retention::StartedBefore(unix_ms))
+    }
+
+    /// Removes the runs `retention` selects, as [`Store::prune`] does.
+    ///
+    /// # Errors
+    /// As [`Store::prune`].
+    pub fn prune_by(&mut self, retention: Retention) -> Result<Pruned> {
+        let connection = self.writable("pruning runs")?;
+        prune::remove(connection, retention)
+    }
+
+    /// Rebuilds the file without the space removed runs left (`VACUUM`) and
+    /// truncates the write-ahead log, so the file shrinks on disk. Takes as
+    /// long as copying the database, and as much free disk space.
+    ///
+    /// # Errors
+    /// [`StoreError::ReadOnly`] or [`StoreError::Query`].
+    pub fn vacuum(&mut self) -> Result<()> {
+        let connection = self.writable("vacuuming")?;
+        prune::vacuum(connection)
+    }
+
+    /// The database's size in bytes (pages × page size, free pages included;
+    /// the write-ahead log not).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn size_bytes(&self) -> Result<u64> {
+        prune::size_bytes(&self.connection)
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file, else SQLite's findings.
@@ -282,6 +427,113 @@ impl Store {
     }
 }
 
+/// What the file at `path` is, as far as can be told without opening it in
+/// a way that could change it: its header, and for a WAL-mode file of
+/// application id 0 without a write-ahead log, its schema read as an
+/// immutable file (a normal read-only open would create `-wal` and `-shm`
+/// files beside another program's database). `Dualperf` here can still be
+/// refuted once the file is open.
+fn precheck(path: &Path) -> Result<Identity> {
+    let header = identity::read_header(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => StoreError::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => StoreError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    if let Some(verdict) = header.verdict {
+        return Ok(verdict);
+    }
+    if !header.wal || wal_file(path).exists() {
+        return Ok(Identity::Dualperf);
+    }
+    // No log: the main file is the whole database.
+    let probe = Connection::open_with_flags(
+        immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(|source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    match check_identity(&probe, path) {
+        Ok(()) => Ok(Identity::Dualperf),
+        Err(StoreError::NotDualperf { reason, .. }) => Ok(Identity::Foreign(reason)),
+        Err(other) => Err(other),
+    }
+}
+
+fn not_dualperf(path: &Path, reason: String) -> StoreError {
+    StoreError::NotDualperf {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
+/// Refuses anything but a dualperf database (an empty one too: there is
+/// nothing to read).
+fn check_identity(connection: &Connection, path: &Path) -> Result<()> {
+    match identity::identify(connection) {
+        Ok(Identity::Dualperf) => Ok(()),
+        Ok(Identity::Empty) => Err(not_dualperf(path, "an empty database".into())),
+        Ok(Identity::Foreign(reason)) => Err(not_dualperf(path, reason)),
+        // SQLITE_NOTADB and friends: not a database at all.
+        Err(rusqlite::Error::SqliteFailure(failure, _))
+            if failure.code == rusqlite::ErrorCode::NotADatabase =>
+        {
+            Err(not_dualperf(path, "not an SQLite database".into()))
+        }
+        Err(source) => Err(StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The write-ahead log beside a database file.
+fn wal_file(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// `file:PATH?immutable=1`, with the characters URIs reserve escaped.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for byte in path.as_os_str().as_encoded_bytes() {
+        match byte {
+            b'%' | b'?' | b'#' => uri.push_str(&format!("%{byte:02X}")),
+            _ if byte.is_ascii() && !byte.is_ascii_control() => uri.push(char::from(*byte)),
+            _ => uri.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+/// An in-memory copy of `source` migrated to the latest version, read-only
+/// afterwards: how an older file is read without changing it.
+fn migrated_copy(source: &Connection) -> Result<Connection> {
+    let copy_error = |source| StoreError::Query {
+        action: "copying an older database into memory".into(),
+        source,
+    };
+    let mut memory = Connection::open_in_memory().map_err(copy_error)?;
+    {
+        let backup = rusqlite::backup::Backup::new(source, &mut memory).map_err(copy_error)?;
+        backup
+            .run_to_completion(i32::MAX, Duration::from_millis(20), None)
+            .map_err(copy_error)?;
+    }
+    memory
+        .pragma_update(None, "foreign_keys", "ON")
+        .map_err(copy_error)?;
+    migrations::migrate_to(&mut memory, LATEST_VERSION)?;
+    Ok(memory)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +556,7 @@ mod tests {
         assert_eq!(foreign_keys, 1);
         assert_eq!(store.schema_version().unwrap(), LATEST_VERSION);
         assert_eq!(store.integrity_check().unwrap(), "ok");
+        assert!(!store.is_read_only());
     }
 
     #[test]
@@ -325,9 +578,49 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_file_becomes_a_database_when_opened_for_writing() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("touched.sqlite");
+        std::fs::write(&path, "").unwrap();
+        assert!(matches!(
+            Store::open_read_only(&path).unwrap_err(),
+            StoreError::NotDualperf { .. }
+        ));
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), LATEST_VERSION);
+        drop(store);
+        assert!(Store::open_read_only(&path).unwrap().is_read_only());
+    }
+
+    #[test]
     fn notes_of_an_unknown_run_are_refused() {
         let mut store = Store::open_in_memory().unwrap();
         let err = store.set_notes("nope", Some("x")).unwrap_err();
         assert!(matches!(err, StoreError::RunNotFound { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_read_only_store_is_refused_writes_by_sqlite_too() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("results.sqlite");
+        drop(Store::open(&path).unwrap());
+        let reader = Store::open_read_only(&path).unwrap();
+        let err = reader
+            .connection
+            .execute("DELETE FROM runs", [])
+            .unwrap_err();
+        assert!(err.to_string().contains("readonly"), "{err}");
+    }
+
+    #[test]
+    fn uris_escape_what_sqlite_would_read_as_query_or_fragment() {
+        assert_eq!(
+            immutable_uri(Path::new("/tmp/a?b#c%d é.db")),
+            "file:/tmp/a%3Fb%23c%25d %C3%A9.db?immutable=1"
+        );
+        assert_eq!(
+            wal_file(Path::new("/x/r.sqlite")),
+            PathBuf::from("/x/r.sqlite-wal")
+        );
     }
 }

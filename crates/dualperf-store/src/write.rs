@@ -1,12 +1,17 @@
 //! Writing runs: the run row and its points, one transaction per trial, and
 //! the end of the run with its analysis.
 
-use dualperf_model::{Analysis, IpFamily, RunResult, Summary, Trial, TrialOutcome};
+use dualperf_model::observation::Arrival;
+use dualperf_model::{
+    Analysis, ComparisonWarning, HistogramBucket, IntervalSample, MetricSummary, RunResult,
+    Summary, Trial, TrialOutcome,
+};
 use rusqlite::{params, Connection, ErrorCode, Transaction};
 
 use crate::error::{Result, StoreError};
+use crate::handle::{RunEnd, RunHandle, WriteOptions};
 use crate::integer::{real, real_opt, to_sql};
-use crate::store::{RunEnd, RunHandle};
+use crate::schema::ARM_ANALYSIS_VERSION;
 
 fn sql_error(
     action: impl Into<String>,
@@ -31,7 +36,11 @@ fn json<T: serde::Serialize>(value: &T, what: &str, run_id: &str) -> Result<Stri
 }
 
 /// Inserts the run row and its points in one transaction.
-pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result<RunHandle> {
+pub(crate) fn insert_run(
+    connection: &mut Connection,
+    run: &RunResult,
+    options: WriteOptions,
+) -> Result<RunHandle> {
     let id = run.run_id.as_str();
     let config = json(&run.config, "configuration", id)?;
     let client_host = json(&run.client_host, "client host facts", id)?;
@@ -53,8 +62,9 @@ pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result
     let inserted = transaction.execute(
         "INSERT INTO runs (run_id, result_schema, result_schema_version, started_at_unix_ms,
              finished_at_unix_ms, tool_version, hostname, testbed_name, config_json,
-             client_host_json, server_host_json, testbed_json, complete, errors_json, analysed)
-         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, 0)",
+             client_host_json, server_host_json, testbed_json, complete, errors_json, analysed,
+             raw_samples, analysis_version)
+         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, 0, ?13, ?14)",
         params![
             id,
             run.schema,
@@ -68,6 +78,8 @@ pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result
             server_host,
             testbed,
             errors,
+            options.raw_samples,
+            ARM_ANALYSIS_VERSION,
         ],
     );
     match inserted {
@@ -96,10 +108,67 @@ pub(crate) fn insert_run(connection: &mut Connection, run: &RunResult) -> Result
         row_id,
         run_id: id.to_string(),
         next_seq: 0,
+        options,
     })
 }
 
-/// Inserts one trial with its intervals and histogram buckets in one transaction.
+/// A trial's outcome split for storage: the series that get their own
+/// tables, and the rest as JSON.
+struct Split {
+    /// Time series: the trial's, its probe's.
+    intervals: [Vec<IntervalSample>; 2],
+    /// Histogram buckets of the per-transaction times.
+    buckets: Vec<HistogramBucket>,
+    /// Raw arrivals: the trial's own datagrams, its probe's.
+    arrivals: [Vec<Arrival>; 2],
+    status: &'static str,
+    error: Option<String>,
+    /// Observations without the above; `None` when the trial failed.
+    observations_json: Option<String>,
+}
+
+fn split_outcome(outcome: TrialOutcome, what: &str, id: &str) -> Result<Split> {
+    Ok(match outcome {
+        TrialOutcome::Ok(mut observations) => {
+            let o = &mut *observations;
+            let probe = o.probe.as_deref_mut();
+            let (probe_intervals, probe_arrivals) = probe.map_or_else(Default::default, |p| {
+                (
+                    std::mem::take(&mut p.intervals),
+                    std::mem::take(&mut p.udp.arrivals),
+                )
+            });
+            Split {
+                intervals: [std::mem::take(&mut o.intervals), probe_intervals],
+                buckets: o
+                    .latency
+                    .as_mut()
+                    .map(|latency| std::mem::take(&mut latency.histogram))
+                    .unwrap_or_default(),
+                arrivals: [
+                    o.udp
+                        .as_mut()
+                        .map(|udp| std::mem::take(&mut udp.arrivals))
+                        .unwrap_or_default(),
+                    probe_arrivals,
+                ],
+                status: "ok",
+                error: None,
+                observations_json: Some(json(&observations, what, id)?),
+            }
+        }
+        TrialOutcome::Failed { error } => Split {
+            intervals: Default::default(),
+            buckets: Vec::new(),
+            arrivals: Default::default(),
+            status: "failed",
+            error: Some(error),
+            observations_json: None,
+        },
+    })
+}
+
+/// Inserts one trial with its series, histogram and arrivals in one transaction.
 pub(crate) fn insert_trial(
     connection: &mut Connection,
     handle: &mut RunHandle,
@@ -108,31 +177,22 @@ pub(crate) fn insert_trial(
     let id = handle.run_id.as_str();
     let seq = handle.next_seq;
     let what = format!("trial {seq}");
-    // The time series and histogram go to their own tables; the rest of the
-    // observations (counters, CPU, socket facts, notes) is one JSON column and
-    // the trial's own fields another. The outcome is split out of the trial
-    // because serde cannot read the u128 `sum_ns` back through the internally
-    // tagged `TrialOutcome` (its buffering has no u128); plain structs can.
+    // The time series (the trial's and its probe's), the histogram and the
+    // raw arrivals go to their own tables; the rest of the observations
+    // (counters, CPU, socket facts, notes) is one JSON column and the
+    // trial's own fields another. The outcome is split out of the trial
+    // because serde cannot read the u128 `sum_ns` back through the
+    // internally tagged `TrialOutcome` (its buffering has no u128); plain
+    // structs can.
     let mut rest = trial.clone();
+    handle.options.apply(&mut rest);
     let outcome = std::mem::replace(
         &mut rest.outcome,
         TrialOutcome::Failed {
             error: String::new(),
         },
     );
-    let (intervals, buckets, status, error, observations_json) = match outcome {
-        TrialOutcome::Ok(mut observations) => {
-            let intervals = std::mem::take(&mut observations.intervals);
-            let buckets = observations
-                .latency
-                .as_mut()
-                .map(|latency| std::mem::take(&mut latency.histogram))
-                .unwrap_or_default();
-            let text = json(&observations, &what, id)?;
-            (intervals, buckets, "ok", None, Some(text))
-        }
-        TrialOutcome::Failed { error } => (Vec::new(), Vec::new(), "failed", Some(error), None),
-    };
+    let parts = split_outcome(outcome, &what, id)?;
     let counters = match &trial.outcome {
         TrialOutcome::Ok(o) => Some((
             o.measured_ns,
@@ -153,41 +213,46 @@ pub(crate) fn insert_trial(
     let transaction = connection.transaction().map_err(fail("beginning"))?;
     transaction
         .execute(
-            "INSERT INTO trials (run_id, seq, point, family, repetition, started_at_unix_ms, status,
-                 error, measured_ns, sent_bytes, received_bytes, sent_packets, received_packets,
-                 interval_count, bucket_count, trial_json, observations_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            "INSERT INTO trials (run_id, seq, point, arm, family, repetition, started_at_unix_ms,
+                 status, error, measured_ns, sent_bytes, received_bytes, sent_packets,
+                 received_packets, interval_count, bucket_count, trial_json, observations_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             params![
                 handle.row_id,
                 seq,
                 trial.point as i64,
+                trial.arm.as_str(),
                 trial.family.key(),
                 trial.repetition,
                 int(trial.started_at_unix_ms, "start time")?,
-                status,
-                error,
+                parts.status,
+                parts.error,
                 counter(|c| c.0, "measured time")?,
                 counter(|c| c.1, "sent bytes")?,
                 counter(|c| c.2, "received bytes")?,
                 counter(|c| c.3, "sent packets")?,
                 counter(|c| c.4, "received packets")?,
-                intervals.len() as i64,
-                buckets.len() as i64,
+                parts.intervals[0].len() as i64,
+                parts.buckets.len() as i64,
                 trial_json,
-                observations_json,
+                parts.observations_json,
             ],
         )
         .map_err(fail("writing"))?;
     let trial_row = transaction.last_insert_rowid();
-    {
+    for (table, samples) in [
+        ("interval_samples", &parts.intervals[0]),
+        ("probe_interval_samples", &parts.intervals[1]),
+    ] {
         let mut statement = transaction
-            .prepare_cached(
-                "INSERT INTO interval_samples (trial_id, seq, end_ns, length_ns, sent_bytes,
-                     sent_packets, received_bytes, received_packets, lost_packets, mean_delay_ns)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )
+            .prepare_cached(&format!(
+                "INSERT INTO {table} (trial_id, seq, end_ns, length_ns, sent_bytes, sent_packets,
+                     received_bytes, received_packets, lost_packets, mean_delay_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            ))
             .map_err(fail("preparing intervals of"))?;
-        for (index, sample) in intervals.iter().enumerate() {
+        for (index, sample) in samples.iter().enumerate() {
+            let optional = |value: Option<u64>, field| value.map(|v| int(v, field)).transpose();
             statement
                 .execute(params![
                     trial_row,
@@ -198,23 +263,19 @@ pub(crate) fn insert_trial(
                     int(sample.sent_packets, "interval sent packets")?,
                     int(sample.received_bytes, "interval received bytes")?,
                     int(sample.received_packets, "interval received packets")?,
-                    sample
-                        .lost_packets
-                        .map(|v| int(v, "interval lost packets"))
-                        .transpose()?,
-                    sample
-                        .mean_delay_ns
-                        .map(|v| int(v, "interval delay"))
-                        .transpose()?,
+                    optional(sample.lost_packets, "interval lost packets")?,
+                    optional(sample.mean_delay_ns, "interval delay")?,
                 ])
                 .map_err(fail("writing intervals of"))?;
         }
+    }
+    {
         let mut statement = transaction
             .prepare_cached(
                 "INSERT INTO latency_buckets (trial_id, seq, value_ns, count) VALUES (?1, ?2, ?3, ?4)",
             )
             .map_err(fail("preparing histogram of"))?;
-        for (index, bucket) in buckets.iter().enumerate() {
+        for (index, bucket) in parts.buckets.iter().enumerate() {
             statement
                 .execute(params![
                     trial_row,
@@ -223,6 +284,26 @@ pub(crate) fn insert_trial(
                     int(bucket.count, "bucket count")?,
                 ])
                 .map_err(fail("writing histogram of"))?;
+        }
+        let mut statement = transaction
+            .prepare_cached(
+                "INSERT INTO arrivals (trial_id, stream, seq, sequence, sent_ns, delay_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .map_err(fail("preparing arrivals of"))?;
+        for (stream, arrivals) in parts.arrivals.iter().enumerate() {
+            for (index, arrival) in arrivals.iter().enumerate() {
+                statement
+                    .execute(params![
+                        trial_row,
+                        stream as i64,
+                        index as i64,
+                        int(arrival.sequence, "arrival sequence")?,
+                        arrival.sent_ns,
+                        arrival.received_ns.wrapping_sub(arrival.sent_ns),
+                    ])
+                    .map_err(fail("writing arrivals of"))?;
+            }
         }
     }
     transaction.commit().map_err(fail("committing"))?;
@@ -243,13 +324,15 @@ pub(crate) fn finish_run(
         .map_err(sql_error("beginning the end", id))?;
     transaction
         .execute(
-            "UPDATE runs SET finished_at_unix_ms = ?1, complete = ?2, errors_json = ?3, analysed = ?4
-             WHERE id = ?5",
+            "UPDATE runs SET finished_at_unix_ms = ?1, complete = ?2, errors_json = ?3, analysed = ?4,
+                 analysis_version = ?5
+             WHERE id = ?6",
             params![
                 to_sql(end.finished_at_unix_ms, "end time", id)?,
                 end.complete,
                 errors,
                 end.analysis.is_some(),
+                ARM_ANALYSIS_VERSION,
                 handle.row_id
             ],
         )
@@ -286,39 +369,32 @@ fn insert_analysis(
             .map_err(sql_error(format!("clearing old {table}"), id))?;
     }
     for (seq, summary) in analysis.summaries.iter().enumerate() {
-        for family in IpFamily::ALL {
-            insert_summary(
-                transaction,
-                row_id,
-                id,
-                seq,
-                family,
-                summary,
-                *summary.per_family.get(family),
-            )?;
-        }
+        insert_summary(transaction, row_id, id, seq, summary)?;
     }
     for (seq, comparison) in analysis.comparisons.iter().enumerate() {
         let what = format!("comparison {seq}");
         let (low, high) = split(comparison.difference_ci95);
         let (relative_low, relative_high) = split(comparison.relative_difference_ci95);
         let r = |value: Option<f64>| real_opt(value, &what, id);
+        let summary = |value: &Summary| -> Result<String> {
+            check_summary(value, &what, id)?;
+            json(value, &what, id)
+        };
         transaction
             .execute(
-                "INSERT INTO comparisons (run_id, seq, point, metric, unit, higher_is_better,
-                     definition, pairs, difference_mean, difference_ci95_low, difference_ci95_high,
-                     relative_difference, relative_difference_ci95_low, relative_difference_ci95_high,
-                     significant, theoretical_relative_difference, verdict, warnings_json,
-                     per_family_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                "INSERT INTO comparisons (run_id, seq, point, metric, arm, baseline, pairs,
+                     difference_mean, difference_ci95_low, difference_ci95_high,
+                     relative_difference, relative_difference_ci95_low,
+                     relative_difference_ci95_high, significant, theoretical_relative_difference,
+                     warnings_json, arm_summary_json, baseline_summary_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                 params![
                     row_id,
                     seq as i64,
                     comparison.point as i64,
-                    comparison.metric.name,
-                    comparison.metric.unit,
-                    comparison.metric.higher_is_better,
-                    comparison.metric.definition,
+                    comparison.metric.name(),
+                    comparison.arm.as_str(),
+                    comparison.baseline.as_str(),
                     to_sql(comparison.pairs, &what, id)?,
                     real(comparison.difference_mean, &what, id)?,
                     r(low)?,
@@ -328,18 +404,26 @@ fn insert_analysis(
                     r(relative_high)?,
                     comparison.significant,
                     r(comparison.theoretical_relative_difference)?,
-                    comparison.verdict,
-                    json(&comparison.warnings, &what, id)?,
-                    json(&comparison.per_family, &what, id)?,
+                    warnings(&comparison.warnings, &what, id)?,
+                    summary(&comparison.arm_summary)?,
+                    summary(&comparison.baseline_summary)?,
                 ],
             )
             .map_err(sql_error(format!("writing {what}"), id))?;
     }
-    for (seq, (point, metric, reason)) in analysis.missing.iter().enumerate() {
+    for (seq, missing) in analysis.missing.iter().enumerate() {
         transaction
             .execute(
-                "INSERT INTO missing_metrics (run_id, seq, point, metric, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![row_id, seq as i64, *point as i64, metric, reason],
+                "INSERT INTO missing_metrics (run_id, seq, point, arm, metric, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    row_id,
+                    seq as i64,
+                    missing.point as i64,
+                    missing.arm.as_str(),
+                    missing.metric.name(),
+                    missing.reason
+                ],
             )
             .map_err(sql_error(format!("writing missing metric {seq}"), id))?;
     }
@@ -350,42 +434,69 @@ fn split(pair: Option<(f64, f64)>) -> (Option<f64>, Option<f64>) {
     pair.map_or((None, None), |(low, high)| (Some(low), Some(high)))
 }
 
+/// The warnings as JSON, NaN refused (see [`check_summary`]).
+fn warnings(warnings: &[ComparisonWarning], what: &str, id: &str) -> Result<String> {
+    for warning in warnings {
+        if let ComparisonWarning::Unstable {
+            coefficient_of_variation,
+            threshold,
+            ..
+        } = warning
+        {
+            real(*coefficient_of_variation, what, id)?;
+            real(*threshold, what, id)?;
+        }
+    }
+    json(&warnings, what, id)
+}
+
+/// Refuses NaN anywhere in a summary: JSON would turn it into `null`, which
+/// does not read back as an `f64`.
+fn check_summary(summary: &Summary, what: &str, id: &str) -> Result<()> {
+    for value in [summary.mean, summary.min, summary.max, summary.median] {
+        real(value, what, id)?;
+    }
+    for value in [
+        summary.standard_deviation,
+        summary.coefficient_of_variation,
+        summary.ci95_low,
+        summary.ci95_high,
+    ] {
+        real_opt(value, what, id)?;
+    }
+    Ok(())
+}
+
 fn insert_summary(
     transaction: &Transaction<'_>,
     row_id: i64,
     id: &str,
     seq: usize,
-    family: IpFamily,
-    summary: &dualperf_model::MetricSummary,
-    values: Option<Summary>,
+    summary: &MetricSummary,
 ) -> Result<()> {
-    let what = format!("summary {seq} {}", family.key());
+    let what = format!("summary {seq}");
     let r = |value: Option<f64>| real_opt(value, &what, id);
-    let count = values.map(|v| to_sql(v.count, &what, id)).transpose()?;
+    let values = &summary.summary;
     transaction
         .execute(
-            "INSERT INTO summaries (run_id, seq, family, point, metric, unit, higher_is_better,
-                 definition, count, mean, standard_deviation, coefficient_of_variation, min, max,
-                 median, ci95_low, ci95_high)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            "INSERT INTO summaries (run_id, seq, point, arm, metric, count, mean, standard_deviation,
+                 coefficient_of_variation, min, max, median, ci95_low, ci95_high)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 row_id,
                 seq as i64,
-                family.key(),
                 summary.point as i64,
-                summary.metric.name,
-                summary.metric.unit,
-                summary.metric.higher_is_better,
-                summary.metric.definition,
-                count,
-                r(values.map(|v| v.mean))?,
-                r(values.and_then(|v| v.standard_deviation))?,
-                r(values.and_then(|v| v.coefficient_of_variation))?,
-                r(values.map(|v| v.min))?,
-                r(values.map(|v| v.max))?,
-                r(values.map(|v| v.median))?,
-                r(values.and_then(|v| v.ci95_low))?,
-                r(values.and_then(|v| v.ci95_high))?,
+                summary.arm.as_str(),
+                summary.metric.name(),
+                to_sql(values.count, &what, id)?,
+                real(values.mean, &what, id)?,
+                r(values.standard_deviation)?,
+                r(values.coefficient_of_variation)?,
+                real(values.min, &what, id)?,
+                real(values.max, &what, id)?,
+                real(values.median, &what, id)?,
+                r(values.ci95_low)?,
+                r(values.ci95_high)?,
             ],
         )
         .map_err(sql_error(format!("writing {what}"), id))?;

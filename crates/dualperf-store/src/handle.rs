@@ -1,0 +1,142 @@
+//! The values a run is written with: how ([`WriteOptions`]), the run begun
+//! ([`RunHandle`]) and its end ([`RunEnd`]). Both the [`crate::Store`] and
+//! the `write` module use them; neither owns them.
+
+use dualperf_model::{Analysis, RunResult, TestKind, Trial, TrialOutcome, UdpReceiveCounters};
+
+/// How a run is written: which raw series are kept besides the analysis,
+/// the counters, the histograms and the time series (which always are).
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct WriteOptions {
+    /// Keep the raw series of the measured load: per-transaction times of
+    /// rr and connect trials (`LatencySamples::raw_ns`, up to 10,000 per
+    /// trial) and per-datagram arrivals of udp-stream trials
+    /// (`UdpReceiveCounters::arrivals`, up to 2,000). Off by default, for the
+    /// binary's `--raw` to turn on (issue 15): the analysis, the histograms
+    /// and the time series are what the report and `history` read, and these
+    /// series are most of a run's bytes (see `tests/it/growth.rs`).
+    pub raw_samples: bool,
+    /// Keep the arrivals of isochronous probe streams (udp-probe trials and
+    /// probes under load, `Observations::probe`). On by default: a probe's
+    /// arrivals are its measurement — one-way delay, PDV and IPDV
+    /// percentiles, the voice MOS and the report's delay distributions
+    /// come from them alone (no histogram stands in) — and a probe sends
+    /// few packets (100 per second at the default 10 ms).
+    pub probe_arrivals: bool,
+}
+
+impl Default for WriteOptions {
+    /// Compact: no raw load series, probe arrivals kept.
+    fn default() -> Self {
+        WriteOptions {
+            raw_samples: false,
+            probe_arrivals: true,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// Everything, every raw series included (`--raw`).
+    pub const RAW: WriteOptions = WriteOptions {
+        raw_samples: true,
+        probe_arrivals: true,
+    };
+    /// The smallest: no raw series at all, probe arrivals neither. A probe
+    /// analysed again from such a trial has no delay percentiles; its stored
+    /// analysis has them.
+    pub const MINIMAL: WriteOptions = WriteOptions {
+        raw_samples: false,
+        probe_arrivals: false,
+    };
+
+    /// Leaves in `trial` what a store with these options keeps: the trial
+    /// as [`crate::Store::load_run`] will give it back. A series left out
+    /// gets its bound set to 0 (`raw_limit`, `arrivals_limit`), so the trial
+    /// says itself that it holds none ("at most 0 kept") rather than looking
+    /// like a trial whose samples were lost.
+    pub fn apply(&self, trial: &mut Trial) {
+        let probe_trial = trial.spec.kind == TestKind::UdpProbe;
+        let TrialOutcome::Ok(observations) = &mut trial.outcome else {
+            return;
+        };
+        if !self.raw_samples {
+            if let Some(latency) = observations.latency.as_mut() {
+                latency.raw_ns = Vec::new();
+                latency.raw_limit = 0;
+            }
+        }
+        let keep_own_arrivals = if probe_trial {
+            self.probe_arrivals
+        } else {
+            self.raw_samples
+        };
+        if !keep_own_arrivals {
+            if let Some(udp) = observations.udp.as_mut() {
+                drop_arrivals(udp);
+            }
+        }
+        if !self.probe_arrivals {
+            if let Some(probe) = observations.probe.as_mut() {
+                drop_arrivals(&mut probe.udp);
+            }
+        }
+    }
+}
+
+fn drop_arrivals(udp: &mut UdpReceiveCounters) {
+    udp.arrivals = Vec::new();
+    udp.arrivals_limit = 0;
+}
+
+/// A run that has been begun: its database row id, how many trials it has
+/// and how it is written. Get one from [`crate::Store::begin_run`]; pass it
+/// to [`crate::Store::append_trial`] and [`crate::Store::finish_run`].
+#[derive(Debug)]
+pub struct RunHandle {
+    pub(crate) row_id: i64,
+    pub(crate) run_id: String,
+    pub(crate) next_seq: u32,
+    pub(crate) options: WriteOptions,
+}
+
+impl RunHandle {
+    /// The run's id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Trials written so far.
+    pub fn trials_written(&self) -> u32 {
+        self.next_seq
+    }
+
+    /// How the run is written.
+    pub fn options(&self) -> WriteOptions {
+        self.options
+    }
+}
+
+/// How a run ended: what [`crate::Store::finish_run`] writes.
+#[derive(Clone, Copy, Debug)]
+pub struct RunEnd<'a> {
+    /// Wall-clock end, milliseconds since the Unix epoch.
+    pub finished_at_unix_ms: u64,
+    /// True when every planned trial ran and succeeded.
+    pub complete: bool,
+    /// Run-level errors.
+    pub errors: &'a [String],
+    /// The analysis, if the stats stage ran.
+    pub analysis: Option<&'a Analysis>,
+}
+
+impl<'a> RunEnd<'a> {
+    /// The end as recorded in a finished [`RunResult`].
+    pub fn of(run: &'a RunResult) -> Self {
+        RunEnd {
+            finished_at_unix_ms: run.finished_at_unix_ms,
+            complete: run.complete,
+            errors: &run.errors,
+            analysis: run.analysis.as_ref(),
+        }
+    }
+}
