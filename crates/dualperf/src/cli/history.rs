@@ -7,9 +7,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use dualperf_report::present::{verdict, ArmNames};
 use dualperf_report::utc_date;
-use dualperf_store::{Headline, Retention, RunListing, Store, StoreError};
+use dualperf_store::{Headline, Retention, RunListing, Store};
 
-use super::Failure;
 
 /// Arguments of `dualperf history`.
 ///
@@ -47,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let keep = usize::try_from(keep).unwrap_or(usize::MAX);
         return prune(&path, keep, args.dry_run, args.json);
     }
-    let runs = open_read_only(&path)?.list_runs()?;
+    let runs = super::report::open_read_only(&path)?.list_runs()?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&runs)?);
         return Ok(ExitCode::SUCCESS);
@@ -60,23 +59,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Opens the database read-only; a missing file or another program's file
-/// is a usage error (exit code 2), and neither is changed.
-fn open_read_only(path: &Path) -> anyhow::Result<Store> {
-    Store::open_read_only(path).map_err(|error| match error {
-        StoreError::NotFound { .. } => Failure::usage(format!(
-            "no results database at {}; measure first (`dualperf run --loopback` or `dualperf lab`) or pass --db PATH",
-            path.display()
-        )),
-        StoreError::NotDualperf { .. } => Failure::usage(error.to_string()),
-        other => anyhow::Error::new(other).context(format!("opening {}", path.display())),
-    })
-}
-
 fn prune(path: &Path, keep: usize, dry_run: bool, json: bool) -> anyhow::Result<ExitCode> {
     let retention = Retention::KeepNewest(keep);
     if dry_run {
-        let doomed = open_read_only(path)?.runs_to_prune(retention)?;
+        let doomed = super::report::open_read_only(path)?.runs_to_prune(retention)?;
         if json {
             println!("{}", serde_json::to_string_pretty(&doomed)?);
         } else {
@@ -90,7 +76,7 @@ fn prune(path: &Path, keep: usize, dry_run: bool, json: bool) -> anyhow::Result<
     }
     // Checked read-only first: a missing file is an error here (opening for
     // writing would create one) and another program's file stays untouched.
-    drop(open_read_only(path)?);
+    drop(super::report::open_read_only(path)?);
     let mut store = Store::open(path).with_context(|| format!("opening {}", path.display()))?;
     let before = store.size_bytes()?;
     let pruned = store.prune(keep)?;

@@ -72,19 +72,30 @@ pub fn database_path(db: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// Opens an existing database for reading (never creates one).
+/// Opens an existing database for reading (never creates, migrates or
+/// changes one; `--db` pointing at another program's file changes nothing).
 ///
 /// # Errors
-/// A usage error when the file does not exist; store errors otherwise.
+/// A usage error when the file does not exist or is not a dualperf
+/// database; store errors otherwise.
 pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Store> {
-    let path = database_path(db)?;
-    if !path.exists() {
-        return Err(Failure::usage(format!(
+    open_read_only(&database_path(db)?)
+}
+
+/// Opens the database at `path` read-only; a missing file or another
+/// program's file is a usage error (exit code 2), and neither is changed.
+///
+/// # Errors
+/// As [`open_existing`].
+pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
+    Store::open_read_only(path).map_err(|error| match error {
+        StoreError::NotFound { .. } => Failure::usage(format!(
             "no results database at {}; measure first (`dualperf run --loopback` or `dualperf lab`) or pass --db PATH",
             path.display()
-        )));
-    }
-    Store::open(&path).with_context(|| format!("opening {}", path.display()))
+        )),
+        StoreError::NotDualperf { .. } => Failure::usage(error.to_string()),
+        other => anyhow::Error::new(other).context(format!("opening {}", path.display())),
+    })
 }
 
 /// Loads a run; an unknown id is a usage error (exit code 2).

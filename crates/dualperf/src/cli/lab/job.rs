@@ -295,7 +295,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         .context("the server node is in the topology")?;
     let [v4, v6] = topology
         .primary_addresses(index)
-        .map_err(|e| Failure::usage(format!("addressing the server node `{server}`: {e}")))?;
+        .ok_or_else(|| Failure::usage(format!("the server node `{server}` has no link")))?;
     let arms = vec![
         Arm::native(IpFamily::V4, Some(v4.address.to_string())),
         Arm::native(IpFamily::V6, Some(v6.address.to_string())),
