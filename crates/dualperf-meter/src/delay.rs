@@ -189,7 +189,11 @@ impl DelayObserver {
             };
         }
         let anchor = self.anchor_ns?;
-        let offset = if from_minimum { self.min_ns as f64 } else { 0.0 };
+        let offset = if from_minimum {
+            self.min_ns as f64
+        } else {
+            0.0
+        };
         let (min, max) = (self.min_ns as f64, self.max_ns as f64);
         let quantile = |q: f64| -> Option<f64> {
             let value = anchor as f64 + self.histogram.quantile(q)? as f64;
@@ -303,7 +307,10 @@ mod tests {
         assert_eq!(pdv.p50_ns, 100.0);
         assert!(pdv.exact);
         let owd = o.summary().unwrap_or_default();
-        assert_eq!((owd.min_ns, owd.max_ns, owd.mean_ns), (400.0, 700.0, 1600.0 / 3.0));
+        assert_eq!(
+            (owd.min_ns, owd.max_ns, owd.mean_ns),
+            (400.0, 700.0, 1600.0 / 3.0)
+        );
     }
 
     /// dualperf-stats' ippm::delay vector: delays 1..=1000 µs, PDV p99.9 by
@@ -311,14 +318,18 @@ mod tests {
     #[test]
     fn rfc8219_pdv_of_a_thousand_probes_uses_the_999th_percentile() {
         let values: Vec<i64> = (0..1000).map(|i| (i + 1) * 1_000).collect();
-        let pdv = delays(&values, 1000).variation_summary().unwrap_or_default();
+        let pdv = delays(&values, 1000)
+            .variation_summary()
+            .unwrap_or_default();
         assert!((pdv.p999_ns - 998_001.0).abs() < 1e-6, "{}", pdv.p999_ns);
     }
 
     #[test]
     fn beyond_the_raw_capacity_percentiles_come_from_the_histogram() {
         // 10 ms of fixed delay plus 0..100 µs of variation, 100 000 packets.
-        let values: Vec<i64> = (0..100_000).map(|i| 10_000_000 + (i * 7919) % 100_000).collect();
+        let values: Vec<i64> = (0..100_000)
+            .map(|i| 10_000_000 + (i * 7919) % 100_000)
+            .collect();
         let o = delays(&values, 1_000);
         assert!(!o.is_exact());
         let pdv = o.variation_summary().unwrap_or_default();

@@ -16,9 +16,7 @@ use dualperf_model::observation::Arrival;
 
 use crate::delay::{DelayObserver, DelaySummary, IpdvObserver, DEFAULT_IPDV_WINDOW};
 use crate::jitter::InterarrivalJitter;
-use crate::sequence::{
-    Arrived, SequenceConfig, SequenceCounts, SequenceObserver, DEFAULT_WINDOW,
-};
+use crate::sequence::{Arrived, SequenceConfig, SequenceCounts, SequenceObserver, DEFAULT_WINDOW};
 
 /// How a [`DeliveryObserver`] is set up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -441,7 +441,8 @@ impl SequenceObserver {
             if self.breakpoints.len() == self.config.extent_window {
                 self.breakpoints.pop_front();
             }
-            self.breakpoints.push_back(Breakpoint { sequence, position });
+            self.breakpoints
+                .push_back(Breakpoint { sequence, position });
             return Arrived::InOrder { late };
         }
         if sequence < next.saturating_sub(self.config.window) {
@@ -719,7 +720,10 @@ mod tests {
         assert_eq!(o.observe(200, 0, 0), Arrived::InOrder { late: false });
         assert_eq!(o.observe(100, 0, 0), Arrived::BehindWindow);
         assert_eq!(o.observe(u64::MAX, 0, 0), Arrived::TooFarAhead);
-        assert_eq!(o.observe(202 + DEFAULT_MAX_JUMP, 0, 0), Arrived::TooFarAhead);
+        assert_eq!(
+            o.observe(202 + DEFAULT_MAX_JUMP, 0, 0),
+            Arrived::TooFarAhead
+        );
         assert!(Arrived::InOrder { late: true }.is_first_copy());
         assert!(!Arrived::InOrder { late: true }.is_in_time());
         assert!(!Arrived::Duplicate.is_first_copy());

@@ -299,7 +299,10 @@ pub fn simulate(sender: &Sender, path: &PathConfig, seed: u64) -> Simulation {
             while queue.front().is_some_and(|&d| d <= sent_ns) {
                 queue.pop_front();
             }
-            if path.queue_limit_packets.is_some_and(|limit| queue.len() >= limit) {
+            if path
+                .queue_limit_packets
+                .is_some_and(|limit| queue.len() >= limit)
+            {
                 truth.dropped_by_queue += 1;
                 dropped[sequence as usize] = true;
                 continue;
@@ -390,7 +393,10 @@ mod tests {
         let mut a = Rng::new(42);
         let mut b = Rng::new(42);
         let draws: Vec<f64> = (0..100_000).map(|_| a.next_f64()).collect();
-        assert!(draws.iter().zip((0..).map(|_| b.next_f64())).all(|(x, y)| *x == y));
+        assert!(draws
+            .iter()
+            .zip((0..).map(|_| b.next_f64()))
+            .all(|(x, y)| *x == y));
         let mean = draws.iter().sum::<f64>() / draws.len() as f64;
         assert!((mean - 0.5).abs() < 0.005, "{mean}");
         assert!(draws.iter().all(|d| (0.0..1.0).contains(d)));
