@@ -284,6 +284,15 @@ fn span_mask(low: u32, span: u32) -> u64 {
     ones << low
 }
 
+/// 64 slots of the two bitmaps.
+#[derive(Clone, Copy, Debug, Default)]
+struct Word {
+    /// Bit per slot: a first copy of the slot's sequence number arrived.
+    seen: u64,
+    /// Bit per slot: it arrived within the waiting time.
+    in_time: u64,
+}
+
 /// One in-order arrival: after it the running maximum was `sequence`, at
 /// first-copy position `position`.
 #[derive(Clone, Copy, Debug)]
@@ -357,10 +366,9 @@ pub struct SequenceObserver {
     config: SequenceConfig,
     /// `window − 1`: the slot of sequence `s` is `s & slot_mask`.
     slot_mask: u64,
-    /// Bit per slot: a first copy of the slot's sequence number arrived.
-    seen: Box<[u64]>,
-    /// Bit per slot: it arrived within the waiting time.
-    in_time: Box<[u64]>,
+    /// The two bitmaps, interleaved word by word (one cache line, one
+    /// bounds check per arrival).
+    words: Box<[Word]>,
     /// RFC 4737 NextExp: one above the highest sequence number seen.
     next_expected: u64,
     /// First copies so far (the arrival position of the next one).
@@ -398,8 +406,7 @@ impl SequenceObserver {
                 ..config
             },
             slot_mask: window - 1,
-            seen: vec![0; words].into_boxed_slice(),
-            in_time: vec![0; words].into_boxed_slice(),
+            words: vec![Word::default(); words].into_boxed_slice(),
             next_expected: 0,
             received: 0,
             duplicates: 0,
@@ -425,24 +432,36 @@ impl SequenceObserver {
     #[inline]
     pub fn observe(&mut self, sequence: u64, sent_ns: i64, received_ns: i64) -> Arrived {
         let next = self.next_expected;
-        if sequence == u64::MAX || sequence > next.saturating_add(self.config.max_jump) {
-            self.too_far_ahead += 1;
-            return Arrived::TooFarAhead;
-        }
         let late = self
             .config
             .waiting_time_ns
             .is_some_and(|wait| received_ns.saturating_sub(sent_ns) > wait);
-        if sequence >= next {
+        if sequence == next && sequence != u64::MAX {
+            // The common case, in one pass over one word: `sequence` enters
+            // the window and `sequence − window` (same slot) leaves it.
+            let (word, bit) = self.slot(sequence);
+            if sequence >= self.config.window {
+                self.settle_one(word, bit);
+            }
+            let word = &mut self.words[word];
+            word.seen |= bit;
+            if late {
+                word.in_time &= !bit;
+            } else {
+                word.in_time |= bit;
+            }
+            self.next_expected = sequence + 1;
+            self.push_breakpoint(sequence);
+            return Arrived::InOrder { late };
+        }
+        if sequence == u64::MAX || sequence > next.saturating_add(self.config.max_jump) {
+            self.too_far_ahead += 1;
+            return Arrived::TooFarAhead;
+        }
+        if sequence > next {
             self.advance(sequence + 1);
             self.mark(sequence, late);
-            let position = self.received;
-            self.received += 1;
-            if self.breakpoints.len() == self.config.extent_window {
-                self.breakpoints.pop_front();
-            }
-            self.breakpoints
-                .push_back(Breakpoint { sequence, position });
+            self.push_breakpoint(sequence);
             return Arrived::InOrder { late };
         }
         if sequence < next.saturating_sub(self.config.window) {
@@ -450,7 +469,7 @@ impl SequenceObserver {
             return Arrived::BehindWindow;
         }
         let (word, bit) = self.slot(sequence);
-        if self.seen[word] & bit != 0 {
+        if self.words[word].seen & bit != 0 {
             self.duplicates += 1;
             return Arrived::Duplicate;
         }
@@ -461,6 +480,18 @@ impl SequenceObserver {
         let extent = self.reorder_extent(sequence, position);
         self.max_extent = self.max_extent.max(extent);
         Arrived::Reordered { extent, late }
+    }
+
+    /// Counts an in-order first copy and remembers it for the extent.
+    #[inline]
+    fn push_breakpoint(&mut self, sequence: u64) {
+        let position = self.received;
+        self.received += 1;
+        if self.breakpoints.len() == self.config.extent_window {
+            self.breakpoints.pop_front();
+        }
+        self.breakpoints
+            .push_back(Breakpoint { sequence, position });
     }
 
     /// Word index and bit of `sequence`'s slot.
@@ -474,35 +505,20 @@ impl SequenceObserver {
     #[inline]
     fn mark(&mut self, sequence: u64, late: bool) {
         let (word, bit) = self.slot(sequence);
-        self.seen[word] |= bit;
+        let word = &mut self.words[word];
+        word.seen |= bit;
         if !late {
-            self.in_time[word] |= bit;
+            word.in_time |= bit;
         }
     }
 
-    /// Moves `NextExp` up to `new_next`, settling the sequence numbers that
-    /// leave the window and clearing the slots of those that enter it.
-    #[inline]
+    /// Moves `NextExp` up to `new_next` (a jump: `observe` handles the step
+    /// of one itself), settling the sequence numbers that leave the window
+    /// and clearing the slots of those that enter it.
     fn advance(&mut self, new_next: u64) {
         let old = self.next_expected;
         let window = self.config.window;
-        if new_next - old == 1 {
-            // The common case: one sequence number enters, `old − window`
-            // (same slot) leaves.
-            let (word, bit) = self.slot(old);
-            if old >= window {
-                if self.in_time[word] & bit != 0 {
-                    self.runs.keep();
-                } else {
-                    self.runs.lose(1);
-                    if self.seen[word] & bit != 0 {
-                        self.late_settled += 1;
-                    }
-                }
-            }
-            self.seen[word] &= !bit;
-            self.in_time[word] &= !bit;
-        } else if new_next - old >= window {
+        if new_next - old >= window {
             // Everything in the window leaves; the sequence numbers jumped
             // over that never entered it are lost at once.
             self.settle(old.saturating_sub(window), old);
@@ -510,13 +526,26 @@ impl SequenceObserver {
             if never_entered > 0 {
                 self.runs.lose(never_entered);
             }
-            self.seen.fill(0);
-            self.in_time.fill(0);
+            self.words.fill(Word::default());
         } else {
             self.settle(old.saturating_sub(window), new_next.saturating_sub(window));
             self.clear(old, new_next);
         }
         self.next_expected = new_next;
+    }
+
+    /// Settles the one sequence number whose slot is `bit` of `word`.
+    #[inline]
+    fn settle_one(&mut self, word: usize, bit: u64) {
+        let Word { seen, in_time } = self.words[word];
+        if in_time & bit != 0 {
+            self.runs.keep();
+        } else {
+            self.runs.lose(1);
+            if seen & bit != 0 {
+                self.late_settled += 1;
+            }
+        }
     }
 
     /// Settles the sequence numbers `from..to` (all inside the window).
@@ -527,9 +556,9 @@ impl SequenceObserver {
             let (word, low) = ((slot / 64) as usize, (slot % 64) as u32);
             let span = (64 - low).min((to - sequence).min(64) as u32);
             let mask = span_mask(low, span);
-            let late = self.seen[word] & !self.in_time[word] & mask;
-            self.late_settled += u64::from(late.count_ones());
-            self.runs.settle_word(!self.in_time[word], low, low + span);
+            let Word { seen, in_time } = self.words[word];
+            self.late_settled += u64::from((seen & !in_time & mask).count_ones());
+            self.runs.settle_word(!in_time, low, low + span);
             sequence += u64::from(span);
         }
     }
@@ -542,8 +571,9 @@ impl SequenceObserver {
             let (word, low) = ((slot / 64) as usize, (slot % 64) as u32);
             let span = (64 - low).min((to - sequence).min(64) as u32);
             let mask = span_mask(low, span);
-            self.seen[word] &= !mask;
-            self.in_time[word] &= !mask;
+            let word = &mut self.words[word];
+            word.seen &= !mask;
+            word.in_time &= !mask;
             sequence += u64::from(span);
         }
     }
@@ -610,7 +640,7 @@ impl SequenceObserver {
 
     /// Heap bytes held (fixed at construction).
     pub fn memory_bytes(&self) -> usize {
-        (self.seen.len() + self.in_time.len()) * 8
+        self.words.len() * std::mem::size_of::<Word>()
             + self.breakpoints.capacity() * std::mem::size_of::<Breakpoint>()
     }
 
@@ -633,8 +663,9 @@ impl SequenceObserver {
                 let (word, low) = ((slot / 64) as usize, (slot % 64) as u32);
                 let span = (64 - low).min((end - sequence).min(64) as u32);
                 let mask = span_mask(low, span);
-                late += u64::from((self.seen[word] & !self.in_time[word] & mask).count_ones());
-                runs.settle_word(!self.in_time[word], low, low + span);
+                let Word { seen, in_time } = self.words[word];
+                late += u64::from((seen & !in_time & mask).count_ones());
+                runs.settle_word(!in_time, low, low + span);
                 sequence += u64::from(span);
             }
             if sent > next {
