@@ -1,99 +1,55 @@
-//! Receive-side accounting of a numbered datagram stream: distinct arrivals,
-//! duplicates, reordering, loss, loss episodes and interarrival jitter,
-//! kept incrementally so the receiver's hot loop does O(1) work per datagram.
+//! Receive-side accounting of a numbered datagram stream — distinct
+//! arrivals, duplicates, reordering, loss, loss episodes and interarrival
+//! jitter — as a thin adapter over the one measurement core,
+//! [`dualperf_meter`]: its [`SequenceObserver`] and [`InterarrivalJitter`]
+//! do the counting (definitions, RFC citations and the window rules are
+//! documented there and in docs/metrics.md); this file keeps the engine's
+//! interface, records the bounded raw trace and fills the model's
+//! [`UdpReceiveCounters`].
 //!
 //! The sender numbers datagrams 0, 1, 2, … and stamps each with its send
 //! time; the receiver calls [`SequenceTracker::observe`] for every datagram
 //! in arrival order and [`SequenceTracker::finish`] once the sender has said
-//! how many it sent and the loss waiting time has passed.
+//! how many it sent and the loss waiting time has passed (the receive loop
+//! waits it out, so no waiting time is applied here: whatever arrived
+//! before the drain ended counts as received).
 //!
-//! Definitions followed (see also docs/metrics.md):
-//!
-//! - **Duplicates**: a sequence number already seen. A bitmap of seen numbers
-//!   detects them exactly. Duplicates are counted and kept in the raw
-//!   arrivals, but take no further part: they are not received again, not
-//!   reordered, and do not update the jitter.
-//! - **Reordering** (RFC 4737 §3.3, "Type-P-Reordered"): `NextExp` starts at
-//!   0 (the first sequence number the sender uses). An arrival `s ≥ NextExp`
-//!   is in order and sets `NextExp = s + 1`; an arrival `s < NextExp` is
-//!   reordered.
-//! - **Reordering extent** (RFC 4737 §4.2.1): for a reordered packet at
-//!   arrival position `i` (positions count distinct arrivals from 0), the
-//!   extent is `i − j` where `j` is the earliest arrival position of any
-//!   packet with a larger sequence number. The earliest such `j` is the
-//!   position at which the running maximum first exceeded `s`, so the tracker
-//!   keeps the in-order arrivals ("breakpoints": sequence, position) and
-//!   finds `j` by binary search. To stay O(log W) in time and bounded in
-//!   memory it keeps only the last [`EXTENT_WINDOW`] breakpoints: the extent
-//!   is **exact** when the late packet's first larger predecessor is among
-//!   them (late by fewer than `EXTENT_WINDOW` in-order arrivals), and
-//!   otherwise a **lower bound** (the distance back to the oldest breakpoint
-//!   kept); [`SequenceTracker::extent_truncated`] counts such cases.
-//! - **Loss** (RFC 7680): a datagram with sequence number below `sent` that
-//!   had not arrived when the waiting time (`loss_wait_ms`, waited by the
-//!   caller) ran out. `lost` = zero bits of the bitmap in `0..sent`, which is
-//!   `sent − distinct received` when the receiver saw nothing beyond `sent`.
-//! - **Loss episodes**: maximal runs of consecutive lost sequence numbers
-//!   below `sent` (RFC 3357's "loss periods"); they tell burst loss from
-//!   random loss.
-//! - **Interarrival jitter** (RFC 3550 §6.4.1): for consecutive distinct
-//!   arrivals, `D = (R_i − R_{i−1}) − (S_i − S_{i−1})` and
-//!   `J += (|D| − J) / 16`, in nanoseconds. Only differences of transit
-//!   times are used, so a constant offset between the clocks cancels.
-//!
-//! Sequence numbers come off the wire, so the bitmap may not grow without
-//! limit: a number more than [`MAX_SEQUENCE_JUMP`] above the highest seen, or
-//! at or above [`MAX_SEQUENCE`], is counted as out of range
-//! ([`SequenceTracker::out_of_range`]) and otherwise ignored.
+//! Memory is fixed when the tracker is created (issue 16, fault 4): the
+//! observer keeps a window of [`REORDER_WINDOW`] sequence numbers and
+//! [`EXTENT_WINDOW`] in-order arrivals, whatever sequence numbers arrive.
+//! A number more than [`MAX_SEQUENCE_JUMP`] above the highest seen is a
+//! protocol violation, and one below the window is too late to be told from
+//! a duplicate: both are ignored and counted in
+//! [`SequenceTracker::out_of_range`]; a datagram overtaken by more than the
+//! window arrives after its sequence number was settled as lost (RFC 7680's
+//! late packet). Smaller jumps slide the window and the numbers jumped over
+//! are lost.
 
-use std::collections::VecDeque;
-
+use dualperf_meter::sequence::{DEFAULT_EXTENT_WINDOW, DEFAULT_MAX_JUMP, DEFAULT_WINDOW};
+use dualperf_meter::{InterarrivalJitter, SequenceConfig, SequenceObserver};
 use dualperf_model::observation::Arrival;
 use dualperf_model::UdpReceiveCounters;
 
 /// In-order arrivals remembered for the reordering extent; beyond it the
 /// extent is a lower bound. 4096 × 16 bytes = 64 KiB.
-pub const EXTENT_WINDOW: usize = 4096;
+pub const EXTENT_WINDOW: usize = DEFAULT_EXTENT_WINDOW;
 
 /// Largest jump above the highest sequence number seen that is accepted
 /// (2^24 ≈ 16.8 million datagrams: 100 s at the fastest rate this machine
 /// reaches). Larger jumps are garbage or another stream.
-pub const MAX_SEQUENCE_JUMP: u64 = 1 << 24;
+pub const MAX_SEQUENCE_JUMP: u64 = DEFAULT_MAX_JUMP;
 
-/// Sequence numbers at or above this are out of range (2^32: a 512 MiB bitmap
-/// at most, and 4 hours at 300 000 datagrams per second).
-pub const MAX_SEQUENCE: u64 = 1 << 32;
+/// Reordering / duplicate window, sequence numbers (2^16: two 8 KiB bitmaps).
+pub const REORDER_WINDOW: u64 = DEFAULT_WINDOW;
 
 /// Arrivals preallocated at most up front.
 const ARRIVALS_PREALLOCATION: usize = 1 << 16;
 
-/// One in-order arrival: after it, the running maximum sequence number was
-/// `sequence`, and this happened at distinct-arrival position `position`.
-#[derive(Clone, Copy, Debug)]
-struct Breakpoint {
-    sequence: u64,
-    position: u64,
-}
-
 /// Incremental receive-side counters of one numbered datagram stream.
 #[derive(Clone, Debug)]
 pub struct SequenceTracker {
-    /// Bit `s` set once sequence `s` has arrived.
-    seen: Vec<u64>,
-    /// RFC 4737 NextExp: one above the highest sequence number seen.
-    next_expected: u64,
-    /// Distinct arrivals so far (RFC 4737 arrival position of the next one).
-    received: u64,
-    duplicates: u64,
-    reordered: u64,
-    max_reorder_extent: u64,
-    extent_truncated: u64,
-    out_of_range: u64,
-    breakpoints: VecDeque<Breakpoint>,
-    /// Transit time (received − sent) of the previous distinct arrival, ns.
-    previous_transit_ns: Option<i64>,
-    /// RFC 3550 jitter estimate, ns (f64 to keep the /16 fractions).
-    jitter_ns: f64,
+    observer: SequenceObserver,
+    jitter: InterarrivalJitter,
     arrivals: Vec<Arrival>,
     arrivals_limit: usize,
 }
@@ -102,17 +58,13 @@ impl SequenceTracker {
     /// An empty tracker that keeps the first `arrivals_limit` arrivals raw.
     pub fn new(arrivals_limit: usize) -> SequenceTracker {
         SequenceTracker {
-            seen: Vec::new(),
-            next_expected: 0,
-            received: 0,
-            duplicates: 0,
-            reordered: 0,
-            max_reorder_extent: 0,
-            extent_truncated: 0,
-            out_of_range: 0,
-            breakpoints: VecDeque::with_capacity(EXTENT_WINDOW),
-            previous_transit_ns: None,
-            jitter_ns: 0.0,
+            observer: SequenceObserver::new(SequenceConfig {
+                window: REORDER_WINDOW,
+                max_jump: MAX_SEQUENCE_JUMP,
+                extent_window: EXTENT_WINDOW,
+                waiting_time_ns: None,
+            }),
+            jitter: InterarrivalJitter::new(),
             arrivals: Vec::with_capacity(arrivals_limit.min(ARRIVALS_PREALLOCATION)),
             arrivals_limit,
         }
@@ -122,15 +74,16 @@ impl SequenceTracker {
     /// timestamp `sent_ns` and the receive timestamp `received_ns`
     /// (nanoseconds, each on its own host's clock). Call in arrival order.
     ///
-    /// O(1) except the binary search over at most [`EXTENT_WINDOW`]
-    /// breakpoints for a reordered datagram; allocates only to grow the
-    /// bitmap (amortised, doubling) or the raw arrivals (up to the limit).
+    /// O(1) for an in-order datagram, O(log [`EXTENT_WINDOW`]) for a
+    /// reordered one, at most O([`REORDER_WINDOW`] / 64) for a jump;
+    /// allocates only to grow the raw arrivals (up to the limit).
     #[inline]
     pub fn observe(&mut self, sequence: u64, sent_ns: i64, received_ns: i64) {
-        if sequence >= MAX_SEQUENCE
-            || sequence > self.next_expected.saturating_add(MAX_SEQUENCE_JUMP)
-        {
-            self.out_of_range += 1;
+        let arrived = self.observer.observe(sequence, sent_ns, received_ns);
+        if matches!(
+            arrived,
+            dualperf_meter::Arrived::TooFarAhead | dualperf_meter::Arrived::BehindWindow
+        ) {
             return;
         }
         if self.arrivals.len() < self.arrivals_limit {
@@ -140,87 +93,28 @@ impl SequenceTracker {
                 received_ns,
             });
         }
-        if self.mark_seen(sequence) {
-            self.duplicates += 1;
-            return;
-        }
-        let position = self.received;
-        self.received += 1;
-
-        if sequence >= self.next_expected {
-            self.next_expected = sequence + 1;
-            if self.breakpoints.len() == EXTENT_WINDOW {
-                self.breakpoints.pop_front();
-                // From now on a search that falls before the window is a bound.
-            }
-            self.breakpoints
-                .push_back(Breakpoint { sequence, position });
-        } else {
-            self.reordered += 1;
-            let extent = self.reorder_extent(sequence, position);
-            self.max_reorder_extent = self.max_reorder_extent.max(extent);
-        }
-
-        let transit = received_ns.wrapping_sub(sent_ns);
-        if let Some(previous) = self.previous_transit_ns.replace(transit) {
-            let change = transit.wrapping_sub(previous).unsigned_abs() as f64;
-            self.jitter_ns += (change - self.jitter_ns) / 16.0;
-        }
-    }
-
-    /// Sets the bit of `sequence`; true if it was already set (a duplicate).
-    #[inline]
-    fn mark_seen(&mut self, sequence: u64) -> bool {
-        let word = (sequence / 64) as usize;
-        let bit = 1u64 << (sequence % 64);
-        if word >= self.seen.len() {
-            // Double (amortised O(1)), but never past the bitmap MAX_SEQUENCE needs.
-            let wanted = (word + 1)
-                .max(self.seen.len() * 2)
-                .max(64)
-                .min((MAX_SEQUENCE / 64) as usize);
-            self.seen.resize(wanted, 0);
-        }
-        let was_set = self.seen[word] & bit != 0;
-        self.seen[word] |= bit;
-        was_set
-    }
-
-    /// RFC 4737 §4.2.1 extent of a reordered arrival of `sequence` at
-    /// distinct-arrival `position`: `position − j`, `j` the earliest position
-    /// of an arrival with a larger sequence number. Exact within the
-    /// breakpoint window, a lower bound beyond it (counted).
-    fn reorder_extent(&mut self, sequence: u64, position: u64) -> u64 {
-        // The breakpoints' sequences ascend; the first one above `sequence`
-        // is where the running maximum first exceeded it.
-        let index = self.breakpoints.partition_point(|b| b.sequence <= sequence);
-        if index == 0 && self.breakpoints.front().is_some_and(|b| b.position > 0) {
-            // The first larger arrival was earlier than anything we keep.
-            self.extent_truncated += 1;
-        }
-        match self.breakpoints.get(index) {
-            Some(first_larger) => position - first_larger.position,
-            // Unreachable: sequence < NextExp = last breakpoint + 1 and the
-            // last breakpoint's own sequence is a duplicate, handled earlier.
-            None => 0,
+        if arrived.is_first_copy() {
+            self.jitter.observe(sent_ns, received_ns);
         }
     }
 
     /// Distinct datagrams received so far.
     pub fn received(&self) -> u64 {
-        self.received
+        self.observer.received()
     }
 
-    /// Datagrams ignored because their sequence number was out of range
-    /// (see the module documentation). Put it in the trial's notes if > 0.
+    /// Datagrams ignored because their sequence number was out of range:
+    /// more than [`MAX_SEQUENCE_JUMP`] above the highest seen, or below the
+    /// reordering window (see the module documentation). Put it in the
+    /// trial's notes if > 0.
     pub fn out_of_range(&self) -> u64 {
-        self.out_of_range
+        self.observer.too_far_ahead() + self.observer.behind_window()
     }
 
     /// Reordered datagrams whose extent is only a lower bound because their
     /// first larger predecessor fell out of the [`EXTENT_WINDOW`].
     pub fn extent_truncated(&self) -> u64 {
-        self.extent_truncated
+        self.observer.extent_truncated()
     }
 
     /// Datagrams not (yet) seen below the highest sequence number seen:
@@ -229,54 +123,19 @@ impl SequenceTracker {
     /// arrive, so a delta can be negative when reordering resolves, and the
     /// final loss is [`SequenceTracker::finish`]'s.
     pub fn missing_below_highest(&self) -> u64 {
-        self.next_expected - self.received
+        self.observer.missing_below_highest()
     }
 
     /// Datagrams missing below `sent` now: the loss so far, before the
-    /// waiting time has run out. O(sent / 64): not for every datagram.
+    /// waiting time has run out. O([`REORDER_WINDOW`] / 64): not for every datagram.
     pub fn missing_below(&self, sent: u64) -> u64 {
-        sent - self.count_seen_below(sent)
+        self.observer.counts(sent).loss.lost
     }
 
-    /// Number of set bits in `0..limit`.
-    fn count_seen_below(&self, limit: u64) -> u64 {
-        let full_words = (limit / 64) as usize;
-        let mut count: u64 = self
-            .seen
-            .iter()
-            .take(full_words)
-            .map(|w| u64::from(w.count_ones()))
-            .sum();
-        let rest = limit % 64;
-        if rest > 0 {
-            if let Some(word) = self.seen.get(full_words) {
-                count += u64::from((word & ((1u64 << rest) - 1)).count_ones());
-            }
-        }
-        count
-    }
-
-    /// Maximal runs of zero bits in `0..limit`: loss episodes.
-    fn loss_episodes_below(&self, limit: u64) -> u64 {
-        let words = limit.div_ceil(64) as usize;
-        let mut episodes = 0u64;
-        // Whether the bit just before the current word was a loss.
-        let mut previous_lost = false;
-        for index in 0..words {
-            let seen = self.seen.get(index).copied().unwrap_or(0);
-            let valid_bits = (limit - index as u64 * 64).min(64);
-            let mask = if valid_bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << valid_bits) - 1
-            };
-            let lost = !seen & mask;
-            // A run starts at a lost bit whose predecessor was not lost.
-            let predecessors_lost = (lost << 1) | u64::from(previous_lost);
-            episodes += u64::from((lost & !predecessors_lost).count_ones());
-            previous_lost = lost >> 63 == 1;
-        }
-        episodes
+    /// Heap bytes of the counting state (fixed at creation; the raw
+    /// arrivals come on top, at most `arrivals_limit` × 24 bytes).
+    pub fn memory_bytes(&self) -> usize {
+        self.observer.memory_bytes()
     }
 
     /// The counters in the model's shape, once the sender has reported
@@ -292,17 +151,17 @@ impl SequenceTracker {
         receive_timestamp_source: &str,
         clocks_shared: bool,
     ) -> UdpReceiveCounters {
-        let sent_in_range = sent.min(MAX_SEQUENCE);
+        let counts = self.observer.counts(sent);
         UdpReceiveCounters {
             sent,
-            received: self.received,
-            duplicates: self.duplicates,
-            reordered: self.reordered,
-            max_reorder_extent: self.max_reorder_extent,
-            lost: sent - self.count_seen_below(sent_in_range),
-            loss_episodes: self.loss_episodes_below(sent_in_range),
+            received: counts.received,
+            duplicates: counts.duplicates,
+            reordered: counts.reordered,
+            max_reorder_extent: counts.max_reorder_extent,
+            lost: counts.loss.lost,
+            loss_episodes: counts.loss.episodes,
             loss_wait_ms,
-            jitter_ns: self.jitter_ns as u64,
+            jitter_ns: self.jitter.current_ns().unwrap_or(0.0) as u64,
             arrivals: self.arrivals,
             arrivals_limit: self.arrivals_limit as u64,
             receive_timestamp_source: receive_timestamp_source.to_string(),
@@ -503,7 +362,10 @@ mod tests {
         tracker.observe(u64::MAX, 0, 1);
         tracker.observe(MAX_SEQUENCE_JUMP + 5, 0, 1);
         assert_eq!(tracker.out_of_range(), 2);
-        assert!(tracker.seen.len() < 1024, "bitmap stayed small");
+        assert!(
+            tracker.memory_bytes() < 100 * 1024,
+            "bookkeeping stayed small"
+        );
         let c = tracker.finish(1, 0, "", true);
         assert_eq!(c.received, 1);
         assert_eq!(c.arrivals.len(), 1);
@@ -546,6 +408,40 @@ mod tests {
             1,
             "a duplicate changes nothing"
         );
+    }
+
+    /// Issue 16, fault 4: 256 datagrams whose sequence numbers jump by 2^24
+    /// grew the old bitmap to 512 MiB. The window keeps it where it started.
+    #[test]
+    fn sequence_numbers_jumping_by_two_to_the_24_keep_memory_bounded() {
+        let mut tracker = SequenceTracker::new(0);
+        let memory = tracker.memory_bytes();
+        for k in 0..256u64 {
+            tracker.observe(k << 24, 0, 1);
+        }
+        assert_eq!(tracker.memory_bytes(), memory);
+        assert!(memory < 100 * 1024, "{memory} bytes");
+        assert_eq!(tracker.received(), 256);
+        assert_eq!(
+            tracker.out_of_range(),
+            0,
+            "jumps of 2^24 are within the limit"
+        );
+        let c = tracker.finish(256, 0, "", true);
+        assert!(c.lost <= c.sent);
+    }
+
+    #[test]
+    fn a_datagram_overtaken_by_more_than_the_window_is_out_of_range_and_lost() {
+        let mut tracker = SequenceTracker::new(10);
+        for s in 1..=REORDER_WINDOW + 10 {
+            tracker.observe(s, 0, 0);
+        }
+        tracker.observe(0, 0, 0);
+        assert_eq!(tracker.out_of_range(), 1);
+        let c = tracker.finish(REORDER_WINDOW + 11, 0, "", true);
+        assert_eq!((c.lost, c.loss_episodes, c.reordered), (1, 1, 0));
+        assert_eq!(c.arrivals.len(), 10, "an ignored arrival is not recorded");
     }
 
     /// The extent by the definition, O(n²): for each reordered arrival, the
@@ -613,6 +509,79 @@ mod tests {
                 .filter(|&s| lost[s] && (s == 0 || !lost[s - 1]))
                 .count() as u64;
             prop_assert_eq!(c.loss_episodes, episodes);
+        }
+    }
+}
+
+/// Micro benchmark of the receive-loop cost, run before and after a change:
+/// `cargo test --release -p dualperf-engine --lib -- --ignored --nocapture observe_cost`.
+#[cfg(test)]
+mod bench {
+    use super::SequenceTracker;
+    use std::time::Instant;
+
+    /// Deterministic xorshift, so both versions see the same stream.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// Feeds `count` datagrams (1 µs apart, 20 µs transit ± 1 µs), losing
+    /// each with probability `loss_per_million`/10⁶ and swapping a datagram
+    /// with its successor with probability `swap_per_million`/10⁶; returns ns/datagram.
+    fn run(count: u64, loss_per_million: u64, swap_per_million: u64) -> (f64, u64) {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut order: Vec<u64> = Vec::with_capacity(count as usize);
+        let mut s = 0;
+        while s < count {
+            if next(&mut state) % 1_000_000 < loss_per_million {
+                s += 1;
+                continue;
+            }
+            if s + 1 < count && next(&mut state) % 1_000_000 < swap_per_million {
+                order.push(s + 1);
+                order.push(s);
+                s += 2;
+            } else {
+                order.push(s);
+                s += 1;
+            }
+        }
+        let jitter: Vec<i64> = (0..order.len())
+            .map(|_| (next(&mut state) % 2_000) as i64)
+            .collect();
+        let mut tracker = SequenceTracker::new(2_000);
+        let started = Instant::now();
+        for (&sequence, &j) in order.iter().zip(&jitter) {
+            let sent = sequence as i64 * 1_000;
+            tracker.observe(sequence, sent, sent + 20_000 + j);
+        }
+        let elapsed = started.elapsed();
+        let counters = std::hint::black_box(tracker).finish(count, 2_000, "", true);
+        (
+            elapsed.as_nanos() as f64 / order.len() as f64,
+            counters.lost,
+        )
+    }
+
+    #[test]
+    #[ignore = "micro benchmark: run in release with --ignored --nocapture"]
+    fn observe_cost() {
+        for (name, loss, swap) in [
+            ("in order", 0, 0),
+            ("1 % loss", 10_000, 0),
+            ("1 % loss, 1 % swapped pairs", 10_000, 10_000),
+        ] {
+            let mut best = f64::MAX;
+            let mut lost = 0;
+            for _ in 0..5 {
+                let (ns, l) = run(10_000_000, loss, swap);
+                best = best.min(ns);
+                lost = l;
+            }
+            println!("observe_cost {name}: {best:.2} ns/datagram (best of 5, 10^7 datagrams, lost {lost})");
         }
     }
 }
