@@ -34,21 +34,38 @@ fn run_loopback_quick_writes_a_complete_json_result() {
         output.status
     );
     assert!(
-        stdout.contains("IPv4") && stdout.contains("IPv6") && stdout.contains("rtt p50"),
+        stdout.contains("IPv4") && stdout.contains("IPv6") && stdout.contains("RTT p50"),
         "{stdout}"
     );
     let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     std::fs::remove_dir_all(&directory).unwrap();
     assert_eq!(
         (result.schema.as_str(), result.schema_version),
-        ("dualperf.run", 1)
+        ("dualperf.run", 2)
     );
     assert!(result.complete);
+    // The result lists its arms and the baseline every other arm is compared with.
+    let arms: Vec<(&str, &str)> = result
+        .config
+        .arms
+        .iter()
+        .map(|a| (a.id.as_str(), a.label.as_str()))
+        .collect();
+    assert_eq!(arms, [("v4", "IPv4"), ("v6", "IPv6")]);
+    assert_eq!(result.config.baseline.as_str(), "v4");
     assert_eq!(
         result.trials.len(),
-        5 * 2 * 2,
-        "5 tests x 2 families x 2 repetitions (the --quick default)"
+        5 * 2 * 3,
+        "5 tests x 2 arms x 3 repetitions (the --quick default)"
     );
+    let analysis = result
+        .analysis
+        .as_ref()
+        .expect("analysed once, in the JSON");
+    assert!(analysis
+        .comparisons
+        .iter()
+        .all(|c| c.arm.as_str() == "v6" && c.baseline.as_str() == "v4"));
     for trial in &result.trials {
         assert_eq!(
             trial.server_seen_family,
@@ -67,6 +84,10 @@ fn run_loopback_quick_writes_a_complete_json_result() {
         [IpFamily::V4, IpFamily::V6],
         "interleaved by default"
     );
+    assert!(result
+        .trials
+        .iter()
+        .all(|t| t.arm.as_str() == t.family.key()));
     assert!(result.server_host.is_some());
 }
 
@@ -149,7 +170,7 @@ fn ctrl_c_stops_after_the_current_trial_and_writes_an_incomplete_result() {
     let output = child.wait_with_output().unwrap();
     assert_eq!(
         output.status.code(),
-        Some(1),
+        Some(130),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );

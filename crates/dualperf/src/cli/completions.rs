@@ -56,9 +56,17 @@ mod tests {
     fn the_bash_completion_knows_the_subcommands_and_the_man_page_names_the_tool() {
         let mut command = super::super::Cli::command();
         let mut script = Vec::new();
-        clap_complete::generate(clap_complete::Shell::Bash, &mut command, "dualperf", &mut script);
+        clap_complete::generate(
+            clap_complete::Shell::Bash,
+            &mut command,
+            "dualperf",
+            &mut script,
+        );
         let script = String::from_utf8(script).unwrap();
-        assert!(script.contains("lab") && script.contains("--loopback"), "{script:.200}");
+        assert!(
+            script.contains("lab") && script.contains("--loopback"),
+            "{script:.200}"
+        );
         let mut page = Vec::new();
         clap_mangen::Man::new(super::super::Cli::command())
             .render(&mut page)

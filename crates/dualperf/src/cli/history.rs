@@ -9,7 +9,6 @@ use dualperf_report::present::{verdict, ArmNames};
 use dualperf_report::utc_date;
 use dualperf_store::{Headline, Retention, RunListing, Store};
 
-
 /// Arguments of `dualperf history`.
 ///
 /// Examples:

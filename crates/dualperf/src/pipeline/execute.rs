@@ -74,7 +74,8 @@ pub fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
 pub fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("the measuring child wrote no result {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("reading the raw result {}", path.display()))
+    serde_json::from_str(&text)
+        .with_context(|| format!("reading the raw result {}", path.display()))
 }
 
 #[cfg(test)]
@@ -90,7 +91,13 @@ mod tests {
             .collect();
         assert_eq!(
             words,
-            ["run", "--plan", "/r/plan.json", "--measure-only", "/r/raw.json"]
+            [
+                "run",
+                "--plan",
+                "/r/plan.json",
+                "--measure-only",
+                "/r/raw.json"
+            ]
         );
     }
 }

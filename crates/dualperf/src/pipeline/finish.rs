@@ -134,7 +134,9 @@ pub fn print(result: &RunResult, view: View) {
         }
     }
     if !view.verbose {
-        text.push_str("(the per-metric table: --verbose; every value: --json or `dualperf report`)\n");
+        text.push_str(
+            "(the per-metric table: --verbose; every value: --json or `dualperf report`)\n",
+        );
     }
     if view.verbose {
         text.push('\n');
@@ -146,7 +148,9 @@ pub fn print(result: &RunResult, view: View) {
     }
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error: the run is stored already.
-    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 /// Columns of the terminal (COLUMNS, else the TIOCGWINSZ of stdout), 100 when unknown.

@@ -38,8 +38,9 @@ pub struct PointOptions {
     pub reverse: bool,
     /// Target UDP payload rate per stream (udp-stream); `None`: unlimited.
     pub bitrate: Option<BitRate>,
-    /// Time-series sample length, milliseconds (≥ 10).
-    pub interval_ms: u64,
+    /// Time-series sample length, milliseconds (≥ 10); `None`: a tenth of
+    /// the trial, between 10 ms and 1 s, so every trial has about ten samples.
+    pub interval_ms: Option<u64>,
     /// Probe interval, milliseconds (1 to 1000).
     pub probe_interval_ms: f64,
     /// Run a probe beside every stream trial (latency under load).
@@ -62,7 +63,7 @@ impl Default for PointOptions {
             parallel: 1,
             reverse: false,
             bitrate: None,
-            interval_ms: 1000,
+            interval_ms: None,
             probe_interval_ms: 10.0,
             probe: false,
         }
@@ -131,12 +132,23 @@ pub fn points(options: &PointOptions, families: &[IpFamily]) -> anyhow::Result<V
     if options.parallel == 0 {
         return Err(Failure::usage("-P must be at least 1"));
     }
-    if options.interval_ms < 10 {
-        return Err(Failure::usage(format!(
-            "-i {} ms is below the 10 ms minimum",
-            options.interval_ms
-        )));
-    }
+    let duration_ms = (options.time_seconds * 1000.0).round() as u64;
+    let interval_ms = match options.interval_ms {
+        Some(ms) if ms < 10 => {
+            return Err(Failure::usage(format!(
+                "-i {ms} ms is below the 10 ms minimum"
+            )))
+        }
+        Some(ms) if ms > duration_ms.max(10) => {
+            return Err(Failure::usage(format!(
+                "-i {} s is longer than a trial ({} s): -i is in seconds, as in iperf3 (e.g. -i 0.1 or -i 100ms)",
+                ms as f64 / 1000.0,
+                options.time_seconds
+            )))
+        }
+        Some(ms) => ms,
+        None => (duration_ms / 10).clamp(10, 1000),
+    };
     if !(1.0..=1000.0).contains(&options.probe_interval_ms) {
         return Err(Failure::usage(format!(
             "--probe-interval {} ms is outside 1 to 1000 ms",
@@ -165,7 +177,7 @@ pub fn points(options: &PointOptions, families: &[IpFamily]) -> anyhow::Result<V
                 } else {
                     None
                 },
-                sample_interval_ms: options.interval_ms,
+                sample_interval_ms: interval_ms,
                 probe_interval_us: (kind == TestKind::UdpProbe || (options.probe && stream))
                     .then(|| (options.probe_interval_ms * 1000.0).round() as u64),
             });
@@ -329,6 +341,32 @@ mod tests {
         options.probe_interval_ms = 0.5;
         let error = points(&options, &IpFamily::ALL).unwrap_err();
         assert!(error.to_string().contains("--probe-interval"), "{error}");
+    }
+
+    #[test]
+    fn a_sample_interval_longer_than_the_trial_is_a_usage_error_that_names_the_unit() {
+        let mut options = options("udp-rr");
+        options.interval_ms = Some(50_000);
+        let error = points(&options, &IpFamily::ALL).unwrap_err();
+        assert!(
+            error.to_string().contains("seconds, as in iperf3"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn by_default_every_trial_has_about_ten_samples() {
+        let mut options = options("udp-rr");
+        options.time_seconds = 0.3;
+        assert_eq!(
+            points(&options, &IpFamily::ALL).unwrap()[0].sample_interval_ms,
+            30
+        );
+        options.time_seconds = 60.0;
+        assert_eq!(
+            points(&options, &IpFamily::ALL).unwrap()[0].sample_interval_ms,
+            1000
+        );
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub struct JobArgs {
     /// (latency under load: one-way delay, PDV, loss).
     #[arg(long)]
     pub probe: bool,
-    /// Repetitions of each point per arm [default: 3; 2 with --quick].
+    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3].
     #[arg(long, value_name = "R")]
     pub repeat: Option<u32>,
     /// Tests to run, comma-separated [default: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect].
@@ -70,12 +70,13 @@ pub struct JobArgs {
     /// [default: 64,256,1024,1408,4096,16384; one size per test with --quick].
     #[arg(long, value_name = "LIST")]
     pub sizes: Option<String>,
-    /// Measured seconds per trial [default: 1; 0.5 with --quick].
+    /// Measured seconds per trial [default: 1; 0.3 with --quick].
     #[arg(short = 't', long = "time", value_name = "SECS")]
     pub time_seconds: Option<f64>,
-    /// Time-series sample length, milliseconds (at least 10).
-    #[arg(short = 'i', long = "interval", value_name = "MS", default_value_t = 1000)]
-    pub interval_ms: u64,
+    /// Length of one time-series sample: seconds (`0.05`) or with a unit
+    /// (`50ms`), as `run -i` [default: a tenth of the trial, 10 ms to 1 s].
+    #[arg(short = 'i', long = "interval", value_name = "TIME", value_parser = crate::cli::run::parse_interval_ms)]
+    pub interval_ms: Option<u64>,
     /// The arm every other arm is compared with [default: v4].
     #[arg(long, value_name = "ARM")]
     pub baseline: Option<String>,
@@ -264,7 +265,7 @@ fn interrupted() -> anyhow::Result<ExitCode> {
 
 /// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
 /// job sweeps message sizes as the papers did (about 4 minutes on two
-/// cores); `--quick` keeps one size per test and half-second trials.
+/// cores); `--quick` keeps one size per test and 0.3-second trials.
 fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     let defaults = PointOptions::default();
     Ok(PointOptions {
@@ -279,7 +280,7 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
         },
         time_seconds: args
             .time_seconds
-            .unwrap_or(if args.quick { 0.5 } else { 1.0 }),
+            .unwrap_or(if args.quick { 0.3 } else { 1.0 }),
         warmup_seconds: if args.quick { 0.1 } else { 0.25 },
         interval_ms: args.interval_ms,
         probe: args.probe,
@@ -312,7 +313,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
-        repeat: args.repeat.unwrap_or(if args.quick { 2 } else { 3 }),
+        repeat: args.repeat.unwrap_or(3),
         order: Default::default(),
         host: None,
         port: args.port,
@@ -419,7 +420,17 @@ fn print_dry_run(
         dualperf_lab::KernelCommand::ip(words).to_string()
     };
     println!("# the plan (arms, points, repetitions) the measuring child reads:");
-    println!("mkdir -p {}", shell_quote(&traffic.plan.parent().unwrap_or(Path::new(".")).display().to_string()));
+    println!(
+        "mkdir -p {}",
+        shell_quote(
+            &traffic
+                .plan
+                .parent()
+                .unwrap_or(Path::new("."))
+                .display()
+                .to_string()
+        )
+    );
     println!(
         "cat > {} <<'PLAN'\n{}\nPLAN",
         shell_quote(&traffic.plan.display().to_string()),
@@ -433,7 +444,10 @@ fn print_dry_run(
     for command in dualperf_lab::plan::teardown_plan(topology, run) {
         println!("{command}");
     }
-    println!("# then: dualperf report {} (or import it)", traffic.raw.display());
+    println!(
+        "# then: dualperf report {} (or import it)",
+        traffic.raw.display()
+    );
 }
 
 /// `text` quoted for a POSIX shell when it needs it.
@@ -512,7 +526,10 @@ mod tests {
         // The child measured exactly the plan it was handed.
         let result = read_raw(&traffic.raw).unwrap();
         assert_eq!(result.config, config);
-        assert_eq!(result.config.arms[1].target.as_deref(), Some("fd00:dead:beef:2::2"));
+        assert_eq!(
+            result.config.arms[1].target.as_deref(),
+            Some("fd00:dead:beef:2::2")
+        );
         let facts = testbed.facts();
         assert_eq!(
             (facts.name.as_str(), facts.client_node.as_str()),
@@ -549,19 +566,28 @@ mod tests {
             .collect();
         assert_eq!(
             targets,
-            [("v4", Some("10.180.2.2")), ("v6", Some("fd00:dead:beef:2::2"))]
+            [
+                ("v4", Some("10.180.2.2")),
+                ("v6", Some("fd00:dead:beef:2::2"))
+            ]
         );
         assert_eq!(config.baseline.as_str(), "v4");
-        assert_eq!(config.repeat, 2);
-        // --quick: one size per test, half-second trials.
-        assert!(config.points.iter().all(|p| p.duration_ms == 500));
+        // --quick: three repetitions (enough for a significance claim), one
+        // size per test, 0.3-second trials.
+        assert_eq!(config.repeat, 3);
+        assert!(config.points.iter().all(|p| p.duration_ms == 300));
         assert_eq!(config.points.len(), 5);
     }
 
     #[test]
     fn the_full_job_sweeps_the_lab_sizes_and_a_wrong_baseline_is_a_usage_error() {
         let topology = preset::load("router").unwrap();
-        let config = plan(&parse(&["router", "--tests", "udp-rr"]), &topology, "server").unwrap();
+        let config = plan(
+            &parse(&["router", "--tests", "udp-rr"]),
+            &topology,
+            "server",
+        )
+        .unwrap();
         let sizes: Vec<u32> = config.points.iter().map(|p| p.size_bytes).collect();
         assert_eq!(sizes, [64, 256, 1024, 1408, 4096, 16384]);
         assert!(plan(&parse(&["router", "--baseline", "v9"]), &topology, "server").is_err());
@@ -569,7 +595,10 @@ mod tests {
 
     #[test]
     fn shell_quoting_leaves_plain_paths_alone() {
-        assert_eq!(shell_quote("results/a-b/plan.json"), "results/a-b/plan.json");
+        assert_eq!(
+            shell_quote("results/a-b/plan.json"),
+            "results/a-b/plan.json"
+        );
         assert_eq!(shell_quote("my results/x"), "'my results/x'");
     }
 }

@@ -56,7 +56,12 @@ pub struct Args {
     /// Server host name or address; resolved to its A and AAAA addresses.
     pub host: Option<String>,
     /// The server, as iperf3 says it (`-c HOST` is the same as HOST).
-    #[arg(short = 'c', long = "client", value_name = "HOST", conflicts_with = "host")]
+    #[arg(
+        short = 'c',
+        long = "client",
+        value_name = "HOST",
+        conflicts_with = "host"
+    )]
     pub client: Option<String>,
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
@@ -114,7 +119,7 @@ pub struct Args {
     /// Warm-up seconds per trial, excluded from the results.
     #[arg(long, value_name = "SECS", default_value_t = 0.25)]
     pub warmup: f64,
-    /// Repetitions of every point per arm [default: 3; 2 with --quick].
+    /// Repetitions of every point per arm (3 or more for a significance claim) [default: 3].
     /// More repetitions give narrower confidence intervals.
     #[arg(long, value_name = "R")]
     pub repeat: Option<u32>,
@@ -132,15 +137,10 @@ pub struct Args {
     #[arg(short = 'b', long, value_name = "RATE")]
     pub bitrate: Option<BitRate>,
     /// Length of one time-series sample, as iperf3: seconds (`1`, `0.05`)
-    /// or with a unit (`50ms`); at least 10 ms, at most 60 s.
-    #[arg(
-        short = 'i',
-        long = "interval",
-        value_name = "TIME",
-        default_value = "1",
-        value_parser = parse_interval_ms
-    )]
-    pub interval_ms: u64,
+    /// or with a unit (`50ms`); at least 10 ms, at most 60 s
+    /// [default: a tenth of the trial, 10 ms to 1 s].
+    #[arg(short = 'i', long = "interval", value_name = "TIME", value_parser = parse_interval_ms)]
+    pub interval_ms: Option<u64>,
     /// Write the full result (schema dualperf.run v2) to this file; `-` for standard output.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -162,7 +162,12 @@ pub struct Args {
     pub verbose: bool,
     /// Measuring child of `dualperf lab`: write the raw, unanalysed result to
     /// FILE and nothing else (the lab analyses, stores and reports once).
-    #[arg(long = "measure-only", value_name = "FILE", hide = true, requires = "plan")]
+    #[arg(
+        long = "measure-only",
+        value_name = "FILE",
+        hide = true,
+        requires = "plan"
+    )]
     pub measure_only: Option<PathBuf>,
     /// Declare the two hosts' clocks synchronised (PTP, NTP…): one-way delay
     /// is then reported between hosts too, with an error bound of half the
@@ -173,7 +178,7 @@ pub struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
-    /// A quick look: 0.5 s per trial, two repetitions (about 15 s in all).
+    /// A quick look: 0.3 s per trial, three repetitions (about 20 s in all).
     #[arg(long)]
     pub quick: bool,
     /// Shared secret of a server started with --auth-key.
@@ -346,7 +351,7 @@ fn server_name(args: &Args) -> Option<&str> {
 }
 
 /// `-i` as iperf3 takes it: seconds, or a number with `ms`/`s`; 10 ms to 60 s.
-fn parse_interval_ms(text: &str) -> Result<u64, String> {
+pub fn parse_interval_ms(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1.0)
@@ -419,7 +424,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
     let options: PointOptions = point_options(args)?;
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let points = points(&options, &families)?;
-    let repeat = args.repeat.unwrap_or(if args.quick { 2 } else { 3 });
+    let repeat = args.repeat.unwrap_or(3);
     Ok(RunConfig {
         points,
         baseline: choose_baseline(&arms, None)?,
@@ -465,7 +470,6 @@ fn plan_from_file(
     Ok(config)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,8 +480,9 @@ mod tests {
         assert_eq!(parse_interval_ms("0.05"), Ok(50));
         assert_eq!(parse_interval_ms("50ms"), Ok(50));
         assert_eq!(parse_interval_ms("2s"), Ok(2000));
-        let error = parse_interval_ms("50").unwrap_err();
-        assert!(error.contains("did you mean 50ms"), "{error}");
+        assert_eq!(parse_interval_ms("50"), Ok(50_000));
+        let error = parse_interval_ms("100").unwrap_err();
+        assert!(error.contains("did you mean 100ms"), "{error}");
         assert!(parse_interval_ms("5ms").is_err());
         assert!(parse_interval_ms("soon").is_err());
     }
