@@ -2,6 +2,7 @@
 //! network namespaces, and hostile input on the control port.
 
 mod bad_input;
+mod hardening;
 mod loopback;
 mod netns;
 mod probe;

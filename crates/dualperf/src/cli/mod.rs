@@ -15,6 +15,7 @@ pub mod overhead;
 pub mod report;
 pub mod run;
 pub mod scan;
+pub mod secret;
 pub mod serve;
 
 pub use exit::{report_error, Failure};
