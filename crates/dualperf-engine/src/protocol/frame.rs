@@ -105,8 +105,9 @@ impl FrameDecoder {
         self.prefix_len + self.body.len()
     }
 
-    /// Consumes up to [`Self::wanted`] bytes of `bytes`; returns how many it
-    /// took and, when a frame completed, its body (or why it is refused).
+    /// Consumes bytes of `bytes` up to the end of the current frame (never
+    /// beyond); returns how many it took and, when a frame completed, its
+    /// body (or why it is refused).
     /// After an error the decoder must not be fed again.
     pub fn push(&mut self, bytes: &[u8]) -> (usize, Option<Result<Vec<u8>, FrameError>>) {
         let mut used = 0;

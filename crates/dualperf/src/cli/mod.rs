@@ -9,6 +9,7 @@ pub mod addr;
 pub mod check;
 pub mod doctor;
 pub mod exit;
+pub mod guard;
 pub mod history;
 pub mod lab;
 pub mod overhead;

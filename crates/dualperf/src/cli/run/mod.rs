@@ -2,14 +2,13 @@
 //! `dualperf serve` (or an in-process one with `--loopback`), print a table,
 //! and write every raw value with `--json`.
 //!
-//! Exit codes: 0 when every trial ran, 1 when any failed (or Ctrl-C), 2 on
-//! usage errors (including sizes above a family's datagram limit).
+//! Exit codes: 0 when every trial ran, 1 when any failed, 130 on Ctrl-C or
+//! SIGTERM, 2 on usage errors (including sizes above a family's datagram limit).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use dualperf_engine::client::{Client, ClientOptions, Progress};
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
@@ -134,7 +133,12 @@ pub struct Args {
     /// A quick look: 0.5 s per trial, two repetitions (about 15 s in all).
     #[arg(long)]
     pub quick: bool,
-    /// Shared secret of a server started with --auth-key.
+    /// File holding the shared secret of a server started with a key
+    /// (also: DUALPERF_AUTH_KEY).
+    #[arg(long, value_name = "FILE", conflicts_with = "auth_key")]
+    pub auth_key_file: Option<PathBuf>,
+    /// The shared secret on the command line (visible in `ps`: prefer
+    /// --auth-key-file or DUALPERF_AUTH_KEY); never recorded.
     #[arg(long, value_name = "KEY")]
     pub auth_key: Option<String>,
     /// Pin the client's measuring threads to these CPUs (e.g. 0 or 0,2-3).
@@ -220,19 +224,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut config: RunConfig = build_config(&args, families, targets, port)?;
     config.client_cpus = client_cpus.clone();
     config.server_cpus = server_cpus.clone();
-    config.command_line = std::env::args().collect();
+    config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
+    let auth_key = super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+    super::guard::check_plan(&config.points)?;
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if !flag.swap(true, Ordering::SeqCst) {
-            eprintln!(
-                "\ndualperf: stopping after the current trial (Ctrl-C again is ignored; wait)"
-            );
-        }
-    });
+    let stop = super::guard::stop_flag();
     let client = Client::new(ClientOptions {
-        auth_key: args.auth_key.clone().map(String::into_bytes),
+        auth_key,
         client_cpus,
         server_cpus,
         stop: Some(stop.clone()),
@@ -313,7 +311,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             result.trials.len(),
             result.errors.join("; ")
         );
-        Ok(ExitCode::from(1))
+        Ok(ExitCode::from(super::guard::exit_code(&stop)))
     }
 }
 
