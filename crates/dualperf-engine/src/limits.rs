@@ -152,9 +152,7 @@ pub fn session_memory_bytes(spec: &TestSpec) -> u64 {
         TestKind::TcpStream => size.max(TCP_READ_BYTES),
         TestKind::UdpStream => batch * (size.max(64) + 1) + ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES,
         TestKind::UdpProbe => {
-            size.max(64)
-                + 1
-                + crate::flow::udp_probe::PROBE_ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES
+            size.max(64) + 1 + crate::flow::udp_probe::PROBE_ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES
         }
         TestKind::TcpRr | TestKind::UdpRr => {
             2 * (size + 9) + LATENCY_RAW_LIMIT as u64 * 8 + HISTOGRAM_BYTES
@@ -418,7 +416,10 @@ mod tests {
         let mut huge = spec(TestKind::TcpStream);
         huge.size_bytes = 1 << 30;
         let error = validate_spec(&huge).unwrap_err();
-        assert!(error.contains("16777216 B") && error.contains("--sizes"), "{error}");
+        assert!(
+            error.contains("16777216 B") && error.contains("--sizes"),
+            "{error}"
+        );
         assert!(ServerLimits::default().check(&huge).is_err());
         huge.size_bytes = MAX_WRITE_BYTES;
         assert!(validate_spec(&huge).is_ok());

@@ -27,7 +27,9 @@ fn count(dir: &str) -> usize {
 
 fn slow_connection(server: SocketAddr, source: IpAddr) -> Option<TcpStream> {
     let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).ok()?;
-    socket.bind(&SockAddr::from(SocketAddr::new(source, 0))).ok()?;
+    socket
+        .bind(&SockAddr::from(SocketAddr::new(source, 0)))
+        .ok()?;
     socket
         .connect_timeout(&SockAddr::from(server), Duration::from_secs(3))
         .ok()?;
@@ -116,7 +118,10 @@ fn a_thousand_slow_connections_cost_no_threads_and_lock_no_one_out() {
         let _ = stream.write_all(b" ");
     }
     let threads = count("/proc/self/task") - threads_before;
-    assert!(threads <= max_sessions + 2, "{threads} threads after the trial");
+    assert!(
+        threads <= max_sessions + 2,
+        "{threads} threads after the trial"
+    );
     drop(slow);
     drop(handle);
 }

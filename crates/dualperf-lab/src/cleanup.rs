@@ -128,7 +128,9 @@ fn interface_run(name: &str) -> Option<&str> {
     if !is_dualperf_interface(name) {
         return None;
     }
-    name.strip_prefix(INTERFACE_PREFIX)?.split_once('-').map(|(run, _)| run)
+    name.strip_prefix(INTERFACE_PREFIX)?
+        .split_once('-')
+        .map(|(run, _)| run)
 }
 
 /// `lab clean`: removes every run whose name starts with `prefix` (which
@@ -154,10 +156,7 @@ pub fn clean_runs(
         prefix.starts_with(NAMESPACE_PREFIX),
         "clean-up only touches dualperf's `dsp-` namespaces"
     );
-    let interface_prefix = format!(
-        "{INTERFACE_PREFIX}{}",
-        &prefix[NAMESPACE_PREFIX.len()..]
-    );
+    let interface_prefix = format!("{INTERFACE_PREFIX}{}", &prefix[NAMESPACE_PREFIX.len()..]);
     let namespaces: Vec<String> = list_namespaces(runner)?
         .into_iter()
         .filter(|n| n.starts_with(prefix))

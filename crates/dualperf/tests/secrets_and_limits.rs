@@ -72,6 +72,10 @@ fn the_key_is_in_no_json_database_report_or_log() {
     let dir = directory("secret");
     let key_file = dir.join("key");
     std::fs::write(&key_file, format!("{KEY}\n")).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     let port = free_port().to_string();
     let mut serve = dualperf()
         .args(["serve", "-B", "127.0.0.1", "-p", &port, "--auth-key-file"])
@@ -89,7 +93,9 @@ fn the_key_is_in_no_json_database_report_or_log() {
     for (how, json) in [("flag", "flag.json"), ("env", "env.json")] {
         let mut run = dualperf();
         run.args(["run", "--v4", "127.0.0.1", "-4", "-p", &port])
-            .args(["--tests", "tcp-rr", "-t", "0.3", "--warmup", "0.1", "--repeat", "1"])
+            .args([
+                "--tests", "tcp-rr", "-t", "0.3", "--warmup", "0.1", "--repeat", "1",
+            ])
             .arg("--json")
             .arg(dir.join(json))
             .arg("--db")
@@ -110,7 +116,10 @@ fn the_key_is_in_no_json_database_report_or_log() {
         assert!(!text(&output).contains(KEY));
     }
     let recorded = std::fs::read_to_string(dir.join("flag.json")).unwrap();
-    assert!(recorded.contains("--auth-key"), "the flag is recorded, redacted");
+    assert!(
+        recorded.contains("--auth-key"),
+        "the flag is recorded, redacted"
+    );
     assert!(recorded.contains("<redacted>"));
     for (format, file) in [("html", "report.html"), ("md", "report.md")] {
         let output = dualperf()
@@ -159,7 +168,11 @@ fn empty_keys_and_extreme_values_are_usage_errors_never_panics() {
         run.iter().chain(extra).copied().collect()
     };
     usage_error(&with(&["--auth-key", ""]), None, "must not be empty");
-    usage_error(&with(&[]), Some(("DUALPERF_AUTH_KEY", "")), "must not be empty");
+    usage_error(
+        &with(&[]),
+        Some(("DUALPERF_AUTH_KEY", "")),
+        "must not be empty",
+    );
     usage_error(&["serve", "--auth-key", ""], None, "must not be empty");
     // Issue 16 fault 5: `-b 0` was accepted and never ended.
     usage_error(
@@ -169,7 +182,15 @@ fn empty_keys_and_extreme_values_are_usage_errors_never_panics() {
     );
     // Issue 16 fault 3: 1 GiB writes.
     usage_error(
-        &with(&["--tests", "tcp-stream", "--sizes", "1073741824", "-R", "-P", "2"]),
+        &with(&[
+            "--tests",
+            "tcp-stream",
+            "--sizes",
+            "1073741824",
+            "-R",
+            "-P",
+            "2",
+        ]),
         None,
         "16 MiB",
     );

@@ -115,21 +115,39 @@ fn a_real_server_survives_slow_and_low_rate_clients_and_serves_a_legitimate_run(
     // with the largest datagrams, ends within its duration and a grace.
     let mut one_bit = spec(TestKind::UdpStream, 1024);
     (one_bit.reverse, one_bit.rate) = (true, Some(BitRate::from_bits_per_second(1)));
-    let refused = run_trial(address, &one_bit, IpFamily::V4, &ClientOptions::default(), false)
-        .unwrap_err();
+    let refused = run_trial(
+        address,
+        &one_bit,
+        IpFamily::V4,
+        &ClientOptions::default(),
+        false,
+    )
+    .unwrap_err();
     assert!(refused.to_string().contains("minimum"), "{refused}");
     let mut lowest = spec(TestKind::UdpStream, 60_000);
     (lowest.reverse, lowest.rate) = (true, Some(min_udp_rate(60_000)));
     let started = Instant::now();
-    let _ = run_trial(address, &lowest, IpFamily::V4, &ClientOptions::default(), false);
+    let _ = run_trial(
+        address,
+        &lowest,
+        IpFamily::V4,
+        &ClientOptions::default(),
+        false,
+    );
     let lowest_took = started.elapsed();
     assert!(lowest_took < Duration::from_secs(6), "{lowest_took:?}");
 
     // 3. 1 GiB writes on two reverse streams: refused before any allocation.
     let mut huge = spec(TestKind::TcpStream, 1 << 30);
     (huge.reverse, huge.parallel_streams) = (true, 2);
-    let refused = run_trial(address, &huge, IpFamily::V4, &ClientOptions::default(), false)
-        .unwrap_err();
+    let refused = run_trial(
+        address,
+        &huge,
+        IpFamily::V4,
+        &ClientOptions::default(),
+        false,
+    )
+    .unwrap_err();
     assert!(refused.to_string().contains("16777216"), "{refused}");
 
     // 4. The legitimate run, the slow connections still open.
@@ -139,7 +157,14 @@ fn a_real_server_survives_slow_and_low_rate_clients_and_serves_a_legitimate_run(
     let legit = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
         .args(["run", "--v4", "127.0.0.1", "-4", "-p", &port.to_string()])
-        .args(["--tests", "tcp-rr,tcp-stream", "-t", "0.5", "--warmup", "0.1"])
+        .args([
+            "--tests",
+            "tcp-rr,tcp-stream",
+            "-t",
+            "0.5",
+            "--warmup",
+            "0.1",
+        ])
         .args(["--repeat", "1", "--no-store"])
         .output()
         .unwrap();
@@ -168,7 +193,8 @@ fn a_real_server_survives_slow_and_low_rate_clients_and_serves_a_legitimate_run(
     drop(serve);
     let log = log.join().unwrap();
     assert!(
-        log.iter().any(|l| l.contains("too many pending handshakes")),
+        log.iter()
+            .any(|l| l.contains("too many pending handshakes")),
         "{log:?}"
     );
 }

@@ -283,7 +283,10 @@ mod tests {
     fn the_decoder_refuses_a_length_above_its_limit_and_reports_truncation() {
         let mut decoder = FrameDecoder::new(16);
         let (_, frame) = decoder.push(&[0, 0, 0, 17]);
-        assert!(matches!(frame, Some(Err(FrameError::Oversized { length: 17 }))));
+        assert!(matches!(
+            frame,
+            Some(Err(FrameError::Oversized { length: 17 }))
+        ));
         let mut decoder = FrameDecoder::new(16);
         assert!(decoder.push(&[0, 0, 0, 9, b'a']).1.is_none());
         assert!(matches!(

@@ -553,7 +553,9 @@ mod tests {
         assert!(server.iter().any(
             |a| matches!(a, ServerAction::Close { reason } if reason.contains("authentication failed"))
         ));
-        assert!(matches!(&client[..], [ClientAction::Failed(EngineError::Refused(t))] if t.contains("authentication failed")));
+        assert!(
+            matches!(&client[..], [ClientAction::Failed(EngineError::Refused(t))] if t.contains("authentication failed"))
+        );
     }
 
     #[test]
@@ -581,7 +583,9 @@ mod tests {
         let start = Instant::now();
         let mut server = ServerHandshake::new(start, config.timeout);
         // A 4-byte length, then one byte every 3 s: each read is "on time".
-        assert!(server.handle_bytes(start, &[0, 0, 0, 60], &config).is_empty());
+        assert!(server
+            .handle_bytes(start, &[0, 0, 0, 60], &config)
+            .is_empty());
         assert!(server
             .handle_bytes(start + Duration::from_secs(3), b"{", &config)
             .is_empty());
@@ -634,13 +638,19 @@ mod tests {
         let now = Instant::now();
         let mut server = ServerHandshake::new(now, config.timeout);
         let actions = server.handle_bytes(now, &[0x7f, 0xff, 0xff, 0xff], &config);
-        assert!(matches!(&actions[1], ServerAction::Close { reason } if reason.contains("oversized")));
+        assert!(
+            matches!(&actions[1], ServerAction::Close { reason } if reason.contains("oversized"))
+        );
         let mut server = ServerHandshake::new(now, config.timeout);
         let actions = server.handle_bytes(now, b"\x00\x00\x00\x03abc", &config);
-        assert!(matches!(&actions[1], ServerAction::Close { reason } if reason.contains("not JSON")));
+        assert!(
+            matches!(&actions[1], ServerAction::Close { reason } if reason.contains("not JSON"))
+        );
         let mut server = ServerHandshake::new(now, config.timeout);
         let _ = server.handle_bytes(now, &[0, 0, 0, 9, b'{'], &config);
-        assert!(matches!(&server.handle_eof(now)[..], [ServerAction::Close { reason }] if reason.contains("truncated")));
+        assert!(
+            matches!(&server.handle_eof(now)[..], [ServerAction::Close { reason }] if reason.contains("truncated"))
+        );
     }
 
     #[test]

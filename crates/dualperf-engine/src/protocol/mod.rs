@@ -231,9 +231,7 @@ pub fn client_handshake(channel: &mut Channel, auth_key: Option<&[u8]>) -> Resul
                     Ok(0) => actions.extend(machine.handle_eof()),
                     Ok(n) => actions.extend(machine.handle_bytes(&buffer[..n])),
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted || is_timeout(&e) => {}
-                    Err(e) => {
-                        break Err(EngineError::Protocol(error_chain(&FrameError::Io(e))))
-                    }
+                    Err(e) => break Err(EngineError::Protocol(error_chain(&FrameError::Io(e)))),
                 }
                 if actions.is_empty() && machine.wanted() == 0 {
                     break Err(EngineError::Protocol("handshake stalled".into()));

@@ -183,10 +183,14 @@ impl Acceptor {
                 self.service(ids[index], fd.revents);
             }
         }
-        for index in 0..listeners {
-            if fds[index].revents != 0 {
-                self.accept_from(index);
-            }
+        let readable: Vec<usize> = fds[..listeners]
+            .iter()
+            .enumerate()
+            .filter(|(_, fd)| fd.revents != 0)
+            .map(|(index, _)| index)
+            .collect();
+        for index in readable {
+            self.accept_from(index);
         }
     }
 
@@ -224,10 +228,12 @@ impl Acceptor {
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => return,
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(error) => {
-                    // EMFILE and the like: say so, and let the next round retry.
+                    // EMFILE and the like: say so, and let the next round
+                    // retry a little later rather than spin.
                     let now = Instant::now();
                     self.budget
                         .log(&self.state, now, &format!("accept failed: {error}"));
+                    std::thread::sleep(Duration::from_millis(50));
                     return;
                 }
             };
@@ -324,11 +330,8 @@ impl Acceptor {
                     Err(e) => {
                         let peer = pending.peer;
                         self.pending.remove(&id);
-                        self.budget.log(
-                            &self.state,
-                            now,
-                            &format!("handshake from {peer}: {e}"),
-                        );
+                        self.budget
+                            .log(&self.state, now, &format!("handshake from {peer}: {e}"));
                         return;
                     }
                 };

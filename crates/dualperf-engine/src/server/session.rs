@@ -86,7 +86,9 @@ pub(crate) fn serve(
 
 /// Sends an error frame before the session closes, within a short time.
 fn refuse(channel: &mut Channel, error: &EngineError, state: &SharedState) {
-    channel.set_timeout(Some(state.limits.handshake_timeout.min(Duration::from_secs(5))));
+    channel.set_timeout(Some(
+        state.limits.handshake_timeout.min(Duration::from_secs(5)),
+    ));
     let _ = channel.send(&Message::Error {
         message: protocol::error_chain(error),
     });

@@ -276,7 +276,9 @@ fn host_facts_stay_home_with_no_host_facts() {
     let report = trial(server.address("127.0.0.1"), &spec);
     assert!(report.server_host.is_none());
     let open = TestServer::start(ServerLimits::default(), None);
-    assert!(trial(open.address("127.0.0.1"), &spec).server_host.is_some());
+    assert!(trial(open.address("127.0.0.1"), &spec)
+        .server_host
+        .is_some());
 }
 
 #[test]

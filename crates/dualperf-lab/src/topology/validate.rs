@@ -512,7 +512,11 @@ mod tests {
         // Issue 16 fault 8: delay = "1e20s" made `lab --dry-run` exit 101.
         for (line, key, maximum) in [
             ("delay = \"1e20s\"\n", "link[1].delay", "60 s"),
-            ("delay = \"1ms\"\njitter = \"1e300s\"\n", "link[1].jitter", "60 s"),
+            (
+                "delay = \"1ms\"\njitter = \"1e300s\"\n",
+                "link[1].jitter",
+                "60 s",
+            ),
             ("rate = \"1e30\"\n", "link[1].rate", "1000.000 Gbit/s"),
             (
                 "rate = \"1M\"\nqueue_limit_packets = 4294967295\n",

@@ -93,7 +93,10 @@ mod tests {
         assert_eq!(failure.code, crate::cli::exit::USAGE);
         assert!(failure.message.contains("-b"), "{failure}");
         let huge = point(TestKind::TcpStream, 1 << 30);
-        assert!(check_plan(&[huge]).unwrap_err().to_string().contains("16 MiB"));
+        assert!(check_plan(&[huge])
+            .unwrap_err()
+            .to_string()
+            .contains("16 MiB"));
         assert!(check_plan(&[point(TestKind::TcpStream, 131_072)]).is_ok());
     }
 

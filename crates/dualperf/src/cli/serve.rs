@@ -87,10 +87,7 @@ pub struct Args {
 /// # Errors
 /// A usage error naming the flag and its range.
 pub fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
-    let max_session_memory = args
-        .max_session_memory
-        .checked_mul(1 << 20)
-        .unwrap_or(u64::MAX);
+    let max_session_memory = args.max_session_memory.saturating_mul(1 << 20);
     let limits = ServerLimits {
         max_duration: Duration::from_secs(args.max_duration),
         max_rate: args.max_rate,
@@ -161,10 +158,19 @@ mod tests {
     #[test]
     fn extreme_values_are_usage_errors_naming_the_flag() {
         for (args, flag) in [
-            (&["--idle-timeout", "18446744073709551615"][..], "--idle-timeout"),
+            (
+                &["--idle-timeout", "18446744073709551615"][..],
+                "--idle-timeout",
+            ),
             (&["--handshake-timeout", "0"][..], "--handshake-timeout"),
-            (&["--max-duration", "18446744073709551615"][..], "--max-duration"),
-            (&["--max-session-memory", "18446744073709551615"][..], "--max-session-memory"),
+            (
+                &["--max-duration", "18446744073709551615"][..],
+                "--max-duration",
+            ),
+            (
+                &["--max-session-memory", "18446744073709551615"][..],
+                "--max-session-memory",
+            ),
             (&["--max-streams", "4294967295"][..], "--max-streams"),
             (&["--max-sessions", "0"][..], "--max-sessions"),
         ] {

@@ -225,7 +225,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     config.client_cpus = client_cpus.clone();
     config.server_cpus = server_cpus.clone();
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
-    let auth_key = super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+    let auth_key =
+        super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
     super::guard::check_plan(&config.points)?;
 
     let stop = super::guard::stop_flag();
