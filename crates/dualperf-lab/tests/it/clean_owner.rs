@@ -21,7 +21,10 @@ struct Namespaces(Vec<String>);
 impl Drop for Namespaces {
     fn drop(&mut self) {
         for netns in &self.0 {
-            let _ = Command::new("ip").args(["netns", "del", netns]).status();
+            let _ = Command::new("ip")
+                .args(["netns", "del", netns])
+                .stderr(std::process::Stdio::null())
+                .status();
         }
     }
 }
