@@ -195,6 +195,7 @@ fn empty_keys_and_extreme_values_are_usage_errors_never_panics() {
         "16 MiB",
     );
     usage_error(&with(&["-P", "100000"]), None, "-P");
+    usage_error(&with(&["--repeat", "4294967295"]), None, "--repeat");
     usage_error(&with(&["-i", "18446744073709551615"]), None, "-i");
     // Issue 16 fault 8: overflowing durations.
     usage_error(

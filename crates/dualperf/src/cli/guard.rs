@@ -17,12 +17,21 @@ use crate::cli::Failure;
 /// Exit code after an interrupt (128 + SIGINT), as shells and `lab` use.
 pub const INTERRUPTED: u8 = 130;
 
-/// Checks every point against the protocol's bounds (write size, streams,
-/// rate, intervals, duration).
+/// Most repetitions of a point (`--repeat`): the plan of every trial is
+/// built up front, and 10,000 repetitions of a 1 s trial are already days.
+pub const MAX_REPEAT: u32 = 10_000;
+
+/// Checks the plan: `--repeat` against [`MAX_REPEAT`], every point against
+/// the protocol's bounds (write size, streams, rate, intervals, duration).
 ///
 /// # Errors
 /// A usage error (exit code 2) naming the first point and bound broken.
-pub fn check_plan(points: &[TestSpec]) -> anyhow::Result<()> {
+pub fn check_plan(points: &[TestSpec], repeat: u32) -> anyhow::Result<()> {
+    if repeat > MAX_REPEAT {
+        return Err(Failure::usage(format!(
+            "--repeat {repeat} exceeds the maximum of {MAX_REPEAT}"
+        )));
+    }
     for point in points {
         dualperf_engine::limits::validate_spec(point)
             .map_err(|problem| Failure::usage(format!("{}: {problem}", point.label())))?;
@@ -82,6 +91,16 @@ mod tests {
             sample_interval_ms: 1000,
             probe_interval_us: None,
         }
+    }
+
+    fn check_plan(points: &[TestSpec]) -> anyhow::Result<()> {
+        super::check_plan(points, 1)
+    }
+
+    #[test]
+    fn too_many_repetitions_are_a_usage_error_not_an_allocation() {
+        let error = super::check_plan(&[point(TestKind::TcpRr, 64)], u32::MAX).unwrap_err();
+        assert!(error.to_string().contains("--repeat"), "{error}");
     }
 
     #[test]

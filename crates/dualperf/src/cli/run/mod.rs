@@ -227,7 +227,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
-    super::guard::check_plan(&config.points)?;
+    super::guard::check_plan(&config.points, config.repeat)?;
 
     let stop = super::guard::stop_flag();
     let client = Client::new(ClientOptions {
