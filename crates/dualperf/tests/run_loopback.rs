@@ -168,6 +168,7 @@ fn ctrl_c_stops_after_the_current_trial_and_writes_an_incomplete_result() {
     // SAFETY: signalling the child we started, by its pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
+    // 130 like `lab` (issue 16), no longer 1.
     assert_eq!(
         output.status.code(),
         Some(130),

@@ -44,7 +44,13 @@ pub enum Message {
         response: String,
     },
     /// Server → client: the answer was right.
-    Authenticated,
+    Authenticated {
+        /// The server kernel's boot id, told only to a client that proved
+        /// the key (the welcome of a server with a key carries none). Older
+        /// servers omit it.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        boot_id: String,
+    },
     /// Client → server: the test to prepare.
     Request(TestRequest),
     /// Server → client: data sockets are bound.
@@ -224,6 +230,20 @@ mod tests {
             check_hello(br#"{"type":"start"}"#),
             HelloCheck::Refused(_)
         ));
+    }
+
+    #[test]
+    fn authenticated_reads_with_and_without_a_boot_id() {
+        assert_eq!(
+            decode(br#"{"type":"authenticated"}"#).unwrap(),
+            Message::Authenticated {
+                boot_id: String::new()
+            }
+        );
+        let with = Message::Authenticated {
+            boot_id: "b".into(),
+        };
+        assert_eq!(decode(&encode(&with)).unwrap(), with);
     }
 
     #[test]

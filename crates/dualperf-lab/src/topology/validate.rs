@@ -226,6 +226,11 @@ fn validate_egress(
     Ok(egress)
 }
 
+/// Highest link rate a topology may ask for: 1 Tbit/s.
+pub const MAX_LINK_RATE: BitRate = BitRate::from_bits_per_second(1_000_000_000_000);
+/// Longest queue in front of a shaper, packets.
+pub const MAX_QUEUE_LIMIT_PACKETS: u32 = 1_000_000;
+
 fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
     let rate = raw
         .rate
@@ -239,6 +244,12 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
         return Err(TopologyError::at(
             format!("{key}.rate"),
             "must be above zero; leave it out for an unshaped link",
+        ));
+    }
+    if let Some(rate) = rate.filter(|r| *r > MAX_LINK_RATE) {
+        return Err(TopologyError::at(
+            format!("{key}.rate"),
+            format!("{rate} exceeds the maximum of {MAX_LINK_RATE}"),
         ));
     }
     let qdisc = match raw.qdisc.as_deref() {
@@ -285,6 +296,15 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
         return Err(TopologyError::at(
             format!("{key}.queue_limit_packets"),
             "must be at least 1",
+        ));
+    }
+    if let Some(limit) = raw
+        .queue_limit_packets
+        .filter(|&n| n > MAX_QUEUE_LIMIT_PACKETS)
+    {
+        return Err(TopologyError::at(
+            format!("{key}.queue_limit_packets"),
+            format!("{limit} exceeds the maximum of {MAX_QUEUE_LIMIT_PACKETS}"),
         ));
     }
     let shaping = Shaping {
@@ -485,6 +505,31 @@ mod tests {
             "{err}"
         );
         assert!(err.contains(r#"(did you mean "server"?)"#), "{err}");
+    }
+
+    #[test]
+    fn extreme_values_are_errors_with_their_maximum_not_panics() {
+        // Issue 16 fault 8: delay = "1e20s" made `lab --dry-run` exit 101.
+        for (line, key, maximum) in [
+            ("delay = \"1e20s\"\n", "link[1].delay", "60 s"),
+            (
+                "delay = \"1ms\"\njitter = \"1e300s\"\n",
+                "link[1].jitter",
+                "60 s",
+            ),
+            ("rate = \"1e30\"\n", "link[1].rate", "1000.000 Gbit/s"),
+            (
+                "rate = \"1M\"\nqueue_limit_packets = 4294967295\n",
+                "link[1].queue_limit_packets",
+                "1000000",
+            ),
+        ] {
+            let error = topology_error(&format!("{ROUTED}{line}"));
+            assert!(
+                error.starts_with(key) && error.contains(maximum),
+                "{line}: {error}"
+            );
+        }
     }
 
     #[test]

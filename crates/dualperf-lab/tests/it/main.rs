@@ -10,6 +10,7 @@ use std::process::Command;
 use dualperf_lab::naming::run_namespace_prefix;
 use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
 
+mod clean_owner;
 mod helpers;
 mod processes;
 mod reachability;

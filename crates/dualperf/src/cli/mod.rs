@@ -10,6 +10,7 @@ pub mod check;
 pub mod completions;
 pub mod doctor;
 pub mod exit;
+pub mod guard;
 pub mod history;
 pub mod import;
 pub mod lab;
@@ -17,6 +18,7 @@ pub mod overhead;
 pub mod report;
 pub mod run;
 pub mod scan;
+pub mod secret;
 pub mod serve;
 
 pub use exit::{report_error, Failure};

@@ -17,8 +17,6 @@ use crate::cli::Failure;
 pub const MAX_TRIAL_SECONDS: f64 = 3600.0;
 /// Longest warm-up of one trial, seconds.
 pub const MAX_WARMUP_SECONDS: f64 = 600.0;
-/// Most repetitions of one point per arm.
-pub const MAX_REPEAT: u32 = 1000;
 
 /// What every point of a plan shares: the flags of `run` and `lab` that
 /// shape traffic, in one typed value.
@@ -213,11 +211,12 @@ pub fn validate(config: &RunConfig) -> anyhow::Result<()> {
             ids.join(", ")
         )));
     }
-    if config.repeat == 0 || config.repeat > MAX_REPEAT {
-        return Err(Failure::usage(format!(
-            "--repeat must be 1 to {MAX_REPEAT}"
-        )));
+    if config.repeat == 0 {
+        return Err(Failure::usage("--repeat must be at least 1"));
     }
+    // The protocol's bounds on every point (the server checks the same) and
+    // on the repetitions.
+    crate::cli::guard::check_plan(&config.points, config.repeat)?;
     if config.points.is_empty() {
         return Err(Failure::usage("the plan has no measurement point"));
     }

@@ -56,6 +56,9 @@ pub struct CleanArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Also remove runs whose owner process still runs.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `lab list`: every preset with its description.
@@ -270,16 +273,31 @@ pub fn status() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `lab clean`: remove every `dsp-` namespace, the processes inside, stray
-/// veths, and the state files of testbeds that are gone.
+/// `lab clean`: remove every run whose owner process is gone (`--force`:
+/// every run) — its `dsp-` namespaces, the processes inside, stray veths,
+/// its lock and state files.
 pub fn clean(args: CleanArgs) -> anyhow::Result<ExitCode> {
     let runner = Runner::new(args.verbose);
-    let report = cleanup::clean(&runner, NAMESPACE_PREFIX).map_err(to_cli_error)?;
     let dir = state::state_dir();
+    let report =
+        cleanup::clean_runs(&runner, &dir, NAMESPACE_PREFIX, args.force).map_err(to_cli_error)?;
     let mut removed_states = 0;
     for record in state::load_all(&dir).map_err(to_cli_error)? {
+        if report.spared.iter().any(|s| s.run_id == record.run_id) {
+            continue;
+        }
         state::remove(&dir, &record.run_id).map_err(to_cli_error)?;
         removed_states += 1;
+    }
+    for spared in &report.spared {
+        let owner = spared
+            .pid
+            .map(|pid| format!("process {pid}"))
+            .unwrap_or_else(|| "its owner".into());
+        println!(
+            "kept run {}: {owner} still runs (`dualperf lab clean --force` removes it anyway)",
+            spared.run_id
+        );
     }
     for netns in &report.namespaces {
         println!("removed namespace {netns}");

@@ -54,7 +54,7 @@ pub enum LabCommand {
     Exec(manage::ExecArgs),
     /// Show testbeds left up, and leftovers of crashed runs.
     Status,
-    /// Remove everything crashed runs left behind: `dsp-*` namespaces and the processes inside them.
+    /// Remove what runs whose process is gone left behind: `dsp-*` namespaces, the processes inside them (--force: also of live runs).
     Clean(manage::CleanArgs),
 }
 

@@ -4,14 +4,13 @@
 //! executes it in this process and hands the result to the one pipeline
 //! (`crate::pipeline`): analysed once, saved, then printed.
 //!
-//! Exit codes: 0 when every trial ran, 1 when any failed, 130 after Ctrl-C,
-//! 2 on usage errors (including sizes above a family's datagram limit).
+//! Exit codes: 0 when every trial ran, 1 when any failed, 130 on Ctrl-C or
+//! SIGTERM, 2 on usage errors (including sizes above a family's datagram limit).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use dualperf_engine::client::ClientOptions;
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
@@ -181,7 +180,12 @@ pub struct Args {
     /// A quick look: 0.3 s per trial, three repetitions (about 20 s in all).
     #[arg(long)]
     pub quick: bool,
-    /// Shared secret of a server started with --auth-key.
+    /// File holding the shared secret of a server started with a key
+    /// (also: DUALPERF_AUTH_KEY).
+    #[arg(long, value_name = "FILE", conflicts_with = "auth_key")]
+    pub auth_key_file: Option<PathBuf>,
+    /// The shared secret on the command line (visible in `ps`: prefer
+    /// --auth-key-file or DUALPERF_AUTH_KEY); never recorded.
     #[arg(long, value_name = "KEY")]
     pub auth_key: Option<String>,
     /// Pin the client's measuring threads to these CPUs (e.g. 0 or 0,2-3).
@@ -264,20 +268,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(baseline) = &args.baseline {
         config.baseline = choose_baseline(&config.arms, Some(baseline))?;
     }
-    config.command_line = std::env::args().collect();
+    // The recorded command line never carries a secret (--auth-key is redacted).
+    config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
+    let auth_key =
+        super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if !flag.swap(true, Ordering::SeqCst) {
-            eprintln!(
-                "\ndualperf: stopping after the current trial (Ctrl-C again is ignored; wait)"
-            );
-        }
-    });
+    let stop = super::guard::stop_flag();
     let options = ClientOptions {
-        auth_key: args.auth_key.clone().map(String::into_bytes),
+        auth_key,
         client_cpus: config.client_cpus.clone(),
         server_cpus: config.server_cpus.clone(),
         stop: None,
@@ -322,15 +321,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// 0 when every trial ran, 130 after an interrupt, 1 when a trial failed.
 fn exit_code(result: &dualperf_model::RunResult, interrupted: bool) -> ExitCode {
+    ExitCode::from(exit_status(result, interrupted))
+}
+
+/// The number behind [`exit_code`], saying on standard error why it is not 0.
+fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
     if interrupted {
         eprintln!(
             "dualperf: interrupted after {} trials; they are kept",
             result.trials.len()
         );
-        return ExitCode::from(130);
+        return super::guard::INTERRUPTED;
     }
     if result.complete {
-        return ExitCode::SUCCESS;
+        return 0;
     }
     let failed = result
         .trials
@@ -342,7 +346,7 @@ fn exit_code(result: &dualperf_model::RunResult, interrupted: bool) -> ExitCode 
         result.trials.len(),
         result.errors.join("; ")
     );
-    ExitCode::from(1)
+    super::exit::FINDING
 }
 
 /// The server the user named, positionally or with `-c`.
@@ -473,6 +477,22 @@ fn plan_from_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_signal_makes_the_exit_code_130() {
+        let mut result = dualperf_fixtures::result(
+            dualperf_fixtures::config(
+                vec![],
+                dualperf_fixtures::native_arms(dualperf_fixtures::LOOPBACK),
+            ),
+            vec![],
+        );
+        result.complete = false;
+        assert_eq!(exit_status(&result, true), 130);
+        assert_eq!(exit_status(&result, false), 1);
+        result.complete = true;
+        assert_eq!(exit_status(&result, false), 0);
+    }
 
     #[test]
     fn intervals_read_as_iperf3_seconds_or_with_a_unit() {
