@@ -34,11 +34,14 @@
 //! ```
 
 pub mod addressing;
+mod arms;
+pub mod bpf;
 pub mod capability;
 pub mod cleanup;
 pub mod command;
 mod error;
 pub mod facts;
+pub mod mechanism;
 pub mod namespace;
 pub mod naming;
 pub mod plan;
@@ -53,7 +56,8 @@ pub mod topology;
 pub use capability::{can_create_namespaces, Availability, Capabilities, Feature};
 pub use command::{KernelCommand, Runner};
 pub use error::{LabError, MissingFeature, TopologyError};
+pub use mechanism::Implementations;
 pub use naming::RunId;
 pub use process::NodeProcess;
 pub use testbed::{required_features, BuildOptions, Testbed};
-pub use topology::Topology;
+pub use topology::{Implementation, Topology};

@@ -22,6 +22,35 @@ pub struct TestbedFacts {
     /// The lab's run id: the `<run>` in namespace names `dsp-<run>-<node>`.
     #[serde(default)]
     pub run_id: String,
+    /// The transition mechanisms (tunnels, translators) as built, with the
+    /// implementation each one got on this kernel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mechanisms: Vec<TestbedMechanism>,
+}
+
+/// A transition mechanism of a testbed as built: which implementation ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TestbedMechanism {
+    /// "6in4", "4in6" or "nat64".
+    pub kind: String,
+    /// The nodes it runs on: the two tunnel ends (client side first), or
+    /// the translating router.
+    pub between: Vec<String>,
+    /// The nodes whose traffic it carries, client side first.
+    #[serde(default)]
+    pub carries: Vec<String>,
+    /// "sit", "bpf-lwt", "ip6tnl", "srv6", "tayga" or "jool".
+    pub implementation: String,
+    /// The tunnel MTU, bytes (tunnels only).
+    #[serde(default)]
+    pub mtu_bytes: Option<u32>,
+    /// The arm whose packets take it (e.g. "v6-6in4-host-host"), if any.
+    #[serde(default)]
+    pub arm: Option<String>,
+    /// How the implementation works and what that means for a result
+    /// (e.g. TAYGA forwards in user space on one core).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// One node of a testbed.
