@@ -362,7 +362,7 @@ impl Implementation {
             }
             Implementation::Ip6tnl => "kernel ip6tnl device, mode ipip6, no encapsulation limit",
             Implementation::Srv6 => {
-                "SRv6 seg6 encap.red with one segment (no SRH) + seg6local End.DX4"
+                "SRv6 seg6 encap.red with one segment (no SRH) + seg6local End.DX4; TCP MSS clamped (nftables) on router ends"
             }
             Implementation::Tayga => {
                 "TAYGA in user space on a TUN device + nftables masquerade (one core)"

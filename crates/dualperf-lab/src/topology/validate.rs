@@ -165,13 +165,15 @@ fn validate_nodes(raw: &RawTopology) -> Result<Vec<Node>> {
             None | Some("dual") => Stack::Dual,
             Some("ipv4-only") => Stack::Ipv4Only,
             Some("ipv6-only") => Stack::Ipv6Only,
-            Some(other) => return Err(TopologyError::at(
-                format!("node[{index}].stack"),
-                format!(
+            Some(other) => {
+                return Err(TopologyError::at(
+                    format!("node[{index}].stack"),
+                    format!(
                     "\"{other}\" is not a stack; use \"dual\", \"ipv4-only\" or \"ipv6-only\"{}",
                     did_you_mean(other, ["dual", "ipv4-only", "ipv6-only"])
                 ),
-            )),
+                ))
+            }
         };
         nodes.push(Node {
             name: name.to_string(),

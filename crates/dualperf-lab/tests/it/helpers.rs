@@ -13,8 +13,10 @@ use dualperf_lab::{preset, BuildOptions, RunId, Testbed};
 pub const HELPER_VARIABLE: &str = "DSP_LAB_HELPER";
 /// Environment variable carrying the run id for [`hold_a_testbed`].
 pub const RUN_VARIABLE: &str = "DSP_LAB_RUN";
+/// Environment variable naming the preset [`hold_a_testbed`] builds (default `router`).
+pub const PRESET_VARIABLE: &str = "DSP_LAB_PRESET";
 
-/// Builds the `router` preset under `$DSP_LAB_RUN`, starts an orphan-able
+/// Builds the `router` preset (or `$DSP_LAB_PRESET`) under `$DSP_LAB_RUN`, starts an orphan-able
 /// `sleep` inside the server node (no parent-death signal, like a process a
 /// user started with `lab exec`), prints `ready PID` and waits to be killed.
 #[test]
@@ -24,8 +26,9 @@ fn hold_a_testbed() {
         return;
     }
     let run = RunId::new(std::env::var(RUN_VARIABLE).unwrap()).unwrap();
+    let preset_name = std::env::var(PRESET_VARIABLE).unwrap_or_else(|_| "router".into());
     let testbed = Testbed::build(
-        &preset::load("router").unwrap(),
+        &preset::load(&preset_name).unwrap(),
         &run,
         &BuildOptions::default(),
     )
