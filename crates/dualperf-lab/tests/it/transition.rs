@@ -703,3 +703,124 @@ fn a_forced_implementation_this_machine_lacks_builds_nothing_and_says_what_to_in
         }
     }
 }
+
+fn helper(kind: &str, run: &dualperf_lab::RunId, preset_name: &str, test: &str) -> Child {
+    use super::helpers::{HELPER_VARIABLE, PRESET_VARIABLE, RUN_VARIABLE};
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            test,
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(HELPER_VARIABLE, kind)
+        .env(RUN_VARIABLE, run.as_str())
+        .env(PRESET_VARIABLE, preset_name)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Reads the helper's output until `ready …` and returns the words after it.
+fn ready_words(
+    child: &mut Child,
+) -> (
+    Vec<String>,
+    std::io::Lines<BufReader<std::process::ChildStdout>>,
+) {
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    loop {
+        let line = lines.next().expect("helper printed `ready`").unwrap();
+        if let Some((_, rest)) = line.split_once("ready") {
+            return (rest.split_whitespace().map(str::to_string).collect(), lines);
+        }
+    }
+}
+
+/// Removes a run's leftovers when a test fails half-way.
+struct CleanOnDrop(dualperf_lab::RunId);
+
+impl Drop for CleanOnDrop {
+    fn drop(&mut self) {
+        let runner = dualperf_lab::Runner::new(false);
+        let _ = dualperf_lab::cleanup::clean(
+            &runner,
+            &dualperf_lab::naming::run_namespace_prefix(&self.0),
+        );
+        let _ = std::fs::remove_dir_all(work_dir(&self.0));
+    }
+}
+
+#[test]
+fn ctrl_c_stops_tayga_and_removes_its_tun_device() {
+    require_net_admin!();
+    let run = dualperf_lab::cleanup::unused_run_id(&dualperf_lab::Runner::new(false)).unwrap();
+    let _guard = CleanOnDrop(run.clone());
+    let mut child = helper("ctrl-c", &run, "nat64", "helpers::hold_until_ctrl_c");
+    let (pids, mut lines) = ready_words(&mut child);
+    let pids: Vec<u32> = pids.iter().map(|p| p.parse().unwrap()).collect();
+    let router = dualperf_lab::naming::namespace_name(&run, "router");
+    let tayga_expected = !pids.is_empty();
+    if tayga_expected {
+        assert!(pids.iter().all(|&p| is_running(p)), "TAYGA is not running");
+        assert_eq!(pids_named(&router, "tayga"), pids);
+        let tun = dualperf_lab::naming::mechanism_interface_name(&run, 'x', 0);
+        let links = Command::new("ip")
+            .args(["-n", &router, "link", "show", &tun])
+            .output()
+            .unwrap();
+        assert!(links.status.success(), "no TUN device {tun}");
+    }
+    // SAFETY: kill(2) to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let removed = lines.any(|l| l.is_ok_and(|l| l.contains("removed")));
+    let status = child.wait().unwrap();
+    assert!(
+        removed && status.success(),
+        "the helper did not shut down cleanly: {status}"
+    );
+    for pid in pids {
+        assert!(!is_running(pid), "TAYGA {pid} survived Ctrl-C");
+    }
+    assert!(
+        namespaces_of(&run).is_empty(),
+        "left: {:?}",
+        namespaces_of(&run)
+    );
+    assert!(host_interfaces_of(&run).is_empty());
+    assert!(!work_dir(&run).exists(), "work dir left");
+}
+
+#[test]
+fn a_nat64_lab_killed_with_sigkill_loses_tayga_to_clean() {
+    require_net_admin!();
+    let run = dualperf_lab::cleanup::unused_run_id(&dualperf_lab::Runner::new(false)).unwrap();
+    let _guard = CleanOnDrop(run.clone());
+    let mut child = helper("hold", &run, "nat64", "helpers::hold_a_testbed");
+    let _ = ready_words(&mut child);
+    let router = dualperf_lab::naming::namespace_name(&run, "router");
+    let tayga = pids_named(&router, "tayga");
+    child.kill().unwrap(); // SIGKILL: no destructor runs
+    child.wait().unwrap();
+    // TAYGA detached, so it outlives the killed lab inside the router...
+    assert!(tayga.iter().all(|&p| is_running(p)));
+    // ...until `dualperf lab clean` removes the namespaces and what runs there.
+    let report = dualperf_lab::cleanup::clean(
+        &dualperf_lab::Runner::new(false),
+        &dualperf_lab::naming::run_namespace_prefix(&run),
+    )
+    .unwrap();
+    assert_eq!(report.namespaces.len(), 3);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while tayga.iter().any(|&p| is_running(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for pid in tayga {
+        assert!(!is_running(pid), "TAYGA {pid} survived lab clean");
+    }
+    assert!(namespaces_of(&run).is_empty());
+}
