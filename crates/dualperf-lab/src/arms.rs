@@ -169,3 +169,113 @@ pub fn translator_arm(topology: &Topology, index: usize) -> Option<Arm> {
         target: Some(translator.prefix.embed(v4).to_string()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset;
+
+    fn summary(preset_name: &str) -> Vec<(String, String, String)> {
+        preset::load(preset_name)
+            .unwrap()
+            .arms("server")
+            .unwrap()
+            .into_iter()
+            .map(|a| (a.id.to_string(), a.label, a.target.unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn the_tunnels_preset_offers_native_arms_first_then_the_three_placements() {
+        let arms = summary("tunnels");
+        let expected = [
+            ("v4", "IPv4", "10.180.3.2"),
+            ("v6", "IPv6", "fd00:dead:beef:3::2"),
+            (
+                "v6-6in4-host-host",
+                "IPv6 via 6in4, host to host",
+                "fd00:dead:cafe:1::2",
+            ),
+            (
+                "v6-6in4-router-router",
+                "IPv6 via 6in4, router to router",
+                "fd00:dead:cafe:2::2",
+            ),
+            (
+                "v6-6in4-host-router",
+                "IPv6 via 6in4, host to router",
+                "fd00:dead:cafe:3::2",
+            ),
+        ];
+        let expected: Vec<(String, String, String)> = expected
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+            .collect();
+        assert_eq!(arms, expected);
+        let arms = preset::load("tunnels").unwrap().arms("server").unwrap();
+        assert_eq!(
+            arms[3].path,
+            ArmPath::SixInFour {
+                placement: dualperf_model::TunnelPlacement::RouterRouter
+            }
+        );
+        assert!(arms.iter().all(|a| a.path.header_change_bytes() >= 0));
+    }
+
+    #[test]
+    fn single_stack_presets_offer_only_the_families_their_paths_carry() {
+        let ids = |name: &str| -> Vec<String> { summary(name).into_iter().map(|a| a.0).collect() };
+        assert_eq!(ids("tunnel-host-host"), ["v4", "v6-6in4-host-host"]);
+        assert_eq!(ids("tunnel-router-router"), ["v4", "v6-6in4-router-router"]);
+        assert_eq!(ids("tunnel-host-router"), ["v4", "v6-6in4-host-router"]);
+        assert_eq!(ids("four-in-six"), ["v6", "v4-4in6"]);
+        assert_eq!(ids("router"), ["v4", "v6"]);
+    }
+
+    #[test]
+    fn the_nat64_arm_aims_at_the_servers_address_inside_the_prefix() {
+        let arms = preset::load("nat64").unwrap().arms("server").unwrap();
+        assert_eq!(arms.len(), 2);
+        assert_eq!(arms[1].id.as_str(), "v6-nat64");
+        assert_eq!(arms[1].family, IpFamily::V6);
+        assert_eq!(arms[1].label, "IPv6 via NAT64 (64:ff9b::/96)");
+        assert_eq!(arms[1].target.as_deref(), Some("64:ff9b::c058:6302"));
+        assert_eq!(
+            arms[1].path,
+            ArmPath::Nat64 {
+                prefix: "64:ff9b::/96".into()
+            }
+        );
+    }
+
+    #[test]
+    fn arms_towards_an_unknown_node_or_the_client_itself_are_errors() {
+        let topology = preset::load("tunnels").unwrap();
+        let err = topology.arms("sever").unwrap_err();
+        assert!(matches!(err, LabError::UnknownNode { .. }), "{err}");
+        let err = topology.arms("client").unwrap_err().to_string();
+        assert!(err.contains("the client itself"), "{err}");
+        // towards a router: native arms only (the tunnels carry to the server)
+        let ids: Vec<String> = topology
+            .arms("router2")
+            .unwrap()
+            .into_iter()
+            .map(|a| a.id.to_string())
+            .collect();
+        assert_eq!(ids, ["v4", "v6"]);
+    }
+
+    #[test]
+    fn a_second_tunnel_with_the_same_placement_gets_its_index() {
+        let text = preset::PRESETS
+            .iter()
+            .find(|(n, _)| *n == "tunnels")
+            .unwrap()
+            .1
+            .to_string()
+            + "\n[[tunnel]]\nkind = \"6in4\"\nbetween = [\"client\", \"server\"]\n";
+        let topology = Topology::from_toml("t", &text).unwrap();
+        let arms = topology.arms("server").unwrap();
+        assert_eq!(arms.last().unwrap().id.as_str(), "v6-6in4-host-host-3");
+    }
+}

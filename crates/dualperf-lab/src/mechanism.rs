@@ -83,6 +83,62 @@ pub fn best(
         .collect())
 }
 
+/// What this machine would use for one kind of mechanism: the line
+/// `dualperf doctor` prints for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MechanismSupport {
+    /// The mechanism.
+    pub mechanism: MechanismKind,
+    /// The implementation a topology without `implementation = …` gets,
+    /// or the features the recipe implementation lacks.
+    pub choice: Result<Implementation, Vec<Feature>>,
+}
+
+impl MechanismSupport {
+    /// E.g. `6in4 tunnels`.
+    pub fn label(&self) -> String {
+        match self.mechanism {
+            MechanismKind::Tunnel(kind) => format!("{kind} tunnels"),
+            MechanismKind::Translator(_) => "NAT64".to_string(),
+        }
+    }
+
+    /// E.g. `bpf-lwt (LWT-BPF encapsulating route + …; sit missing)` or
+    /// `NONE: needs TAYGA (install TAYGA: apt-get install tayga …)`.
+    pub fn describe(&self) -> String {
+        let [device, _] = Implementation::candidates(self.mechanism);
+        match &self.choice {
+            Ok(implementation) if *implementation == device => {
+                format!("{implementation} ({})", implementation.describe())
+            }
+            Ok(implementation) => format!(
+                "{implementation} ({}; {device} is not available here)",
+                implementation.describe()
+            ),
+            Err(features) => format!(
+                "NONE: needs {}",
+                features
+                    .iter()
+                    .map(|f| format!("{} ({})", f.label(), f.remedy()))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        }
+    }
+}
+
+/// The implementation each kind of mechanism would get with `capabilities`
+/// (probed with every [`Feature`]), in `doctor` order: 6in4, 4in6, NAT64.
+pub fn support(capabilities: &Capabilities) -> Vec<MechanismSupport> {
+    MechanismKind::ALL
+        .into_iter()
+        .map(|mechanism| MechanismSupport {
+            mechanism,
+            choice: best(mechanism, capabilities),
+        })
+        .collect()
+}
+
 fn describe_tunnel(topology: &Topology, index: usize) -> String {
     let tunnel = &topology.tunnels()[index];
     let [a, b] = tunnel.ends.map(|n| topology.nodes()[n].name.as_str());
@@ -954,6 +1010,31 @@ mod tests {
             best(nat, &caps(&[Feature::Tayga])),
             Err(vec![Feature::Nftables])
         );
+    }
+
+    #[test]
+    fn doctor_lines_name_the_choice_and_what_is_missing() {
+        let lines: Vec<String> = support(&caps(&[Feature::LwtBpf, Feature::Ip6tnl]))
+            .iter()
+            .map(|s| format!("{}: {}", s.label(), s.describe()))
+            .collect();
+        assert!(
+            lines[0].starts_with("6in4 tunnels: bpf-lwt (LWT-BPF"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].ends_with("sit is not available here)"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("4in6 tunnels: ip6tnl (kernel ip6tnl"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[2].starts_with("NAT64: NONE: needs TAYGA"),
+            "{lines:?}"
+        );
+        assert!(lines[2].contains("apt-get install tayga"), "{lines:?}");
     }
 
     #[test]

@@ -428,4 +428,172 @@ mod tests {
             .collect();
         assert_eq!(created, removed);
     }
+
+    fn lines_with(
+        preset_name: &str,
+        implementations: impl Fn(&Topology) -> Implementations,
+    ) -> (Vec<String>, Vec<String>) {
+        let topology = preset::load(preset_name).unwrap();
+        let run = RunId::new("t1").unwrap();
+        let chosen = implementations(&topology);
+        let build = build_plan(&topology, &run, &chosen)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let teardown = teardown_plan(&topology, &run, &chosen)
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        (build, teardown)
+    }
+
+    /// True when one step prints `line` (a step may print several lines).
+    fn has(lines: &[String], line: &str) -> bool {
+        lines.iter().any(|l| l.lines().any(|x| x == line))
+    }
+
+    #[test]
+    fn the_bpf_6in4_plan_attaches_the_patched_objects_with_the_tunnel_mtu() {
+        let (lines, teardown) = lines_with("tunnel-host-host", Implementations::assumed);
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-client -6 addr add fd00:dead:cafe:1::1/128 dev lo nodad"
+        ));
+        assert!(has(&lines, "ip -n dsp-t1-client -6 route add fd00:dead:cafe:1::2/128 encap bpf xmit obj /tmp/dsp-t1/t0-client-encap.o section lwt_xmit headroom 20 dev dspt1-0a src fd00:dead:cafe:1::1"), "{lines:#?}");
+        assert!(has(&lines, "tc -n dsp-t1-server filter add dev dspt1-1b ingress pref 10 bpf da obj /tmp/dsp-t1/t0-server-decap.o sec tc"));
+        assert!(has(&lines, "clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -DTUN_SRC=0x0ab40101 -DTUN_DST=0x0ab40202 -c crates/dualperf-lab/bpf/encap6in4.c -o /tmp/dsp-t1/t0-client-encap.o"));
+        // the IPv4-only middle gets no IPv6 address, and IPv6 disabled
+        assert!(!lines
+            .iter()
+            .any(|l| l.starts_with("ip -n dsp-t1-middle -6")));
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("ip netns exec dsp-t1-middle sysctl")
+                && l.contains("net.ipv6.conf.all.disable_ipv6=1")));
+        assert_eq!(teardown.last().unwrap(), "rm -rf /tmp/dsp-t1");
+    }
+
+    #[test]
+    fn the_files_written_are_the_embedded_objects_patched_for_each_end() {
+        let topology = preset::load("tunnel-host-host").unwrap();
+        let steps = build_plan(
+            &topology,
+            &RunId::new("t1").unwrap(),
+            &Implementations::assumed(&topology),
+        );
+        let objects: Vec<_> = steps
+            .iter()
+            .filter_map(|s| match &s.action {
+                Action::WriteFile {
+                    contents,
+                    origin:
+                        FileOrigin::Bpf {
+                            program,
+                            local,
+                            peer,
+                        },
+                    ..
+                } => Some((contents.clone(), *program, *local, *peer)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(objects.len(), 4, "encap and decap at both ends");
+        for (contents, program, local, peer) in objects {
+            assert_eq!(contents, crate::bpf::patched(program, local, peer));
+        }
+    }
+
+    #[test]
+    fn with_sit_the_tunnel_is_a_device_removed_on_teardown() {
+        let (lines, teardown) = lines_with("tunnel-router-router", |t| Implementations {
+            tunnels: vec![crate::Implementation::Sit; t.tunnels().len()],
+            translators: Vec::new(),
+        });
+        assert!(has(&lines, "ip -n dsp-t1-router1 link add dspt1-t0 type sit local 10.180.2.1 remote 10.180.3.2 ttl 64"), "{lines:#?}");
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 link set dspt1-t0 mtu 1480 up"
+        ));
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 -6 route add fd00:dead:cafe:1::2/128 dev dspt1-t0"
+        ));
+        assert!(has(&lines, "ip -n dsp-t1-client -6 route add fd00:dead:cafe:1::2/128 via fd00:dead:beef:1::2 dev dspt1-0a src fd00:dead:cafe:1::1"));
+        assert!(
+            !lines.iter().any(|l| l.contains("mkdir")),
+            "sit needs no files"
+        );
+        assert_eq!(teardown[0], "ip -n dsp-t1-router2 link del dspt1-t0");
+        assert_eq!(teardown[1], "ip -n dsp-t1-router1 link del dspt1-t0");
+    }
+
+    #[test]
+    fn with_ip6tnl_4in6_uses_an_ipip6_device_without_encapsulation_limit() {
+        let (lines, _) = lines_with("four-in-six", |t| Implementations {
+            tunnels: vec![crate::Implementation::Ip6tnl; t.tunnels().len()],
+            translators: Vec::new(),
+        });
+        assert!(has(&lines, "ip -n dsp-t1-router1 link add dspt1-t0 type ip6tnl mode ipip6 local fd00:dead:beef:2::1 remote fd00:dead:beef:3::2 encaplimit none hoplimit 64"), "{lines:#?}");
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 link set dspt1-t0 mtu 1460 up"
+        ));
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 -4 route add 10.181.1.2/32 dev dspt1-t0"
+        ));
+    }
+
+    #[test]
+    fn the_srv6_plan_routes_the_segment_ids_and_clamps_tcp_on_router_ends() {
+        let (lines, _) = lines_with("four-in-six", Implementations::assumed);
+        assert!(has(&lines, "ip -n dsp-t1-router1 -4 route add 10.181.1.2/32 encap seg6 mode encap.red segs fd00:dead:5e6::2 dev dspt1-1a mtu lock 1524"), "{lines:#?}");
+        assert!(has(&lines, "ip -n dsp-t1-router2 -6 route add fd00:dead:5e6::2/128 encap seg6local action End.DX4 nh4 10.180.4.2 dev dspt1-2b"));
+        assert!(has(&lines, "ip -n dsp-t1-core -6 route add fd00:dead:5e6::2/128 via fd00:dead:beef:3::2 dev dspt1-2a"));
+        assert!(has(&lines, "ip netns exec dsp-t1-router1 nft add rule ip dualperf_4in6_0 pre ip daddr 10.181.1.2 tcp flags syn tcp option maxseg size set 1420"));
+    }
+
+    #[test]
+    fn the_tayga_plan_writes_its_configuration_and_owns_the_daemon() {
+        let (lines, teardown) = lines_with("nat64", Implementations::assumed);
+        let conf = lines
+            .iter()
+            .find(|l| l.starts_with("cat > /tmp/dsp-t1/tayga-0.conf"))
+            .unwrap();
+        assert!(
+            conf.contains("tun-device dspt1-x0\n")
+                && conf.contains("prefix 64:ff9b::/96\n")
+                && conf.contains("dynamic-pool 192.168.255.0/24\n"),
+            "{conf}"
+        );
+        assert!(has(
+            &lines,
+            "ip netns exec dsp-t1-router tayga -c /tmp/dsp-t1/tayga-0.conf --mktun"
+        ));
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-client -6 route add 64:ff9b::/96 via fd00:dead:beef:1::2 dev dspt1-0a"
+        ));
+        assert!(has(&lines, "ip netns exec dsp-t1-router tayga -c /tmp/dsp-t1/tayga-0.conf --pidfile /tmp/dsp-t1/tayga-0.pid"));
+        assert_eq!(teardown[0], "pkill -F /tmp/dsp-t1/tayga-0.pid");
+        assert_eq!(teardown[1], "ip -n dsp-t1-router link del dspt1-x0");
+        // the IPv4-only server has no IPv6 address
+        assert!(!lines
+            .iter()
+            .any(|l| l.starts_with("ip -n dsp-t1-server -6")));
+    }
+
+    #[test]
+    fn with_jool_nat64_is_one_instance_removed_on_teardown() {
+        let (lines, teardown) = lines_with("nat64", |_| Implementations {
+            tunnels: Vec::new(),
+            translators: vec![crate::Implementation::Jool],
+        });
+        assert!(has(&lines, "ip netns exec dsp-t1-router jool instance add dspt1n0 --netfilter --pool6 64:ff9b::/96"), "{lines:#?}");
+        assert_eq!(
+            teardown[0],
+            "ip netns exec dsp-t1-router jool instance remove dspt1n0"
+        );
+        assert!(!lines.iter().any(|l| l.contains("tayga")));
+    }
 }

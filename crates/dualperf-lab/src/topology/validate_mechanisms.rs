@@ -507,3 +507,272 @@ pub(super) fn validate_translators(
     }
     Ok(translators)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_non_global;
+    use crate::error::LabError;
+    use crate::preset;
+    use crate::topology::{Topology, TunnelKind};
+    use dualperf_model::TunnelPlacement;
+
+    fn preset_text(name: &str) -> String {
+        preset::PRESETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap()
+            .1
+            .to_string()
+    }
+
+    fn topology_error(text: &str) -> String {
+        match Topology::from_toml("t", text) {
+            Err(LabError::Topology { source, .. }) => source.to_string(),
+            Err(other) => panic!("expected a topology error, got {other}"),
+            Ok(_) => panic!("topology was accepted"),
+        }
+    }
+
+    #[test]
+    fn tunnel_presets_validate_with_the_paper_placements_and_mtus() {
+        let tunnels = preset::load("tunnels").unwrap();
+        let placements: Vec<_> = tunnels.tunnels().iter().map(|t| t.placement()).collect();
+        assert_eq!(
+            placements,
+            [
+                Some(TunnelPlacement::HostHost),
+                Some(TunnelPlacement::RouterRouter),
+                Some(TunnelPlacement::HostRouter)
+            ]
+        );
+        assert!(tunnels.tunnels().iter().all(|t| t.mtu_bytes == 1480));
+        let four = preset::load("four-in-six").unwrap();
+        assert_eq!(four.tunnels()[0].kind, TunnelKind::FourInSix);
+        assert_eq!(four.tunnels()[0].mtu_bytes, 1460);
+        assert_eq!(four.tunnels()[0].subnet.to_string(), "10.181.1.0/24");
+    }
+
+    #[test]
+    fn an_unknown_tunnel_kind_points_at_the_kind() {
+        let text = preset_text("tunnel-host-host").replace("kind = \"6in4\"", "kind = \"gre\"");
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[0].kind: \"gre\" is not a tunnel kind"),
+            "{err}"
+        );
+        let text = preset_text("tunnel-host-host").replace("kind = \"6in4\"", "kind = \"6in44\"");
+        assert!(topology_error(&text).contains("(did you mean \"6in4\"?)"));
+        let text = preset_text("tunnel-host-host").replace("kind = \"6in4\"", "kind = \"nat64\"");
+        assert!(topology_error(&text).contains("[[translator]]"));
+    }
+
+    #[test]
+    fn unknown_keys_in_a_tunnel_or_translator_are_rejected() {
+        let text =
+            preset_text("tunnel-host-host").replace("kind = \"6in4\"", "kind = \"6in4\"\nttl = 3");
+        let err = Topology::from_toml("t", &text).unwrap_err().to_string();
+        assert!(err.contains("unknown field `ttl`"), "{err}");
+        let text = preset_text("nat64").replace(
+            "kind = \"nat64\"",
+            "kind = \"nat64\"\nprefixx = \"64:ff9b::/96\"",
+        );
+        let err = Topology::from_toml("t", &text).unwrap_err().to_string();
+        assert!(err.contains("unknown field `prefixx`"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_node_in_between_suggests_the_right_name() {
+        let text = preset_text("tunnel-host-host").replace(
+            "between = [\"client\", \"server\"]\n",
+            "between = [\"client\", \"sever\"]\n",
+        );
+        assert_eq!(
+            topology_error(&text),
+            "tunnel[0].between[1]: no node named \"sever\" (did you mean \"server\"?)"
+        );
+    }
+
+    #[test]
+    fn a_tunnel_end_that_is_ipv4_only_or_a_host_forwarding_for_others_is_rejected() {
+        let text = preset_text("tunnel-host-host").replace(
+            "between = [\"client\", \"server\"]\n",
+            "between = [\"middle\", \"server\"]\n",
+        );
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[0].between[0]: \"middle\" is ipv4-only"),
+            "{err}"
+        );
+        // router-router with the routers made hosts
+        let text = preset_text("tunnel-router-router").replacen(
+            "name = \"router1\"\nrole = \"router\"",
+            "name = \"router1\"",
+            1,
+        );
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[0].between[0]: \"router1\" forwards"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_tunnel_without_an_outer_path_or_listed_backwards_is_rejected() {
+        // 4in6 over the IPv4-only middle: no IPv6 path between the ends
+        let text =
+            preset_text("tunnel-router-router").replace("kind = \"6in4\"", "kind = \"4in6\"");
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[0].between: no IPv6 path joins \"router1\" and \"router2\""),
+            "{err}"
+        );
+        let text = preset_text("tunnels").replace(
+            "between = [\"router1\", \"router2\"]\n\n[[tunnel]]",
+            "between = [\"router2\", \"router1\"]\n\n[[tunnel]]",
+        );
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[1].between:") && err.contains("first"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_router_to_host_6in4_tunnel_is_not_a_placement() {
+        let text = preset_text("tunnels").replace(
+            "between = [\"client\", \"router2\"]",
+            "between = [\"router1\", \"server\"]",
+        );
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[2].between: a tunnel from router"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn tunnel_mtu_limits_and_subnet_keys_point_at_the_key() {
+        let base = preset_text("tunnel-host-host");
+        let text = base.replace("kind = \"6in4\"", "kind = \"6in4\"\nmtu_bytes = 1490");
+        assert!(topology_error(&text).starts_with("tunnel[0].mtu_bytes: 1490 exceeds the path MTU"));
+        let text = base.replace("kind = \"6in4\"", "kind = \"6in4\"\nmtu_bytes = 1200");
+        assert!(topology_error(&text).contains("below the IPv6 minimum of 1280"));
+        let text = base.replace("kind = \"6in4\"", "kind = \"6in4\"\nipv4 = \"10.9.0.0/24\"");
+        assert!(topology_error(&text).starts_with("tunnel[0].ipv4: a 6in4 tunnel carries IPv6"));
+        let text = base.replace(
+            "kind = \"6in4\"",
+            "kind = \"6in4\"\nimplementation = \"srv6\"",
+        );
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("tunnel[0].implementation: \"srv6\" does not implement 6in4"),
+            "{err}"
+        );
+        let smaller = base.replacen(
+            "between = [\"client\", \"middle\"]",
+            "between = [\"client\", \"middle\"]\nmtu_bytes = 1400",
+            1,
+        );
+        let topology = Topology::from_toml("t", &smaller).unwrap();
+        assert_eq!(
+            topology.tunnels()[0].mtu_bytes,
+            1380,
+            "the smallest link on the path counts"
+        );
+    }
+
+    #[test]
+    fn overlapping_tunnel_subnets_point_at_the_key() {
+        let text = preset_text("tunnel-host-host").replacen(
+            "between = [\"client\", \"middle\"]",
+            "between = [\"client\", \"middle\"]\nipv6 = \"fd00:dead:cafe::/48\"",
+            1,
+        );
+        // the middle is IPv4-only, but the link's IPv6 subnet still may not overlap
+        assert_eq!(
+            topology_error(&text),
+            "tunnel[0].ipv6: fd00:dead:cafe:1::/64 overlaps link[0]'s fd00:dead:cafe::/48"
+        );
+        let text = preset_text("tunnels").replacen(
+            "kind = \"6in4\"\nbetween = [\"router1\", \"router2\"]",
+            "kind = \"6in4\"\nbetween = [\"router1\", \"router2\"]\nipv6 = \"fd00:dead:cafe:1::/64\"",
+            1,
+        );
+        assert_eq!(
+            topology_error(&text),
+            "tunnel[1].ipv6: fd00:dead:cafe:1::/64 overlaps tunnel[0]'s fd00:dead:cafe:1::/64"
+        );
+    }
+
+    #[test]
+    fn an_invalid_nat64_prefix_or_pool_points_at_the_key() {
+        let base = preset_text("nat64");
+        let with =
+            |extra: &str| base.replace("node = \"router\"", &format!("node = \"router\"\n{extra}"));
+        assert!(topology_error(&with("prefix = \"64:ff9b::/95\""))
+            .starts_with("translator[0].prefix: `64:ff9b::/95` is not a NAT64 prefix"));
+        assert!(topology_error(&with("prefix = \"fd00:dead:beef:1::/64\""))
+            .starts_with("translator[0].prefix: fd00:dead:beef:1::/64 overlaps link[0]"));
+        assert!(topology_error(&with("pool = \"192.88.99.0/25\""))
+            .starts_with("translator[0].pool: 192.88.99.0/25 overlaps link[1]"));
+        assert!(topology_error(&with("implementation = \"tayga2\""))
+            .contains("(did you mean \"tayga\"?)"));
+        let network_specific =
+            Topology::from_toml("t", &with("prefix = \"fd00:64::/96\"")).unwrap();
+        assert_eq!(
+            network_specific.translators()[0].prefix.to_string(),
+            "fd00:64::/96"
+        );
+    }
+
+    #[test]
+    fn the_well_known_prefix_refuses_a_private_server_address() {
+        let text = preset_text("nat64").replace("ipv4 = \"192.88.99.0/24\"\n", "");
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("translator[0].prefix: the Well-Known Prefix 64:ff9b::/96 must not carry the non-global IPv4 address 10.180.2.2"),
+            "{err}"
+        );
+        let fixed = text.replace(
+            "node = \"router\"",
+            "node = \"router\"\nprefix = \"fd00:64::/96\"",
+        );
+        Topology::from_toml("t", &fixed).unwrap();
+        assert!(is_non_global("198.51.100.7".parse().unwrap()));
+        assert!(!is_non_global("192.88.99.2".parse().unwrap()));
+    }
+
+    #[test]
+    fn a_translator_off_the_path_or_on_a_host_is_rejected() {
+        let base = preset_text("nat64");
+        let err = topology_error(&base.replace("node = \"router\"", "node = \"server\""));
+        assert!(
+            err.starts_with("translator[0].node: \"server\" must be a dual-stack router"),
+            "{err}"
+        );
+        let err = topology_error(&base.replace("node = \"router\"", "node = \"routr\""));
+        assert!(err.contains("(did you mean \"router\"?)"), "{err}");
+        let err = topology_error(&base.replace("kind = \"nat64\"", "kind = \"nat46\""));
+        assert!(err.starts_with("translator[0].kind: \"nat46\""), "{err}");
+    }
+
+    #[test]
+    fn a_link_between_an_ipv4_only_and_an_ipv6_only_node_carries_nothing() {
+        let text = preset_text("nat64")
+            .replace(
+                "name = \"client\"",
+                "name = \"client\"\nstack = \"ipv6-only\"",
+            )
+            .replace(
+                "name = \"router\"\nrole = \"router\"",
+                "name = \"router\"\nrole = \"router\"\nstack = \"ipv4-only\"",
+            );
+        let err = topology_error(&text);
+        assert!(
+            err.starts_with("link[0].between: \"client\" is ipv6-only and \"router\" is ipv4-only"),
+            "{err}"
+        );
+        let text = preset_text("nat64").replace("stack = \"ipv4-only\"", "stack = \"ipv4only\"");
+        assert!(topology_error(&text).contains("(did you mean \"ipv4-only\"?)"));
+    }
+}
