@@ -259,11 +259,64 @@ impl Implementations {
         }
     }
 
+    /// For `--dry-run`: what [`Testbed::build`](crate::Testbed::build)
+    /// would choose here when the kernel can be probed (root, namespaces),
+    /// else [`Implementations::assumed`]; the note says which, for a
+    /// comment line above the printed plan.
+    pub fn for_dry_run(topology: &Topology, runner: &crate::Runner) -> (Implementations, String) {
+        if topology.tunnels().is_empty() && topology.translators().is_empty() {
+            return (Implementations::default(), String::new());
+        }
+        let run = RunId::unique();
+        match Capabilities::probe_all(runner, &run) {
+            Ok(capabilities) => match Implementations::choose(topology, &capabilities) {
+                Ok(chosen) => {
+                    let note = describe_choice(topology, &chosen);
+                    (
+                        chosen,
+                        format!("implementations chosen for this kernel: {note}"),
+                    )
+                }
+                Err(err) => (
+                    Implementations::assumed(topology),
+                    format!(
+                        "this machine cannot build it ({err}); showing the recipe implementations"
+                    ),
+                ),
+            },
+            Err(err) => {
+                let assumed = Implementations::assumed(topology);
+                let note = describe_choice(topology, &assumed);
+                (
+                    assumed,
+                    format!("kernel not probed ({err}); assuming {note}"),
+                )
+            }
+        }
+    }
+
     /// True when nothing needs a file in the work directory.
     fn needs_work_dir(&self) -> bool {
         self.tunnels.contains(&Implementation::BpfLwt)
             || self.translators.contains(&Implementation::Tayga)
     }
+}
+
+/// `tunnel[0] 6in4: bpf-lwt, translator[0] nat64: tayga`.
+pub fn describe_choice(topology: &Topology, implementations: &Implementations) -> String {
+    let tunnels = topology
+        .tunnels()
+        .iter()
+        .zip(&implementations.tunnels)
+        .enumerate()
+        .map(|(i, (t, imp))| format!("tunnel[{i}] {}: {imp}", t.kind));
+    let translators = topology
+        .translators()
+        .iter()
+        .zip(&implementations.translators)
+        .enumerate()
+        .map(|(i, (t, imp))| format!("translator[{i}] {}: {imp}", t.kind.key()));
+    tunnels.chain(translators).collect::<Vec<_>>().join(", ")
 }
 
 /// Sets `key` to `value` in `settings`, replacing an earlier value.

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Goodput of the transition mechanisms against native paths on the same
+# testbed, with iperf3 (a benchmark, not a test: figures vary with the load
+# of the machine). For each preset it builds the testbed once, then runs
+# every arm REPS times, interleaved (arm 1, arm 2, …, arm 1, …), each a
+# SECONDS-long TCP stream from the client node to the arm's target in the
+# server node, and prints the median receiver goodput per arm, plus TAYGA's
+# share of one core for NAT64.
+#
+#   sudo crates/dualperf-lab/bench/transition-goodput.sh            # tunnels four-in-six nat64
+#   sudo REPS=5 SECONDS_PER_RUN=3 crates/dualperf-lab/bench/transition-goodput.sh tunnels
+#
+# Needs root, iperf3, python3 and what the presets need (dev/install-deps).
+# Everything it builds is named dsp-<run>-… and removed when it ends, also on
+# Ctrl-C; traffic stays inside the testbed's namespaces.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+REPS="${REPS:-3}"
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-3}"
+PORT="${PORT:-5299}"
+presets=("$@")
+[ ${#presets[@]} -gt 0 ] || presets=(tunnels four-in-six nat64)
+
+CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}" cargo build -q -p dualperf-lab --example hold
+hold=target/debug/examples/hold
+
+echo "# transition goodput: TCP, ${SECONDS_PER_RUN} s per run, median of ${REPS} interleaved runs"
+echo "# $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), iperf3 $(iperf3 --version | head -1 | awk '{print $2}')"
+
+goodput() { # client-netns server-netns target family -> Mbit/s (receiver)
+  local client=$1 server=$2 target=$3 family=$4 out
+  ip netns exec "$server" iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
+  local server_pid=$!
+  for _ in $(seq 50); do
+    ip netns exec "$server" ss -ltn "sport = :$PORT" | grep -q LISTEN && break
+    sleep 0.05
+  done
+  out=$(ip netns exec "$client" timeout $((SECONDS_PER_RUN + 10)) \
+    iperf3 -"${family#v}" -c "$target" -p "$PORT" -t "$SECONDS_PER_RUN" -J 2>/dev/null || true)
+  wait "$server_pid" 2>/dev/null || true
+  python3 -c 'import json,sys
+try: print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))
+except Exception: print("nan")' <<<"$out"
+}
+
+cpu_ticks() { python3 -c "import sys; f=open(\"/proc/%s/stat\" % sys.argv[1]).read().rsplit(\")\", 1)[1].split(); print(int(f[11]) + int(f[12]))" "$1" 2>/dev/null || echo 0; }
+
+for preset in "${presets[@]}"; do
+  coproc HOLD { "$hold" "$preset"; }
+  hold_pid=$HOLD_PID
+  # shellcheck disable=SC2064
+  trap "kill $hold_pid 2>/dev/null || true" EXIT
+  declare -A netns=()
+  arms=() families=() targets=() labels=() daemons=() mechanisms=()
+  while read -r -u "${HOLD[0]}" kind rest; do
+    case "$kind" in
+      node) netns[${rest%% *}]=${rest#* } ;;
+      arm) read -r id family target label <<<"$rest"
+           arms+=("$id"); families+=("$family"); targets+=("$target"); labels+=("$label") ;;
+      mechanism) mechanisms+=("$rest") ;;
+      daemon) daemons+=("$rest") ;;
+      ready) break ;;
+    esac
+  done
+  echo
+  echo "## $preset (${mechanisms[*]:-no mechanism})"
+  declare -A results=() tayga=()
+  for rep in $(seq "$REPS"); do
+    for i in "${!arms[@]}"; do
+      ticks0=0; [ ${#daemons[@]} -gt 0 ] && ticks0=$(cpu_ticks "${daemons[0]}")
+      t0=$(date +%s.%N)
+      mbit=$(goodput "${netns[client]}" "${netns[server]}" "${targets[$i]}" "${families[$i]}")
+      t1=$(date +%s.%N)
+      results[${arms[$i]}]+="$mbit "
+      if [ ${#daemons[@]} -gt 0 ]; then
+        ticks1=$(cpu_ticks "${daemons[0]}")
+        tayga[${arms[$i]}]+="$(python3 -c "print('%.0f' % (100 * ($ticks1 - $ticks0) / $(getconf CLK_TCK) / ($t1 - $t0)))") "
+      fi
+    done
+  done
+  printf '| %-24s | %-36s | %14s | %s\n' arm label "median Mbit/s" "runs"
+  for i in "${!arms[@]}"; do
+    id=${arms[$i]}
+    median=$(python3 -c 'import sys,statistics
+v=[float(x) for x in sys.argv[1:] if x!="nan"]
+print("%.0f" % statistics.median(v) if v else "failed")' ${results[$id]})
+    extra=""
+    [ -n "${tayga[$id]:-}" ] && extra="; TAYGA % of a core: ${tayga[$id]}"
+    printf '| %-24s | %-36s | %14s | %s%s\n' "$id" "${labels[$i]}" "$median" "${results[$id]}" "$extra"
+  done
+  eval "exec ${HOLD[1]}>&-"   # closing the holder's stdin removes the testbed
+  wait "$hold_pid" || true
+  trap - EXIT
+  unset netns results tayga
+done
