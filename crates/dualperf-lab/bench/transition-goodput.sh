@@ -4,8 +4,9 @@
 # of the machine). For each preset it builds the testbed once, then runs
 # every arm REPS times, interleaved (arm 1, arm 2, …, arm 1, …), each a
 # SECONDS-long TCP stream from the client node to the arm's target in the
-# server node, and prints the median receiver goodput per arm, plus TAYGA's
-# share of one core for NAT64.
+# server node, and prints the median receiver goodput per arm, plus for NAT64
+# how much of one core TAYGA ran and wanted (ran + waited for a CPU, from
+# /proc/PID/task/*/schedstat): a TAYGA that wants ~100 % is the bottleneck.
 #
 #   sudo crates/dualperf-lab/bench/transition-goodput.sh            # tunnels four-in-six nat64
 #   sudo REPS=5 SECONDS_PER_RUN=3 crates/dualperf-lab/bench/transition-goodput.sh tunnels
@@ -43,7 +44,8 @@ try: print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_secon
 except Exception: print("nan")' <<<"$out"
 }
 
-cpu_ticks() { python3 -c "import sys; f=open(\"/proc/%s/stat\" % sys.argv[1]).read().rsplit(\")\", 1)[1].split(); print(int(f[11]) + int(f[12]))" "$1" 2>/dev/null || echo 0; }
+# nanoseconds a process ran and waited to run (every thread): /proc/PID/task/*/schedstat
+schedstat() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{r += $1; w += $2} END {printf "%.0f %.0f\n", r, w}'; }
 
 for preset in "${presets[@]}"; do
   coproc HOLD { "$hold" "$preset"; }
@@ -67,14 +69,17 @@ for preset in "${presets[@]}"; do
   declare -A results=() tayga=()
   for rep in $(seq "$REPS"); do
     for i in "${!arms[@]}"; do
-      ticks0=0; [ ${#daemons[@]} -gt 0 ] && ticks0=$(cpu_ticks "${daemons[0]}")
-      t0=$(date +%s.%N)
+      sched0="0 0"; [ ${#daemons[@]} -gt 0 ] && sched0=$(schedstat "${daemons[0]}")
+      t0=$(date +%s%N)
       mbit=$(goodput "${netns[client]}" "${netns[server]}" "${targets[$i]}" "${families[$i]}")
-      t1=$(date +%s.%N)
+      t1=$(date +%s%N)
       results[${arms[$i]}]+="$mbit "
       if [ ${#daemons[@]} -gt 0 ]; then
-        ticks1=$(cpu_ticks "${daemons[0]}")
-        tayga[${arms[$i]}]+="$(python3 -c "print('%.0f' % (100 * ($ticks1 - $ticks0) / $(getconf CLK_TCK) / ($t1 - $t0)))") "
+        sched1=$(schedstat "${daemons[0]}")
+        # ran / wanted (ran + waited for a CPU), in % of one core over the run
+        tayga[${arms[$i]}]+="$(python3 -c "import sys
+r0, w0, r1, w1, wall = map(float, sys.argv[1:])
+print('%.0f/%.0f' % (100 * (r1 - r0) / wall, 100 * (r1 - r0 + w1 - w0) / wall))" $sched0 $sched1 $((t1 - t0))) "
       fi
     done
   done
@@ -85,7 +90,7 @@ for preset in "${presets[@]}"; do
 v=[float(x) for x in sys.argv[1:] if x!="nan"]
 print("%.0f" % statistics.median(v) if v else "failed")' ${results[$id]})
     extra=""
-    [ -n "${tayga[$id]:-}" ] && extra="; TAYGA % of a core: ${tayga[$id]}"
+    [ -n "${tayga[$id]:-}" ] && extra="; TAYGA % of a core ran/wanted: ${tayga[$id]}"
     printf '| %-24s | %-36s | %14s | %s%s\n' "$id" "${labels[$i]}" "$median" "${results[$id]}" "$extra"
   done
   eval "exec ${HOLD[1]}>&-"   # closing the holder's stdin removes the testbed

@@ -67,6 +67,6 @@ pub use command::{KernelCommand, Runner};
 pub use error::{LabError, MissingFeature, TopologyError};
 pub use mechanism::Implementations;
 pub use naming::RunId;
-pub use process::NodeProcess;
+pub use process::{NodeProcess, SchedStat};
 pub use testbed::{required_features, BuildOptions, Testbed};
 pub use topology::{Implementation, Topology};
