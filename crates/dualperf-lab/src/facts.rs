@@ -220,4 +220,66 @@ mod tests {
             ["10.180.1.1/24", "fd00:dead:beef:1::1/64"]
         );
     }
+
+    #[test]
+    fn facts_record_each_mechanism_its_implementation_arm_and_tunnel_addresses() {
+        let topology = preset::load("tunnels").unwrap();
+        let implementations = Implementations::assumed(&topology);
+        let facts = testbed_facts(
+            &topology,
+            &RunId::new("f2").unwrap(),
+            &implementations,
+            Vec::new(),
+        );
+        let summary: Vec<(String, String, Option<String>)> = facts
+            .mechanisms
+            .iter()
+            .map(|m| (m.between.join("-"), m.implementation.clone(), m.arm.clone()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    "client-server".to_string(),
+                    "bpf-lwt".to_string(),
+                    Some("v6-6in4-host-host".to_string())
+                ),
+                (
+                    "router1-router2".to_string(),
+                    "bpf-lwt".to_string(),
+                    Some("v6-6in4-router-router".to_string())
+                ),
+                (
+                    "client-router2".to_string(),
+                    "bpf-lwt".to_string(),
+                    Some("v6-6in4-host-router".to_string())
+                ),
+            ]
+        );
+        assert!(facts
+            .mechanisms
+            .iter()
+            .all(|m| m.carries == ["client", "server"]));
+        assert!(facts.nodes[0]
+            .addresses
+            .contains(&"fd00:dead:cafe:1::1/128 (tunnel, on lo)".to_string()));
+        let nat64 = preset::load("nat64").unwrap();
+        let facts = testbed_facts(
+            &nat64,
+            &RunId::new("f2").unwrap(),
+            &Implementations::assumed(&nat64),
+            Vec::new(),
+        );
+        assert_eq!(facts.mechanisms[0].implementation, "tayga");
+        assert_eq!(facts.mechanisms[0].arm.as_deref(), Some("v6-nat64"));
+        assert!(facts.mechanisms[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("one core")));
+        // the IPv4-only server lists no IPv6 address
+        assert_eq!(facts.nodes[2].addresses, ["192.88.99.2/24"]);
+        let json = serde_json::to_string(&facts).unwrap();
+        let back: dualperf_model::TestbedFacts = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, facts);
+    }
 }

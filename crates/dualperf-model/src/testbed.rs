@@ -114,3 +114,29 @@ pub struct TestbedEgress {
     /// Share of packets dropped (netem), 0.0..=1.0.
     pub loss_ratio: f64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_written_before_mechanisms_existed_load_with_none_and_none_are_not_written() {
+        let old = r#"{"name":"router","description":"d","nodes":[],"links":[],
+            "client_node":"client","server_node":"server","notes":[],"run_id":"k3"}"#;
+        let facts: TestbedFacts = serde_json::from_str(old).unwrap();
+        assert!(facts.mechanisms.is_empty());
+        assert!(!serde_json::to_string(&facts).unwrap().contains("mechanisms"));
+        let with = TestbedFacts {
+            mechanisms: vec![TestbedMechanism {
+                kind: "6in4".into(),
+                between: vec!["client".into(), "server".into()],
+                implementation: "bpf-lwt".into(),
+                mtu_bytes: Some(1480),
+                ..Default::default()
+            }],
+            ..facts
+        };
+        let text = serde_json::to_string(&with).unwrap();
+        assert_eq!(serde_json::from_str::<TestbedFacts>(&text).unwrap(), with);
+    }
+}
