@@ -10,6 +10,12 @@
 #
 #   sudo crates/dualperf-lab/bench/transition-goodput.sh            # tunnels four-in-six nat64
 #   sudo REPS=5 SECONDS_PER_RUN=3 crates/dualperf-lab/bench/transition-goodput.sh tunnels
+#   sudo PER_PACKET=1 crates/dualperf-lab/bench/transition-goodput.sh tunnels four-in-six
+#
+# PER_PACKET=1 limits GSO and GRO to one segment on every testbed interface
+# (`ip link set … gso_max_size 1500 gro_max_size 1500`): veth otherwise
+# carries 64 KB super-packets, which hide the per-packet cost of the
+# encapsulation (kernel-recipes §1.4).
 #
 # Needs root, iperf3, python3 and what the presets need (dev/install-deps).
 # Everything it builds is named dsp-<run>-… and removed when it ends, also on
@@ -64,8 +70,15 @@ for preset in "${presets[@]}"; do
       ready) break ;;
     esac
   done
+  if [ -n "${PER_PACKET:-}" ]; then
+    for ns in "${netns[@]}"; do
+      for dev in $(ip -n "$ns" -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^dsp'); do
+        ip -n "$ns" link set dev "$dev" gso_max_size 1500 gro_max_size 1500
+      done
+    done
+  fi
   echo
-  echo "## $preset (${mechanisms[*]:-no mechanism})"
+  echo "## $preset (${mechanisms[*]:-no mechanism})${PER_PACKET:+, per packet (GSO/GRO off)}"
   declare -A results=() tayga=()
   for rep in $(seq "$REPS"); do
     for i in "${!arms[@]}"; do

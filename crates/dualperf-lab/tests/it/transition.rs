@@ -90,20 +90,30 @@ impl Capture {
             .spawn()
             .expect("`tshark` is installed (package tshark)");
         let stderr = child.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        // "Capturing on" comes before the capture really runs; dumpcap's
-        // "Capture started" after it.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            match lines.next() {
-                Some(Ok(line)) if line.contains("Capture started") => break,
-                Some(Ok(_)) => {}
-                _ => panic!("tshark did not start capturing on {interface} in {netns}"),
+        // "Capturing on" comes before the capture really runs; tshark 4's
+        // "Capture started" after it. Older tshark prints only the first:
+        // then a second's grace stands in for the second.
+        let (sender, receiver) = std::sync::mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = sender.send(line);
             }
-            assert!(Instant::now() < deadline, "tshark did not start in time");
+        });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut announced: Option<Instant> = None;
+        loop {
+            let wait = match announced {
+                Some(at) => (at + Duration::from_secs(1)).saturating_duration_since(Instant::now()),
+                None => deadline.saturating_duration_since(Instant::now()),
+            };
+            match receiver.recv_timeout(wait) {
+                Ok(line) if line.contains("Capture started") => break,
+                Ok(line) if line.contains("Capturing on") => announced = Some(Instant::now()),
+                Ok(_) => {}
+                Err(_) if announced.is_some() => break,
+                Err(_) => panic!("tshark did not start capturing on {interface} in {netns}"),
+            }
         }
-        // Keep draining stderr so tshark never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
         Capture { child }
     }
 
