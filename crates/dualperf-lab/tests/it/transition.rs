@@ -832,3 +832,50 @@ fn a_nat64_lab_killed_with_sigkill_loses_tayga_to_clean() {
     }
     assert!(namespaces_of(&run).is_empty());
 }
+
+#[test]
+fn udp_larger_than_the_tunnel_mtu_is_fragmented_by_the_sender_not_by_the_tunnel() {
+    require_net_admin!();
+    let testbed = build_preset("tunnel-host-host");
+    let arms = testbed.topology().arms("server").unwrap();
+    let target: IpAddr = arms[1].target.as_deref().unwrap().parse().unwrap();
+    let receiver = testbed
+        .in_node("server", || {
+            std::net::UdpSocket::bind(SocketAddr::new(target, 0))
+        })
+        .unwrap()
+        .unwrap();
+    receiver
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let address = receiver.local_addr().unwrap();
+    let middle = testbed.netns("middle").unwrap();
+    let link = interface_towards(&testbed, "middle", "server");
+    // Outer IPv4: DF set and unfragmented; inner IPv6: next header 44 (fragment).
+    let capture = Capture::start(
+        &middle,
+        &link,
+        "ip proto 41",
+        &["ip.flags.df", "ip.flags.mf", "ipv6.nxt", "ip.len"],
+        2,
+    );
+    let datagram = vec![0xa5u8; 2000];
+    testbed
+        .in_node("client", || {
+            let socket = std::net::UdpSocket::bind("[::]:0").unwrap();
+            socket.send_to(&datagram, address).unwrap();
+        })
+        .unwrap();
+    let mut buffer = vec![0u8; 4096];
+    let (received, _) = receiver.recv_from(&mut buffer).unwrap();
+    assert_eq!(received, 2000, "the datagram arrives whole");
+    let packets = capture.packets();
+    assert_eq!(packets.len(), 2, "{packets:?}");
+    for packet in &packets {
+        let fields: Vec<&str> = packet.split('\t').collect();
+        assert_eq!(fields[0], "1", "outer DF set: {packet}");
+        assert_eq!(fields[1], "0", "outer never fragmented: {packet}");
+        assert_eq!(fields[2], "44", "inner IPv6 fragment header: {packet}");
+        assert!(fields[3].parse::<u32>().unwrap() <= 1500, "{packet}");
+    }
+}
