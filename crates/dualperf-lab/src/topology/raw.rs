@@ -25,6 +25,12 @@ pub struct RawTopology {
     /// `[[link]]` tables, in order.
     #[serde(default)]
     pub link: Vec<RawLink>,
+    /// `[[tunnel]]` tables (6in4, 4in6), in order.
+    #[serde(default)]
+    pub tunnel: Vec<RawTunnel>,
+    /// `[[translator]]` tables (NAT64), in order.
+    #[serde(default)]
+    pub translator: Vec<RawTranslator>,
 }
 
 /// One `[[node]]`.
@@ -35,6 +41,53 @@ pub struct RawNode {
     pub name: String,
     /// `"host"` (default) or `"router"` (forwards both families).
     pub role: Option<String>,
+    /// `"dual"` (default), `"ipv4-only"` (IPv6 disabled) or `"ipv6-only"`
+    /// (no IPv4 addresses).
+    pub stack: Option<String>,
+}
+
+/// One `[[tunnel]]`: IPv6 in IPv4 (`kind = "6in4"`) or IPv4 in IPv6
+/// (`kind = "4in6"`) between two end nodes, carrying the traffic between
+/// two carried nodes (by default the topology's client and server).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTunnel {
+    /// `"6in4"` or `"4in6"`.
+    pub kind: String,
+    /// The encapsulating end on the client's side, then the one on the server's side.
+    pub between: Vec<String>,
+    /// The nodes whose traffic crosses the tunnel, client side first
+    /// (default: the topology's client and server).
+    pub carries: Option<Vec<String>>,
+    /// Force an implementation: `"sit"` or `"bpf-lwt"` for 6in4,
+    /// `"ip6tnl"` or `"srv6"` for 4in6 (default: the best this kernel has).
+    pub implementation: Option<String>,
+    /// Tunnel MTU, bytes (default: the smallest link MTU on the path
+    /// between the ends minus the outer header, 1480 for 6in4 and 1460 for
+    /// 4in6 on 1500-byte links).
+    pub mtu_bytes: Option<u32>,
+    /// The carried nodes' IPv6 tunnel addresses for 6in4, e.g. `"2001:db8:6::/64"` (default: automatic).
+    pub ipv6: Option<String>,
+    /// The carried nodes' IPv4 tunnel addresses for 4in6, e.g. `"10.46.0.0/24"` (default: automatic).
+    pub ipv4: Option<String>,
+}
+
+/// One `[[translator]]`: a NAT64 on a router node between an IPv6 client
+/// and an IPv4 server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTranslator {
+    /// `"nat64"`.
+    pub kind: String,
+    /// The router node that translates.
+    pub node: String,
+    /// The NAT64 prefix (RFC 6052), default `"64:ff9b::/96"`.
+    pub prefix: Option<String>,
+    /// IPv4 pool the translator maps IPv6 clients into, default `"192.168.255.0/24"`.
+    pub pool: Option<String>,
+    /// Force an implementation: `"jool"` or `"tayga"` (default: Jool when
+    /// its module loads, else TAYGA).
+    pub implementation: Option<String>,
 }
 
 /// One `[[link]]`: a veth pair between two nodes. The shaping keys at this

@@ -8,13 +8,18 @@ use dualperf_model::BitRate;
 use super::raw::{RawLink, RawShaping, RawTopology};
 use super::suggest::did_you_mean;
 use super::{
-    parse_duration, Link, Node, RateQdisc, Role, Shaping, Topology, DEFAULT_MTU_BYTES,
+    parse_duration, Link, Node, RateQdisc, Role, Shaping, Stack, Topology, DEFAULT_MTU_BYTES,
     DEFAULT_QUEUE_LIMIT_PACKETS, MAX_MTU_BYTES, MIN_MTU_BYTES,
 };
+use dualperf_model::IpFamily;
+
 use crate::addressing::{self, Ipv4Subnet, Ipv6Subnet};
 use crate::error::TopologyError;
 use crate::naming::MAX_LINKS;
 use crate::routes;
+
+#[path = "validate_mechanisms.rs"]
+mod mechanisms;
 
 /// Longest node name, characters (namespace names stay short and readable).
 const MAX_NODE_NAME_CHARS: usize = 32;
@@ -89,11 +94,16 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
         })
         .collect();
     check_connected(&nodes, &links)?;
+    check_link_families(&nodes, &links)?;
     let client = resolve_role_node("client", raw.client.as_deref(), &names)?;
     let server = resolve_role_node("server", raw.server.as_deref(), &names)?;
     if client.is_some() && client == server {
         return Err(TopologyError::at("server", "must differ from client"));
     }
+    let ends = ClientServer { client, server };
+    let tunnels = mechanisms::validate_tunnels(&raw.tunnel, &nodes, &links, &names, ends)?;
+    let translators =
+        mechanisms::validate_translators(&raw.translator, &nodes, &links, &names, ends, &tunnels)?;
     Ok(Topology {
         name: name.to_string(),
         description: raw.description.trim().to_string(),
@@ -101,6 +111,8 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
         links,
         client,
         server,
+        tunnels,
+        translators,
     })
 }
 
@@ -149,15 +161,59 @@ fn validate_nodes(raw: &RawTopology) -> Result<Vec<Node>> {
                 ))
             }
         };
+        let stack = match node.stack.as_deref() {
+            None | Some("dual") => Stack::Dual,
+            Some("ipv4-only") => Stack::Ipv4Only,
+            Some("ipv6-only") => Stack::Ipv6Only,
+            Some(other) => {
+                return Err(TopologyError::at(
+                    format!("node[{index}].stack"),
+                    format!(
+                    "\"{other}\" is not a stack; use \"dual\", \"ipv4-only\" or \"ipv6-only\"{}",
+                    did_you_mean(other, ["dual", "ipv4-only", "ipv6-only"])
+                ),
+                ))
+            }
+        };
         nodes.push(Node {
             name: name.to_string(),
             role,
+            stack,
         });
     }
     Ok(nodes)
 }
 
-fn resolve_node(key: &str, name: &str, names: &[&str]) -> Result<usize> {
+/// The topology's client and server node, when it names them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ClientServer {
+    pub client: Option<usize>,
+    pub server: Option<usize>,
+}
+
+fn check_link_families(nodes: &[Node], links: &[Link]) -> Result<()> {
+    for (index, link) in links.iter().enumerate() {
+        let [a, b] = link.ends.map(|n| &nodes[n]);
+        if !IpFamily::ALL
+            .iter()
+            .any(|&f| a.stack.has(f) && b.stack.has(f))
+        {
+            return Err(TopologyError::at(
+                format!("link[{index}].between"),
+                format!(
+                    "\"{}\" is {} and \"{}\" is {}: no address family crosses this link",
+                    a.name,
+                    a.stack.key(),
+                    b.name,
+                    b.stack.key()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn resolve_node(key: &str, name: &str, names: &[&str]) -> Result<usize> {
     names.iter().position(|n| *n == name).ok_or_else(|| {
         TopologyError::at(
             key,

@@ -16,6 +16,7 @@ mod processes;
 mod reachability;
 mod shaping;
 mod teardown;
+mod transition;
 
 /// Skips the calling test without CAP_NET_ADMIN, or fails it when CI demands privileges.
 macro_rules! require_net_admin {
