@@ -125,7 +125,9 @@ mod tests {
             "client_node":"client","server_node":"server","notes":[],"run_id":"k3"}"#;
         let facts: TestbedFacts = serde_json::from_str(old).unwrap();
         assert!(facts.mechanisms.is_empty());
-        assert!(!serde_json::to_string(&facts).unwrap().contains("mechanisms"));
+        assert!(!serde_json::to_string(&facts)
+            .unwrap()
+            .contains("mechanisms"));
         let with = TestbedFacts {
             mechanisms: vec![TestbedMechanism {
                 kind: "6in4".into(),

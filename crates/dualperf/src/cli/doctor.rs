@@ -76,6 +76,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ),
         }
     }
+    println!();
+    println!("transition mechanisms (the kernel's own device first, else the recipe):");
+    for line in dualperf_lab::mechanism::support(&capabilities) {
+        println!("{:<22} {}", line.label(), line.describe());
+    }
     let missing = capabilities.missing();
     if missing.is_empty() {
         println!("every probed feature is available");

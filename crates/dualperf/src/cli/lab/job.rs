@@ -166,7 +166,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         plan: folder.join("plan.json"),
         raw: folder.join("raw.json"),
     };
-    let mut config = plan(&args, &topology, &server)?;
+    let config = plan(&args, &topology, &server)?;
     if args.dry_run {
         print_dry_run(&topology, &run, &traffic, &config, &client, &server);
         return Ok(ExitCode::SUCCESS);
@@ -199,11 +199,16 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             missing.join(", ")
         );
     }
-    // The testbed's addresses are the arms' targets (the topology's own
-    // addressing, as planned; the built testbed confirms them).
-    for arm in &mut config.arms {
-        if arm.is_plain_native() {
-            arm.target = Some(testbed.address(&server, arm.family)?.to_string());
+    // The arms' targets are the topology's own addressing, fixed before the
+    // build; the built testbed must answer on them.
+    for arm in config.arms.iter().filter(|arm| arm.is_plain_native()) {
+        let built = testbed.address(&server, arm.family)?.to_string();
+        if arm.target.as_deref() != Some(built.as_str()) {
+            bail!(
+                "the testbed gave the server {built}, the plan expected {:?} for {}",
+                arm.target,
+                arm.label
+            );
         }
     }
     std::fs::create_dir_all(&folder)
@@ -288,19 +293,12 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     })
 }
 
-/// The lab's plan: the points from the flags, native IPv4 and IPv6 arms
-/// aimed at the server node's planned addresses.
+/// The lab's plan: the points from the flags, and every arm the topology
+/// offers towards the server node — native IPv4 and IPv6 where both ends
+/// speak them, and one arm per tunnel or translator, each aimed at the
+/// server address that makes its traffic take that path.
 fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
-    let index = topology
-        .node_index(server)
-        .context("the server node is in the topology")?;
-    let [v4, v6] = topology
-        .primary_addresses(index)
-        .ok_or_else(|| Failure::usage(format!("the server node `{server}` has no link")))?;
-    let arms = vec![
-        Arm::native(IpFamily::V4, Some(v4.address.to_string())),
-        Arm::native(IpFamily::V6, Some(v6.address.to_string())),
-    ];
+    let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
     let cpus = |list: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match list {
             Some(text) => dualperf_engine::affinity::parse_cpu_list(text)
@@ -403,9 +401,14 @@ fn print_dry_run(
         topology.name(),
         topology.description()
     );
+    let (implementations, note) =
+        dualperf_lab::Implementations::for_dry_run(topology, &dualperf_lab::Runner::new(false));
+    if !note.is_empty() {
+        println!("# {note}");
+    }
     println!("# build (as root):");
-    for step in dualperf_lab::plan::build_plan(topology, run) {
-        println!("{}", step.command);
+    for step in dualperf_lab::plan::build_plan(topology, run, &implementations) {
+        println!("{step}");
     }
     println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
     let netns = |node: &str| dualperf_lab::naming::namespace_name(run, node);
@@ -441,7 +444,7 @@ fn print_dry_run(
     println!("{}", line(client, child_args(&traffic.plan, &traffic.raw)));
     println!("# tear down:");
     println!("kill %1");
-    for command in dualperf_lab::plan::teardown_plan(topology, run) {
+    for command in dualperf_lab::plan::teardown_plan(topology, run, &implementations) {
         println!("{command}");
     }
     println!(

@@ -88,12 +88,17 @@ pub fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             topology.name(),
             topology.description()
         );
-        for step in dualperf_lab::plan::build_plan(&topology, &run) {
-            println!("{}", step.command);
+        let (implementations, note) =
+            dualperf_lab::Implementations::for_dry_run(&topology, &Runner::new(false));
+        if !note.is_empty() {
+            println!("# {note}");
+        }
+        for step in dualperf_lab::plan::build_plan(&topology, &run, &implementations) {
+            println!("{step}");
         }
         println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
         println!("# tear down:");
-        for command in dualperf_lab::plan::teardown_plan(&topology, &run) {
+        for command in dualperf_lab::plan::teardown_plan(&topology, &run, &implementations) {
             println!("{command}");
         }
         return Ok(ExitCode::SUCCESS);
