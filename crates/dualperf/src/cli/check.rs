@@ -1,6 +1,6 @@
 //! `dualperf check`: dual-stack behaviour tested for real.
 //!
-//! * `dualperf check --local` prints seed 000's Table I measured with
+//! * `dualperf check --local` prints the OpenH323 porting study's Table I measured with
 //!   loopback sockets on this host.
 //! * `dualperf check HOST[:PORT]` (also `[v6]:port`) resolves A and AAAA,
 //!   connects over each family, and says which family an RFC 8305 client

@@ -91,6 +91,14 @@ pub fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString
     args
 }
 
+/// Prints one line on standard output; a closed pipe (`| head`) ends the
+/// printing quietly instead of panicking — by then results are saved.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+}
+
 /// Runs the chosen subcommand.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {

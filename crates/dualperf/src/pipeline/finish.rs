@@ -2,10 +2,15 @@
 //!
 //! 1. **analyse** once (the stats stage; a metric that cannot be computed
 //!    is listed with its reason, never NaN);
-//! 2. **save** before anything is printed: the JSON result, the results
+//! 2. **compact** (unless `--raw`): the raw per-transaction times and
+//!    per-datagram arrivals of the load, most of a result's bytes, are
+//!    dropped after the analysis used them — histograms, counters, time
+//!    series and probe arrivals stay (`dualperf_store::WriteOptions`, one
+//!    definition for the JSON and the database);
+//! 3. **save** before anything is printed: the JSON result, the results
 //!    database, `--csv`, the HTML report — each attempted even when another
 //!    failed, so nothing is lost;
-//! 3. **print** the answer: the verdicts first, the per-metric table with
+//! 4. **print** the answer: the verdicts first, the per-metric table with
 //!    `--verbose`. A closed standard output (`| head`) ends printing quietly;
 //!    the run is already stored.
 
@@ -30,6 +35,8 @@ pub struct Outputs {
     pub html: Option<PathBuf>,
     /// The results database, unless the user said `--no-store`.
     pub database: Option<PathBuf>,
+    /// Keep every raw series (`--raw`) instead of the compact result.
+    pub raw: bool,
 }
 
 /// How much to print.
@@ -47,6 +54,10 @@ pub struct View {
 /// The first output that could not be written (after trying all of them).
 pub fn finish(mut result: RunResult, outputs: &Outputs, view: View) -> anyhow::Result<RunResult> {
     result.analysis = Some(dualperf_stats::analyse(&result));
+    let keep = keeping(outputs);
+    for trial in &mut result.trials {
+        keep.apply(trial);
+    }
     save(&result, outputs)?;
     let quiet = view.quiet || outputs.json.as_deref().is_some_and(is_stdout);
     if !quiet {
@@ -79,7 +90,7 @@ pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
         }));
     }
     if let Some(database) = &outputs.database {
-        keep(store(database, result).map(|()| {
+        keep(store(database, result, keeping(outputs)).map(|()| {
             format!(
                 "stored run {} in {} (see `dualperf history`, `dualperf report`)",
                 result.run_id,
@@ -99,11 +110,24 @@ pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
     first_error.map_or(Ok(()), Err)
 }
 
-fn store(database: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
+/// What a saved result keeps: everything with `--raw`, else the compact set.
+fn keeping(outputs: &Outputs) -> dualperf_store::WriteOptions {
+    if outputs.raw {
+        dualperf_store::WriteOptions::RAW
+    } else {
+        dualperf_store::WriteOptions::default()
+    }
+}
+
+fn store(
+    database: &std::path::Path,
+    result: &RunResult,
+    keep: dualperf_store::WriteOptions,
+) -> anyhow::Result<()> {
     let mut store = dualperf_store::Store::open(database)
         .with_context(|| format!("opening results database {}", database.display()))?;
     store
-        .save_run(result)
+        .save_run_with(result, keep)
         .with_context(|| format!("storing run {}", result.run_id))?;
     Ok(())
 }

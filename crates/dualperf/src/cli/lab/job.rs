@@ -102,6 +102,10 @@ pub struct JobArgs {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Keep every raw series (each transaction's time, each datagram's
+    /// arrival) in result.json and the database; several MB per run.
+    #[arg(long)]
+    pub raw: bool,
     /// The dualperf executable that provides `serve` and `run` (default: this one).
     #[arg(long, value_name = "PATH")]
     pub engine: Option<PathBuf>,
@@ -237,6 +241,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         pretty: false,
         csv: None,
         html: Some(folder.join("report.html")),
+        raw: args.raw,
         database: if args.no_store {
             None
         } else {
@@ -252,7 +257,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     let _ = std::fs::remove_file(&traffic.raw);
-    println!("results: {}", folder.display());
+    crate::cli::say(&format!("results: {}", folder.display()));
     if interrupt.load(Ordering::SeqCst) {
         return interrupted();
     }

@@ -99,8 +99,8 @@ pub struct Args {
     #[arg(short = 'u', long = "udp")]
     pub udp: bool,
     /// Message sizes in bytes, comma-separated, or a preset: `papers` =
-    /// 64,128,256,512,1024,1408,2048,4096,8192,16384,32768,65507 (the seed
-    /// papers' sweep; 64 KiB for TCP), `small` = 64,512,1408, `default` = one
+    /// 64,128,256,512,1024,1408,2048,4096,8192,16384,32768,65507 (the
+    /// end-user applications study's sweep; 64 KiB for TCP), `small` = 64,512,1408, `default` = one
     /// size per test (tcp-stream 128 KiB writes, udp-stream 1024 B, rr 64 B).
     /// UDP sizes above a family's maximum datagram (65507 B IPv4, 65527 B
     /// IPv6) are rejected; sizes above the path MTU are sent fragmented.
@@ -149,6 +149,11 @@ pub struct Args {
     /// Indent the JSON result.
     #[arg(long)]
     pub pretty: bool,
+    /// Keep every raw series in the JSON and the database: each transaction's
+    /// time and each datagram's arrival (several MB per run; by default
+    /// histograms, counters, time series and probe arrivals are kept).
+    #[arg(long)]
+    pub raw: bool,
     /// Write the comparison as tidy CSV (one row per point × arm × metric).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -299,6 +304,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pretty: args.pretty,
         csv: args.csv.clone(),
         html: None,
+        raw: args.raw,
         database: if args.no_store {
             None
         } else {
