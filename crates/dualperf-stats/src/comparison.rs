@@ -34,13 +34,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use dualperf_meter::DEFAULT_WAITING_TIME_NS;
 use dualperf_model::{
     Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning, IpFamily,
     MetricId, MetricSummary, MissingMetric, RunResult, Summary, TestSpec, Trial, TrialOutcome,
 };
 
 use crate::extraction::measure_trial_on;
-use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::summary::{confidence_interval_95, mean, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
 
