@@ -55,6 +55,15 @@ pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutpu
             }
         }
     }
+    if output.error.is_none() && recorder.count() == 0 && context.phase.get() != Stage::Warmup {
+        // Nothing measured is not a measurement: say why instead of
+        // reporting a trial with no connections as if it were fine.
+        output.error = Some(format!(
+            "tcp-connect to {target}: no connection was established in the measured interval \
+             ({} attempts timed out; the machine may have starved the client)",
+            output.lost
+        ));
+    }
     output.latency = Some(recorder);
     output
 }

@@ -70,7 +70,7 @@ pub struct JobArgs {
     /// [default: 64,256,1024,1408,4096,16384; one size per test with --quick].
     #[arg(long, value_name = "LIST")]
     pub sizes: Option<String>,
-    /// Measured seconds per trial [default: 1; 0.3 with --quick].
+    /// Measured seconds per trial [default: 1; 0.5 with --quick].
     #[arg(short = 't', long = "time", value_name = "SECS")]
     pub time_seconds: Option<f64>,
     /// Length of one time-series sample: seconds (`0.05`) or with a unit
@@ -275,7 +275,7 @@ fn interrupted() -> anyhow::Result<ExitCode> {
 
 /// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
 /// job sweeps message sizes as the papers did (about 4 minutes on two
-/// cores); `--quick` keeps one size per test and 0.3-second trials.
+/// cores); `--quick` keeps one size per test and half-second trials.
 fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     let defaults = PointOptions::default();
     Ok(PointOptions {
@@ -290,7 +290,7 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
         },
         time_seconds: args
             .time_seconds
-            .unwrap_or(if args.quick { 0.3 } else { 1.0 }),
+            .unwrap_or(if args.quick { 0.5 } else { 1.0 }),
         warmup_seconds: if args.quick { 0.1 } else { 0.25 },
         interval_ms: args.interval_ms,
         probe: args.probe,
@@ -581,9 +581,9 @@ mod tests {
         );
         assert_eq!(config.baseline.as_str(), "v4");
         // --quick: three repetitions (enough for a significance claim), one
-        // size per test, 0.3-second trials.
+        // size per test, half-second trials.
         assert_eq!(config.repeat, 3);
-        assert!(config.points.iter().all(|p| p.duration_ms == 300));
+        assert!(config.points.iter().all(|p| p.duration_ms == 500));
         assert_eq!(config.points.len(), 5);
     }
 

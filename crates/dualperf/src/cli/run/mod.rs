@@ -182,7 +182,7 @@ pub struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
-    /// A quick look: 0.3 s per trial, three repetitions (about 20 s in all).
+    /// A quick look: 0.5 s per trial, three repetitions (about 25 s in all).
     #[arg(long)]
     pub quick: bool,
     /// File holding the shared secret of a server started with a key

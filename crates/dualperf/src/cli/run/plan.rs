@@ -50,13 +50,13 @@ pub fn resolve_targets(
 }
 
 /// The traffic flags of `run` as the pipeline's [`PointOptions`]
-/// (`--quick`: 0.3 s per trial after 0.1 s of warm-up).
+/// (`--quick`: 0.5 s per trial after 0.1 s of warm-up).
 ///
 /// # Errors
 /// A usage error for an unknown test name.
 pub fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     let (time_seconds, warmup_seconds) = if args.quick {
-        (0.3, 0.1)
+        (0.5, 0.1)
     } else {
         (args.time, args.warmup)
     };
@@ -119,7 +119,7 @@ mod tests {
     fn quick_shortens_trials_and_the_flags_reach_the_point_options() {
         let options =
             point_options(&parse(&["--quick", "--tests", "udp-rr,tcp-rr", "-P", "2"])).unwrap();
-        assert_eq!((options.time_seconds, options.warmup_seconds), (0.3, 0.1));
+        assert_eq!((options.time_seconds, options.warmup_seconds), (0.5, 0.1));
         assert_eq!(options.tests.len(), 2);
         assert_eq!(options.parallel, 2);
         assert!(point_options(&parse(&["--tests", "tcp-pingpong"])).is_err());
