@@ -215,7 +215,10 @@ def command_hunks(args):
 
 
 def scan(scanner, root, files):
-    cmd = shlex.split(scanner) + files
+    cmd = shlex.split(scanner)
+    if os.path.exists(cmd[0]):
+        cmd[0] = os.path.abspath(cmd[0])
+    cmd += files
     result = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if result.returncode not in (0, 1):
         raise RuntimeError(f"scanner failed in {root}: {result.stderr[-2000:]}")

@@ -41,6 +41,9 @@ pub struct Token<'s> {
     pub node_kind: &'s str,
     /// The parent node's kind (for strings: is it inside an array or list?).
     pub parent_kind: &'s str,
+    /// True inside a branch whose condition or case label tests the address
+    /// family (`case AF_INET:`, `if (family == AF_INET6) ... else ...`).
+    pub in_family_branch: bool,
 }
 
 impl Token<'_> {
@@ -83,10 +86,63 @@ const STRING_KINDS: &[&str] = &[
     "text_block",
 ];
 
+/// Node kinds that start a branch whose condition may test the address
+/// family (`case AF_INET:`, `if (sa->sa_family == AF_INET6)`, `elif ipv6:`).
+const BRANCH_KINDS: &[&str] = &[
+    "case_statement",
+    "if_statement",
+    "elif_clause",
+    "if_expression",
+    "conditional_expression",
+    "ternary_expression",
+    "expression_case",
+    "switch_block_statement_group",
+    "switch_case",
+    "match_arm",
+];
+
+/// True if `node` is a branch whose condition (or case label) names an
+/// address family: the subtree is family-dispatching code.
+fn is_family_branch(node: &tree_sitter::Node<'_>, source: &[u8]) -> bool {
+    let condition = node
+        .child_by_field_name("condition")
+        .or_else(|| node.child_by_field_name("value"))
+        .or_else(|| node.child_by_field_name("pattern"))
+        .or_else(|| node.named_child(0));
+    let Some(condition) = condition else {
+        return false;
+    };
+    let range = condition.byte_range();
+    if range.len() > 400 {
+        return false;
+    }
+    names_a_family(&source[range])
+}
+
+/// True if `text` (a branch condition) mentions an address family.
+pub fn names_a_family(text: &[u8]) -> bool {
+    const MARKERS: &[&[u8]] = &[
+        b"af_inet", b"pf_inet", b"family", b"ipv6", b"ipv4", b"inet6", b"inet4", b"is4", b"is6",
+        b"to4", b"to16",
+    ];
+    let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
+    MARKERS
+        .iter()
+        .any(|marker| lower.windows(marker.len()).any(|w| w == *marker))
+}
+
 /// Flattens the syntax tree of `source` into tokens, in source order.
+///
+/// The walk is one tree cursor; each node's parent (its kind, and whether it
+/// is inside a family-testing branch) is kept on a stack as the cursor
+/// descends, instead of asking tree-sitter for `node.parent()`, which walks
+/// down from the root again for every token.
 pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'s>> {
-    let mut tokens = Vec::new();
+    let bytes = source.as_bytes();
+    let mut tokens = Vec::with_capacity(source.len() / 4);
     let mut cursor = tree.walk();
+    // The ancestors of the cursor's node: the node and its family-branch flag.
+    let mut ancestors: Vec<(tree_sitter::Node<'s>, bool)> = Vec::with_capacity(64);
     let mut descend = true;
     loop {
         if descend {
@@ -94,17 +150,20 @@ pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'
             let kind = node.kind();
             let leaf = node.child_count() == 0;
             let is_string = node.is_named() && STRING_KINDS.contains(&kind);
+            let parent = ancestors.last().map(|(p, _)| *p);
+            let in_family_branch = ancestors.last().is_some_and(|(_, f)| *f);
             // A string that is a statement on its own is a docstring (Python)
             // or a directive ("use strict"): documentation, read as a comment.
             let is_docstring = is_string
-                && node.parent().is_some_and(|p| {
+                && parent.is_some_and(|p| {
                     p.kind() == "expression_statement" && p.named_child_count() == 1
                 });
             let is_comment = kind.contains("comment") || is_docstring;
             if is_comment || is_string || leaf {
+                let parent_kind = parent.map_or("", |p| p.kind());
                 if kind == "preproc_arg" {
-                    lex_macro_body(&node, source, &mut tokens);
-                } else if let Ok(text) = node.utf8_text(source.as_bytes()) {
+                    lex_macro_body(&node, source, in_family_branch, &mut tokens);
+                } else if let Ok(text) = node.utf8_text(bytes) {
                     let token_kind = if is_comment {
                         TokenKind::Comment
                     } else if is_string {
@@ -113,27 +172,38 @@ pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'
                         classify(text)
                     };
                     if !text.is_empty() {
+                        let start = node.start_position();
                         tokens.push(Token {
                             kind: token_kind,
                             text,
-                            line: node.start_position().row,
-                            column: node.start_position().column,
-                            end_line: node.end_position().row,
+                            line: start.row,
+                            column: start.column,
+                            end_line: if leaf && !text.contains('\n') {
+                                start.row
+                            } else {
+                                node.end_position().row
+                            },
                             node_kind: kind,
-                            parent_kind: node.parent().map_or("", |p| p.kind()),
+                            parent_kind,
+                            in_family_branch,
                         });
                     }
                 }
                 descend = false;
                 continue;
             }
+            let flag = in_family_branch
+                || (BRANCH_KINDS.contains(&kind) && is_family_branch(&node, bytes));
             if cursor.goto_first_child() {
+                ancestors.push((node, flag));
                 continue;
             }
             descend = false;
         } else if cursor.goto_next_sibling() {
             descend = true;
-        } else if !cursor.goto_parent() {
+        } else if cursor.goto_parent() {
+            ancestors.pop();
+        } else {
             break;
         }
     }
@@ -152,7 +222,12 @@ fn classify(text: &str) -> TokenKind {
 }
 
 /// Splits a C macro body into tokens with their real positions.
-fn lex_macro_body<'s>(node: &tree_sitter::Node, source: &'s str, tokens: &mut Vec<Token<'s>>) {
+fn lex_macro_body<'s>(
+    node: &tree_sitter::Node,
+    source: &'s str,
+    in_family_branch: bool,
+    tokens: &mut Vec<Token<'s>>,
+) {
     let range = node.byte_range();
     let body = &source[range.clone()];
     let bytes = body.as_bytes();
@@ -222,6 +297,7 @@ fn lex_macro_body<'s>(node: &tree_sitter::Node, source: &'s str, tokens: &mut Ve
             end_line: line,
             node_kind: "preproc_arg",
             parent_kind: "preproc_def",
+            in_family_branch,
         });
     }
 }
