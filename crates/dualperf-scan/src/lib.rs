@@ -58,6 +58,15 @@ pub struct ScanOptions {
     pub languages: Vec<Language>,
     /// Walker threads (0: one per core).
     pub threads: usize,
+    /// Also scan files that `.gitignore`, `.ignore` and git's exclude files
+    /// hide (ripgrep's `--no-ignore`).
+    pub no_ignore: bool,
+    /// Also scan hidden files and directories (ripgrep's `--hidden`).
+    pub hidden: bool,
+    /// The directory that SARIF paths and fingerprints are relative to
+    /// (default: each scanned path itself), so they do not depend on where
+    /// the tree lives.
+    pub root: Option<PathBuf>,
 }
 
 /// Everything one scan found, plus counters for the summary.

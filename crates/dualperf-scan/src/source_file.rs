@@ -30,14 +30,27 @@ pub struct FileResult {
 
 impl FileScanner {
     /// Scans `source`, the contents of `display_path` (as shown in output)
-    /// written in `language`. `relative_path` (from the scan root) decides
-    /// whether the file is test code.
+    /// written in `language`. `relative_path` (from the scanned path) decides
+    /// whether the file is test code; `root_path` (from the scan root) goes
+    /// into SARIF and fingerprints.
     pub fn scan_source(
         &mut self,
         source: &str,
         language: Language,
         display_path: &str,
         relative_path: &Path,
+    ) -> FileResult {
+        self.scan_source_in(source, language, display_path, relative_path, display_path)
+    }
+
+    /// [`FileScanner::scan_source`] with the path relative to the scan root.
+    pub fn scan_source_in(
+        &mut self,
+        source: &str,
+        language: Language,
+        display_path: &str,
+        relative_path: &Path,
+        root_path: &str,
     ) -> FileResult {
         let context = FileContext {
             language,
@@ -86,11 +99,12 @@ impl FileScanner {
                 rule: m.rule,
                 severity: m.severity,
                 path: display_path.to_string(),
+                root_path: root_path.to_string(),
                 line: m.line + 1,
                 column,
                 message: m.message,
                 snippet: line_text.trim_end().to_string(),
-                fingerprint: fingerprint(m.rule, display_path, line_text),
+                fingerprint: fingerprint(m.rule, root_path, line_text),
             });
         }
         result
