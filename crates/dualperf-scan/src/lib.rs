@@ -9,7 +9,8 @@
 //! subtle rules.
 //!
 //! Stages: [`walk`] finds files (parallel, `.gitignore`-aware, vendored and
-//! generated code skipped), [`source_file`] parses each with its tree-sitter
+//! generated code skipped), [`prefilter`] skips files that contain none of
+//! the texts any rule needs, [`source_file`] parses each with its tree-sitter
 //! grammar and flattens the tree into [`token`]s, [`matcher`] applies the
 //! [`rules::RULES`] table, [`suppression`] drops findings marked
 //! `dualperf-scan: ignore[rule-id]`, [`baseline`] drops findings already
@@ -28,11 +29,13 @@
 //! ```
 
 pub mod baseline;
+pub mod clex;
 pub mod finding;
 pub mod language;
 pub mod literal;
 pub mod matcher;
 pub mod output;
+pub mod prefilter;
 pub mod rule;
 pub mod rules;
 pub mod source_file;

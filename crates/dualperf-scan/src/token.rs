@@ -131,15 +131,60 @@ pub fn names_a_family(text: &[u8]) -> bool {
         .any(|marker| lower.windows(marker.len()).any(|w| w == *marker))
 }
 
+/// What each node kind of one grammar is, by kind id: looked up once per
+/// grammar instead of comparing kind names for every node.
+#[derive(Debug)]
+pub struct KindTable {
+    string: Vec<bool>,
+    comment: Vec<bool>,
+    branch: Vec<bool>,
+}
+
+impl KindTable {
+    /// The table of `language` (a tree-sitter grammar).
+    pub fn new(language: &tree_sitter::Language) -> KindTable {
+        let count = language.node_kind_count();
+        let mut table = KindTable {
+            string: vec![false; count],
+            comment: vec![false; count],
+            branch: vec![false; count],
+        };
+        for id in 0..count {
+            let Ok(id16) = u16::try_from(id) else { break };
+            let Some(kind) = language.node_kind_for_id(id16) else {
+                continue;
+            };
+            let named = language.node_kind_is_named(id16);
+            table.string[id] = named && STRING_KINDS.contains(&kind);
+            table.comment[id] = kind.contains("comment");
+            table.branch[id] = BRANCH_KINDS.contains(&kind);
+        }
+        table
+    }
+
+    fn get(flags: &[bool], id: u16) -> bool {
+        flags.get(usize::from(id)).copied().unwrap_or(false)
+    }
+}
+
 /// Flattens the syntax tree of `source` into tokens, in source order.
-///
-/// The walk is one tree cursor; each node's parent (its kind, and whether it
-/// is inside a family-testing branch) is kept on a stack as the cursor
-/// descends, instead of asking tree-sitter for `node.parent()`, which walks
-/// down from the root again for every token.
 pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'s>> {
+    tokenize_with(tree, source, &KindTable::new(&tree.language()))
+}
+
+/// [`tokenize`] with the grammar's [`KindTable`] built once by the caller.
+///
+/// The walk is one tree cursor; each node's parent (and whether it is inside
+/// a family-testing branch) is kept on a stack as the cursor descends,
+/// instead of asking tree-sitter for `node.parent()`, which walks down from
+/// the root again for every token.
+pub fn tokenize_with<'s>(
+    tree: &'s tree_sitter::Tree,
+    source: &'s str,
+    table: &KindTable,
+) -> Vec<Token<'s>> {
     let bytes = source.as_bytes();
-    let mut tokens = Vec::with_capacity(source.len() / 4);
+    let mut tokens = Vec::with_capacity(source.len() / 12);
     let mut cursor = tree.walk();
     // The ancestors of the cursor's node: the node and its family-branch flag.
     let mut ancestors: Vec<(tree_sitter::Node<'s>, bool)> = Vec::with_capacity(64);
@@ -147,9 +192,8 @@ pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'
     loop {
         if descend {
             let node = cursor.node();
-            let kind = node.kind();
-            let leaf = node.child_count() == 0;
-            let is_string = node.is_named() && STRING_KINDS.contains(&kind);
+            let id = node.kind_id();
+            let is_string = KindTable::get(&table.string, id);
             let parent = ancestors.last().map(|(p, _)| *p);
             let in_family_branch = ancestors.last().is_some_and(|(_, f)| *f);
             // A string that is a statement on its own is a docstring (Python)
@@ -158,45 +202,43 @@ pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'
                 && parent.is_some_and(|p| {
                     p.kind() == "expression_statement" && p.named_child_count() == 1
                 });
-            let is_comment = kind.contains("comment") || is_docstring;
-            if is_comment || is_string || leaf {
-                let parent_kind = parent.map_or("", |p| p.kind());
-                if kind == "preproc_arg" {
-                    lex_macro_body(&node, source, in_family_branch, &mut tokens);
-                } else if let Ok(text) = node.utf8_text(bytes) {
-                    let token_kind = if is_comment {
-                        TokenKind::Comment
-                    } else if is_string {
-                        TokenKind::Str
-                    } else {
-                        classify(text)
-                    };
-                    if !text.is_empty() {
-                        let start = node.start_position();
-                        tokens.push(Token {
-                            kind: token_kind,
-                            text,
-                            line: start.row,
-                            column: start.column,
-                            end_line: if leaf && !text.contains('\n') {
-                                start.row
-                            } else {
-                                node.end_position().row
-                            },
-                            node_kind: kind,
-                            parent_kind,
-                            in_family_branch,
-                        });
-                    }
+            let is_comment = KindTable::get(&table.comment, id) || is_docstring;
+            if !is_comment && !is_string {
+                let flag = in_family_branch
+                    || (KindTable::get(&table.branch, id) && is_family_branch(&node, bytes));
+                if cursor.goto_first_child() {
+                    ancestors.push((node, flag));
+                    continue;
                 }
-                descend = false;
-                continue;
             }
-            let flag = in_family_branch
-                || (BRANCH_KINDS.contains(&kind) && is_family_branch(&node, bytes));
-            if cursor.goto_first_child() {
-                ancestors.push((node, flag));
-                continue;
+            // A leaf, a string or a comment: one token.
+            let kind = node.kind();
+            let range = node.byte_range();
+            if kind == "preproc_arg" {
+                lex_macro_body(&node, source, in_family_branch, &mut tokens);
+            } else if let Some(text) = source.get(range).filter(|t| !t.is_empty()) {
+                let token_kind = if is_comment {
+                    TokenKind::Comment
+                } else if is_string {
+                    TokenKind::Str
+                } else {
+                    classify(text)
+                };
+                let start = node.start_position();
+                tokens.push(Token {
+                    kind: token_kind,
+                    text,
+                    line: start.row,
+                    column: start.column,
+                    end_line: if text.contains('\n') {
+                        node.end_position().row
+                    } else {
+                        start.row
+                    },
+                    node_kind: kind,
+                    parent_kind: parent.map_or("", |p| p.kind()),
+                    in_family_branch,
+                });
             }
             descend = false;
         } else if cursor.goto_next_sibling() {
