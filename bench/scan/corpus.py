@@ -131,8 +131,9 @@ def fetch_debian(name, version, dest, patches_upto=None, with_patch=None):
         series_path = os.path.join(tree, "debian", "patches", "series")
         series = [os.path.join("debian", "patches", l.split()[0])
                   for l in open(series_path) if l.strip() and not l.startswith("#")]
-        before = series[: series.index(patches_upto)] if patches_upto in series else series
-        for patch in before + ([with_patch] if with_patch else []):
+        first = patches_upto[0]
+        before = series[: series.index(first)] if first in series else series
+        for patch in before + (list(with_patch) if with_patch else []):
             run(["patch", "-p1", "-s", "-i", patch], cwd=tree)
     return tree
 
@@ -152,9 +153,11 @@ def tree_of(project, side):
     elif source == "debian":
         root = fetch_debian(project["package"], project[side], dest)
     elif source == "debian-patch":
+        # One porting patch or several consecutive ones of the series.
+        patches = project["patch"] if isinstance(project["patch"], list) else [project["patch"]]
         root = fetch_debian(project["package"], project["version"], dest,
-                            patches_upto=project["patch"],
-                            with_patch=project["patch"] if side == "new" else None)
+                            patches_upto=patches,
+                            with_patch=patches if side == "new" else None)
     else:
         raise RuntimeError(f"unknown source {source}")
     if project.get("subdir"):

@@ -93,9 +93,14 @@ impl<'s> Matcher<'_, 's> {
     /// in through a `sockaddr *`): the code reads IPv4 fields only.
     pub(super) fn check_sockaddr_fields(&mut self, i: usize) {
         let name = self.tokens[i].text;
-        if !matches!(name, "sin_port" | "sin_addr")
-            || self.idents.contains("sockaddr_in")
-            || !(self.previous_is(i, ".") || self.previous_is(i, "->"))
+        let member = self.previous_is(i, ".") || self.previous_is(i, "->");
+        // Filled by hand (`sn.sin_port = sp->s_port;`) in a file with no
+        // IPv6 path: the struct is built for IPv4 only.
+        let filled = self.next_is(i, "=") && !self.has_ipv6_path;
+        if !matches!(name, "sin_port" | "sin_addr" | "sin_family")
+            || !member
+            || name == "sin_family" && !filled
+            || self.idents.contains("sockaddr_in") && !filled
             || self.in_dispatch(i)
             || self.has_match("sockaddr-in", self.tokens[i].line)
         {
