@@ -168,19 +168,19 @@ impl<'s> Lexer<'s> {
             while end < self.bytes.len() {
                 let c = self.bytes[end];
                 let previous = self.bytes[end - 1];
-                if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
-                    end += 1;
-                } else if (c == b'+' || c == b'-') && matches!(previous, b'e' | b'E' | b'p' | b'P')
-                {
-                    end += 1;
-                } else if c == b'\''
-                    && previous.is_ascii_hexdigit()
-                    && self.bytes.get(end + 1).is_some_and(u8::is_ascii_hexdigit)
-                {
-                    end += 1; // C++14 digit separator
-                } else {
+                let part_of_number = c.is_ascii_alphanumeric()
+                    || c == b'_'
+                    || c == b'.'
+                    // an exponent's sign
+                    || (c == b'+' || c == b'-') && matches!(previous, b'e' | b'E' | b'p' | b'P')
+                    // a C++14 digit separator
+                    || c == b'\''
+                        && previous.is_ascii_hexdigit()
+                        && self.bytes.get(end + 1).is_some_and(u8::is_ascii_hexdigit);
+                if !part_of_number {
                     break;
                 }
+                end += 1;
             }
             self.advance_to(end);
             let node = if node_kind_hint.is_empty() {

@@ -162,11 +162,7 @@ impl<'s> Matcher<'_, 's> {
                         _ => {}
                     }
                 }
-                TokenKind::Number => {
-                    if language.is_c_family() {
-                        self.check_four_byte_length(i);
-                    }
-                }
+                TokenKind::Number if language.is_c_family() => self.check_four_byte_length(i),
                 _ => {}
             }
         }
