@@ -139,6 +139,9 @@ impl<'s> Matcher<'_, 's> {
         }) && i > 0
             && !self.tokens[i - 1].is_punct("(")
             && !self.tokens[i - 1].is_ident("const");
+        if declares && self.in_family_union(i) {
+            return; // `union { struct sockaddr sa; struct sockaddr_in6 sin6; }`
+        }
         if in_sizeof || declares {
             let what = if in_sizeof {
                 "`sizeof(struct sockaddr)` is 16 bytes"
@@ -152,6 +155,29 @@ impl<'s> Matcher<'_, 's> {
                 format!("{what}, too small for a sockaddr_in6 (28); use struct sockaddr_storage and the real address length"),
             );
         }
+    }
+
+    /// True if token `i` is a member of a union: the plain `sockaddr` is one
+    /// view of storage (`union { struct sockaddr sa; struct sockaddr_in6
+    /// sin6; }`), not the storage.
+    fn in_family_union(&self, i: usize) -> bool {
+        let mut depth = 0usize;
+        let lower = i.saturating_sub(200);
+        let Some(open) = (lower..i).rev().find(|&j| {
+            let t = &self.tokens[j];
+            if t.is_punct("}") {
+                depth += 1;
+            } else if t.is_punct("{") {
+                if depth == 0 {
+                    return true;
+                }
+                depth -= 1;
+            }
+            false
+        }) else {
+            return false;
+        };
+        (open.saturating_sub(3)..open).any(|j| self.tokens[j].is_ident("union"))
     }
 
     /// C/C++: a 32-bit integer type declaring an address-named variable,
@@ -754,8 +780,11 @@ impl<'s> Matcher<'_, 's> {
             }
             return;
         }
-        // `ip[len - 1] == '.'`
-        if is_address_name(name) && self.next_is(i, "[") {
+        // `ip[len - 1] == '.'` (not `host[len - 1] == '.'`: a name's trailing dot)
+        if is_address_name(name)
+            && !name.to_ascii_lowercase().contains("host")
+            && self.next_is(i, "[")
+        {
             let mut depth = 0usize;
             for j in i + 1..(i + 40).min(self.tokens.len()) {
                 let t = &self.tokens[j];
