@@ -27,7 +27,8 @@ fi
 tree="$cache/curl/src"
 if [ ! -d "$tree" ]; then
     mkdir -p "$cache/curl/download"
-    (cd "$cache/curl/download" && apt-get source --download-only -q curl >/dev/null)
+    # CURL_SOURCE=curl=7.88.1-10+deb12u15 pins a version; default: apt's choice.
+    (cd "$cache/curl/download" && apt-get source --download-only -q "${CURL_SOURCE:-curl}" >/dev/null)
     dsc="$(ls "$cache"/curl/download/curl_*.dsc | head -n 1)"
     dpkg-source --skip-patches -x "$dsc" "$tree" >/dev/null
 fi
@@ -42,8 +43,10 @@ for name in "${names[@]}"; do patterns+=(-e "$name"); done
 # One timed run: prints "wall cpu" in seconds.
 timed() {
     local out
-    out="$( { /usr/bin/time -f '%e %U %S' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)"
-    awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' <<<"$out"
+    out="$(mktemp)"
+    /usr/bin/time -o "$out" -f '%e %U %S' "$@" >/dev/null 2>&1 || true
+    tail -n 1 "$out" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }'
+    rm -f "$out"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -69,7 +72,7 @@ compare() {
         "$(awk -v a="$sc" -v b="$rc" 'BEGIN { print (b > 0 ? a / b : 0) }')"
 }
 
-echo "tree: $tree ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)); medians of $runs interleaved runs"
+echo "tree: $(basename "$(ls "$cache"/curl/download/curl_*.dsc | head -n 1)" .dsc) in $tree ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)); medians of $runs interleaved runs"
 SCAN_ARGS=()
 compare "all" 
 SCAN_ARGS=(--language c,cpp)
