@@ -58,6 +58,8 @@ struct Matcher<'t, 's> {
     ipv4_classes: Vec<(&'s str, usize)>,
     /// Classes defined in this file (a local `HTTPServer` is not the stdlib's).
     defined_classes: HashSet<&'s str>,
+    /// Java: names declared with an address type (`InetSocketAddress peer`).
+    address_variables: HashSet<&'s str>,
     matches: Vec<Match>,
 }
 
@@ -100,6 +102,7 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         has_ipv6_path,
         ipv4_classes: Vec::new(),
         defined_classes: HashSet::new(),
+        address_variables: HashSet::new(),
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -292,6 +295,9 @@ impl<'s> Matcher<'_, 's> {
             if self.tokens[i - 1].is_ident("class") && self.tokens[i].kind == TokenKind::Ident {
                 self.defined_classes.insert(self.tokens[i].text);
             }
+        }
+        if self.context.language == Language::Java {
+            self.address_variables = uses::java_address_variables(self.tokens);
         }
         if self.context.language != Language::Python {
             return;

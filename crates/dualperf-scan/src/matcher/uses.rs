@@ -427,12 +427,6 @@ impl<'s> Matcher<'_, 's> {
     /// `toString()`, `String.valueOf` or `+` (gives `host/1.2.3.4:80`, and an
     /// unbracketed IPv6 address).
     pub(super) fn check_java_to_string(&mut self, i: usize) {
-        const ADDRESS_TYPES: &[&str] = &[
-            "InetSocketAddress",
-            "InetAddress",
-            "SocketAddress",
-            "Inet4Address",
-        ];
         const ADDRESS_GETTERS: &[&str] = &[
             "getRemoteSocketAddress",
             "getLocalSocketAddress",
@@ -454,7 +448,7 @@ impl<'s> Matcher<'_, 's> {
             (true, i + 2)
         } else if token.kind == TokenKind::Ident
             && !self.previous_is(i, ".")
-            && self.declared_with_type(name, ADDRESS_TYPES)
+            && self.address_variables.contains(name)
         {
             (true, i)
         } else {
@@ -498,16 +492,6 @@ impl<'s> Matcher<'_, 's> {
             start -= 2;
         }
         start
-    }
-
-    /// True if `name` is declared in this file as `Type name` with one of `types`.
-    fn declared_with_type(&self, name: &str, types: &[&str]) -> bool {
-        self.tokens.windows(3).any(|w| {
-            w[1].is_ident(name)
-                && types.contains(&w[0].text)
-                && w[0].kind == TokenKind::Ident
-                && matches!(w[2].text, "=" | ";" | "," | ")")
-        })
     }
 
     /// JavaScript/TypeScript: `'udp4'` socket types, and address families
@@ -841,6 +825,29 @@ impl<'s> Matcher<'_, 's> {
         }
         mentions_address
     }
+}
+
+/// Java: the names declared in a file as `Type name` with an address type
+/// (`InetSocketAddress peer`), found once per file.
+pub(super) fn java_address_variables<'s>(
+    tokens: &[crate::token::Token<'s>],
+) -> std::collections::HashSet<&'s str> {
+    const ADDRESS_TYPES: &[&str] = &[
+        "InetSocketAddress",
+        "InetAddress",
+        "SocketAddress",
+        "Inet4Address",
+    ];
+    tokens
+        .windows(3)
+        .filter(|w| {
+            w[0].kind == TokenKind::Ident
+                && ADDRESS_TYPES.contains(&w[0].text)
+                && w[1].kind == TokenKind::Ident
+                && matches!(w[2].text, "=" | ";" | "," | ")")
+        })
+        .map(|w| w[1].text)
+        .collect()
 }
 
 /// True for regular expressions that match dotted-quad IPv4 text only.
