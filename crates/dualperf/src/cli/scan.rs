@@ -208,6 +208,26 @@ mod tests {
         let unknown_language =
             run_with(&["--language", "cobol", &fixture("negative")]).unwrap_err();
         assert_eq!(usage_code(&unknown_language), Some(2));
+        let missing_root =
+            run_with(&["--root", "/nonexistent/dualperf-root", &fixture("negative")]).unwrap_err();
+        assert_eq!(usage_code(&missing_root), Some(2));
+    }
+
+    #[test]
+    fn no_ignore_hidden_and_root_reach_the_scanner() {
+        let path = fixture("inet-ntoa");
+        assert_eq!(
+            run_with(&[
+                "--summary",
+                "--no-ignore",
+                "--hidden",
+                "--root",
+                &path,
+                &path
+            ])
+            .unwrap(),
+            ExitCode::from(1)
+        );
     }
 
     #[test]
