@@ -23,7 +23,8 @@ The scanner command must accept paths and print `dualperf scan --json`
 output; by default the scanner-only example is built and run:
     cargo run -q --release -p dualperf-scan --example scan_json --
 Downloaded sources go to $DUALPERF_CORPUS_CACHE (default target/scan-corpus)
-and are never committed.
+and are never committed. Debian sources need `deb-src` entries for the suite
+that holds the named version (then `apt-get update`); PyPI needs pip, npm npm.
 """
 
 import argparse
