@@ -160,7 +160,7 @@ pub static RULES: &[Rule] = &[
                `IP_MULTICAST_LOOP`, `IP_PKTINFO`, `IP_RECVTOS`, `IP_RECVTTL`.",
         why: "Options at level `IPPROTO_IP` act on IPv4 packets only. On an `AF_INET6` socket \
               they fail or silently do nothing, so DSCP marking, hop limits and multicast \
-              membership are lost on IPv6 (seed 000 §6: the TOS option had to be ported).",
+              membership are lost on IPv6 (the OpenH323 porting study, §6: the TOS option had to be ported).",
         fix: "Set the `IPPROTO_IPV6` twin as well: `IP_TOS`→`IPV6_TCLASS`, \
               `IP_TTL`→`IPV6_UNICAST_HOPS`, `IP_ADD_MEMBERSHIP`→`IPV6_JOIN_GROUP`, \
               `IP_DROP_MEMBERSHIP`→`IPV6_LEAVE_GROUP`, `IP_MULTICAST_IF`→`IPV6_MULTICAST_IF`, \
@@ -184,7 +184,7 @@ pub static RULES: &[Rule] = &[
                probably data.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
               `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
-              resolution and with it AAAA records (seed 000 §8: hard-coded addresses were most \
+              resolution and with it AAAA records (the OpenH323 porting study, §8: hard-coded addresses were most \
               of the application-level changes).",
         fix: "Use names (`localhost`) resolved with `getaddrinfo`, make the address \
               configurable, listen on `::` with `IPV6_V6ONLY` off, or list both `127.0.0.1` \
@@ -205,7 +205,7 @@ pub static RULES: &[Rule] = &[
                variables, parameters and fields named for an address with a 32-bit type \
                (`uint32_t addr`, `in_addr_t ip`).",
         why: "The address is assumed to be 4 bytes long: the variable, the hash key or the \
-              struct field cannot hold a 16-byte IPv6 address. Seed 000 §7 found these the most \
+              struct field cannot hold a 16-byte IPv6 address. The OpenH323 porting study (§7) found these the most \
               time-consuming dependencies to port, because no tool reported them.",
         fix: "Keep addresses in `struct sockaddr_storage` (or `struct in6_addr` plus family) and \
               compare with `memcmp` over the family's length; hash the whole address.",

@@ -42,7 +42,10 @@ pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutpu
         match result {
             Ok(()) => {
                 context.meter.add_sent(0, 1);
-                if stage == Stage::Measured {
+                // A connection counts in the interval it completed in: a SYN
+                // dropped in the warm-up and retransmitted a second later is
+                // a 1 s setup time in the measured interval, not nothing.
+                if stage == Stage::Measured || context.phase.get() == Stage::Measured {
                     recorder.record(elapsed);
                     context.meter.add_latency(elapsed);
                 }
