@@ -17,7 +17,9 @@ use crate::datagram::{read_hello, HELLO_BYTES};
 use crate::endpoint::DataSockets;
 use crate::error::{EngineError, IoContext, Result};
 use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
-use crate::socket_options::{apply_marking, reflect_flow_label, set_buffer_sizes, with_flow_label};
+use crate::socket_options::{
+    apply_marking, lease_flow_label, reflect_flow_label, set_buffer_sizes, with_flow_label,
+};
 
 /// How long the server waits for the client's data connections or hellos.
 pub const CONNECT_WAIT: Duration = Duration::from_secs(5);
@@ -94,7 +96,13 @@ pub fn bind(
         for _ in 0..streams {
             let (socket, (send, receive)) = bind_udp(local, spec.size_bytes)?;
             (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
-            apply_marking(socket.as_raw_fd(), family, marking, None)
+            // The DSCP now; the flow label is leased for the peer once its
+            // hello arrives (Linux refuses a lease for the unspecified address).
+            let dscp_only = Marking {
+                dscp: marking.dscp,
+                flow_label: None,
+            };
+            apply_marking(socket.as_raw_fd(), family, &dscp_only, None)
                 .context(|| format!("marking a UDP data socket ({})", describe(marking)))?;
             ports.push(
                 socket
@@ -243,6 +251,11 @@ fn wait_for_hello(
         match socket.recv_from(&mut buffer) {
             Ok((n, from)) if n == HELLO_BYTES && from.ip().to_canonical() == peer => {
                 if read_hello(&buffer[..n]) == Some((token, stream)) {
+                    if let (Some(label), std::net::IpAddr::V6(v6)) = (flow_label, from.ip()) {
+                        lease_flow_label(socket.as_raw_fd(), v6, label).context(|| {
+                            format!("leasing flow label {label} for the UDP data socket")
+                        })?;
+                    }
                     return socket
                         .connect(with_flow_label(from, flow_label))
                         .context(|| format!("connecting the UDP data socket to {from}"));
