@@ -18,7 +18,7 @@
 //!   with EF 1:10 (prio 0, rate = ceil = the EF allowance plus 5 % for
 //!   link-layer headers the policer does not count), BE 1:20 (prio 1, may
 //!   borrow up to the link) and LBE 1:30 (prio 2, 1 % guaranteed), each
-//!   with a pfifo queue; TSO/GSO/GRO off so htb sees MTU-sized packets.
+//!   with a pfifo queue; `gso_max_segs 1` so htb sees MTU-sized packets.
 
 use std::net::IpAddr;
 
@@ -284,11 +284,11 @@ pub fn diffserv_commands(
     };
     let mut commands = Vec::new();
     // Scheduler on the core interface.
-    commands.push(KernelCommand::in_netns(
-        &netns,
-        "ethtool",
-        words(&format!("-K {core_if} tso off gso off gro off")),
-    ));
+    // MTU-sized packets into htb: at most one segment per GSO packet (the
+    // `ip` equivalent of `ethtool -K tso off gso off`, which needs ethtool).
+    commands.push(KernelCommand::ip(words(&format!(
+        "-n {netns} link set dev {core_if} gso_max_segs 1"
+    ))));
     let core = domain.core_rate.bits_per_second();
     let ef = domain.ef_rate_bps() * 105 / 100;
     let lbe = (core / 100).max(8_000);
