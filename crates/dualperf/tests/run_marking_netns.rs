@@ -216,10 +216,13 @@ fn every_data_packet_of_both_ends_carries_ef_and_the_flow_label() {
             from_client += 1;
         }
         let (dscp4, dscp6, flow) = (cols[0], cols[1], cols[2]);
-        // A reset the kernel sends for a connection whose socket is already
-        // gone (tcp-connect closes abortively) has no socket to take a
-        // label from: Linux gives it an automatic one. Its DSCP is checked.
-        let orphan_reset = matches!(cols.get(9), Some(&"1") | Some(&"True"));
+        // A TCP reset (tcp-connect closes abortively) is built by
+        // tcp_v6_send_response, which takes the automatic label from the
+        // socket's hash, not the connected label. Its DSCP is checked.
+        let orphan_reset = cols
+            .get(9)
+            .and_then(|f| u32::from_str_radix(f.trim_start_matches("0x"), 16).ok())
+            .is_some_and(|flags| flags & 0x4 != 0);
         if !dscp4.is_empty() {
             v4 += 1;
             if dscp4 != "46" {
