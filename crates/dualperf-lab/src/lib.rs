@@ -48,6 +48,7 @@ pub mod bpf;
 pub mod capability;
 pub mod cleanup;
 pub mod command;
+pub mod diffserv;
 mod error;
 pub mod facts;
 pub mod mechanism;

@@ -309,6 +309,13 @@ pub fn build_plan(
         }
     }
     steps.extend(mechanism_steps(topology, run, implementations));
+    if let Some(domain) = topology.diffserv() {
+        steps.extend(
+            crate::diffserv::diffserv_commands(topology, run, domain)
+                .into_iter()
+                .map(Step::plain),
+        );
+    }
     steps
 }
 

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use dualperf_model::{
-    FlowCounters, HostFacts, IntervalSample, IpFamily, ProcessCpu, SocketFacts, TcpCounters,
-    TestSpec, UdpReceiveCounters,
+    FlowCounters, HostFacts, IntervalSample, IpFamily, Marking, ProcessCpu, SocketFacts,
+    TcpCounters, TestSpec, UdpReceiveCounters,
 };
 
 /// Identifies the dualperf control protocol in [`Message::Hello`].
@@ -83,6 +83,10 @@ pub struct TestRequest {
     pub server_cpus: Vec<u32>,
     /// Whether the results should carry the server's host facts.
     pub want_host_facts: bool,
+    /// How the server marks its data sockets (DSCP, IPv6 flow label): the
+    /// arm's marking. Absent from older clients: unmarked.
+    #[serde(default, skip_serializing_if = "Marking::is_empty")]
+    pub marking: Marking,
 }
 
 /// The server's data sockets for one test.

@@ -157,7 +157,14 @@ fn run_test(
         server_cpus: request.server_cpus.clone(),
         ..Default::default()
     };
-    let (bound, data_ports) = data::bind(&spec, local_ip, &mut facts)?;
+    let mut marking_notes = Vec::new();
+    let (bound, data_ports) = data::bind(
+        &spec,
+        local_ip,
+        &request.marking,
+        &mut facts,
+        &mut marking_notes,
+    )?;
     let token = u64::from_str_radix(&protocol::auth::new_challenge()[..16], 16).unwrap_or(1);
     channel.send(&Message::Ready(Ready {
         data_ports,
@@ -166,7 +173,7 @@ fn run_test(
     }))?;
     channel.set_timeout(Some(state.limits.handshake_timeout));
     channel.expect("start", |m| matches!(m, Message::Start).then_some(()))?;
-    let sockets = data::tie_to_peer(bound, &spec, peer_ip, token, &mut facts)?;
+    let sockets = data::tie_to_peer(bound, &spec, peer_ip, token, &request.marking, &mut facts)?;
     let running = endpoint::start(&spec, Role::Server, sockets, &request.server_cpus);
     if let Err(error) = channel.send(&Message::Started) {
         running.halt();
@@ -208,7 +215,11 @@ fn run_test(
             && state.host_facts
             && (authenticated || state.handshake.auth_key.is_none()))
         .then(collect_host_facts),
-        notes: server_notes(&outcome, &spec, state),
+        notes: {
+            let mut notes = server_notes(&outcome, &spec, state);
+            notes.extend(marking_notes);
+            notes
+        },
         errors: outcome.errors("server"),
         receive_buffer_drops: outcome.receive_buffer_drops(),
     };

@@ -66,6 +66,7 @@ pub struct Topology {
     pub(crate) server: Option<usize>,
     pub(crate) tunnels: Vec<Tunnel>,
     pub(crate) translators: Vec<Translator>,
+    pub(crate) diffserv: Option<crate::diffserv::DiffServ>,
 }
 
 /// What a node does with packets not addressed to it.
@@ -236,6 +237,11 @@ impl Topology {
             name: name.to_string(),
             source,
         })
+    }
+
+    /// The DiffServ domain of the `[diffserv]` table, if any.
+    pub fn diffserv(&self) -> Option<&crate::diffserv::DiffServ> {
+        self.diffserv.as_ref()
     }
 
     /// Preset name or file path.

@@ -31,6 +31,8 @@ pub struct RawTopology {
     /// `[[translator]]` tables (NAT64), in order.
     #[serde(default)]
     pub translator: Vec<RawTranslator>,
+    /// `[diffserv]`: a DiffServ domain on an edge router ([`crate::diffserv`]).
+    pub diffserv: Option<crate::diffserv::RawDiffServ>,
 }
 
 /// One `[[node]]`.

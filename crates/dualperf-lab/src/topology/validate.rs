@@ -104,6 +104,12 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
     let tunnels = mechanisms::validate_tunnels(&raw.tunnel, &nodes, &links, &names, ends)?;
     let translators =
         mechanisms::validate_translators(&raw.translator, &nodes, &links, &names, ends, &tunnels)?;
+    let roles: Vec<Role> = nodes.iter().map(|n| n.role).collect();
+    let diffserv = raw
+        .diffserv
+        .as_ref()
+        .map(|d| crate::diffserv::validate(d, &names, &roles, &links))
+        .transpose()?;
     Ok(Topology {
         name: name.to_string(),
         description: raw.description.trim().to_string(),
@@ -113,6 +119,7 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
         server,
         tunnels,
         translators,
+        diffserv,
     })
 }
 

@@ -41,6 +41,7 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run hostb --tests tcp-stream --probe    one-way delay under load
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
+  dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
   dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run";
 
 /// Arguments of `dualperf run`.
@@ -65,7 +66,7 @@ pub struct Args {
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label"])]
     pub plan: Option<PathBuf>,
     /// The arm every other arm is compared with [default: v4, else the first arm].
     #[arg(long, value_name = "ARM")]
@@ -212,6 +213,15 @@ pub struct Args {
     /// direction, and report its one-way delay, jitter and loss.
     #[arg(long)]
     pub probe: bool,
+    /// Mark the data packets of both ends with this DiffServ codepoint:
+    /// 0..63 or an RFC 4594 name (ef, af11..af43, cs0..cs7, le, be); set with
+    /// IP_TOS / IPV6_TCLASS on every data socket. Arms are named for it (v6-ef).
+    #[arg(short = 'S', long = "dscp", value_name = "DSCP")]
+    pub dscp: Option<dualperf_model::Dscp>,
+    /// IPv6 flow label (RFC 6437) of both ends' data packets, TCP and UDP
+    /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
+    #[arg(short = 'L', long = "flow-label", value_name = "N")]
+    pub flow_label: Option<dualperf_model::FlowLabel>,
 }
 
 /// `--order` values.
@@ -397,7 +407,13 @@ fn native_arms(args: &Args, targets: &Targets) -> Vec<Arm> {
     };
     families
         .into_iter()
-        .map(|family| Arm::native(family, targets.get(family).clone()))
+        .map(|family| {
+            plan::marked(
+                Arm::native(family, targets.get(family).clone()),
+                args.dscp,
+                args.flow_label,
+            )
+        })
         .collect()
 }
 
