@@ -48,6 +48,8 @@ pub mod bpf;
 pub mod capability;
 pub mod cleanup;
 pub mod command;
+pub mod delay_line;
+pub mod emulation;
 mod error;
 pub mod facts;
 pub mod mechanism;
@@ -64,6 +66,7 @@ pub mod topology;
 
 pub use capability::{can_create_namespaces, Availability, Capabilities, Feature};
 pub use command::{KernelCommand, Runner};
+pub use emulation::LinkEmulation;
 pub use error::{LabError, MissingFeature, TopologyError};
 pub use mechanism::Implementations;
 pub use naming::RunId;
