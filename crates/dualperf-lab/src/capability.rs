@@ -116,7 +116,7 @@ impl Feature {
             Feature::Seg6 => "SRv6 (seg6)",
             Feature::Tayga => "TAYGA",
             Feature::Jool => "Jool",
-            Feature::TcBpf => "tc BPF (cls_bpf) egress",
+            Feature::TcBpf => "tc BPF egress",
             Feature::Tap => "TAP devices",
         }
     }
