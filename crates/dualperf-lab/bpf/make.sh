@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 multiarch="$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"
-for source in encap6in4 decap6in4; do
+for source in encap6in4 decap6in4 linkem; do
   # No -g: no BTF or debug sections, so the object is small and the only
   # place the sentinel addresses occur is the program's instructions.
   clang -O2 -target bpf -I"/usr/include/$multiarch" -c "$source.c" -o "$source.o"

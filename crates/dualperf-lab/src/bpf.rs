@@ -1,4 +1,5 @@
-//! The BPF programs of the 6in4 recipe tunnel (`bpf-lwt`), embedded.
+//! The BPF programs of the 6in4 recipe tunnel (`bpf-lwt`) and of link
+//! emulation without netem (`linkem`), embedded.
 //!
 //! **How they are built, and why.** The C sources live in
 //! `crates/dualperf-lab/bpf/` next to the objects clang made from them
@@ -29,6 +30,53 @@ pub const DECAP_6IN4: &[u8] = include_bytes!("../bpf/decap6in4.o");
 pub const ENCAP_6IN4_SOURCE: &str = include_str!("../bpf/encap6in4.c");
 /// The C source of [`DECAP_6IN4`].
 pub const DECAP_6IN4_SOURCE: &str = include_str!("../bpf/decap6in4.c");
+
+/// The link-emulation program (section `tc`, clsact egress): Bernoulli loss
+/// and the redirect into the user-space delay line (kernel-recipes §5).
+pub const LINK_EMULATION: &[u8] = include_bytes!("../bpf/linkem.o");
+/// The C source of [`LINK_EMULATION`].
+pub const LINK_EMULATION_SOURCE: &str = include_str!("../bpf/linkem.c");
+/// `skb->mark` of frames the delay line sends back out: the program lets
+/// them pass (`LINKEM_MARK` in `bpf/linkem.c`).
+pub const LINKEM_MARK: u32 = 0x0d5e_1a7e;
+/// Sentinel of the loss threshold (drop when `prandom_u32 < threshold`).
+const LOSS_THRESH_SENTINEL: u32 = 0xd510_0501;
+/// Sentinel of the delay line's TAP ifindex (0: no delay line).
+const DELAY_IFINDEX_SENTINEL: u32 = 0xd510_0502;
+
+/// The loss threshold for `loss_ratio` (0.0..=1.0) on a uniform `u32`.
+pub fn loss_threshold(loss_ratio: f64) -> u32 {
+    (loss_ratio.clamp(0.0, 1.0) * 4_294_967_296.0).min(f64::from(u32::MAX)) as u32
+}
+
+/// [`LINK_EMULATION`] dropping `loss_ratio` of the packets and redirecting
+/// the rest to interface `delay_ifindex` (0: none, the packet goes on).
+///
+/// # Panics
+/// If a sentinel does not occur exactly once (a unit test guards this).
+pub fn link_emulation_object(loss_ratio: f64, delay_ifindex: u32) -> Vec<u8> {
+    let mut bytes = LINK_EMULATION.to_vec();
+    for (sentinel, real) in [
+        (LOSS_THRESH_SENTINEL, loss_threshold(loss_ratio)),
+        (DELAY_IFINDEX_SENTINEL, delay_ifindex),
+    ] {
+        // the low 32 bits of a 64-bit immediate load, little-endian (x86 BPF)
+        let needle = sentinel.to_le_bytes();
+        let hits: Vec<usize> = bytes
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == needle)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(
+            hits.len(),
+            1,
+            "sentinel {sentinel:#x} must occur once in linkem.o"
+        );
+        bytes[hits[0]..hits[0] + 4].copy_from_slice(&real.to_le_bytes());
+    }
+    bytes
+}
 
 /// The sentinel standing for this end's address (`TUN_SRC`, `LOCAL_V4`).
 pub const LOCAL_SENTINEL: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 201);
@@ -139,6 +187,20 @@ mod tests {
     }
 
     #[test]
+    fn the_link_emulation_object_takes_its_threshold_and_ifindex() {
+        let object = link_emulation_object(0.01, 4242);
+        assert_eq!(object.len(), LINK_EMULATION.len());
+        let count = |needle: [u8; 4]| object.windows(4).filter(|w| *w == needle).count();
+        assert_eq!(count(loss_threshold(0.01).to_le_bytes()), 1);
+        assert_eq!(count(4242u32.to_le_bytes()), 1);
+        assert_eq!(count(LOSS_THRESH_SENTINEL.to_le_bytes()), 0);
+        assert_eq!(count(LINKEM_MARK.to_le_bytes()), 1);
+        assert_eq!(loss_threshold(0.0), 0);
+        assert_eq!(loss_threshold(1.0), u32::MAX);
+        assert_eq!(loss_threshold(0.5), 1 << 31);
+    }
+
+    #[test]
     fn the_objects_hold_their_sections_and_license() {
         for program in [Program::Encap, Program::Decap] {
             let object = program.object();
@@ -185,9 +247,14 @@ mod tests {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "x86_64-linux-gnu".into());
-        for program in [Program::Encap, Program::Decap] {
-            let source = dir.join(program.file_name().replace(".o", ".c"));
-            let built = out.join(program.file_name());
+        let objects = [
+            ("encap6in4.o", Program::Encap.object()),
+            ("decap6in4.o", Program::Decap.object()),
+            ("linkem.o", LINK_EMULATION),
+        ];
+        for (file_name, object) in objects {
+            let source = dir.join(file_name.replace(".o", ".c"));
+            let built = out.join(file_name);
             let status = Command::new("clang")
                 .args(["-O2", "-target", "bpf"])
                 .arg(format!("-I/usr/include/{multiarch}"))
@@ -200,9 +267,8 @@ mod tests {
             assert!(status.success(), "clang failed on {}", source.display());
             let rebuilt = std::fs::read(&built).unwrap();
             assert!(
-                rebuilt == program.object(),
-                "{} differs from what bpf/make.sh builds from its source: run crates/dualperf-lab/bpf/make.sh and commit the object",
-                program.file_name()
+                rebuilt == object,
+                "{file_name} differs from what bpf/make.sh builds from its source: run crates/dualperf-lab/bpf/make.sh and commit the object"
             );
         }
         let _ = std::fs::remove_dir_all(&out);

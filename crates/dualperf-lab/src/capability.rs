@@ -62,11 +62,15 @@ pub enum Feature {
     Tayga,
     /// The Jool NAT64 kernel module and its `jool` tool.
     Jool,
+    /// tc BPF filters on clsact egress (cls_bpf): loss without netem.
+    TcBpf,
+    /// TAP devices: the user-space delay line without netem.
+    Tap,
 }
 
 impl Feature {
     /// Every feature, in report order.
-    pub const ALL: [Feature; 19] = [
+    pub const ALL: [Feature; 21] = [
         Feature::Veth,
         Feature::Ipv6,
         Feature::Forwarding,
@@ -86,6 +90,8 @@ impl Feature {
         Feature::Seg6,
         Feature::Tayga,
         Feature::Jool,
+        Feature::TcBpf,
+        Feature::Tap,
     ];
 
     /// Short name, e.g. `qdisc netem`.
@@ -110,6 +116,8 @@ impl Feature {
             Feature::Seg6 => "SRv6 (seg6)",
             Feature::Tayga => "TAYGA",
             Feature::Jool => "Jool",
+            Feature::TcBpf => "tc BPF egress",
+            Feature::Tap => "TAP devices",
         }
     }
 
@@ -159,6 +167,8 @@ impl Feature {
             Feature::Seg6 => "CONFIG_IPV6_SEG6_LWTUNNEL",
             Feature::Tayga => "package tayga",
             Feature::Jool => "jool",
+            Feature::TcBpf => "cls_bpf, sch_ingress (clsact)",
+            Feature::Tap => "tun",
         }
     }
 
@@ -172,7 +182,7 @@ impl Feature {
                 "link rates with qdisc = \"htb\" (the default, e.g. the bottleneck preset)"
             }
             Feature::Tbf => "link rates with qdisc = \"tbf\"",
-            Feature::Netem => "delay, jitter and loss on links",
+            Feature::Netem => "netem for delay, jitter and loss on links (the cls_bpf loss program and the user-space delay line are used instead, if present)",
             Feature::Prio => "strict-priority queues (DiffServ EF scenarios)",
             Feature::FqCodel => "fq_codel AQM comparisons",
             Feature::Sfq => "stochastic fair queueing comparisons",
@@ -194,6 +204,8 @@ impl Feature {
             Feature::Seg6 => "4in6 tunnels where ip6tnl is missing (the four-in-six preset)",
             Feature::Tayga => "NAT64 where Jool is missing (the nat64 preset)",
             Feature::Jool => "NAT64 in the kernel (TAYGA in user space is used instead)",
+            Feature::TcBpf => "link loss where netem is missing (the cls_bpf loss program)",
+            Feature::Tap => "link delay and jitter where netem is missing (the user-space delay line)",
         }
     }
 
@@ -356,6 +368,33 @@ impl Feature {
                 ]),
                 vec![KernelCommand::ip(["-n", netns, "link", "del", "dspprobe0"])],
             ),
+            Feature::TcBpf => {
+                let linkem = files.join("probe-linkem.o").display().to_string();
+                // The 6in4 probe may have added the clsact already.
+                ProbeSteps {
+                    prepare: vec![KernelCommand::tc([
+                        "-n", netns, "qdisc", "add", "dev", "lo", "clsact",
+                    ])],
+                    decide: vec![KernelCommand::tc([
+                        "-n", netns, "filter", "add", "dev", "lo", "egress", "pref", "1", "bpf",
+                        "da", "obj", &linkem, "sec", "tc",
+                    ])],
+                    cleanup: Vec::new(),
+                }
+            }
+            Feature::Tap => one(
+                KernelCommand::ip([
+                    "-n",
+                    netns,
+                    "tuntap",
+                    "add",
+                    "dev",
+                    "dspprobe0",
+                    "mode",
+                    "tap",
+                ]),
+                vec![KernelCommand::ip(["-n", netns, "link", "del", "dspprobe0"])],
+            ),
             Feature::Jool => ProbeSteps {
                 prepare: if find_program("modprobe") {
                     vec![KernelCommand::new("modprobe", ["jool"])]
@@ -463,7 +502,13 @@ impl Capabilities {
         let files = std::env::temp_dir().join(format!("{netns}-files"));
         let files_ready = std::fs::create_dir_all(&files)
             .and_then(|_| std::fs::write(files.join("probe-encap.o"), crate::bpf::ENCAP_6IN4))
-            .and_then(|_| std::fs::write(files.join("probe-decap.o"), crate::bpf::DECAP_6IN4));
+            .and_then(|_| std::fs::write(files.join("probe-decap.o"), crate::bpf::DECAP_6IN4))
+            .and_then(|_| {
+                std::fs::write(
+                    files.join("probe-linkem.o"),
+                    crate::bpf::link_emulation_object(0.0, 0),
+                )
+            });
         let mut results = Vec::with_capacity(features.len());
         for &feature in features {
             results.push((feature, probe_one(runner, feature, scratch.name(), &files)?));

@@ -173,6 +173,16 @@ pub enum LabError {
         reason: String,
     },
 
+    /// The user-space delay line of a link direction could not start.
+    #[error("starting the delay line of {direction}")]
+    DelayLine {
+        /// `link[N] A→B`.
+        direction: String,
+        /// The system call that failed.
+        #[source]
+        source: io::Error,
+    },
+
     /// A file of the testbed's work directory could not be written.
     #[error("writing `{path}`")]
     WorkFile {

@@ -89,6 +89,9 @@ pub fn testbed_facts(
                             delay_us: shaping.delay.as_micros() as u64,
                             jitter_us: shaping.jitter.as_micros() as u64,
                             loss_ratio: shaping.loss_ratio,
+                            emulation: shaping
+                                .needs_netem()
+                                .then(|| implementations.link_emulation.key().to_string()),
                         })
                 })
                 .collect();
@@ -100,7 +103,7 @@ pub fn testbed_facts(
                             "{}→{}: {}",
                             name_of(link.node(end)),
                             name_of(link.node(end.peer())),
-                            shaping.describe()
+                            shaping.describe_with(implementations.link_emulation)
                         )
                     })
                 })

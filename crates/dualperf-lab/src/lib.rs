@@ -48,7 +48,9 @@ pub mod bpf;
 pub mod capability;
 pub mod cleanup;
 pub mod command;
+pub mod delay_line;
 pub mod diffserv;
+pub mod emulation;
 mod error;
 pub mod facts;
 pub mod mechanism;
@@ -65,6 +67,7 @@ pub mod topology;
 
 pub use capability::{can_create_namespaces, Availability, Capabilities, Feature};
 pub use command::{KernelCommand, Runner};
+pub use emulation::LinkEmulation;
 pub use error::{LabError, MissingFeature, TopologyError};
 pub use mechanism::Implementations;
 pub use naming::RunId;

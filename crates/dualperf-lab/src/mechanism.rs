@@ -50,6 +50,8 @@ pub struct Implementations {
     pub tunnels: Vec<Implementation>,
     /// One per `[[translator]]`.
     pub translators: Vec<Implementation>,
+    /// How links get delay, jitter and loss.
+    pub link_emulation: crate::emulation::LinkEmulation,
 }
 
 /// The features an implementation needs.
@@ -225,10 +227,18 @@ impl Implementations {
                 )
             })
             .collect();
+        let link_emulation = match crate::emulation::LinkEmulation::choose(topology, capabilities) {
+            Ok(emulation) => emulation,
+            Err(more) => {
+                missing.extend(more);
+                crate::emulation::LinkEmulation::Netem
+            }
+        };
         if missing.is_empty() {
             Ok(Implementations {
                 tunnels,
                 translators,
+                link_emulation,
             })
         } else {
             Err(LabError::MissingFeatures { missing })
@@ -256,6 +266,7 @@ impl Implementations {
                         .unwrap_or(Implementation::candidates(MechanismKind::Translator(t.kind))[1])
                 })
                 .collect(),
+            link_emulation: crate::emulation::LinkEmulation::BpfDelayLine,
         }
     }
 

@@ -23,6 +23,7 @@ use dualperf_model::IpFamily;
 
 use crate::bpf::Program;
 use crate::command::KernelCommand;
+use crate::emulation::LinkEmulation;
 use crate::mechanism::{mechanism_steps, node_sysctls, Implementations};
 use crate::naming::{interface_name, namespace_name, LinkEnd, RunId};
 use crate::routes::routes_of;
@@ -279,9 +280,15 @@ pub fn build_plan(
                 let netns = netns_of(link.node(end));
                 let interface = interface_name(run, index, end);
                 steps.extend(
-                    shaping_commands(&netns, &interface, link.mtu_bytes, shaping)
-                        .into_iter()
-                        .map(Step::plain),
+                    shaping_commands(
+                        &netns,
+                        &interface,
+                        link.mtu_bytes,
+                        shaping,
+                        implementations.link_emulation == LinkEmulation::Netem,
+                    )
+                    .into_iter()
+                    .map(Step::plain),
                 );
             }
         }
@@ -515,6 +522,7 @@ mod tests {
         let (lines, teardown) = lines_with("tunnel-router-router", |t| Implementations {
             tunnels: vec![crate::Implementation::Sit; t.tunnels().len()],
             translators: Vec::new(),
+            ..Default::default()
         });
         assert!(has(&lines, "ip -n dsp-t1-router1 link add dspt1-t0 type sit local 10.180.2.1 remote 10.180.3.2 ttl 64"), "{lines:#?}");
         assert!(has(
@@ -539,6 +547,7 @@ mod tests {
         let (lines, _) = lines_with("four-in-six", |t| Implementations {
             tunnels: vec![crate::Implementation::Ip6tnl; t.tunnels().len()],
             translators: Vec::new(),
+            ..Default::default()
         });
         assert!(has(&lines, "ip -n dsp-t1-router1 link add dspt1-t0 type ip6tnl mode ipip6 local fd00:dead:beef:2::1 remote fd00:dead:beef:3::2 encaplimit none hoplimit 64"), "{lines:#?}");
         assert!(has(
@@ -595,6 +604,7 @@ mod tests {
         let (lines, teardown) = lines_with("nat64", |_| Implementations {
             tunnels: Vec::new(),
             translators: vec![crate::Implementation::Jool],
+            ..Default::default()
         });
         assert!(has(&lines, "ip netns exec dsp-t1-router jool instance add dspt1n0 --netfilter --pool6 64:ff9b::/96"), "{lines:#?}");
         assert_eq!(

@@ -20,6 +20,8 @@ use dualperf_model::{IpFamily, TestbedFacts};
 
 use crate::capability::{Capabilities, Feature};
 use crate::command::{KernelCommand, Runner};
+use crate::delay_line::{DelayLine, DelayLineStats};
+use crate::emulation::{start_user_space, LinkEmulation};
 use crate::error::{LabError, MissingFeature};
 use crate::facts::testbed_facts;
 use crate::mechanism::Implementations;
@@ -43,8 +45,10 @@ pub struct BuildOptions {
 /// removes its veth pairs and namespaces.
 #[derive(Debug)]
 pub struct Testbed {
-    // Field order is drop order: daemons stop first, then devices and
-    // instances go, veth pairs before their namespaces, the work directory last.
+    // Field order is drop order: delay lines and daemons stop first, then
+    // devices and instances go, veth pairs before their namespaces, the work
+    // directory last.
+    delay_lines: Vec<DelayLine>,
     daemons: Vec<Daemon>,
     undo: UndoStack,
     links: Vec<VethPair>,
@@ -88,9 +92,6 @@ pub fn required_features(topology: &Topology) -> Vec<(Feature, String)> {
                     crate::topology::RateQdisc::Tbf => Feature::Tbf,
                 };
                 needs.push((feature, format!("{direction} rate")));
-            }
-            if shaping.needs_netem() {
-                needs.push((Feature::Netem, format!("{direction} delay/jitter/loss")));
             }
         }
     }
@@ -203,6 +204,7 @@ impl Testbed {
             return Err(LabError::MissingFeatures { missing });
         };
         let mut testbed = Testbed {
+            delay_lines: Vec::new(),
             daemons: Vec::new(),
             undo: UndoStack::default(),
             links: Vec::new(),
@@ -243,6 +245,9 @@ impl Testbed {
                 None => {}
             }
         }
+        if testbed.implementations.link_emulation == LinkEmulation::BpfDelayLine {
+            testbed.delay_lines = start_user_space(&runner, topology, run)?;
+        }
         wait_until_links_are_ready(&runner, topology, run, options.interrupt.as_deref())?;
         Ok(testbed)
     }
@@ -279,6 +284,19 @@ impl Testbed {
     /// their pid files: for CPU accounting next to a NAT64 result.
     pub fn daemon_pids(&self) -> Vec<i32> {
         self.daemons.iter().filter_map(Daemon::pid).collect()
+    }
+
+    /// How delay, jitter and loss are made on this testbed.
+    pub fn link_emulation(&self) -> LinkEmulation {
+        self.implementations.link_emulation
+    }
+
+    /// The counters of each running delay line, with its TAP's name.
+    pub fn delay_line_stats(&self) -> Vec<(String, DelayLineStats)> {
+        self.delay_lines
+            .iter()
+            .map(|line| (line.config().tap.clone(), line.stats()))
+            .collect()
     }
 
     /// The run id in every name.
@@ -447,6 +465,11 @@ impl Testbed {
     /// Leaves the testbed up after this handle is gone (for `dualperf lab up`);
     /// remove it later with [`crate::cleanup::clean`] on its run prefix.
     pub fn keep(mut self) -> RunId {
+        if !self.delay_lines.is_empty() {
+            eprintln!(
+                "warning: this testbed's delay lines are threads of this process; they stop when it exits, and the delayed link directions then drop every packet. Use a kernel with netem to keep an emulated testbed up."
+            );
+        }
         for daemon in self.daemons.drain(..) {
             daemon.release();
         }
@@ -474,6 +497,7 @@ impl Testbed {
         // Daemons stop and devices go first; links vanish with their
         // namespaces; dropping the handles deletes them explicitly in case
         // something else holds a namespace open.
+        self.delay_lines.clear();
         self.daemons.clear();
         self.undo.0.clear();
         self.links.clear();

@@ -113,6 +113,12 @@ pub struct TestbedEgress {
     pub jitter_us: u64,
     /// Share of packets dropped (netem), 0.0..=1.0.
     pub loss_ratio: f64,
+    /// How delay, jitter and loss were made: "netem", or "bpf-delay-line"
+    /// (loss in a cls_bpf program, delay in the lab's user-space delay
+    /// line); absent when the direction has none of them, or in results
+    /// written before the field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<String>,
 }
 
 #[cfg(test)]

@@ -170,6 +170,16 @@ impl Shaping {
         !self.delay.is_zero() || !self.jitter.is_zero() || self.loss_ratio > 0.0
     }
 
+    /// As [`Shaping::describe`], naming the emulation that makes the delay
+    /// and loss, e.g. `htb 10.000 Mbit/s, bpf-delay-line delay 50ms …`.
+    pub fn describe_with(&self, emulation: crate::emulation::LinkEmulation) -> String {
+        let text = self.describe();
+        match emulation {
+            crate::emulation::LinkEmulation::Netem => text,
+            other => text.replace("netem delay", &format!("{} delay", other.key())),
+        }
+    }
+
     /// Human-readable, e.g. `htb 10.000 Mbit/s, queue 100 packets`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();

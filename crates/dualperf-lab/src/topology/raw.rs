@@ -116,8 +116,10 @@ pub struct RawLink {
     pub delay: Option<String>,
     /// Delay variation, e.g. `"2ms"` (needs netem).
     pub jitter: Option<String>,
-    /// Share of packets dropped, 0.0..=1.0 (needs netem).
+    /// Share of packets dropped, 0.0..=1.0 (netem, or the cls_bpf loss program).
     pub loss_ratio: Option<f64>,
+    /// The same as a percentage, e.g. `"1%"` (give this or `loss_ratio`).
+    pub loss: Option<String>,
     /// Per-direction overrides keyed by the sending node.
     #[serde(default)]
     pub egress: BTreeMap<String, RawShaping>,
@@ -139,6 +141,8 @@ pub struct RawShaping {
     pub jitter: Option<String>,
     /// See [`RawLink::loss_ratio`].
     pub loss_ratio: Option<f64>,
+    /// See [`RawLink::loss`].
+    pub loss: Option<String>,
 }
 
 impl RawLink {
@@ -151,6 +155,7 @@ impl RawLink {
             delay: self.delay.clone(),
             jitter: self.jitter.clone(),
             loss_ratio: self.loss_ratio,
+            loss: self.loss.clone(),
         }
     }
 }
@@ -165,6 +170,7 @@ impl RawShaping {
             delay: over.delay.clone().or_else(|| self.delay.clone()),
             jitter: over.jitter.clone().or_else(|| self.jitter.clone()),
             loss_ratio: over.loss_ratio.or(self.loss_ratio),
+            loss: over.loss.clone().or_else(|| self.loss.clone()),
         }
     }
 }

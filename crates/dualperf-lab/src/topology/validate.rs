@@ -348,7 +348,21 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
             "jitter varies a delay; set `delay` too",
         ));
     }
-    let loss_ratio = raw.loss_ratio.unwrap_or(0.0);
+    let loss_ratio = match (&raw.loss, raw.loss_ratio) {
+        (Some(_), Some(_)) => {
+            return Err(TopologyError::at(
+                format!("{key}.loss"),
+                "give `loss` (a percentage) or `loss_ratio`, not both",
+            ))
+        }
+        (Some(text), None) => parse_loss_percent(text).ok_or_else(|| {
+            TopologyError::at(
+                format!("{key}.loss"),
+                format!("\"{text}\" is not a percentage such as \"1%\" or \"0.5%\""),
+            )
+        })?,
+        (None, ratio) => ratio.unwrap_or(0.0),
+    };
     if !(0.0..=1.0).contains(&loss_ratio) {
         return Err(TopologyError::at(
             format!("{key}.loss_ratio"),
@@ -391,6 +405,12 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
     Ok(Some(shaping))
 }
 
+/// `"1%"` → 0.01; `None` unless it is a number followed by `%` in 0..=100.
+fn parse_loss_percent(text: &str) -> Option<f64> {
+    let percent: f64 = text.trim().strip_suffix('%')?.trim().parse().ok()?;
+    (0.0..=100.0).contains(&percent).then_some(percent / 100.0)
+}
+
 fn check_subnet_overlap(given: &[(Option<Ipv4Subnet>, Option<Ipv6Subnet>)]) -> Result<()> {
     for (i, (a4, a6)) in given.iter().enumerate() {
         for (j, (b4, b6)) in given.iter().enumerate().skip(i + 1) {
@@ -431,6 +451,7 @@ fn check_connected(nodes: &[Node], links: &[Link]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::parse_loss_percent;
     use crate::error::LabError;
     use crate::topology::Topology;
 
@@ -487,6 +508,32 @@ mod tests {
         assert!(
             err.to_string().contains("unknown field `forwarding`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn loss_is_a_percentage_and_excludes_loss_ratio() {
+        assert_eq!(parse_loss_percent("1%"), Some(0.01));
+        assert_eq!(parse_loss_percent(" 0.5 % "), Some(0.005));
+        assert_eq!(parse_loss_percent("1"), None);
+        assert_eq!(parse_loss_percent("101%"), None);
+        let link = |keys: &str| {
+            format!(
+                "description = \"d\"\n[[node]]\nname = \"client\"\n[[node]]\nname = \"server\"\n[[link]]\nbetween = [\"client\", \"server\"]\n{keys}\n"
+            )
+        };
+        let t = Topology::from_toml(
+            "t",
+            &link("delay = \"50ms\"\njitter = \"2ms\"\nloss = \"1%\""),
+        )
+        .unwrap();
+        let shaping = t.links()[0].egress[0].as_ref().unwrap();
+        assert_eq!(shaping.loss_ratio, 0.01);
+        assert_eq!(shaping.delay, std::time::Duration::from_millis(50));
+        let both = Topology::from_toml("t", &link("loss = \"1%\"\nloss_ratio = 0.01")).unwrap_err();
+        assert!(
+            both.to_string().contains("not both") || format!("{both:?}").contains("not both"),
+            "{both:?}"
         );
     }
 

@@ -11,6 +11,7 @@ use dualperf_lab::naming::run_namespace_prefix;
 use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
 
 mod clean_owner;
+mod emulation;
 mod helpers;
 mod processes;
 mod reachability;

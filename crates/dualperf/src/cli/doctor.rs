@@ -81,6 +81,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for line in dualperf_lab::mechanism::support(&capabilities) {
         println!("{:<22} {}", line.label(), line.describe());
     }
+    println!();
+    println!("link emulation (delay, jitter and loss on lab links):");
+    match dualperf_lab::LinkEmulation::best(&capabilities) {
+        Some(emulation) => println!(
+            "{:<22} {} ({})",
+            "link emulation",
+            emulation.key(),
+            emulation.describe()
+        ),
+        None => println!(
+            "{:<22} NONE: no netem, and the BPF delay line needs tc BPF and TAP devices",
+            "link emulation"
+        ),
+    }
     let missing = capabilities.missing();
     if missing.is_empty() {
         println!("every probed feature is available");
