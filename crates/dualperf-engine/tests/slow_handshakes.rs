@@ -8,6 +8,8 @@
 //!
 //! Bounded: 1,000 connections to 127.0.0.0/8 only, at most ~15 s.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};

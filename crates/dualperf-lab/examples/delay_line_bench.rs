@@ -7,6 +7,8 @@
 //! Run it with `crates/dualperf-lab/bench/delay-line.sh` (release build).
 //! Arguments: `PPS PAYLOAD_BYTES SECONDS [DELAY]`, e.g. `100000 64 3`.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::process::Command;

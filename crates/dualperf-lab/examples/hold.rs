@@ -12,6 +12,8 @@
 //! ready
 //! ```
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::io::Read;
 
 use dualperf_lab::{cleanup, preset, BuildOptions, Runner, Testbed};

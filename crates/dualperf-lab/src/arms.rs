@@ -137,7 +137,7 @@ impl Topology {
 
 /// The arm of tunnel `index` when it carries the topology's client to its
 /// server (what the facts record), else `None`.
-pub fn tunnel_arm(topology: &Topology, index: usize) -> Option<Arm> {
+pub(crate) fn tunnel_arm(topology: &Topology, index: usize) -> Option<Arm> {
     let tunnel = topology.tunnels().get(index)?;
     (Some(tunnel.carries[0]) == topology.client && Some(tunnel.carries[1]) == topology.server)
         .then(|| topology.tunnel_arm_unchecked(index))
@@ -146,7 +146,7 @@ pub fn tunnel_arm(topology: &Topology, index: usize) -> Option<Arm> {
 
 /// The arm of translator `index`: IPv6 from the client to the server's IPv4
 /// address embedded in the NAT64 prefix.
-pub fn translator_arm(topology: &Topology, index: usize) -> Option<Arm> {
+pub(crate) fn translator_arm(topology: &Topology, index: usize) -> Option<Arm> {
     let translator = topology.translators().get(index)?;
     let server = topology.server?;
     let IpAddr::V4(v4) = topology.address(server, IpFamily::V4)?.address else {

@@ -3,6 +3,8 @@
 //!
 //! `cargo run -q -p dualperf-scan --example scan_json -- PATH...`
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::path::PathBuf;
 
 use dualperf_scan::output::to_json;

@@ -1,6 +1,8 @@
 //! End to end: the `dualperf` binary measures 127.0.0.1 against ::1 with an
 //! in-process server and writes a valid result document.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 
 use dualperf_model::{IpFamily, RunResult, TrialOutcome};

@@ -4,6 +4,8 @@
 //! Needs root, `ip` and `tshark`; skips without them unless
 //! DUALPERF_REQUIRE_PRIVILEGED is set, then it fails.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -3,6 +3,8 @@
 //! extreme values are usage errors (exit 2, never a panic), and `run`
 //! honours SIGTERM with exit code 130. Traffic only to loopback.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

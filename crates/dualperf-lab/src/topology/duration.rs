@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// Longest duration a topology may give (a link's delay or jitter): 60 s.
 /// Anything longer is a typo, and would stall every test on the link.
-pub const MAX_DURATION: Duration = Duration::from_secs(60);
+pub(super) const MAX_DURATION: Duration = Duration::from_secs(60);
 
 /// Parses `"15ms"`, `"1.5ms"`, `"200us"`, `"2s"` or `"0"` into a [`Duration`].
 ///

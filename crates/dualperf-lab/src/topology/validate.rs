@@ -290,9 +290,9 @@ fn validate_egress(
 }
 
 /// Highest link rate a topology may ask for: 1 Tbit/s.
-pub const MAX_LINK_RATE: BitRate = BitRate::from_bits_per_second(1_000_000_000_000);
+pub(super) const MAX_LINK_RATE: BitRate = BitRate::from_bits_per_second(1_000_000_000_000);
 /// Longest queue in front of a shaper, packets.
-pub const MAX_QUEUE_LIMIT_PACKETS: u32 = 1_000_000;
+pub(super) const MAX_QUEUE_LIMIT_PACKETS: u32 = 1_000_000;
 
 fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
     let rate = raw

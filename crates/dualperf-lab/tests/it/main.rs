@@ -5,6 +5,8 @@
 //! Every test builds its testbed under its own [`RunId`] (pid + counter), so
 //! tests running in parallel never touch each other's namespaces.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 
 use dualperf_lab::naming::run_namespace_prefix;

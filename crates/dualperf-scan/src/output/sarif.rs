@@ -26,7 +26,7 @@ fn uri_of(path: &str) -> String {
 }
 
 /// The schema URI written into the log.
-pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(super) const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// Renders `report` as a SARIF 2.1.0 log (pretty JSON).
 pub fn to_sarif(report: &ScanReport) -> String {

@@ -16,7 +16,7 @@ use dualperf_check::{
 
 /// Arguments of `dualperf check`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// HOST[:PORT] to check: a name, an IPv4 literal, or an IPv6 literal (bare or `[v6]:port`).
     #[arg(required_unless_present = "local", conflicts_with = "local")]
     pub target: Option<String>,
@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf check`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.local {
         let matrix = measure_local().map_err(|e| super::Failure::environment(format!("{e:#}")))?;
         if args.json {

@@ -16,7 +16,7 @@ const CAP_NET_ADMIN_BIT: u32 = 12;
 
 /// Arguments of `dualperf doctor`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Echo every probe command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
@@ -34,7 +34,7 @@ fn has_net_admin() -> Option<bool> {
 }
 
 /// Runs `dualperf doctor`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // SAFETY: geteuid(2) cannot fail and touches no memory.
     let euid = unsafe { libc::geteuid() };
     let net_admin = match has_net_admin() {

@@ -15,18 +15,18 @@ use dualperf_model::TestSpec;
 use crate::cli::Failure;
 
 /// Exit code after an interrupt (128 + SIGINT), as shells and `lab` use.
-pub const INTERRUPTED: u8 = 130;
+pub(crate) const INTERRUPTED: u8 = 130;
 
 /// Most repetitions of a point (`--repeat`): the plan of every trial is
 /// built up front, and 10,000 repetitions of a 1 s trial are already days.
-pub const MAX_REPEAT: u32 = 10_000;
+pub(crate) const MAX_REPEAT: u32 = 10_000;
 
 /// Checks the plan: `--repeat` against [`MAX_REPEAT`], every point against
 /// the protocol's bounds (write size, streams, rate, intervals, duration).
 ///
 /// # Errors
 /// A usage error (exit code 2) naming the first point and bound broken.
-pub fn check_plan(points: &[TestSpec], repeat: u32) -> anyhow::Result<()> {
+pub(crate) fn check_plan(points: &[TestSpec], repeat: u32) -> anyhow::Result<()> {
     if repeat > MAX_REPEAT {
         return Err(Failure::usage(format!(
             "--repeat {repeat} exceeds the maximum of {MAX_REPEAT}"
@@ -42,7 +42,7 @@ pub fn check_plan(points: &[TestSpec], repeat: u32) -> anyhow::Result<()> {
 /// The process-wide stop flag, with the SIGINT/SIGTERM handler installed on
 /// first use: the first signal raises the flag, the second exits with
 /// [`INTERRUPTED`] at once.
-pub fn stop_flag() -> Arc<AtomicBool> {
+pub(crate) fn stop_flag() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));

@@ -13,7 +13,7 @@ use dualperf_scan::{rule, scan_paths, Baseline, Language, ScanOptions, RULES};
 
 /// Arguments of `dualperf scan`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Files or directories to scan (default: the current directory).
     pub paths: Vec<PathBuf>,
     /// Print findings and plan as JSON.
@@ -61,7 +61,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf scan`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     if let Some(id) = &args.explain {
         let Some(rule) = rule(id) else {

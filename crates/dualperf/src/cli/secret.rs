@@ -19,10 +19,10 @@ use std::path::Path;
 use crate::cli::Failure;
 
 /// The environment variable holding the shared key.
-pub const ENV_KEY: &str = "DUALPERF_AUTH_KEY";
+pub(crate) const ENV_KEY: &str = "DUALPERF_AUTH_KEY";
 
 /// What replaces a key in a recorded command line.
-pub const REDACTED: &str = "<redacted>";
+pub(crate) const REDACTED: &str = "<redacted>";
 
 /// The flags whose value is a secret.
 const SECRET_FLAGS: [&str; 1] = ["--auth-key"];
@@ -32,7 +32,10 @@ const SECRET_FLAGS: [&str; 1] = ["--auth-key"];
 ///
 /// # Errors
 /// A usage error (exit code 2) for an unreadable file or an empty key.
-pub fn load_auth_key(file: Option<&Path>, inline: Option<&str>) -> anyhow::Result<Option<Vec<u8>>> {
+pub(crate) fn load_auth_key(
+    file: Option<&Path>,
+    inline: Option<&str>,
+) -> anyhow::Result<Option<Vec<u8>>> {
     load_auth_key_from(file, inline, std::env::var_os(ENV_KEY))
 }
 
@@ -40,7 +43,7 @@ pub fn load_auth_key(file: Option<&Path>, inline: Option<&str>) -> anyhow::Resul
 ///
 /// # Errors
 /// As [`load_auth_key`].
-pub fn load_auth_key_from(
+pub(crate) fn load_auth_key_from(
     file: Option<&Path>,
     inline: Option<&str>,
     environment: Option<OsString>,
@@ -112,7 +115,7 @@ fn warn_if_readable_by_others(path: &Path) {
 /// The command line with every secret value replaced by [`REDACTED`]:
 /// `--auth-key KEY` and `--auth-key=KEY` (the file name of
 /// `--auth-key-file` is kept: it is not the secret).
-pub fn redact_command_line(args: &[String]) -> Vec<String> {
+pub(crate) fn redact_command_line(args: &[String]) -> Vec<String> {
     let mut redacted = Vec::with_capacity(args.len());
     let mut secret_next = false;
     for arg in args {

@@ -27,7 +27,7 @@ use super::secret;
   dualperf serve -B 2001:db8::7 -p 6000   one address, another port
   dualperf serve --auth-key-file /etc/dualperf.key --max-sessions 2
   DUALPERF_AUTH_KEY=\"$SECRET\" dualperf serve --no-host-facts")]
-pub struct Args {
+pub(crate) struct Args {
     /// Control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
     pub port: u16,
@@ -86,7 +86,7 @@ pub struct Args {
 ///
 /// # Errors
 /// A usage error naming the flag and its range.
-pub fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
+pub(crate) fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
     let max_session_memory = args.max_session_memory.saturating_mul(1 << 20);
     let limits = ServerLimits {
         max_duration: Duration::from_secs(args.max_duration),
@@ -105,7 +105,7 @@ pub fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
 }
 
 /// Runs `dualperf serve` until the process is stopped.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = limits(&args)?;
     let auth_key = secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
     let config = ServerConfig {

@@ -22,12 +22,12 @@ use super::output::write_json;
 use super::progress::ProgressView;
 
 /// The hidden `run` flag of the measuring child: write the raw result here.
-pub const MEASURE_ONLY_FLAG: &str = "--measure-only";
+pub(crate) const MEASURE_ONLY_FLAG: &str = "--measure-only";
 
 /// Runs every trial of `config` in this process. Never fails: a failed
 /// trial is recorded as such; a raised `stop` flag ends the run after the
 /// current trial with `complete = false` and the reason in `errors`.
-pub fn in_process(
+pub(crate) fn in_process(
     config: &RunConfig,
     options: ClientOptions,
     stop: Option<Arc<AtomicBool>>,
@@ -49,7 +49,7 @@ pub fn in_process(
 }
 
 /// `run` arguments of the measuring child: `run --plan PLAN --measure-only RAW`.
-pub fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
+pub(crate) fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
     vec![
         "run".into(),
         "--plan".into(),
@@ -63,7 +63,7 @@ pub fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
+pub(crate) fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
     write_json(path, config, true)
 }
 
@@ -71,7 +71,7 @@ pub fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// When the child wrote nothing (it died) or something unreadable.
-pub fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
+pub(crate) fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("the measuring child wrote no result {}", path.display()))?;
     serde_json::from_str(&text)

@@ -24,7 +24,7 @@ use super::output::{is_stdout, write_atomically, write_json};
 
 /// Where a finished result goes.
 #[derive(Clone, Debug, Default)]
-pub struct Outputs {
+pub(crate) struct Outputs {
     /// The JSON result (`-`: standard output).
     pub json: Option<PathBuf>,
     /// Indent the JSON.
@@ -41,7 +41,7 @@ pub struct Outputs {
 
 /// How much to print.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct View {
+pub(crate) struct View {
     /// Also print the per-metric comparison table.
     pub verbose: bool,
     /// Print nothing on standard output (the JSON goes there).
@@ -52,7 +52,11 @@ pub struct View {
 ///
 /// # Errors
 /// The first output that could not be written (after trying all of them).
-pub fn finish(mut result: RunResult, outputs: &Outputs, view: View) -> anyhow::Result<RunResult> {
+pub(crate) fn finish(
+    mut result: RunResult,
+    outputs: &Outputs,
+    view: View,
+) -> anyhow::Result<RunResult> {
     result.analysis = Some(dualperf_stats::analyse(&result));
     let keep = keeping(outputs);
     for trial in &mut result.trials {
@@ -70,7 +74,7 @@ pub fn finish(mut result: RunResult, outputs: &Outputs, view: View) -> anyhow::R
 ///
 /// # Errors
 /// The first output that could not be written.
-pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
+pub(crate) fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
     let mut first_error: Option<anyhow::Error> = None;
     let mut keep = |what: anyhow::Result<String>| match what {
         Ok(line) if !line.is_empty() => eprintln!("dualperf: {line}"),
@@ -142,7 +146,7 @@ fn write_csv(path: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
 
 /// Prints the verdicts (and with `verbose` the comparison table) to
 /// standard output; stops quietly when standard output is closed.
-pub fn print(result: &RunResult, view: View) {
+pub(crate) fn print(result: &RunResult, view: View) {
     let Some(analysis) = &result.analysis else {
         return;
     };
@@ -178,7 +182,7 @@ pub fn print(result: &RunResult, view: View) {
 }
 
 /// Columns of the terminal (COLUMNS, else the TIOCGWINSZ of stdout), 100 when unknown.
-pub fn terminal_width() -> usize {
+pub(crate) fn terminal_width() -> usize {
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
         return columns;
     }

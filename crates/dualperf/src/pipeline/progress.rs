@@ -10,7 +10,7 @@ use dualperf_engine::client::Progress;
 use dualperf_model::{RunConfig, TrialOutcome};
 
 /// Progress display for one run.
-pub struct ProgressView {
+pub(crate) struct ProgressView {
     tty: bool,
     started: Instant,
     /// Trials per point (arms × repetitions).
@@ -25,7 +25,7 @@ pub struct ProgressView {
 
 impl ProgressView {
     /// A display for `config`; `tty` says whether standard error is a terminal.
-    pub fn new(config: &RunConfig, tty: bool) -> ProgressView {
+    pub(crate) fn new(config: &RunConfig, tty: bool) -> ProgressView {
         ProgressView {
             tty,
             started: Instant::now(),
@@ -51,7 +51,7 @@ impl ProgressView {
     }
 
     /// Shows one event of the engine.
-    pub fn show(&mut self, progress: &Progress) {
+    pub(crate) fn show(&mut self, progress: &Progress) {
         let mut err = std::io::stderr().lock();
         match progress {
             Progress::TrialStarted {
@@ -112,7 +112,7 @@ impl ProgressView {
     }
 
     /// Clears the status line once the run is over.
-    pub fn done(&self) {
+    pub(crate) fn done(&self) {
         if self.tty {
             eprint!("\r\x1b[2K");
         }

@@ -49,7 +49,7 @@ const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
 
 /// Options of the main job.
 #[derive(clap::Args, Debug)]
-pub struct JobArgs {
+pub(crate) struct JobArgs {
     /// Built-in topology (see `dualperf lab list`) or path to a topology TOML file.
     #[arg(default_value = preset::DEFAULT_PRESET)]
     pub topology: String,
@@ -120,7 +120,7 @@ pub struct JobArgs {
 /// The traffic step's inputs: which binary, which port, where the plan and
 /// the raw result go.
 #[derive(Debug, Clone)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     /// The dualperf executable (resolved here: inside `ip netns exec`,
     /// `/proc/self/exe` would name `ip`).
     pub exe: PathBuf,
@@ -134,13 +134,13 @@ pub struct Traffic {
 
 /// How the traffic step ended.
 #[derive(Debug)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// The measuring child's exit code.
     pub client_exit_code: i32,
 }
 
 /// Runs `dualperf lab [PRESET|FILE]`.
-pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
     let (client, server) = match (topology.client(), topology.server()) {
         (Some(c), Some(s)) => (c.name.clone(), s.name.clone()),
@@ -339,7 +339,7 @@ fn server_args(traffic: &Traffic) -> Vec<OsString> {
 /// # Errors
 /// If a process cannot start, the server never listens, the client does not
 /// finish in time, or `interrupt` is raised (processes are stopped first).
-pub fn measure(
+pub(crate) fn measure(
     testbed: &Testbed,
     client: &str,
     server: &str,

@@ -27,7 +27,7 @@ use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
 
 /// The standard battery.
-pub const DEFAULT_TESTS: &str = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect";
+pub(crate) const DEFAULT_TESTS: &str = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect";
 
 /// Examples shown at the end of `dualperf run --help`.
 const RUN_EXAMPLES: &str = "Examples:
@@ -52,7 +52,7 @@ const RUN_EXAMPLES: &str = "Examples:
 /// tcp-rr/udp-rr 64 B.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment, after_help = RUN_EXAMPLES)]
-pub struct Args {
+pub(crate) struct Args {
     /// Server host name or address; resolved to its A and AAAA addresses.
     pub host: Option<String>,
     /// The server, as iperf3 says it (`-c HOST` is the same as HOST).
@@ -243,7 +243,7 @@ impl From<OrderArg> for RepetitionOrder {
 }
 
 /// Runs `dualperf run`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match (text, args.pin) {
@@ -371,7 +371,7 @@ fn server_name(args: &Args) -> Option<&str> {
 }
 
 /// `-i` as iperf3 takes it: seconds, or a number with `ms`/`s`; 10 ms to 60 s.
-pub fn parse_interval_ms(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_interval_ms(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1.0)

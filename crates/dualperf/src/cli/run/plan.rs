@@ -12,10 +12,10 @@ use crate::cli::Failure;
 use crate::pipeline::plan::{parse_tests, PointOptions};
 
 /// Target address per family, as text.
-pub type Targets = PerFamily<Option<String>>;
+pub(super) type Targets = PerFamily<Option<String>>;
 
 /// Resolves HOST to its first A and first AAAA address; `--v4`/`--v6` win.
-pub fn resolve_targets(
+pub(super) fn resolve_targets(
     host: Option<&str>,
     v4: Option<Ipv4Addr>,
     v6: Option<Ipv6Addr>,
@@ -51,7 +51,7 @@ pub fn resolve_targets(
 
 /// `arm` marked with `dscp` and (IPv6 arms only) `flow_label`, its id and
 /// label saying so: `v6-ef-fl12345`, "IPv6 EF, flow label 12345".
-pub fn marked(mut arm: Arm, dscp: Option<Dscp>, flow_label: Option<FlowLabel>) -> Arm {
+pub(super) fn marked(mut arm: Arm, dscp: Option<Dscp>, flow_label: Option<FlowLabel>) -> Arm {
     let flow_label = flow_label.filter(|_| arm.family == IpFamily::V6);
     arm.marking = Marking { dscp, flow_label };
     let mut id = arm.id.as_str().to_string();
@@ -82,7 +82,7 @@ pub fn marked(mut arm: Arm, dscp: Option<Dscp>, flow_label: Option<FlowLabel>) -
 ///
 /// # Errors
 /// A usage error for an unknown test name.
-pub fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
+pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     let (time_seconds, warmup_seconds) = if args.quick {
         (0.5, 0.1)
     } else {
