@@ -197,6 +197,8 @@ fn every_data_packet_of_both_ends_carries_ef_and_the_flow_label() {
         "ip.src",
         "-e",
         "ipv6.src",
+        "-e",
+        "tcp.flags",
     ])
     .unwrap();
     let _ = std::fs::remove_file(&pcap);
