@@ -41,8 +41,9 @@ pub struct RunSnapshot {
     pub totals: Vec<Total>,
 }
 
-/// Nanoseconds to seconds.
-const NS: f64 = 1e-9;
+/// Nanoseconds per second (dividing by it rounds once, so 20787 ns
+/// prints as 0.000020787).
+const NS_PER_S: f64 = 1e9;
 
 /// The summaries each test kind feeds, with the metric behind every quantile.
 fn summary_of(kind: TestKind) -> Option<(Family, &'static [(Quantile, MetricId)])> {
@@ -72,11 +73,11 @@ fn summary_of(kind: TestKind) -> Option<(Family, &'static [(Quantile, MetricId)]
     }
 }
 
-/// Gauges: the family, the metric it shows and the factor to its base unit.
+/// Gauges: the family, the metric it shows and the divisor to its base unit.
 const GAUGES: &[(Family, MetricId, f64)] = &[
-    (Family::Goodput, MetricId::GoodputBps, 1.0 / 8.0),
+    (Family::Goodput, MetricId::GoodputBps, 8.0),
     (Family::Loss, MetricId::LossRatio, 1.0),
-    (Family::Jitter, MetricId::JitterNs, NS),
+    (Family::Jitter, MetricId::JitterNs, NS_PER_S),
 ];
 
 impl RunSnapshot {
@@ -105,13 +106,13 @@ impl RunSnapshot {
             for arm in &result.config.arms {
                 let labels = series_labels(target, arm.id.as_str(), arm.family.key(), spec);
                 let mean = |metric| means.get(&(point, &arm.id, metric)).copied();
-                for &(family, metric, factor) in GAUGES {
+                for &(family, metric, divisor) in GAUGES {
                     if let Some(value) = mean(metric) {
                         snapshot.samples.push(Sample {
                             family,
                             labels: labels.clone(),
                             part: Part::Value,
-                            value: value * factor,
+                            value: value / divisor,
                         });
                     }
                 }
@@ -122,7 +123,7 @@ impl RunSnapshot {
                                 family,
                                 labels: labels.clone(),
                                 part: Part::Quantile(quantile),
-                                value: value * NS,
+                                value: value / NS_PER_S,
                             });
                         }
                     }
@@ -299,7 +300,7 @@ fn latency_total(
         if let TrialOutcome::Ok(observations) = &trial.outcome {
             if let Some(latency) = &observations.latency {
                 total.count += latency.count;
-                total.sum_seconds += latency.sum_ns as f64 * NS;
+                total.sum_seconds += latency.sum_ns as f64 / NS_PER_S;
             }
         }
     }

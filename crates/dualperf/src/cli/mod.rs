@@ -10,6 +10,7 @@ pub mod check;
 pub mod completions;
 pub mod doctor;
 pub mod exit;
+pub mod exporter;
 pub mod history;
 pub mod import;
 pub mod lab;
@@ -60,6 +61,8 @@ pub enum Command {
     Report(report::Args),
     /// List stored runs.
     History(history::Args),
+    /// Compare IPv4 and IPv6 against many hosts on a schedule and serve /metrics to Prometheus.
+    Exporter(exporter::Args),
     /// Add result files (another host's --json, a copied results folder) to the database.
     Import(import::Args),
     /// Find IPv4-only constructs in source code.
@@ -99,6 +102,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Overhead(args) => overhead::run(args),
         Command::Report(args) => report::run(args),
         Command::History(args) => history::run(args),
+        Command::Exporter(args) => exporter::run(args),
         Command::Import(args) => import::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),
