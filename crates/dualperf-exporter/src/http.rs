@@ -214,19 +214,57 @@ pub fn get(
         stream,
         "GET {path} HTTP/1.1\r\nHost: {address}\r\n{accept}Connection: close\r\n\r\n"
     )?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer)?;
-    let (head, body) = answer
-        .split_once("\r\n\r\n")
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no HTTP head"))?;
+    let head = String::from_utf8_lossy(&answer[..split]);
+    let body = &answer[split + 4..];
     let mut lines = head.split("\r\n");
     let status = lines.next().unwrap_or("").to_string();
-    let content_type = lines
+    let headers: Vec<(&str, &str)> = lines
         .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
-        .map(|(_, value)| value.trim().to_string())
-        .unwrap_or_default();
-    Ok((status, content_type, body.to_string()))
+        .map(|(name, value)| (name.trim(), value.trim()))
+        .collect();
+    let header = |wanted: &str| {
+        headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
+            .map(|(_, value)| value.to_string())
+    };
+    let content_type = header("content-type").unwrap_or_default();
+    let body = match header("transfer-encoding") {
+        Some(coding) if coding.eq_ignore_ascii_case("chunked") => dechunk(body)?,
+        _ => body.to_vec(),
+    };
+    let body = String::from_utf8_lossy(&body).into_owned();
+    Ok((status, content_type, body))
+}
+
+/// The body of a chunked transfer (RFC 9112 §7.1).
+fn dechunk(mut chunked: &[u8]) -> io::Result<Vec<u8>> {
+    let invalid = || io::Error::new(io::ErrorKind::InvalidData, "bad chunked body");
+    let mut body = Vec::with_capacity(chunked.len());
+    loop {
+        let end = chunked
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(invalid)?;
+        let line = String::from_utf8_lossy(&chunked[..end]);
+        let size_text = line.split(';').next().unwrap_or("").trim().to_string();
+        let size = usize::from_str_radix(&size_text, 16).map_err(|_| invalid())?;
+        let rest = &chunked[end + 2..];
+        if size == 0 {
+            return Ok(body);
+        }
+        body.extend_from_slice(rest.get(..size).ok_or_else(invalid)?);
+        chunked = rest
+            .get(size..)
+            .and_then(|r| r.strip_prefix(b"\r\n"))
+            .ok_or_else(invalid)?;
+    }
 }
 
 #[cfg(test)]
@@ -266,6 +304,11 @@ mod tests {
             get(address, "/nope", None).unwrap().0,
             "HTTP/1.1 404 Not Found"
         );
+        assert_eq!(
+            dechunk(b"4\r\nWiki\r\n7;x=y\r\npedia i\r\n0\r\n\r\n").unwrap(),
+            b"Wikipedia i"
+        );
+        assert!(dechunk(b"zz\r\n").is_err());
         handle.stop();
         assert!(TcpStream::connect_timeout(&address, Duration::from_millis(500)).is_err());
     }
