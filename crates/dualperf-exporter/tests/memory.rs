@@ -198,8 +198,6 @@ fn two_hundred_comparisons_leave_the_resident_set_flat() {
         dualperf_exporter::Format::PrometheusText,
         &ExporterFacts::default(),
     );
-    assert!(text.contains(&format!(
-        "dualperf_runs_total{{target=\"loop-0\",result=\"success\"}}"
-    )));
+    assert!(text.contains("dualperf_runs_total{target=\"loop-0\",result=\"success\"}"));
     assert!(scrapes > 10, "{scrapes} scrapes");
 }

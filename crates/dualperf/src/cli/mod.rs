@@ -50,7 +50,7 @@ pub enum Command {
     /// Serve measurement sessions over IPv4 and IPv6 (the far end of `run`).
     Serve(serve::Args),
     /// Measure IPv4 and IPv6 side by side against a `dualperf serve`.
-    Run(run::Args),
+    Run(Box<run::Args>),
     /// Build emulated testbeds in network namespaces and measure on them.
     Lab(lab::Args),
     /// Report which kernel features and privileges dualperf can use here.
@@ -96,7 +96,7 @@ pub fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Lab(args) => lab::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Overhead(args) => overhead::run(args),
