@@ -637,11 +637,9 @@ fn save_screenshot(prometheus: SocketAddr, logs: &dyn Fn() -> String) {
         .unwrap_or(4);
     std::thread::sleep(Duration::from_secs(minutes * 60));
     let expr = "dualperf_goodput_bytes_per_second{target=\"loopback\"}";
-    let ratio = "dualperf_headline_ratio{target=\"loopback\"}";
     let url = format!(
-        "http://{prometheus}/graph?g0.expr={}&g0.tab=0&g0.range_input={minutes}m&g1.expr={}&g1.tab=0&g1.range_input={minutes}m",
-        encode(expr),
-        encode(ratio)
+        "http://{prometheus}/graph?g0.expr={}&g0.tab=0&g0.range_input={minutes}m",
+        encode(expr)
     );
     let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/prometheus-graph.png");
     let profile = std::env::temp_dir().join(format!("dpe-chromium-{}", std::process::id()));
