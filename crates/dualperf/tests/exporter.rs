@@ -13,6 +13,8 @@
 //! for a few minutes and saves Prometheus's graph page, rendered by
 //! headless Chromium, as `docs/prometheus-graph.png`.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};

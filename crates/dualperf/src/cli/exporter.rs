@@ -46,7 +46,7 @@ A minimal configuration (every key: docs/monitoring.md):
 /// cleanly, after the current trial.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment, after_help = EXAMPLES)]
-pub struct Args {
+pub(crate) struct Args {
     /// The configuration file (TOML).
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
@@ -70,7 +70,7 @@ struct Prepared {
 }
 
 /// Runs `dualperf exporter`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.config.display().to_string();
     let text = std::fs::read_to_string(&args.config)
         .map_err(|e| Failure::usage(format!("reading {path}: {e}")))?;
@@ -315,7 +315,7 @@ fn print_schedule(config: &Config, prepared: &[Prepared], listen: SocketAddr) {
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn write_textfile(result: &RunResult, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_textfile(result: &RunResult, path: &Path) -> anyhow::Result<()> {
     let target = result.config.host.clone().unwrap_or_else(|| {
         let addresses: Vec<&str> = result
             .config
