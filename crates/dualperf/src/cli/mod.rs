@@ -10,6 +10,7 @@ pub(crate) mod check;
 pub(crate) mod completions;
 pub(crate) mod doctor;
 pub(crate) mod exit;
+pub(crate) mod exporter;
 pub(crate) mod guard;
 pub(crate) mod history;
 pub(crate) mod import;
@@ -62,6 +63,8 @@ pub(crate) enum Command {
     Report(report::Args),
     /// List stored runs.
     History(history::Args),
+    /// Compare IPv4 and IPv6 against many hosts on a schedule and serve /metrics to Prometheus.
+    Exporter(exporter::Args),
     /// Add result files (another host's --json, a copied results folder) to the database.
     Import(import::Args),
     /// Find IPv4-only constructs in source code.
@@ -109,6 +112,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Overhead(args) => overhead::run(args),
         Command::Report(args) => report::run(args),
         Command::History(args) => history::run(args),
+        Command::Exporter(args) => exporter::run(args),
         Command::Import(args) => import::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Check(args) => check::run(args),

@@ -158,6 +158,10 @@ pub(crate) struct Args {
     /// Write the comparison as tidy CSV (one row per point × arm × metric).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Write the run as OpenMetrics text, atomically, for node_exporter's
+    /// textfile collector (e.g. /var/lib/node_exporter/dualperf.prom).
+    #[arg(long, value_name = "FILE")]
+    pub openmetrics: Option<PathBuf>,
     /// Results database the run is appended to
     /// [default: $XDG_DATA_HOME/dualperf/results.sqlite].
     #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
@@ -329,6 +333,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             quiet: false,
         },
     )?;
+    if let Some(path) = &args.openmetrics {
+        super::exporter::write_textfile(&result, path)?;
+    }
     if args.loopback {
         eprintln!("dualperf: with --loopback the server runs in this process, so both CPU figures show the whole process.");
     }
