@@ -119,6 +119,69 @@ pub enum ComparisonWarning {
         /// Pairs used.
         pairs: u64,
     },
+    /// Some of an arm's trials ran while other programs competed for the
+    /// CPUs the tool needed (docs/metrics.md, "Contention"): the comparison
+    /// is never significant.
+    Contended {
+        /// The arm.
+        arm: ArmId,
+        /// Its trials at this point classified contended.
+        contended: u64,
+        /// Its trials at this point that ran to the end.
+        trials: u64,
+        /// The strongest evidence among the contended trials.
+        evidence: ContentionEvidence,
+    },
+}
+
+/// What made a trial count as contended, with the figures measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContentionEvidence {
+    /// The criterion that classified the trial.
+    pub cause: ContentionCause,
+    /// Share of the CPUs the tool could run on that other programs used
+    /// (user + system time not the tool's own), 0..=1; `None` when unknown.
+    pub foreign_cpu_ratio: Option<f64>,
+    /// The CPUs that share is of: the pinned CPUs, or empty for every CPU
+    /// of the machine.
+    pub cpus: Vec<u32>,
+    /// The machine's CPUs.
+    pub machine_cpus: u32,
+    /// Share of wall time in which some task waited for a CPU (PSI "some").
+    pub pressure_ratio: Option<f64>,
+    /// Share of CPU time a hypervisor stole.
+    pub steal_ratio: Option<f64>,
+    /// Involuntary context switches per second of the measuring process.
+    pub involuntary_switches_per_second: Option<f64>,
+}
+
+/// The criterion a contended trial met (thresholds in [`ContentionThresholds`]).
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContentionCause {
+    /// Other programs used at least the threshold share of the tool's CPUs.
+    #[default]
+    ForeignCpu,
+    /// A hypervisor stole at least the threshold share of CPU time.
+    Steal,
+    /// Tasks waited for a CPU most of the time while other programs ran.
+    Pressure,
+}
+
+/// The thresholds of contention classification (docs/metrics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContentionThresholds {
+    /// A trial is contended when other programs used at least this share
+    /// of the CPUs the tool could run on.
+    pub foreign_cpu_ratio: f64,
+    /// … or a hypervisor stole at least this share of CPU time …
+    pub steal_ratio: f64,
+    /// … or some task waited for a CPU at least this share of the time
+    /// (PSI "some") while other programs used at least
+    /// `pressure_foreign_cpu_ratio` of the tool's CPUs.
+    pub pressure_ratio: f64,
+    /// See `pressure_ratio`.
+    pub pressure_foreign_cpu_ratio: f64,
 }
 
 /// A metric that could not be computed for an arm at a point, and why.
@@ -165,4 +228,8 @@ pub struct AnalysisMethod {
     pub default_loss_waiting_time_ms: u64,
     /// What the theoretical difference assumes.
     pub theory: String,
+    /// When a trial counts as contended; `None` in analyses made before
+    /// contention was classified.
+    #[serde(default)]
+    pub contention: Option<ContentionThresholds>,
 }

@@ -17,7 +17,8 @@
 //!    of the difference divided by the baseline mean (the baseline mean's
 //!    own uncertainty is not propagated; the CV warning flags when it
 //!    matters).
-//! 4. **Significant** when the difference CI excludes 0.
+//! 4. **Significant** when the difference CI excludes 0 and no trial of
+//!    either arm at the point was contended ([`crate::contention`]).
 //! 5. **Theory**: the header model's expected relative difference
 //!    ([`crate::theory`]).
 //! 6. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
@@ -25,7 +26,8 @@
 //!    (seed 004's criterion), failed trials, unequal repetition counts. A
 //!    trial the server saw over another family than the arm's (an
 //!    IPv4-mapped peer on a dual-stack socket) counts as failed and is
-//!    excluded.
+//!    excluded. Contended trials (other programs took the CPUs the tool
+//!    needed) give a `Contended` warning with the strongest evidence.
 //!
 //! Numbers only: the report crate words verdicts and warnings. Nothing here
 //! is NaN or infinite: a metric that cannot be computed for an arm is
@@ -35,10 +37,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use dualperf_model::{
-    Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning, IpFamily,
-    MetricId, MetricSummary, MissingMetric, RunResult, Summary, TestSpec, Trial, TrialOutcome,
+    Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning,
+    ContentionEvidence, IpFamily, MetricId, MetricSummary, MissingMetric, RunResult, Summary,
+    TestSpec, Trial, TrialOutcome,
 };
 
+use crate::contention;
 use crate::extraction::measure_trial_on;
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::summary::{confidence_interval_95, mean, summarise};
@@ -80,6 +84,12 @@ struct ArmData {
     failed: u64,
     /// Why the first one failed.
     first_error: Option<String>,
+    /// Successful trials classified contended ([`crate::contention`]).
+    contended: u64,
+    /// Successful trials.
+    succeeded: u64,
+    /// The strongest contention evidence among them.
+    evidence: Option<ContentionEvidence>,
 }
 
 /// Everything gathered about one point before summarising.
@@ -157,6 +167,17 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
             });
             continue;
         }
+        data.succeeded += 1;
+        if let Some(evidence) = contention::classify(trial) {
+            data.contended += 1;
+            let stronger = data
+                .evidence
+                .as_ref()
+                .is_none_or(|kept| contention::strength(&evidence) > contention::strength(kept));
+            if stronger {
+                data.evidence = Some(evidence);
+            }
+        }
         let path = arm.map(|a| a.path.clone()).unwrap_or_default();
         let measured = measure_trial_on(trial, &path);
         for (metric, value) in measured.values {
@@ -203,6 +224,7 @@ fn method(options: &AnalysisOptions) -> AnalysisMethod {
             loopback is packet-rate bound (no difference predicted); paced UDP, arms under \
             load and non-rate metrics: none"
             .to_string(),
+        contention: Some(contention::THRESHOLDS),
     }
 }
 
@@ -384,6 +406,24 @@ fn compare(
             });
         }
     }
+    // Contended trials withhold significance: the difference may be the
+    // scheduler's. Baseline first, then the arm.
+    let mut contended = false;
+    for arm in [pair.baseline, pair.arm] {
+        let Some(data) = point.arms.get(arm).filter(|data| data.contended > 0) else {
+            continue;
+        };
+        if let Some(evidence) = &data.evidence {
+            contended = true;
+            warnings.push(ComparisonWarning::Contended {
+                arm: arm.clone(),
+                contended: data.contended,
+                trials: data.succeeded,
+                evidence: evidence.clone(),
+            });
+        }
+    }
+    let significant = significant && !contended;
     if pair.arm_summary.count != pair.baseline_summary.count {
         warnings.push(ComparisonWarning::UnequalRepetitions {
             arm_count: pair.arm_summary.count,

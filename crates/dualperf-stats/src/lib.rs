@@ -36,6 +36,9 @@
 //!   ([`trial_metrics`], [`measure_trial`]).
 //! * [`comparison`]: [`analyse`] — per-arm summaries over repetitions,
 //!   paired arm − baseline differences, significance, typed warnings.
+//! * [`contention`]: whether a trial ran while other programs took the
+//!   CPUs it needed (foreign CPU share, steal, CPU pressure); a comparison
+//!   resting on contended trials is never significant.
 //! * [`overhead`], [`theory`]: the header-overhead model (Table 1 of the
 //!   papers, tunnels and translation) and the difference it predicts
 //!   between an arm and its baseline.
@@ -47,6 +50,7 @@
 #![warn(missing_docs)]
 
 pub mod comparison;
+pub mod contention;
 pub mod cpu;
 pub mod error;
 pub mod extraction;

@@ -111,6 +111,7 @@ pub fn observations(
         client: client.sampler.process_cpu,
         server: Some(server.cpu),
         system: client.sampler.system_cpu,
+        pinned: client.sampler.pinned_cpu,
     };
     if cpu.server.is_some_and(|c| c.wall_ns == 0) {
         cpu.server = None;
@@ -131,6 +132,7 @@ pub fn observations(
         receive_buffer_drops,
         probe: None,
         control_min_rtt_ns: None,
+        placement: None,
     }
 }
 

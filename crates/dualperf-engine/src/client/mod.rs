@@ -39,6 +39,9 @@ pub struct ClientOptions {
     /// one-way delay is reported between hosts too, with an error bound
     /// (RFC 7679 §3.7). Irrelevant when both ends run on one kernel.
     pub clocks_synchronised: bool,
+    /// The server runs in this process (`dualperf run --loopback`): the
+    /// process CPU figures of both ends are then one and the same.
+    pub server_in_process: bool,
 }
 
 /// What [`Client::run_plan`] reports while it runs.

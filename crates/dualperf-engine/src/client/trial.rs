@@ -5,7 +5,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
-use dualperf_model::{HostFacts, IpFamily, Observations, SocketFacts, TestKind, TestSpec};
+use dualperf_model::{
+    EndsPlacement, HostFacts, IpFamily, Observations, SocketFacts, TestKind, TestSpec,
+};
 
 use super::{assemble, ClientOptions};
 use crate::datagram::hello;
@@ -84,7 +86,16 @@ pub fn run_single(
     )?;
     channel.send(&Message::Start)?;
     channel.expect("started", |m| matches!(m, Message::Started).then_some(()))?;
-    let running = endpoint::start(spec, Role::Client, sockets, &options.client_cpus);
+    // The CPUs whose counters tell whether other programs competed with the
+    // measuring threads: the client's, and the server's on the same kernel.
+    let mut watched = options.client_cpus.clone();
+    if same_kernel {
+        watched.extend(&options.server_cpus);
+        watched.sort_unstable();
+        watched.dedup();
+    }
+    let running =
+        endpoint::start_watching(spec, Role::Client, sockets, &options.client_cpus, &watched);
     if let Some(started) = started {
         let _ = started.send(());
     }
@@ -110,6 +121,11 @@ pub fn run_single(
     let server_host = server_report.host.clone();
     let mut observations =
         assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
+    observations.placement = Some(match (same_kernel, options.server_in_process) {
+        (true, true) => EndsPlacement::SameProcess,
+        (true, false) => EndsPlacement::SameKernel,
+        (false, _) => EndsPlacement::SeparateKernels,
+    });
     observations.control_min_rtt_ns = read_tcp_info(channel.stream().as_raw_fd())
         .ok()
         .and_then(|info| info.min_rtt_us)

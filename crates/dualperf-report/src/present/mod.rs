@@ -8,11 +8,13 @@
 //!   (`format_value(MetricId, f64)`), percentages, signed differences;
 //! - [`verdict`]: the verdict sentence of a comparison and its "why";
 //! - [`warning`]: the words for each typed comparison warning;
+//! - [`contention`]: why a contended comparison is not significant;
 //! - [`arms`]: arm labels by id;
 //! - [`axis`]: chart tick labels.
 
 pub mod arms;
 pub mod axis;
+pub mod contention;
 pub mod value;
 pub mod verdict;
 pub mod warning;

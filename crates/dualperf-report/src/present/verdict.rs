@@ -14,10 +14,14 @@
 //! - fewer than 3 pairs never make a significance claim: the verdict
 //!   starts "Indicative only:" and says how many pairs there were;
 //! - the header model "explains" a gap only when the gap is a significance
-//!   claim in the predicted direction at least as large as predicted.
+//!   claim in the predicted direction at least as large as predicted;
+//! - a comparison resting on contended trials (other programs took the
+//!   CPUs the tool needed) starts "Not significant:" and says which trials
+//!   ran beside what.
 
 use dualperf_model::{Analysis, Comparison, MetricId};
 
+use super::contention::contention_clause;
 use super::value::{format_value, percent, signed_percent};
 
 /// Fewest paired repetitions for a significance claim.
@@ -208,6 +212,19 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             }
         }
     };
+    if let Some(clause) = contention_clause(c, arm, baseline) {
+        // Contended trials: the difference may be the scheduler's, so the
+        // verdict starts with why it is not significant.
+        let rest = line
+            .strip_prefix("No significant difference: ")
+            .map(str::to_string)
+            .or_else(|| {
+                line.strip_prefix("Indicative only: ")
+                    .map(|rest| format!("indicative only: {rest}"))
+            })
+            .unwrap_or_else(|| line.clone());
+        line = format!("Not significant: {clause}; {rest}");
+    }
     if let (Some(theory), Some(relative)) =
         (c.theoretical_relative_difference, c.relative_difference)
     {
@@ -499,6 +516,39 @@ mod tests {
              the header predicts 1.4 % slower"
         );
         assert!(!claims_significance(&c));
+    }
+
+    #[test]
+    fn contended_trials_are_named_as_the_reason_for_no_significance() {
+        // Issue 14: "IPv6 is 367 % faster, significant" from a starved IPv4 client.
+        let c = Comparison {
+            difference_ci95: Some((2.0, 5.34)),
+            relative_difference: Some(3.67),
+            relative_difference_ci95: Some((2.0, 5.34)),
+            significant: false,
+            warnings: vec![dualperf_model::ComparisonWarning::Contended {
+                arm: ArmId::native(IpFamily::V4),
+                contended: 2,
+                trials: 3,
+                evidence: dualperf_model::ContentionEvidence {
+                    foreign_cpu_ratio: Some(0.6),
+                    machine_cpus: 2,
+                    ..Default::default()
+                },
+            }],
+            ..comparison(MetricId::GoodputBps, 1.0, 4.67)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
+             IPv6 is 367 % faster than IPv4 (95 % CI +200 to +534 %)"
+        );
+        assert!(!claims_significance(&c));
+        let two_pairs = Comparison { pairs: 2, ..c };
+        assert!(ipv6(&two_pairs).starts_with(
+            "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
+             indicative only: IPv6 is 367 % faster"
+        ));
     }
 
     #[test]

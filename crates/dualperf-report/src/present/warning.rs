@@ -5,6 +5,7 @@
 use dualperf_model::{Comparison, ComparisonWarning};
 
 use super::arms::ArmNames;
+use super::contention::{contended_trials, contention_cause};
 use super::value::percent;
 
 /// The full sentence of `warning` on `comparison`, arms named by `names`.
@@ -43,6 +44,16 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             names.label(&comparison.arm),
             names.label(&comparison.baseline)
         ),
+        ComparisonWarning::Contended {
+            arm,
+            contended,
+            trials,
+            evidence,
+        } => format!(
+            "not significant: {} ran while {}",
+            contended_trials(names.label(arm), *contended, *trials),
+            contention_cause(evidence)
+        ),
     }
 }
 
@@ -59,6 +70,7 @@ pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
             format!("{} trials failed", names.label(arm))
         }
         ComparisonWarning::UnequalRepetitions { .. } => "unequal repetitions".to_string(),
+        ComparisonWarning::Contended { arm, .. } => format!("{} contended", names.label(arm)),
     }
 }
 
@@ -72,7 +84,8 @@ pub fn warnings(comparison: &Comparison, names: &ArmNames) -> Vec<String> {
 }
 
 /// A machine key of `warning` for CSV cells: `unstable:v4`,
-/// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`.
+/// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`,
+/// `contended:v4`.
 pub fn warning_key(warning: &ComparisonWarning) -> String {
     match warning {
         ComparisonWarning::Unpaired => "unpaired".to_string(),
@@ -80,6 +93,7 @@ pub fn warning_key(warning: &ComparisonWarning) -> String {
         ComparisonWarning::Unstable { arm, .. } => format!("unstable:{arm}"),
         ComparisonWarning::FailedTrials { arm, .. } => format!("failed-trials:{arm}"),
         ComparisonWarning::UnequalRepetitions { .. } => "unequal-repetitions".to_string(),
+        ComparisonWarning::Contended { arm, .. } => format!("contended:{arm}"),
     }
 }
 
@@ -132,6 +146,16 @@ mod tests {
                 baseline_count: 3,
                 pairs: 2,
             },
+            ComparisonWarning::Contended {
+                arm: ArmId::native(IpFamily::V4),
+                contended: 2,
+                trials: 3,
+                evidence: dualperf_model::ContentionEvidence {
+                    foreign_cpu_ratio: Some(0.6),
+                    machine_cpus: 2,
+                    ..Default::default()
+                },
+            },
         ]);
         assert_eq!(
             warnings(&c, &names),
@@ -141,6 +165,7 @@ mod tests {
                 "IPv4 unstable: CV 25 % > 10 %; repeat more or run longer",
                 "IPv6: 1 of 3 trials failed",
                 "unequal repetitions: IPv6 2, IPv4 3; 2 paired",
+                "not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs",
             ]
         );
         let short: Vec<String> = c
@@ -155,7 +180,8 @@ mod tests {
                 "1 pair",
                 "IPv4 unstable",
                 "IPv6 trials failed",
-                "unequal repetitions"
+                "unequal repetitions",
+                "IPv4 contended"
             ]
         );
         let keys: Vec<String> = c.warnings.iter().map(warning_key).collect();
@@ -166,7 +192,8 @@ mod tests {
                 "few-pairs",
                 "unstable:v4",
                 "failed-trials:v6",
-                "unequal-repetitions"
+                "unequal-repetitions",
+                "contended:v4"
             ]
         );
     }

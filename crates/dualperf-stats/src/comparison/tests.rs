@@ -463,3 +463,74 @@ proptest! {
         prop_assert!(!json.contains("NaN"));
     }
 }
+
+/// Marks the trials of `arm` listed in `repetitions` as run while other
+/// programs used 80 % of a 2-CPU machine (the tool, one process, used 0.4
+/// of its 2 cores; the machine was never idle); the others ran on a quiet
+/// machine.
+fn contend(result: &mut RunResult, arm: &ArmId, repetitions: &[u32]) {
+    use dualperf_model::{CpuObservations, EndsPlacement, ProcessCpu, SystemCpu};
+    for trial in &mut result.trials {
+        let TrialOutcome::Ok(o) = &mut trial.outcome else {
+            continue;
+        };
+        o.placement = Some(EndsPlacement::SameProcess);
+        let busy = if &trial.arm == arm && repetitions.contains(&trial.repetition) {
+            200
+        } else {
+            40
+        };
+        o.cpu = CpuObservations {
+            client: ProcessCpu {
+                user_ns: 400_000_000,
+                wall_ns: 1_000_000_000,
+                ..ProcessCpu::default()
+            },
+            system: Some(SystemCpu {
+                user: busy,
+                idle: 200 - busy,
+                cpus: 2,
+                ..SystemCpu::default()
+            }),
+            ..CpuObservations::default()
+        };
+    }
+}
+
+#[test]
+fn a_difference_resting_on_contended_trials_is_never_significant() {
+    // The same clear difference as the hand-computed one …
+    let mut result = run(
+        &[Some(20.0), Some(22.0), Some(21.0)],
+        &[Some(19.0), Some(21.0), Some(20.4)],
+    );
+    contend(&mut result, &v4(), &[]);
+    assert!(goodput_comparison(&analyse(&result)).significant);
+    // … with 2 of the 3 IPv4 trials run beside programs using 80 % of the CPUs.
+    contend(&mut result, &v4(), &[0, 2]);
+    let analysis = analyse(&result);
+    let c = goodput_comparison(&analysis);
+    assert!(!c.significant);
+    let contended: Vec<_> = c
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            ComparisonWarning::Contended {
+                arm,
+                contended,
+                trials,
+                evidence,
+            } => Some((arm.clone(), *contended, *trials, evidence.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(contended.len(), 1, "{:?}", c.warnings);
+    let (arm, count, trials, evidence) = &contended[0];
+    assert_eq!((arm, *count, *trials), (&v4(), 2, 3));
+    assert_eq!(evidence.cause, dualperf_model::ContentionCause::ForeignCpu);
+    assert!((evidence.foreign_cpu_ratio.unwrap() - 0.8).abs() < 1e-9);
+    // Every metric of the point carries it, and the thresholds are recorded.
+    assert!(analysis.comparisons.iter().all(|c| !c.significant));
+    let thresholds = analysis.method.unwrap().contention.unwrap();
+    assert_eq!(thresholds.foreign_cpu_ratio, 0.25);
+}

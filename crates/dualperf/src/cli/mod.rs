@@ -44,6 +44,8 @@ pub struct Cli {
 }
 
 /// Every subcommand.
+// Parsed once per process: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Serve measurement sessions over IPv4 and IPv6 (the far end of `run`).

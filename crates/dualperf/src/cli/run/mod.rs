@@ -282,6 +282,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         server_cpus: config.server_cpus.clone(),
         stop: None,
         clocks_synchronised: args.clocks_synchronised,
+        server_in_process: args.loopback,
     };
     let mut view = ProgressView::new(&config, std::io::stderr().is_terminal());
     let result = execute::in_process(&config, options, Some(stop.clone()), &mut view);
