@@ -132,6 +132,23 @@ pub enum ComparisonWarning {
         /// The strongest evidence among the contended trials.
         evidence: ContentionEvidence,
     },
+    /// Some of an arm's paced trials did not send at the rate asked
+    /// (docs/metrics.md, "Pacing"): the load differed from the plan.
+    OffRate {
+        /// The arm.
+        arm: ArmId,
+        /// Its trials at this point that missed the rate.
+        off: u64,
+        /// Its paced trials at this point that ran to the end.
+        trials: u64,
+        /// The rate asked, all streams together, payload bits per second.
+        asked_bps: f64,
+        /// The trial furthest off: achieved / asked − 1 over the trial.
+        worst_trial_ratio: f64,
+        /// The interval furthest off among the arm's trials:
+        /// achieved / asked − 1 over one sampling interval.
+        worst_interval_ratio: Option<f64>,
+    },
 }
 
 /// What made a trial count as contended, with the figures measured.

@@ -495,12 +495,22 @@ impl<'a> Context<'a> {
                     .map(move |w| (c.metric.label().to_string(), warning(w, c, &self.names)))
             })
             .collect();
+        let compared_metrics: BTreeSet<&str> = self
+            .analysis
+            .comparisons
+            .iter()
+            .filter(|c| c.point == point)
+            .map(|c| c.metric.label())
+            .collect();
         for (text, metrics) in grouped(&warnings) {
-            out.push_str(&wrap(
-                &format!("! {text} ({})", metrics.join(", ")),
-                width,
-                "  ",
-            ));
+            // A warning about trials (contended, off rate) holds for every
+            // metric of the point: say so instead of listing them all.
+            let which = if metrics.len() > 2 && metrics.len() == compared_metrics.len() {
+                "every metric".to_string()
+            } else {
+                metrics.join(", ")
+            };
+            out.push_str(&wrap(&format!("! {text} ({which})"), width, "  "));
         }
         // The same reason on several arms becomes one line naming them all.
         let mut missing: Vec<(String, String, Vec<&str>)> = Vec::new();

@@ -27,7 +27,9 @@
 //!    trial the server saw over another family than the arm's (an
 //!    IPv4-mapped peer on a dual-stack socket) counts as failed and is
 //!    excluded. Contended trials (other programs took the CPUs the tool
-//!    needed) give a `Contended` warning with the strongest evidence.
+//!    needed) give a `Contended` warning with the strongest evidence;
+//!    paced trials that missed their rate ([`crate::pacing`]) an `OffRate`
+//!    warning.
 //!
 //! Numbers only: the report crate words verdicts and warnings. Nothing here
 //! is NaN or infinite: a metric that cannot be computed for an arm is
@@ -45,6 +47,7 @@ use dualperf_model::{
 use crate::contention;
 use crate::extraction::measure_trial_on;
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
+use crate::pacing::{pacing, Pacing};
 use crate::summary::{confidence_interval_95, mean, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
 
@@ -90,6 +93,52 @@ struct ArmData {
     succeeded: u64,
     /// The strongest contention evidence among them.
     evidence: Option<ContentionEvidence>,
+    /// Pacing of the paced trials ([`crate::pacing`]).
+    pacing: PacingTally,
+}
+
+/// How an arm's paced trials at one point kept their rate.
+#[derive(Default)]
+struct PacingTally {
+    /// Paced trials that ran to the end.
+    trials: u64,
+    /// Those off rate.
+    off: u64,
+    /// The rate asked.
+    asked_bps: f64,
+    /// The trial furthest off (achieved / asked − 1).
+    worst_trial: Option<f64>,
+    /// The interval furthest off among the off trials.
+    worst_interval: Option<f64>,
+}
+
+impl PacingTally {
+    fn add(&mut self, pacing: &Pacing) {
+        self.trials += 1;
+        self.asked_bps = pacing.asked_bps;
+        let further = |kept: Option<f64>, new: f64| match kept {
+            Some(kept) if kept.abs() >= new.abs() => Some(kept),
+            _ => Some(new),
+        };
+        if pacing.is_off() {
+            self.off += 1;
+            self.worst_trial = further(self.worst_trial, pacing.trial_ratio);
+            if let Some(interval) = pacing.worst_interval_ratio {
+                self.worst_interval = further(self.worst_interval, interval);
+            }
+        }
+    }
+
+    fn warning(&self, arm: &ArmId) -> Option<ComparisonWarning> {
+        (self.off > 0).then(|| ComparisonWarning::OffRate {
+            arm: arm.clone(),
+            off: self.off,
+            trials: self.trials,
+            asked_bps: self.asked_bps,
+            worst_trial_ratio: self.worst_trial.unwrap_or(0.0),
+            worst_interval_ratio: self.worst_interval,
+        })
+    }
 }
 
 /// Everything gathered about one point before summarising.
@@ -177,6 +226,9 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
             if stronger {
                 data.evidence = Some(evidence);
             }
+        }
+        if let Some(pacing) = pacing(trial) {
+            data.pacing.add(&pacing);
         }
         let path = arm.map(|a| a.path.clone()).unwrap_or_default();
         let measured = measure_trial_on(trial, &path);
@@ -424,6 +476,11 @@ fn compare(
         }
     }
     let significant = significant && !contended;
+    for arm in [pair.baseline, pair.arm] {
+        if let Some(warning) = point.arms.get(arm).and_then(|d| d.pacing.warning(arm)) {
+            warnings.push(warning);
+        }
+    }
     if pair.arm_summary.count != pair.baseline_summary.count {
         warnings.push(ComparisonWarning::UnequalRepetitions {
             arm_count: pair.arm_summary.count,

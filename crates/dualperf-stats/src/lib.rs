@@ -39,6 +39,8 @@
 //! * [`contention`]: whether a trial ran while other programs took the
 //!   CPUs it needed (foreign CPU share, steal, CPU pressure); a comparison
 //!   resting on contended trials is never significant.
+//! * [`pacing`]: achieved against asked rate of paced trials, per trial
+//!   and per sampling interval.
 //! * [`overhead`], [`theory`]: the header-overhead model (Table 1 of the
 //!   papers, tunnels and translation) and the difference it predicts
 //!   between an arm and its baseline.
@@ -57,6 +59,7 @@ pub mod extraction;
 pub mod ippm;
 pub mod latency;
 pub mod overhead;
+pub mod pacing;
 pub mod student_t;
 pub mod summary;
 pub mod theory;

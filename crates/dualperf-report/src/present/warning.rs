@@ -2,11 +2,11 @@
 //! stats stage): a full sentence for tables with room, and a short form
 //! ("IPv4 unstable") for narrow cells, with the full one on hover.
 
-use dualperf_model::{Comparison, ComparisonWarning};
+use dualperf_model::{Comparison, ComparisonWarning, Quantity};
 
 use super::arms::ArmNames;
 use super::contention::{contended_trials, contention_cause};
-use super::value::percent;
+use super::value::{format_quantity, percent};
 
 /// The full sentence of `warning` on `comparison`, arms named by `names`.
 pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &ArmNames) -> String {
@@ -54,7 +54,62 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             contended_trials(names.label(arm), *contended, *trials),
             contention_cause(evidence)
         ),
+        ComparisonWarning::OffRate {
+            arm,
+            off,
+            trials,
+            asked_bps,
+            worst_trial_ratio,
+            worst_interval_ratio,
+        } => off_rate(
+            names.label(arm),
+            (*off, *trials),
+            *asked_bps,
+            *worst_trial_ratio,
+            *worst_interval_ratio,
+        ),
     }
+}
+
+/// "IPv4 missed the asked 85 Mbit/s in 2 of 3 trials: 11 % above it over
+/// a whole trial, 20 % below it in one sampling interval".
+fn off_rate(
+    arm: &str,
+    (off, trials): (u64, u64),
+    asked_bps: f64,
+    trial: f64,
+    interval: Option<f64>,
+) -> String {
+    let side = |ratio: f64| if ratio > 0.0 { "above" } else { "below" };
+    let mut parts = Vec::new();
+    if trial.abs() > 0.02 {
+        parts.push(format!(
+            "{} % {} it over a whole trial",
+            percent(trial.abs()),
+            side(trial)
+        ));
+    }
+    if let Some(interval) = interval.filter(|i| *i != 0.0) {
+        parts.push(format!(
+            "{} % {} it in one sampling interval",
+            percent(interval.abs()),
+            side(interval)
+        ));
+    }
+    let counted = if off == trials {
+        format!("in all {trials} paced trials")
+    } else {
+        format!("in {off} of {trials} paced trials")
+    };
+    let mut text = format!(
+        "{arm} missed the asked {} {counted}",
+        format_quantity(Quantity::BitRate, asked_bps)
+    );
+    if !parts.is_empty() {
+        text.push_str(": ");
+        text.push_str(&parts.join(", "));
+    }
+    text
 }
 
 /// A few words for a narrow cell: "IPv4 unstable", "IPv6 trials failed",
@@ -71,6 +126,7 @@ pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
         }
         ComparisonWarning::UnequalRepetitions { .. } => "unequal repetitions".to_string(),
         ComparisonWarning::Contended { arm, .. } => format!("{} contended", names.label(arm)),
+        ComparisonWarning::OffRate { arm, .. } => format!("{} off rate", names.label(arm)),
     }
 }
 
@@ -85,7 +141,7 @@ pub fn warnings(comparison: &Comparison, names: &ArmNames) -> Vec<String> {
 
 /// A machine key of `warning` for CSV cells: `unstable:v4`,
 /// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`,
-/// `contended:v4`.
+/// `contended:v4`, `off-rate:v6`.
 pub fn warning_key(warning: &ComparisonWarning) -> String {
     match warning {
         ComparisonWarning::Unpaired => "unpaired".to_string(),
@@ -94,6 +150,7 @@ pub fn warning_key(warning: &ComparisonWarning) -> String {
         ComparisonWarning::FailedTrials { arm, .. } => format!("failed-trials:{arm}"),
         ComparisonWarning::UnequalRepetitions { .. } => "unequal-repetitions".to_string(),
         ComparisonWarning::Contended { arm, .. } => format!("contended:{arm}"),
+        ComparisonWarning::OffRate { arm, .. } => format!("off-rate:{arm}"),
     }
 }
 
@@ -156,6 +213,14 @@ mod tests {
                     ..Default::default()
                 },
             },
+            ComparisonWarning::OffRate {
+                arm: ArmId::native(IpFamily::V6),
+                off: 2,
+                trials: 3,
+                asked_bps: 85e6,
+                worst_trial_ratio: 0.106,
+                worst_interval_ratio: Some(-0.2),
+            },
         ]);
         assert_eq!(
             warnings(&c, &names),
@@ -166,6 +231,8 @@ mod tests {
                 "IPv6: 1 of 3 trials failed",
                 "unequal repetitions: IPv6 2, IPv4 3; 2 paired",
                 "not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs",
+                "IPv6 missed the asked 85 Mbit/s in 2 of 3 paced trials: 11 % above it over a \
+                 whole trial, 20 % below it in one sampling interval",
             ]
         );
         let short: Vec<String> = c
@@ -181,7 +248,8 @@ mod tests {
                 "IPv4 unstable",
                 "IPv6 trials failed",
                 "unequal repetitions",
-                "IPv4 contended"
+                "IPv4 contended",
+                "IPv6 off rate"
             ]
         );
         let keys: Vec<String> = c.warnings.iter().map(warning_key).collect();
@@ -193,7 +261,8 @@ mod tests {
                 "unstable:v4",
                 "failed-trials:v6",
                 "unequal-repetitions",
-                "contended:v4"
+                "contended:v4",
+                "off-rate:v6"
             ]
         );
     }

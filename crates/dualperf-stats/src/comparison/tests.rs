@@ -534,3 +534,55 @@ fn a_difference_resting_on_contended_trials_is_never_significant() {
     let thresholds = analysis.method.unwrap().contention.unwrap();
     assert_eq!(thresholds.foreign_cpu_ratio, 0.25);
 }
+
+#[test]
+fn paced_trials_that_missed_their_rate_are_named_per_arm() {
+    use dualperf_model::{BitRate, IntervalSample, TestKind};
+    // 85 Mbit/s asked; IPv4 sent 94 Mbit/s in repetition 1, IPv6 kept it.
+    let mut result = run(
+        &[Some(0.085), Some(0.094), Some(0.085)],
+        &[Some(0.085), Some(0.085), Some(0.085)],
+    );
+    for trial in &mut result.trials {
+        trial.spec.kind = TestKind::UdpStream;
+        trial.spec.rate = Some(BitRate::from_mbit(85));
+        let TrialOutcome::Ok(o) = &mut trial.outcome else {
+            continue;
+        };
+        let per_interval = o.sender.bytes / 10;
+        o.intervals = (1..=10)
+            .map(|i| IntervalSample {
+                end_ns: i * 100_000_000,
+                length_ns: 100_000_000,
+                sent_bytes: per_interval,
+                ..IntervalSample::default()
+            })
+            .collect();
+    }
+    for spec in &mut result.config.points {
+        spec.kind = TestKind::UdpStream;
+        spec.rate = Some(BitRate::from_mbit(85));
+    }
+    let analysis = analyse(&result);
+    let c = goodput_comparison(&analysis);
+    let off: Vec<_> = c
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, ComparisonWarning::OffRate { .. }))
+        .collect();
+    assert_eq!(off.len(), 1, "{:?}", c.warnings);
+    let ComparisonWarning::OffRate {
+        arm,
+        off,
+        trials,
+        asked_bps,
+        worst_trial_ratio,
+        worst_interval_ratio,
+    } = off[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!((arm, *off, *trials, *asked_bps), (&v4(), 1, 3, 85e6));
+    assert!((worst_trial_ratio - (94.0 / 85.0 - 1.0)).abs() < 1e-6);
+    assert!((worst_interval_ratio.unwrap() - (94.0 / 85.0 - 1.0)).abs() < 1e-6);
+}
