@@ -34,8 +34,9 @@ pub mod time;
 pub mod units;
 
 pub use analysis::{
-    Analysis, AnalysisMethod, Comparison, ComparisonWarning, ContentionCause, ContentionEvidence,
-    ContentionThresholds, MetricSummary, MissingMetric, Summary,
+    AdjustmentMethod, Analysis, AnalysisMethod, Attribution, Comparison, ComparisonWarning,
+    ContentionCause, ContentionEvidence, ContentionThresholds, CostUnit, CpuEnd, CpuPart,
+    FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
 pub use family::{IpFamily, PerFamily};

@@ -23,7 +23,7 @@ use dualperf_model::{Analysis, ArmId, Comparison, MetricId, RunResult, Summary, 
 
 use crate::present::value::{compact_relative, format_value, percent, signed_difference};
 use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_SIGNIFICANCE};
-use crate::present::{verdict, warning, why_clause, ArmNames};
+use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;
@@ -64,6 +64,12 @@ pub fn render_verdicts(result: &RunResult, analysis: &Analysis) -> String {
     for point in points(analysis) {
         for line in context.verdict_lines(point) {
             out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    if !out.is_empty() {
+        if let Some(note) = significance_note(analysis) {
+            out.push_str(&note);
             out.push('\n');
         }
     }
@@ -462,7 +468,22 @@ impl<'a> Context<'a> {
     }
 
     fn render_point(&self, point: usize, layout: Layout, width: usize) -> String {
-        let repetitions = self.result.config.repeat;
+        // The repetitions this point ran (with `--repeat auto` points differ).
+        let repetitions = self
+            .result
+            .config
+            .arms
+            .iter()
+            .map(|arm| {
+                self.result
+                    .trials
+                    .iter()
+                    .filter(|t| t.point == point && t.arm == arm.id)
+                    .count() as u32
+            })
+            .max()
+            .filter(|&count| count > 0)
+            .unwrap_or(self.result.config.repeat);
         let order = match self.result.config.order {
             dualperf_model::RepetitionOrder::Interleaved => "interleaved",
             dualperf_model::RepetitionOrder::Blocked => "blocked",

@@ -18,7 +18,11 @@
 //!    own uncertainty is not propagated; the CV warning flags when it
 //!    matters).
 //! 4. **Significant** when the difference CI excludes 0 and no trial of
-//!    either arm at the point was contended ([`crate::contention`]).
+//!    either arm at the point was contended ([`crate::contention`]); the
+//!    p-value of the paired t-test is kept. The headline comparisons of
+//!    the run (one per point and compared arm) form one family under
+//!    Holm's step-down control: a headline comparison is significant only
+//!    when its Holm-adjusted p-value is below 0.05 too.
 //! 5. **Theory**: the header model's expected relative difference
 //!    ([`crate::theory`]).
 //! 6. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
@@ -48,7 +52,8 @@ use crate::contention;
 use crate::extraction::measure_trial_on;
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::pacing::{pacing, Pacing};
-use crate::summary::{confidence_interval_95, mean, summarise};
+use crate::student_t::two_sided_p_value;
+use crate::summary::{confidence_interval_95, mean, sample_standard_deviation, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
 
 /// Choices of the analysis.
@@ -255,7 +260,99 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
     for (&index, point) in &points {
         analyse_point(index, point, &context, &mut analysis);
     }
+    let control = control_headline_comparisons(result, &mut analysis.comparisons);
+    if let Some(method) = analysis.method.as_mut() {
+        method.multiple_comparisons = Some(control);
+    }
     analysis
+}
+
+/// Family-wise significance level of the headline comparisons.
+pub const ALPHA: f64 = 0.05;
+
+/// Holm's step-down adjustment of `p_values` (in any order): the adjusted
+/// p-value of the i-th smallest of m is `max over j ≤ i of min(1, (m − j + 1)·p(j))`.
+/// Returned in the input order.
+pub fn holm_adjusted(p_values: &[f64]) -> Vec<f64> {
+    let m = p_values.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
+    let mut adjusted = vec![0.0; m];
+    let mut running: f64 = 0.0;
+    for (rank, &index) in order.iter().enumerate() {
+        let scaled = ((m - rank) as f64 * p_values[index]).min(1.0);
+        running = running.max(scaled);
+        adjusted[index] = running;
+    }
+    adjusted
+}
+
+/// Multiple-comparison control over the run's headline comparisons (one
+/// per point and compared arm, [`MetricId::headline`], those with a
+/// p-value): Holm-adjusted p-values; a comparison significant on its own
+/// but not after adjustment loses its significance and gets a
+/// `MultipleComparisons` warning.
+fn control_headline_comparisons(
+    result: &RunResult,
+    comparisons: &mut [Comparison],
+) -> dualperf_model::MultipleComparisonControl {
+    let kind_of = |point: usize| {
+        result
+            .config
+            .points
+            .get(point)
+            .map(|spec| spec.kind)
+            .or_else(|| {
+                result
+                    .trials
+                    .iter()
+                    .find(|t| t.point == point)
+                    .map(|t| t.spec.kind)
+            })
+    };
+    let family: Vec<usize> = comparisons
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.p_value.is_some() && kind_of(c.point).map(MetricId::headline) == Some(c.metric)
+        })
+        .map(|(index, _)| index)
+        .collect();
+    let p_values: Vec<f64> = family
+        .iter()
+        .filter_map(|&index| comparisons[index].p_value)
+        .collect();
+    let adjusted = holm_adjusted(&p_values);
+    let m = family.len() as u64;
+    for (&index, &adjusted) in family.iter().zip(&adjusted) {
+        let comparison = &mut comparisons[index];
+        comparison.adjusted_p_value = Some(adjusted);
+        if comparison.significant && adjusted >= ALPHA {
+            comparison.significant = false;
+            comparison
+                .warnings
+                .push(ComparisonWarning::MultipleComparisons {
+                    comparisons: m,
+                    p_value: comparison.p_value.unwrap_or(adjusted),
+                    adjusted_p_value: adjusted,
+                });
+        }
+    }
+    dualperf_model::MultipleComparisonControl {
+        method: dualperf_model::AdjustmentMethod::Holm,
+        family: "headline comparisons (one per point and compared arm)".to_string(),
+        comparisons: m,
+        alpha: ALPHA,
+    }
+}
+
+/// The two-sided p-value of the paired t-test of `differences`; `None`
+/// with fewer than 2 or without spread (the test is not defined there).
+fn paired_p_value(differences: &[f64]) -> Option<f64> {
+    let n = differences.len() as u64;
+    let sd = sample_standard_deviation(differences).filter(|sd| *sd > 0.0)?;
+    let mean = mean(differences)?;
+    two_sided_p_value(mean / (sd / (n as f64).sqrt()), n - 1)
 }
 
 /// The method record stored with the analysis.
@@ -277,6 +374,7 @@ fn method(options: &AnalysisOptions) -> AnalysisMethod {
             load and non-rate metrics: none"
             .to_string(),
         contention: Some(contention::THRESHOLDS),
+        multiple_comparisons: None,
     }
 }
 
@@ -504,6 +602,9 @@ fn compare(
         significant,
         theoretical_relative_difference: theory,
         warnings,
+        p_value: paired_p_value(&differences),
+        adjusted_p_value: None,
+        attribution: None,
     }
 }
 

@@ -41,6 +41,8 @@
 //!   resting on contended trials is never significant.
 //! * [`pacing`]: achieved against asked rate of paced trials, per trial
 //!   and per sampling interval.
+//! * [`repetition`]: how precisely a point is measured so far (the
+//!   stopping rule of `--repeat auto`, netperf's `-I 99,5 -i 10,3`).
 //! * [`overhead`], [`theory`]: the header-overhead model (Table 1 of the
 //!   papers, tunnels and translation) and the difference it predicts
 //!   between an arm and its baseline.
@@ -60,6 +62,7 @@ pub mod ippm;
 pub mod latency;
 pub mod overhead;
 pub mod pacing;
+pub mod repetition;
 pub mod student_t;
 pub mod summary;
 pub mod theory;

@@ -21,5 +21,7 @@ pub mod warning;
 
 pub use arms::ArmNames;
 pub use value::{format_value, format_with_error, percent_signed, significant};
-pub use verdict::{claims_significance, has_no_spread, verdict, why_clause, wording, Wording};
+pub use verdict::{
+    claims_significance, has_no_spread, significance_note, verdict, why_clause, wording, Wording,
+};
 pub use warning::{warning, warning_key, warning_short, warnings};

@@ -19,10 +19,10 @@
 //!   CPUs the tool needed) starts "Not significant:" and says which trials
 //!   ran beside what.
 
-use dualperf_model::{Analysis, Comparison, MetricId};
+use dualperf_model::{Analysis, Comparison, ComparisonWarning, MetricId};
 
 use super::contention::contention_clause;
-use super::value::{format_value, percent, signed_percent};
+use super::value::{format_value, p_value as format_p, percent, signed_percent};
 
 /// Fewest paired repetitions for a significance claim.
 pub const MIN_PAIRS_FOR_SIGNIFICANCE: u64 = 3;
@@ -212,6 +212,23 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             }
         }
     };
+    if let Some((m, p, adjusted)) = c.warnings.iter().find_map(|w| match w {
+        ComparisonWarning::MultipleComparisons {
+            comparisons,
+            p_value,
+            adjusted_p_value,
+        } => Some((*comparisons, *p_value, *adjusted_p_value)),
+        _ => None,
+    }) {
+        if let Some(rest) = line.strip_prefix("No significant difference: ") {
+            line = format!(
+                "No significant difference after Holm adjustment over {m} headline comparisons \
+                 (p = {}, adjusted {}): {rest}",
+                format_p(p),
+                format_p(adjusted)
+            );
+        }
+    }
     if let Some(clause) = contention_clause(c, arm, baseline) {
         // Contended trials: the difference may be the scheduler's, so the
         // verdict starts with why it is not significant.
@@ -237,6 +254,33 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
         ));
     }
     line
+}
+
+/// How significance was decided in `analysis`, for a line under the
+/// verdicts: "Significance: paired t-tests at 95 %, Holm-adjusted over 5
+/// headline comparisons (family-wise 5 %); trials that ran beside other
+/// programs' CPU load never count as significant." `None` for an analysis
+/// made before multiple-comparison control.
+pub fn significance_note(analysis: &Analysis) -> Option<String> {
+    let method = analysis.method.as_ref()?;
+    let control = method.multiple_comparisons.as_ref()?;
+    let level = percent(method.confidence_level);
+    let adjusted = match control.comparisons {
+        0 => "no headline comparison had a p-value to adjust".to_string(),
+        1 => "one headline comparison, so no adjustment".to_string(),
+        m => format!(
+            "Holm-adjusted over {m} headline comparisons (family-wise {} %)",
+            super::value::significant(control.alpha * 100.0)
+        ),
+    };
+    let contention = if method.contention.is_some() {
+        "; a comparison resting on contended trials is never significant"
+    } else {
+        ""
+    };
+    Some(format!(
+        "Significance: paired t-tests at {level} %, {adjusted}{contention}."
+    ))
 }
 
 /// "the header explains 1.4 %" (a significant difference in the predicted
@@ -351,6 +395,9 @@ mod tests {
             significant: false,
             theoretical_relative_difference: None,
             warnings: Vec::new(),
+            p_value: None,
+            adjusted_p_value: None,
+            attribution: None,
         }
     }
 
@@ -549,6 +596,59 @@ mod tests {
             "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
              indicative only: IPv6 is 367 % faster"
         ));
+    }
+
+    #[test]
+    fn a_difference_lost_to_holm_adjustment_says_so() {
+        let c = Comparison {
+            difference_ci95: Some((0.9, 5.1)),
+            relative_difference: Some(0.03),
+            relative_difference_ci95: Some((0.009, 0.051)),
+            significant: false,
+            p_value: Some(0.0352),
+            adjusted_p_value: Some(0.1056),
+            warnings: vec![ComparisonWarning::MultipleComparisons {
+                comparisons: 3,
+                p_value: 0.0352,
+                adjusted_p_value: 0.1056,
+            }],
+            ..comparison(MetricId::GoodputBps, 100.0, 103.0)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "No significant difference after Holm adjustment over 3 headline comparisons \
+             (p = 0.035, adjusted 0.106): IPv6 is 3.0 % faster than IPv4 (95 % CI +0.90 to +5.1 %)"
+        );
+    }
+
+    #[test]
+    fn the_significance_note_names_the_adjustment() {
+        let mut analysis = Analysis {
+            method: Some(dualperf_model::AnalysisMethod {
+                confidence_level: 0.95,
+                multiple_comparisons: Some(dualperf_model::MultipleComparisonControl {
+                    method: dualperf_model::AdjustmentMethod::Holm,
+                    family: "headline comparisons".into(),
+                    comparisons: 5,
+                    alpha: 0.05,
+                }),
+                contention: Some(dualperf_model::ContentionThresholds {
+                    foreign_cpu_ratio: 0.25,
+                    steal_ratio: 0.05,
+                    pressure_ratio: 0.5,
+                    pressure_foreign_cpu_ratio: 0.1,
+                }),
+                ..Default::default()
+            }),
+            ..Analysis::default()
+        };
+        assert_eq!(
+            significance_note(&analysis).unwrap(),
+            "Significance: paired t-tests at 95 %, Holm-adjusted over 5 headline comparisons \
+             (family-wise 5 %); a comparison resting on contended trials is never significant."
+        );
+        analysis.method.as_mut().unwrap().multiple_comparisons = None;
+        assert_eq!(significance_note(&analysis), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use dualperf_model::{Comparison, ComparisonWarning, Quantity};
 
 use super::arms::ArmNames;
 use super::contention::{contended_trials, contention_cause};
-use super::value::{format_quantity, percent};
+use super::value::{format_quantity, p_value, percent};
 
 /// The full sentence of `warning` on `comparison`, arms named by `names`.
 pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &ArmNames) -> String {
@@ -53,6 +53,16 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             "not significant: {} ran while {}",
             contended_trials(names.label(arm), *contended, *trials),
             contention_cause(evidence)
+        ),
+        ComparisonWarning::MultipleComparisons {
+            comparisons,
+            p_value: p,
+            adjusted_p_value,
+        } => format!(
+            "not significant after Holm adjustment over {comparisons} headline comparisons \
+             (p = {}, adjusted {})",
+            p_value(*p),
+            p_value(*adjusted_p_value)
         ),
         ComparisonWarning::OffRate {
             arm,
@@ -127,6 +137,7 @@ pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
         ComparisonWarning::UnequalRepetitions { .. } => "unequal repetitions".to_string(),
         ComparisonWarning::Contended { arm, .. } => format!("{} contended", names.label(arm)),
         ComparisonWarning::OffRate { arm, .. } => format!("{} off rate", names.label(arm)),
+        ComparisonWarning::MultipleComparisons { .. } => "Holm-adjusted".to_string(),
     }
 }
 
@@ -141,7 +152,7 @@ pub fn warnings(comparison: &Comparison, names: &ArmNames) -> Vec<String> {
 
 /// A machine key of `warning` for CSV cells: `unstable:v4`,
 /// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`,
-/// `contended:v4`, `off-rate:v6`.
+/// `contended:v4`, `off-rate:v6`, `multiple-comparisons`.
 pub fn warning_key(warning: &ComparisonWarning) -> String {
     match warning {
         ComparisonWarning::Unpaired => "unpaired".to_string(),
@@ -151,6 +162,7 @@ pub fn warning_key(warning: &ComparisonWarning) -> String {
         ComparisonWarning::UnequalRepetitions { .. } => "unequal-repetitions".to_string(),
         ComparisonWarning::Contended { arm, .. } => format!("contended:{arm}"),
         ComparisonWarning::OffRate { arm, .. } => format!("off-rate:{arm}"),
+        ComparisonWarning::MultipleComparisons { .. } => "multiple-comparisons".to_string(),
     }
 }
 
@@ -175,6 +187,9 @@ mod tests {
             significant: false,
             theoretical_relative_difference: None,
             warnings,
+            p_value: None,
+            adjusted_p_value: None,
+            attribution: None,
         }
     }
 
@@ -221,6 +236,11 @@ mod tests {
                 worst_trial_ratio: 0.106,
                 worst_interval_ratio: Some(-0.2),
             },
+            ComparisonWarning::MultipleComparisons {
+                comparisons: 5,
+                p_value: 0.031,
+                adjusted_p_value: 0.124,
+            },
         ]);
         assert_eq!(
             warnings(&c, &names),
@@ -233,6 +253,8 @@ mod tests {
                 "not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs",
                 "IPv6 missed the asked 85 Mbit/s in 2 of 3 paced trials: 11 % above it over a \
                  whole trial, 20 % below it in one sampling interval",
+                "not significant after Holm adjustment over 5 headline comparisons (p = 0.031, \
+                 adjusted 0.124)",
             ]
         );
         let short: Vec<String> = c
@@ -249,7 +271,8 @@ mod tests {
                 "IPv6 trials failed",
                 "unequal repetitions",
                 "IPv4 contended",
-                "IPv6 off rate"
+                "IPv6 off rate",
+                "Holm-adjusted"
             ]
         );
         let keys: Vec<String> = c.warnings.iter().map(warning_key).collect();
@@ -262,7 +285,8 @@ mod tests {
                 "failed-trials:v6",
                 "unequal-repetitions",
                 "contended:v4",
-                "off-rate:v6"
+                "off-rate:v6",
+                "multiple-comparisons"
             ]
         );
     }

@@ -2,7 +2,9 @@
 //! [`RunResult`] (trials, host facts, no analysis):
 //!
 //! - **in process**: the engine's client in this process, against `serve`
-//!   peers at the arms' targets (`dualperf run`);
+//!   peers at the arms' targets (`dualperf run`); with `--repeat auto`,
+//!   one point at a time until it is precise enough
+//!   ([`in_process_until_precise`]);
 //! - **in a namespace**: the lab writes the plan as JSON, starts
 //!   `dualperf run --plan PLAN --measure-only RAW` inside the client node
 //!   (the server is another process in the server node, so each end's CPU
@@ -15,8 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
-use dualperf_engine::client::{Client, ClientOptions};
+use dualperf_engine::client::{finish_result, Client, ClientOptions, PlannedTrial};
 use dualperf_model::{RunConfig, RunResult};
+use dualperf_stats::repetition::{is_precise, Precision};
 
 use super::output::write_json;
 use super::progress::ProgressView;
@@ -38,6 +41,66 @@ pub fn in_process(
         ..options
     });
     let mut result = client.run_plan(config, &mut |progress| view.show(progress));
+    view.done();
+    if stop.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
+        result.complete = false;
+        if result.errors.is_empty() {
+            result.errors.push("interrupted".into());
+        }
+    }
+    result
+}
+
+/// Runs `config` in this process, repeating every point until its
+/// headline metric is precise enough on every arm or `target`'s cap is
+/// reached (`dualperf run --repeat auto`; [`dualperf_stats::repetition`]):
+/// `target.min_repetitions` interleaved repetitions first, then one more
+/// (every arm) at a time. `config.repeat` of the result becomes the most
+/// repetitions any point needed. Never fails, like [`in_process`].
+pub fn in_process_until_precise(
+    config: &RunConfig,
+    options: ClientOptions,
+    stop: Option<Arc<AtomicBool>>,
+    view: &mut ProgressView,
+    target: &Precision,
+) -> RunResult {
+    let client = Client::new(ClientOptions {
+        stop: stop.clone(),
+        ..options
+    });
+    let mut result = client.begin(config);
+    let arms = config.arms.len();
+    let cap = config.points.len() * arms * target.max_repetitions as usize;
+    let mut ran = 0;
+    let mut most = 0;
+    'points: for point in 0..config.points.len() {
+        let mut repetitions = 0;
+        loop {
+            let batch = if repetitions == 0 {
+                target.min_repetitions.max(1)
+            } else {
+                1
+            };
+            let planned: Vec<PlannedTrial> = (repetitions..repetitions + batch)
+                .flat_map(|repetition| (0..arms).map(move |arm| (point, arm, repetition)))
+                .collect();
+            let going = client.run_planned(config, &planned, &mut result, (ran, cap), &mut |p| {
+                view.show(p)
+            });
+            ran += planned.len();
+            repetitions += batch;
+            if !going {
+                break 'points;
+            }
+            if repetitions >= target.max_repetitions || is_precise(&result, point, target) {
+                break;
+            }
+        }
+        most = most.max(repetitions);
+        view.point_done(&config.points[point].label());
+    }
+    result.config.repeat = most.max(1);
+    finish_result(&mut result, ran);
     view.done();
     if stop.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
         result.complete = false;
