@@ -26,7 +26,7 @@ use dualperf_model::{Arm, Comparison, ComparisonWarning, MetricId, TestKind, Tes
 
 use crate::present::value::{bytes, format_value, percent, percent_signed};
 use crate::present::verdict::MIN_PAIRS_FOR_SIGNIFICANCE;
-use crate::present::{claims_significance, why_clause};
+use crate::present::{attribution_rest, claims_significance, why_clause};
 use crate::view::{self, transport, RunView};
 
 /// The sentences, most important first; never empty.
@@ -296,11 +296,12 @@ fn theory_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<S
     let inside_ci = comparison
         .relative_difference_ci95
         .is_some_and(|(l, h)| l <= theory && theory <= h);
-    let why = view
-        .run
-        .analysis
-        .as_ref()
-        .and_then(|analysis| why_clause(analysis, comparison, label));
+    let why = attribution_rest(comparison).or_else(|| {
+        view.run
+            .analysis
+            .as_ref()
+            .and_then(|analysis| why_clause(analysis, comparison, label))
+    });
     let verdict = if !claims_significance(comparison) {
         "the measured difference is not significant".to_string()
     } else if inside_ci {

@@ -25,7 +25,10 @@
 //!    when its Holm-adjusted p-value is below 0.05 too.
 //! 5. **Theory**: the header model's expected relative difference
 //!    ([`crate::theory`]).
-//! 6. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
+//! 6. **Attribution** of rates, latencies and every headline: the parts of
+//!    the relative difference the header, encapsulation, fragmentation and
+//!    CPU cost explain, and what is left ([`crate::attribution`]).
+//! 7. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
 //!    difference of the means), fewer than 2 pairs, an arm's CV above 10 %
 //!    (seed 004's criterion), failed trials, unequal repetition counts. A
 //!    trial the server saw over another family than the arm's (an
@@ -48,6 +51,7 @@ use dualperf_model::{
     TestSpec, Trial, TrialOutcome,
 };
 
+use crate::attribution::{attribute, Input as AttributionInput};
 use crate::contention;
 use crate::extraction::measure_trial_on;
 use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
@@ -587,6 +591,24 @@ fn compare(
         });
     }
 
+    let attribution = match (
+        config.arm(pair.arm),
+        config.arm(pair.baseline),
+        relative_difference,
+    ) {
+        (Some(arm), Some(baseline), Some(measured)) => attribute(&AttributionInput {
+            spec,
+            metric,
+            arm,
+            baseline,
+            conditions,
+            trials: &point.trials,
+            measured,
+            theory,
+        }),
+        _ => None,
+    };
+
     Comparison {
         point: point_index,
         metric,
@@ -604,7 +626,7 @@ fn compare(
         warnings,
         p_value: paired_p_value(&differences),
         adjusted_p_value: None,
-        attribution: None,
+        attribution,
     }
 }
 

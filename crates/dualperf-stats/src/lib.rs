@@ -43,6 +43,8 @@
 //!   and per sampling interval.
 //! * [`repetition`]: how precisely a point is measured so far (the
 //!   stopping rule of `--repeat auto`, netperf's `-I 99,5 -i 10,3`).
+//! * [`attribution`]: why an arm differs — the parts the header,
+//!   encapsulation, fragmentation and CPU cost per packet explain.
 //! * [`overhead`], [`theory`]: the header-overhead model (Table 1 of the
 //!   papers, tunnels and translation) and the difference it predicts
 //!   between an arm and its baseline.
@@ -53,6 +55,7 @@
 
 #![warn(missing_docs)]
 
+pub mod attribution;
 pub mod comparison;
 pub mod contention;
 pub mod cpu;

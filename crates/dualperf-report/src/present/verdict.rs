@@ -21,6 +21,7 @@
 
 use dualperf_model::{Analysis, Comparison, ComparisonWarning, MetricId};
 
+use super::attribution::attribution_clause;
 use super::contention::contention_clause;
 use super::value::{format_value, p_value as format_p, percent, signed_percent};
 
@@ -242,7 +243,11 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             .unwrap_or_else(|| line.clone());
         line = format!("Not significant: {clause}; {rest}");
     }
-    if let (Some(theory), Some(relative)) =
+    if let Some(why) = attribution_clause(c) {
+        // Issue 14: every verdict carries what explains it.
+        line.push_str("; ");
+        line.push_str(&why);
+    } else if let (Some(theory), Some(relative)) =
         (c.theoretical_relative_difference, c.relative_difference)
     {
         line.push_str("; ");
@@ -304,8 +309,9 @@ fn theory_clause(metric: MetricId, theory: f64, measured: f64, significant: bool
     }
 }
 
-/// Why a throughput gap may exist beyond the header (issue 14): what the
-/// CPU cost per MiB at both ends says, from the comparisons of the same
+/// For analyses without an attribution (made before issue 14's), why a
+/// throughput gap may exist beyond the header: what the CPU cost per MiB at
+/// both ends says, from the comparisons of the same
 /// point and arm in `analysis`. Only a cost difference that points the same
 /// way as the gap (slower and dearer, or faster and cheaper) is named, and
 /// only when it is a significance claim; the words say "coincide", not
@@ -315,6 +321,10 @@ fn theory_clause(metric: MetricId, theory: f64, measured: f64, significant: bool
 /// IPv6 (significant)". `None` when the comparison is not a significant
 /// throughput gap or no such cost difference exists.
 pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Option<String> {
+    if comparison.attribution.is_some() {
+        // The verdict itself says what explains it (attribution_clause).
+        return None;
+    }
     if !matches!(
         comparison.metric,
         MetricId::GoodputBps | MetricId::SenderThroughputBps
@@ -649,6 +659,68 @@ mod tests {
         );
         analysis.method.as_mut().unwrap().multiple_comparisons = None;
         assert_eq!(significance_note(&analysis), None);
+    }
+
+    /// The issue's example as stats attributes it: 6.4 % slower, the header
+    /// 1.4 %, 5 % more CPU per packet on a CPU-bound receiver.
+    fn attributed(pairs: u64, ci: (f64, f64)) -> Comparison {
+        Comparison {
+            pairs,
+            difference_ci95: Some((ci.0 * 100.0, ci.1 * 100.0)),
+            relative_difference: Some(-0.064),
+            relative_difference_ci95: Some(ci),
+            significant: ci.1 < 0.0,
+            theoretical_relative_difference: Some(-0.0138),
+            attribution: Some(dualperf_model::Attribution {
+                measured: -0.064,
+                header: Some(-0.0138),
+                cpu: Some(dualperf_model::CpuPart {
+                    end: dualperf_model::CpuEnd::Receiver,
+                    per: dualperf_model::CostUnit::Packet,
+                    cost_difference: 0.05,
+                    explained: 1.0 / 1.05 - 1.0,
+                }),
+                unexplained: -0.064 + 0.0138 - (1.0 / 1.05 - 1.0),
+                ..Default::default()
+            }),
+            ..comparison(MetricId::GoodputBps, 100.0, 93.6)
+        }
+    }
+
+    #[test]
+    fn every_verdict_carries_its_attribution() {
+        let c = attributed(3, (-0.077, -0.051));
+        assert_eq!(
+            ipv6(&c),
+            "IPv6 is 6.4 % slower than IPv4 (95 % CI 5.1–7.7 %, significant); the header \
+             explains 1.4 %, 5.0 % more CPU per packet on the receiver explains 4.8 %; \
+             0.26 % is unexplained"
+        );
+        // The why is in the verdict: no second clause beside it.
+        let analysis = Analysis {
+            comparisons: vec![c.clone()],
+            ..Analysis::default()
+        };
+        assert_eq!(why_clause(&analysis, &c, "IPv6"), None);
+    }
+
+    #[test]
+    fn two_pairs_and_zero_spread_carry_predictions_not_explanations() {
+        let two = attributed(2, (-0.34, -0.002));
+        assert_eq!(
+            ipv6(&two),
+            "Indicative only: IPv6 is 6.4 % slower than IPv4 (95 % CI −34 to −0.20 %; 2 paired \
+             repetitions; 3 or more are needed to call a difference significant); the header \
+             predicts 1.4 % slower, 5.0 % more CPU per packet on the receiver would make it \
+             4.8 % slower"
+        );
+        let flat = attributed(3, (-0.064, -0.064));
+        assert_eq!(
+            ipv6(&flat),
+            "IPv6 is 6.4 % slower than IPv4 in each of the 3 paired repetitions (no spread \
+             between repetitions, so no confidence interval); the header predicts 1.4 % \
+             slower, 5.0 % more CPU per packet on the receiver would make it 4.8 % slower"
+        );
     }
 
     #[test]
