@@ -21,6 +21,7 @@ use std::collections::BTreeSet;
 
 use dualperf_model::{Analysis, ArmId, Comparison, MetricId, RunResult, Summary, TestSpec};
 
+use crate::present::clocks::{clock_words, is_one_way_delay, point_clock_basis, ClockBasis};
 use crate::present::value::{compact_relative, format_value, percent, signed_difference};
 use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_SIGNIFICANCE};
 use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
@@ -260,7 +261,9 @@ impl<'a> Context<'a> {
         self.comparison(point, MetricId::headline(kind), arm)
     }
 
-    /// The verdict sentence of a comparison, with its "why" when there is one.
+    /// The verdict sentence of a comparison, with its "why" when there is
+    /// one, and for a one-way delay what its clocks are unless they are one
+    /// kernel's (exact).
     fn sentence(&self, comparison: &Comparison) -> String {
         let arm = self.names.label(&comparison.arm);
         let mut line = verdict(comparison, arm, self.names.label(&comparison.baseline));
@@ -268,7 +271,22 @@ impl<'a> Context<'a> {
             line.push_str("; ");
             line.push_str(&why);
         }
+        if is_one_way_delay(comparison.metric) {
+            match self.clock_basis(comparison.point) {
+                Some(ClockBasis::OneKernel) | None => {}
+                Some(basis) => {
+                    line.push_str(" (");
+                    line.push_str(&clock_words(basis));
+                    line.push(')');
+                }
+            }
+        }
         line
+    }
+
+    /// What the one-way delays at `point` rest on.
+    fn clock_basis(&self, point: usize) -> Option<ClockBasis> {
+        point_clock_basis(self.result.trials.iter().filter(|t| t.point == point))
     }
 
     fn verdict_lines(&self, point: usize) -> Vec<String> {
@@ -516,6 +534,14 @@ impl<'a> Context<'a> {
                     .map(move |w| (c.metric.label().to_string(), warning(w, c, &self.names)))
             })
             .collect();
+        let one_way = self.metrics_at(point).into_iter().any(is_one_way_delay);
+        if let Some(basis) = self.clock_basis(point).filter(|_| one_way) {
+            out.push_str(&wrap(
+                &format!("- one-way delay: {}", clock_words(basis)),
+                width,
+                "  ",
+            ));
+        }
         let compared_metrics: BTreeSet<&str> = self
             .analysis
             .comparisons

@@ -61,7 +61,7 @@ pub fn run_single(
     channel.set_timeout(Some(CONTROL_WAIT));
     let welcome = protocol::client_handshake(&mut channel, options.auth_key.as_deref())?;
     let same_kernel = !welcome.boot_id.is_empty() && welcome.boot_id == crate::clock::boot_id();
-    let clocks_shared = same_kernel || options.clocks_synchronised;
+    let clocks = assemble::Clocks::of(same_kernel, options.clocks_synchronised);
     channel.send(&Message::Request(TestRequest {
         spec: spec.clone(),
         family,
@@ -120,7 +120,7 @@ pub fn run_single(
     }
     let server_host = server_report.host.clone();
     let mut observations =
-        assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
+        assemble::observations(spec, family, outcome, *server_report, facts, clocks);
     observations.placement = Some(match (same_kernel, options.server_in_process) {
         (true, true) => EndsPlacement::SameProcess,
         (true, false) => EndsPlacement::SameKernel,

@@ -11,12 +11,15 @@
 //!   fragmentation, CPU cost, the rest);
 //! - [`warning`]: the words for each typed comparison warning;
 //! - [`contention`]: why a contended comparison is not significant;
+//! - [`clocks`]: what a one-way delay rests on (one kernel, or a declared
+//!   synchronisation with its error bound);
 //! - [`arms`]: arm labels by id;
 //! - [`axis`]: chart tick labels.
 
 pub mod arms;
 pub mod attribution;
 pub mod axis;
+pub mod clocks;
 pub mod contention;
 pub mod value;
 pub mod verdict;
