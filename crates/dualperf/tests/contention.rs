@@ -57,9 +57,15 @@ fn pin_this_thread_to_cpu_0() {
     }
 }
 
-#[test]
-fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why() {
-    let json = std::env::temp_dir().join(format!("dpc-hog-{}.json", std::process::id()));
+/// `dualperf run --loopback --pin --tests tcp-rr --no-store` with `extra`
+/// arguments beside a 2-thread hog on CPU 0: (standard output, result).
+fn run_beside_a_hog(name: &str, extra: &[&str]) -> (String, RunResult) {
+    // One hog at a time: two would starve the runs of each other's tests.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let json = std::env::temp_dir().join(format!("dpc-{name}-{}.json", std::process::id()));
     let hog = Hog::on_cpu_0(2);
     // Let the hog settle on its CPU before the first trial.
     std::thread::sleep(std::time::Duration::from_millis(200));
@@ -70,15 +76,15 @@ fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why(
             "--pin",
             "--tests",
             "tcp-rr",
-            "--quick",
             "--no-store",
-            "--json",
         ])
+        .args(extra)
+        .arg("--json")
         .arg(&json)
         .output()
         .expect("running dualperf");
     drop(hog);
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
         "exit {:?}\n{stdout}\n{}",
@@ -87,6 +93,12 @@ fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why(
     );
     let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     std::fs::remove_file(&json).unwrap();
+    (stdout, result)
+}
+
+#[test]
+fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why() {
+    let (stdout, result) = run_beside_a_hog("hog", &["--quick"]);
     print!("{stdout}");
 
     // The verdict says why there is no significance claim.
@@ -100,7 +112,7 @@ fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why(
             && verdict.contains("of CPU 0, where the tool was pinned"),
         "{verdict}"
     );
-    assert!(!stdout.contains("significant)"), "{stdout}");
+    assert!(!stdout.contains(", significant)"), "{stdout}");
 
     // Nothing in the analysis is significant, and the headline names the
     // contention as typed data.
@@ -138,4 +150,38 @@ fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why(
         assert_eq!(evidence.cpus, vec![0]);
         assert!(evidence.foreign_cpu_ratio.unwrap() >= 0.25, "{evidence:?}");
     }
+}
+
+#[test]
+fn a_contended_trial_is_run_again_a_bounded_number_of_times() {
+    let (_, result) = run_beside_a_hog(
+        "rerun",
+        &[
+            "-t",
+            "0.1",
+            "--warmup",
+            "0.05",
+            "--repeat",
+            "3",
+            "--rerun-contended",
+            "1",
+        ],
+    );
+    // Every attempt beside the hog is contended: each trial ran twice and
+    // kept its second attempt, which says so.
+    assert_eq!(result.trials.len(), 6);
+    for trial in &result.trials {
+        let dualperf_model::TrialOutcome::Ok(o) = &trial.outcome else {
+            panic!("{:?}", trial.outcome);
+        };
+        assert!(
+            o.notes
+                .iter()
+                .any(|n| n.starts_with("run 1 time more: the earlier attempt ran contended")),
+            "{:?}",
+            o.notes
+        );
+    }
+    let analysis = result.analysis.as_ref().unwrap();
+    assert!(analysis.comparisons.iter().all(|c| !c.significant));
 }

@@ -201,6 +201,12 @@ pub struct Args {
     /// the udp-probe size (--sizes; default 172 B).
     #[arg(long, value_name = "MS", default_value_t = 10.0)]
     pub probe_interval: f64,
+    /// Run a trial again, up to N times, when it ran while other programs
+    /// took the CPUs the tool needed (contended: see docs/metrics.md); the
+    /// last attempt is kept and says how often it was repeated. Contended
+    /// trials that remain are never the basis of a significance claim.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
+    pub rerun_contended: u32,
     /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
     /// alongside every tcp-stream and udp-stream trial, in the same
     /// direction, and report its one-way delay, jitter and loss.
@@ -311,10 +317,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = if args.repeat == Some(Repeat::Auto) {
         let mut view = ProgressView::until_precise(&config, tty);
         let target = dualperf_stats::repetition::NETPERF;
-        execute::in_process_until_precise(&config, options, Some(stop.clone()), &mut view, &target)
+        execute::in_process_until_precise(
+            &config,
+            options,
+            Some(stop.clone()),
+            &mut view,
+            &target,
+            args.rerun_contended,
+        )
     } else {
         let mut view = ProgressView::new(&config, tty);
-        execute::in_process(&config, options, Some(stop.clone()), &mut view)
+        execute::in_process(
+            &config,
+            options,
+            Some(stop.clone()),
+            &mut view,
+            args.rerun_contended,
+        )
     };
     let interrupted = stop.load(Ordering::SeqCst);
 
