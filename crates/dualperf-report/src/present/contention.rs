@@ -35,7 +35,7 @@ fn cpus(evidence: &ContentionEvidence) -> String {
 
 /// What the contended trials ran beside: "other programs used 60 % of the
 /// CPUs", "a hypervisor stole 12 % of the CPU time", "tasks waited for a
-/// CPU 85 % of the time while other programs used 14 % of the CPUs".
+/// CPU 85 % of the time and other programs used 14 % of the CPUs".
 pub fn contention_cause(evidence: &ContentionEvidence) -> String {
     let foreign = evidence.foreign_cpu_ratio.unwrap_or(0.0);
     match evidence.cause {
@@ -49,7 +49,7 @@ pub fn contention_cause(evidence: &ContentionEvidence) -> String {
             percent(evidence.steal_ratio.unwrap_or(0.0))
         ),
         ContentionCause::Pressure => format!(
-            "tasks waited for a CPU {} % of the time while other programs used {} % of {}",
+            "tasks waited for a CPU {} % of the time and other programs used {} % of {}",
             percent(evidence.pressure_ratio.unwrap_or(0.0)),
             percent(foreign),
             cpus(evidence)
@@ -148,7 +148,7 @@ mod tests {
         };
         assert_eq!(
             contention_cause(&pressure),
-            "tasks waited for a CPU 85 % of the time while other programs used 14 % of the CPUs"
+            "tasks waited for a CPU 85 % of the time and other programs used 14 % of the CPUs"
         );
     }
 }
