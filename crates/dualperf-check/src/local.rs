@@ -1,4 +1,4 @@
-//! `dualperf check --local`: seed 000's Table I measured on this host.
+//! `dualperf check --local`: the OpenH323 porting study's Table I measured on this host.
 //!
 //! Three loopback servers (an `AF_INET` socket on 127.0.0.1, an `AF_INET6`
 //! socket on `[::]` with `IPV6_V6ONLY` off, and one with it on) and three
@@ -251,11 +251,11 @@ fn connect_and_read(destination: SocketAddr, token: &[u8; 8]) -> Result<(), Stri
     Ok(())
 }
 
-/// Renders the matrix as seed 000's Table I (rows = clients, columns = servers).
+/// Renders the matrix as the OpenH323 porting study's Table I (rows = clients, columns = servers).
 pub fn render_table(matrix: &LocalMatrix) -> String {
     let width = 40;
     let mut out = String::from(
-        "Table I, measured on this host (seed 000 §4): rows = client, columns = server\n\n",
+        "Table I, measured on this host (the OpenH323 porting study, §4): rows = client, columns = server\n\n",
     );
     let mut header = format!("{:<33}", "");
     for server in ServerKind::ALL {

@@ -30,8 +30,8 @@ pub enum DataSockets {
     Tcp(Vec<TcpStream>),
     /// Connected UDP sockets (udp-stream, udp-rr).
     Udp(Vec<UdpSocket>),
-    /// tcp-connect client: where to connect.
-    ConnectTo(SocketAddr),
+    /// tcp-connect client: where to connect, and how to mark each connection.
+    ConnectTo(SocketAddr, dualperf_model::Marking),
     /// tcp-connect server: the listener and the only peer it serves.
     AcceptOn(TcpListener, IpAddr),
 }
@@ -173,11 +173,11 @@ pub fn start_watching(
                 });
             }
         }
-        DataSockets::ConnectTo(target) => {
+        DataSockets::ConnectTo(target, marking) => {
             let (name, ctx) = context(0);
             let cpus = ctx.cpus.clone();
             flows.push(spawn_flow(name, cpus, move || {
-                connect::connect_repeatedly(target, ctx)
+                connect::connect_repeatedly(target, marking, ctx)
             }));
         }
         DataSockets::AcceptOn(listener, peer) => {

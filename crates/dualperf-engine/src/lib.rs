@@ -13,9 +13,9 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`protocol`] | the control channel: framing (u32 length + JSON), messages, handshake, HMAC challenge-response |
-//! | [`limits`] | what a server accepts (duration, rate, streams, sessions, timeouts) |
-//! | [`server`] | `dualperf serve`: listeners, one thread per session, data sockets per test |
+//! | [`protocol`] | the control channel: framing (u32 length + JSON), messages, the handshake as sans-IO state machines, HMAC challenge-response |
+//! | [`limits`] | the protocol's bounds (both ends) and what a server accepts (duration, rate, streams, memory, sessions, timeouts) |
+//! | [`server`] | `dualperf serve`: one non-blocking accept loop for every handshake, one thread per admitted session, data sockets per test |
 //! | [`client`] | one trial against a server, and the whole plan |
 //! | [`endpoint`] | one end of a running test: its flows by role, the sampler, what they counted |
 //! | [`flow`] | the data paths shared by both ends: tcp-stream, udp-stream, udp-probe, rr, connect |
@@ -36,9 +36,9 @@
 //! ```text
 //! client                                   server
 //!   Hello{magic, version}           ──>
-//!                                   <──    Welcome{challenge?, boot_id}
+//!                                   <──    Welcome{challenge?, boot_id unless challenged}
 //!   Authenticate{hmac}  (if asked)  ──>
-//!                                   <──    Authenticated
+//!                                   <──    Authenticated{boot_id}
 //!   Request{spec, family, cpus}     ──>    (limits checked, data sockets bound)
 //!                                   <──    Ready{data ports, token, seen family}
 //!   data connections / UDP hellos   ──>
@@ -52,7 +52,9 @@
 //!
 //! # Invariants
 //!
-//! - No async runtime: one OS thread per session and per flow.
+//! - No async runtime: one OS thread per session and per flow; connections
+//!   still in their handshake share one accept thread (`poll`) and cost no
+//!   thread of their own.
 //! - Socket loops only count (atomics) and hand timestamps to the sequence
 //!   tracker or latency recorder; a separate sampler thread reads counters.
 //! - The server sends data only to the IP address that opened the control

@@ -306,6 +306,7 @@ impl SyntheticLab {
                 client_cpus: vec![0],
                 server_cpus: vec![1],
                 path_mtu_bytes: Some(1500),
+                ..Default::default()
             },
             notes: vec!["receive timestamps: SO_TIMESTAMPNS".to_string()],
             ..Default::default()

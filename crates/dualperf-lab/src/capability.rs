@@ -6,10 +6,14 @@
 //! (`dsp-<run>-probe`) that is deleted afterwards: add a qdisc to its `lo`
 //! (`tc qdisc add dev lo root netem`), add a tunnel device
 //! (`ip link add NAME type sit`), add an nftables table, set the forwarding
-//! sysctls. A feature that fails is reported with the kernel module that
-//! provides it and what its absence disables.
+//! sysctls, attach the embedded 6in4 BPF programs, add SRv6 routes, create a
+//! TUN device for TAYGA, add a Jool instance. A feature that fails is
+//! reported with what provides it and what its absence disables;
+//! [`crate::mechanism::support`] turns them into the implementation each
+//! transition mechanism would use (what `dualperf doctor` lists).
 
 use std::fmt;
+use std::path::Path;
 
 use crate::command::{KernelCommand, Runner};
 use crate::error::LabError;
@@ -49,11 +53,24 @@ pub enum Feature {
     Vxlan,
     /// nftables packet filtering and mangling.
     Nftables,
+    /// LWT-BPF encapsulating routes and tc-BPF decapsulation (Linux >= 6.3):
+    /// the recipe 6in4 tunnel.
+    LwtBpf,
+    /// SRv6 (`seg6` encapsulation, `seg6local` End.DX4): the recipe 4in6 tunnel.
+    Seg6,
+    /// The TAYGA NAT64 program and TUN devices.
+    Tayga,
+    /// The Jool NAT64 kernel module and its `jool` tool.
+    Jool,
+    /// tc BPF filters on clsact egress (cls_bpf): loss without netem.
+    TcBpf,
+    /// TAP devices: the user-space delay line without netem.
+    Tap,
 }
 
 impl Feature {
     /// Every feature, in report order.
-    pub const ALL: [Feature; 15] = [
+    pub const ALL: [Feature; 21] = [
         Feature::Veth,
         Feature::Ipv6,
         Feature::Forwarding,
@@ -69,6 +86,12 @@ impl Feature {
         Feature::Ip6tnl,
         Feature::Vxlan,
         Feature::Nftables,
+        Feature::LwtBpf,
+        Feature::Seg6,
+        Feature::Tayga,
+        Feature::Jool,
+        Feature::TcBpf,
+        Feature::Tap,
     ];
 
     /// Short name, e.g. `qdisc netem`.
@@ -89,6 +112,36 @@ impl Feature {
             Feature::Ip6tnl => "tunnel ip6tnl",
             Feature::Vxlan => "vxlan",
             Feature::Nftables => "nftables",
+            Feature::LwtBpf => "6in4 with BPF",
+            Feature::Seg6 => "SRv6 (seg6)",
+            Feature::Tayga => "TAYGA",
+            Feature::Jool => "Jool",
+            Feature::TcBpf => "tc BPF egress",
+            Feature::Tap => "TAP devices",
+        }
+    }
+
+    /// How to get it: the module to load or the package to install.
+    pub fn remedy(self) -> String {
+        match self {
+            Feature::Ipv6 => "boot with IPv6 enabled (no ipv6.disable=1)".into(),
+            Feature::Forwarding => "allow writing the forwarding sysctls (a container may forbid it)".into(),
+            Feature::LwtBpf => "a kernel >= 6.3 with CONFIG_LWTUNNEL_BPF and CONFIG_NET_CLS_BPF, and iproute2 that loads BPF objects".into(),
+            Feature::Seg6 => "a kernel with CONFIG_IPV6_SEG6_LWTUNNEL".into(),
+            Feature::Tayga => "install TAYGA: apt-get install tayga (dev/install-deps does)".into(),
+            Feature::Jool => "install Jool (Debian packages jool-dkms and jool-tools) and load it: modprobe jool".into(),
+            Feature::Nftables => "install nftables (apt-get install nftables) and load `nf_tables`".into(),
+            other => format!("load kernel module `{m}`: modprobe {m}", m = other.module()),
+        }
+    }
+
+    /// The program this feature needs on `PATH`, if any.
+    pub fn program(self) -> Option<&'static str> {
+        match self {
+            Feature::Tayga => Some("tayga"),
+            Feature::Jool => Some("jool"),
+            Feature::Nftables => Some("nft"),
+            _ => None,
         }
     }
 
@@ -110,6 +163,12 @@ impl Feature {
             Feature::Ip6tnl => "ip6_tunnel",
             Feature::Vxlan => "vxlan",
             Feature::Nftables => "nf_tables",
+            Feature::LwtBpf => "lwt_bpf, cls_bpf (Linux >= 6.3)",
+            Feature::Seg6 => "CONFIG_IPV6_SEG6_LWTUNNEL",
+            Feature::Tayga => "package tayga",
+            Feature::Jool => "jool",
+            Feature::TcBpf => "cls_bpf, sch_ingress (clsact)",
+            Feature::Tap => "tun",
         }
     }
 
@@ -123,63 +182,91 @@ impl Feature {
                 "link rates with qdisc = \"htb\" (the default, e.g. the bottleneck preset)"
             }
             Feature::Tbf => "link rates with qdisc = \"tbf\"",
-            Feature::Netem => "delay, jitter and loss on links",
+            Feature::Netem => "netem for delay, jitter and loss on links (the cls_bpf loss program and the user-space delay line are used instead, if present)",
             Feature::Prio => "strict-priority queues (DiffServ EF scenarios)",
             Feature::FqCodel => "fq_codel AQM comparisons",
             Feature::Sfq => "stochastic fair queueing comparisons",
-            Feature::Sit => "6in4 tunnel testbeds (seed 003)",
+            Feature::Sit => {
+                "6in4 tunnels with the kernel device (the BPF recipe is used instead, if present)"
+            }
             Feature::Gre => "GRE tunnel testbeds",
             Feature::Ipip => "IPv4-in-IPv4 tunnel testbeds",
-            Feature::Ip6tnl => "IPv6 tunnel testbeds",
+            Feature::Ip6tnl => {
+                "4in6 tunnels with the kernel device (SRv6 is used instead, if present)"
+            }
             Feature::Vxlan => "VXLAN overlay testbeds",
-            Feature::Nftables => "NAT64, DSCP marking and policing scenarios",
+            Feature::Nftables => {
+                "NAT64 with TAYGA (masquerade), DSCP marking and policing scenarios"
+            }
+            Feature::LwtBpf => {
+                "6in4 tunnels where sit is missing (the tunnel, tunnels and tunnel-* presets)"
+            }
+            Feature::Seg6 => "4in6 tunnels where ip6tnl is missing (the four-in-six preset)",
+            Feature::Tayga => "NAT64 where Jool is missing (the nat64 preset)",
+            Feature::Jool => "NAT64 in the kernel (TAYGA in user space is used instead)",
+            Feature::TcBpf => "link loss where netem is missing (the cls_bpf loss program)",
+            Feature::Tap => "link delay and jitter where netem is missing (the user-space delay line)",
         }
     }
 
-    /// The commands that exercise the feature inside `netns` (the last one
-    /// decides; state dies with the namespace).
-    fn probe_commands(self, netns: &str) -> Vec<KernelCommand> {
+    /// The commands that exercise the feature inside `netns`; `files` is a
+    /// scratch directory for the BPF objects.
+    fn probe(self, netns: &str, files: &Path) -> ProbeSteps {
+        let one = |decide: KernelCommand, cleanup: Vec<KernelCommand>| ProbeSteps {
+            prepare: Vec::new(),
+            decide: vec![decide],
+            cleanup,
+        };
         let qdisc = |words: &[&str]| {
             let mut args = vec![
                 "-n", netns, "qdisc", "add", "dev", "lo", "root", "handle", "1:",
             ];
             args.extend(words);
-            vec![
+            one(
                 KernelCommand::tc(args),
-                KernelCommand::tc(["-n", netns, "qdisc", "del", "dev", "lo", "root"]),
-            ]
+                vec![KernelCommand::tc([
+                    "-n", netns, "qdisc", "del", "dev", "lo", "root",
+                ])],
+            )
         };
         let device = |words: &[&str]| {
             let mut args = vec!["-n", netns, "link", "add", "dspprobe0", "type"];
             args.extend(words);
-            vec![
+            one(
                 KernelCommand::ip(args),
-                KernelCommand::ip(["-n", netns, "link", "del", "dspprobe0"]),
-            ]
+                vec![KernelCommand::ip(["-n", netns, "link", "del", "dspprobe0"])],
+            )
         };
+        let lo_up = KernelCommand::ip(["-n", netns, "link", "set", "lo", "up"]);
         match self {
             Feature::Veth => device(&["veth", "peer", "name", "dspprobe1"]),
-            Feature::Ipv6 => vec![KernelCommand::ip([
-                "-n",
-                netns,
-                "-6",
-                "addr",
-                "add",
-                "fd00:dead:beef::1/128",
-                "dev",
-                "lo",
-                "nodad",
-            ])],
-            Feature::Forwarding => vec![KernelCommand::in_netns(
-                netns,
-                "sysctl",
-                [
-                    "-q",
-                    "-w",
-                    "net.ipv4.ip_forward=1",
-                    "net.ipv6.conf.all.forwarding=1",
-                ],
-            )],
+            Feature::Ipv6 => one(
+                KernelCommand::ip([
+                    "-n",
+                    netns,
+                    "-6",
+                    "addr",
+                    "add",
+                    "fd00:dead:beef::1/128",
+                    "dev",
+                    "lo",
+                    "nodad",
+                ]),
+                Vec::new(),
+            ),
+            Feature::Forwarding => one(
+                KernelCommand::in_netns(
+                    netns,
+                    "sysctl",
+                    [
+                        "-q",
+                        "-w",
+                        "net.ipv4.ip_forward=1",
+                        "net.ipv6.conf.all.forwarding=1",
+                    ],
+                ),
+                Vec::new(),
+            ),
             Feature::Htb => qdisc(&["htb"]),
             Feature::Tbf => qdisc(&[
                 "tbf", "rate", "1mbit", "burst", "32kbit", "latency", "400ms",
@@ -193,15 +280,180 @@ impl Feature {
             Feature::Ipip => device(&["ipip"]),
             Feature::Ip6tnl => device(&["ip6tnl"]),
             Feature::Vxlan => device(&["vxlan", "id", "42", "dstport", "4789"]),
-            Feature::Nftables => {
-                vec![KernelCommand::in_netns(
-                    netns,
-                    "nft",
-                    ["add", "table", "inet", "dualperf_probe"],
-                )]
+            Feature::Nftables => one(
+                KernelCommand::in_netns(netns, "nft", ["add", "table", "inet", "dualperf_probe"]),
+                Vec::new(),
+            ),
+            Feature::LwtBpf => {
+                let encap = files.join("probe-encap.o").display().to_string();
+                let decap = files.join("probe-decap.o").display().to_string();
+                ProbeSteps {
+                    prepare: vec![lo_up],
+                    decide: vec![
+                        KernelCommand::ip([
+                            "-n",
+                            netns,
+                            "-6",
+                            "route",
+                            "add",
+                            "fd00:dead:beef::/64",
+                            "encap",
+                            "bpf",
+                            "xmit",
+                            "obj",
+                            &encap,
+                            "section",
+                            "lwt_xmit",
+                            "headroom",
+                            "20",
+                            "dev",
+                            "lo",
+                        ]),
+                        KernelCommand::tc(["-n", netns, "qdisc", "add", "dev", "lo", "clsact"]),
+                        KernelCommand::tc([
+                            "-n", netns, "filter", "add", "dev", "lo", "ingress", "pref", "1",
+                            "bpf", "da", "obj", &decap, "sec", "tc",
+                        ]),
+                    ],
+                    cleanup: Vec::new(),
+                }
             }
+            Feature::Seg6 => ProbeSteps {
+                prepare: vec![lo_up],
+                decide: vec![
+                    KernelCommand::ip([
+                        "-n",
+                        netns,
+                        "route",
+                        "add",
+                        "192.0.2.1/32",
+                        "encap",
+                        "seg6",
+                        "mode",
+                        "encap.red",
+                        "segs",
+                        "fd00:dead:beef::2",
+                        "dev",
+                        "lo",
+                    ]),
+                    KernelCommand::ip([
+                        "-n",
+                        netns,
+                        "-6",
+                        "route",
+                        "add",
+                        "fd00:dead:beef::3/128",
+                        "encap",
+                        "seg6local",
+                        "action",
+                        "End.DX4",
+                        "nh4",
+                        "192.0.2.1",
+                        "dev",
+                        "lo",
+                    ]),
+                ],
+                cleanup: Vec::new(),
+            },
+            Feature::Tayga => one(
+                KernelCommand::ip([
+                    "-n",
+                    netns,
+                    "tuntap",
+                    "add",
+                    "dev",
+                    "dspprobe0",
+                    "mode",
+                    "tun",
+                ]),
+                vec![KernelCommand::ip(["-n", netns, "link", "del", "dspprobe0"])],
+            ),
+            Feature::TcBpf => {
+                let linkem = files.join("probe-linkem.o").display().to_string();
+                // The 6in4 probe may have added the clsact already.
+                ProbeSteps {
+                    prepare: vec![KernelCommand::tc([
+                        "-n", netns, "qdisc", "add", "dev", "lo", "clsact",
+                    ])],
+                    decide: vec![KernelCommand::tc([
+                        "-n", netns, "filter", "add", "dev", "lo", "egress", "pref", "1", "bpf",
+                        "da", "obj", &linkem, "sec", "tc",
+                    ])],
+                    cleanup: Vec::new(),
+                }
+            }
+            Feature::Tap => one(
+                KernelCommand::ip([
+                    "-n",
+                    netns,
+                    "tuntap",
+                    "add",
+                    "dev",
+                    "dspprobe0",
+                    "mode",
+                    "tap",
+                ]),
+                vec![KernelCommand::ip(["-n", netns, "link", "del", "dspprobe0"])],
+            ),
+            Feature::Jool => ProbeSteps {
+                prepare: if find_program("modprobe") {
+                    vec![KernelCommand::new("modprobe", ["jool"])]
+                } else {
+                    Vec::new()
+                },
+                decide: vec![KernelCommand::in_netns(
+                    netns,
+                    "jool",
+                    [
+                        "instance",
+                        "add",
+                        "dspprobe",
+                        "--netfilter",
+                        "--pool6",
+                        "64:ff9b::/96",
+                    ],
+                )],
+                cleanup: vec![KernelCommand::in_netns(
+                    netns,
+                    "jool",
+                    ["instance", "remove", "dspprobe"],
+                )],
+            },
         }
     }
+}
+
+/// How a feature is tried: preparations (failures ignored), the commands
+/// that decide (all must succeed), then clean-up (failures ignored; the
+/// scratch namespace dies anyway).
+struct ProbeSteps {
+    prepare: Vec<KernelCommand>,
+    decide: Vec<KernelCommand>,
+    cleanup: Vec<KernelCommand>,
+}
+
+/// True when `program` is an executable file in a directory of `PATH`.
+pub fn find_program(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path).any(|dir| {
+                std::fs::metadata(dir.join(program))
+                    .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                    .unwrap_or(false)
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// The running kernel's release as (major, minor), from `uname -r`'s
+/// source `/proc/sys/kernel/osrelease`.
+fn kernel_version() -> Option<(u32, u32)> {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    let mut parts = release.trim().split(['.', '-']);
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
 }
 
 impl fmt::Display for Feature {
@@ -247,28 +499,30 @@ impl Capabilities {
                     other => other.to_string(),
                 },
             })?;
+        let files = std::env::temp_dir().join(format!("{netns}-files"));
+        let files_ready = std::fs::create_dir_all(&files)
+            .and_then(|_| std::fs::write(files.join("probe-encap.o"), crate::bpf::ENCAP_6IN4))
+            .and_then(|_| std::fs::write(files.join("probe-decap.o"), crate::bpf::DECAP_6IN4))
+            .and_then(|_| {
+                std::fs::write(
+                    files.join("probe-linkem.o"),
+                    crate::bpf::link_emulation_object(0.0, 0),
+                )
+            });
         let mut results = Vec::with_capacity(features.len());
         for &feature in features {
-            let mut availability = Availability::Present;
-            for (index, command) in feature.probe_commands(scratch.name()).iter().enumerate() {
-                let output = runner.output(command)?;
-                // Only the first command decides; the others clean up.
-                if index == 0 && !output.status.success() {
-                    let stderr = String::from_utf8_lossy(&output.stderr);
-                    let detail = stderr
-                        .lines()
-                        .next()
-                        .unwrap_or("failed without a message")
-                        .trim()
-                        .to_string();
-                    availability = Availability::Missing { detail };
-                    break;
-                }
-            }
-            results.push((feature, availability));
+            results.push((feature, probe_one(runner, feature, scratch.name(), &files)?));
+        }
+        if files_ready.is_ok() {
+            let _ = std::fs::remove_dir_all(&files);
         }
         drop(scratch);
         Ok(Capabilities { results })
+    }
+
+    /// Capabilities as given (for tests and for callers that probed elsewhere).
+    pub fn from_results(results: Vec<(Feature, Availability)>) -> Capabilities {
+        Capabilities { results }
     }
 
     /// Probes every [`Feature`].
@@ -307,7 +561,7 @@ impl Capabilities {
             .into_iter()
             .map(|f| {
                 format!(
-                    "{} missing (kernel module `{}`): no {}",
+                    "{} missing (`{}`): no {}",
                     f.label(),
                     f.module(),
                     f.disables()
@@ -315,6 +569,60 @@ impl Capabilities {
             })
             .collect()
     }
+}
+
+/// Tries `feature` in the scratch namespace `netns`.
+fn probe_one(
+    runner: &Runner,
+    feature: Feature,
+    netns: &str,
+    files: &Path,
+) -> Result<Availability, LabError> {
+    if let Some(program) = feature.program() {
+        if !find_program(program) {
+            return Ok(Availability::Missing {
+                detail: format!("`{program}` is not installed (not on PATH)"),
+            });
+        }
+    }
+    if feature == Feature::LwtBpf && kernel_version().is_some_and(|v| v < (6, 3)) {
+        return Ok(Availability::Missing {
+            detail: "Linux < 6.3 lacks BPF_F_ADJ_ROOM_DECAP_L3_IPV6, which the decapsulator needs"
+                .into(),
+        });
+    }
+    let steps = feature.probe(netns, files);
+    for command in &steps.prepare {
+        let _ = runner.output(command);
+    }
+    let mut availability = Availability::Present;
+    for command in &steps.decide {
+        let output = match runner.output(command) {
+            Ok(output) => output,
+            Err(LabError::Spawn { source, .. }) => {
+                availability = Availability::Missing {
+                    detail: format!("`{}` cannot start: {source}", command.program()),
+                };
+                break;
+            }
+            Err(other) => return Err(other),
+        };
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let detail = stderr
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("failed without a message")
+                .trim()
+                .to_string();
+            availability = Availability::Missing { detail };
+            break;
+        }
+    }
+    for command in &steps.cleanup {
+        let _ = runner.output(command);
+    }
+    Ok(availability)
 }
 
 /// True when this process can create network namespaces (tries one).

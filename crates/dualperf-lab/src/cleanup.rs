@@ -2,11 +2,17 @@
 //! prefix, the processes running inside them, and stray veth ends with the
 //! `dsp` interface prefix in the host namespace.
 //!
-//! This is what `dualperf lab clean` runs after a crash or `kill -9`, and
-//! what every [`crate::namespace::Namespace`] handle runs when it drops. It
+//! This is what `dualperf lab clean` runs after a crash or `kill -9`
+//! ([`clean_runs`]: only runs whose owner process is gone, see
+//! [`crate::state`] for the owner locks), and what every
+//! [`crate::namespace::Namespace`] handle runs when it drops ([`clean`]). It
 //! only ever touches names with dualperf's prefixes.
 
+use std::path::Path;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::state::{self, RunLock, RunOwner};
 
 use crate::command::{KernelCommand, Runner};
 use crate::error::LabError;
@@ -26,7 +32,24 @@ pub struct CleanReport {
     pub processes: Vec<i32>,
     /// Stray interfaces deleted from the host namespace.
     pub interfaces: Vec<String>,
+    /// Runs removed (their namespaces, interfaces and lock files).
+    pub runs: Vec<String>,
+    /// Runs left alone because their owner process still runs.
+    pub spared: Vec<SparedRun>,
 }
+
+/// A run [`clean_runs`] left alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SparedRun {
+    /// The run id.
+    pub run_id: String,
+    /// Its owner's process id, when the lock file says.
+    pub pid: Option<i32>,
+}
+
+/// Owner locks of the runs this process allocated, held until it exits
+/// (the kernel releases them then, whatever way it exits).
+static HELD_LOCKS: Mutex<Vec<RunLock>> = Mutex::new(Vec::new());
 
 /// Names of all network namespaces (`ip netns list`).
 ///
@@ -47,20 +70,165 @@ pub fn list_namespaces(runner: &Runner) -> Result<Vec<String>, LabError> {
 ///
 /// # Errors
 /// As [`list_namespaces`].
+///
+/// The run is recorded as this process's: its owner lock
+/// ([`state::lock_run`] in [`state::state_dir`]) is held until the process
+/// exits (or [`release_run`]), so `lab clean` leaves it alone meanwhile. If
+/// the lock cannot be written (a read-only state directory), the run
+/// proceeds unrecorded.
 pub fn unused_run_id(runner: &Runner) -> Result<RunId, LabError> {
     let existing = list_namespaces(runner)?;
+    let dir = state::state_dir();
     let mut run = RunId::unique();
     // RunId::unique varies its last character per call: 36 tries cover them all.
     for _ in 0..36 {
-        if !existing
+        let taken = existing
             .iter()
             .any(|n| n.starts_with(&run_namespace_prefix(&run)))
-        {
+            || state::run_owner(&dir, run.as_str()) != RunOwner::Gone;
+        if !taken {
             break;
         }
         run = RunId::unique();
     }
+    // Lock files of owners that are gone tell nothing a missing file does
+    // not: tidy them, so finished runs leave no litter behind.
+    for stale in state::locked_run_ids(&dir) {
+        state::remove_stale_lock(&dir, &stale);
+    }
+    if let Ok(lock) = state::lock_run(&dir, run.as_str()) {
+        HELD_LOCKS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(lock);
+    }
     Ok(run)
+}
+
+/// Gives up this process's ownership of `run` (its testbed is gone): its
+/// lock file is removed.
+pub fn release_run(run: &RunId) {
+    let dir = state::state_dir();
+    let path = dir.join(format!("{run}.lock"));
+    HELD_LOCKS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .retain(|lock| lock.path() != path);
+}
+
+/// The run id of a namespace named `dsp-<run>-<node>`.
+fn namespace_run(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(NAMESPACE_PREFIX)?;
+    let (run, node) = rest.split_once('-')?;
+    (!run.is_empty() && !node.is_empty()).then_some(run)
+}
+
+/// The run id of an interface named `dsp<run>-<link><a|b>`.
+fn interface_run(name: &str) -> Option<&str> {
+    if !is_dualperf_interface(name) {
+        return None;
+    }
+    name.strip_prefix(INTERFACE_PREFIX)?
+        .split_once('-')
+        .map(|(run, _)| run)
+}
+
+/// `lab clean`: removes every run whose name starts with `prefix` (which
+/// must start with `dsp-`; `dsp-` for all) and whose owner process is gone
+/// — its namespaces, the processes inside, its stray veth ends in the host
+/// namespace and its lock file — and spares runs whose owner still runs
+/// unless `force`. Owner locks are looked up in `lock_dir`
+/// ([`state::state_dir`] for the command).
+///
+/// # Panics
+/// If `prefix` does not start with `dsp-`.
+///
+/// # Errors
+/// [`LabError::Command`] for the first namespace or interface that cannot
+/// be deleted (the others are still attempted).
+pub fn clean_runs(
+    runner: &Runner,
+    lock_dir: &Path,
+    prefix: &str,
+    force: bool,
+) -> Result<CleanReport, LabError> {
+    assert!(
+        prefix.starts_with(NAMESPACE_PREFIX),
+        "clean-up only touches dualperf's `dsp-` namespaces"
+    );
+    let interface_prefix = format!("{INTERFACE_PREFIX}{}", &prefix[NAMESPACE_PREFIX.len()..]);
+    let namespaces: Vec<String> = list_namespaces(runner)?
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    let output = runner.run(&KernelCommand::ip(["-o", "link", "show"]))?;
+    let interfaces: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split(": ").nth(1))
+        .map(|name| name.split('@').next().unwrap_or(name).to_string())
+        .filter(|name| name.starts_with(&interface_prefix) && interface_run(name).is_some())
+        .collect();
+    let mut runs: Vec<String> = namespaces
+        .iter()
+        .filter_map(|n| namespace_run(n))
+        .chain(interfaces.iter().filter_map(|i| interface_run(i)))
+        .map(str::to_string)
+        .chain(
+            state::locked_run_ids(lock_dir)
+                .into_iter()
+                .filter(|run| format!("{NAMESPACE_PREFIX}{run}-").starts_with(prefix)),
+        )
+        .collect();
+    runs.sort();
+    runs.dedup();
+    let mut report = CleanReport::default();
+    let mut first_error = None;
+    for run in runs {
+        if let (RunOwner::Alive { pid }, false) = (state::run_owner(lock_dir, &run), force) {
+            report.spared.push(SparedRun { run_id: run, pid });
+            continue;
+        }
+        let run_prefix = format!("{NAMESPACE_PREFIX}{run}-");
+        for netns in namespaces.iter().filter(|n| n.starts_with(&run_prefix)) {
+            match remove_namespace(runner, netns) {
+                Ok(pids) => {
+                    report.processes.extend(pids);
+                    report.namespaces.push(netns.clone());
+                }
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
+        }
+        for interface in interfaces.iter().filter(|i| interface_run(i) == Some(&run)) {
+            // Deleting one end of a veth deletes its peer too: a second
+            // deletion of the same pair finds nothing, which is fine.
+            match runner.run(&KernelCommand::ip(["link", "del", interface])) {
+                Ok(_) => report.interfaces.push(interface.clone()),
+                Err(err) => {
+                    if interface_exists(runner, interface) {
+                        first_error.get_or_insert(err);
+                    }
+                }
+            }
+        }
+        if force {
+            let _ = std::fs::remove_file(lock_dir.join(format!("{run}.lock")));
+        } else {
+            state::remove_stale_lock(lock_dir, &run);
+        }
+        report.runs.push(run);
+    }
+    match first_error {
+        Some(err) => Err(err),
+        None => Ok(report),
+    }
+}
+
+fn interface_exists(runner: &Runner, name: &str) -> bool {
+    runner
+        .run(&KernelCommand::ip(["link", "show", "dev", name]))
+        .is_ok()
 }
 
 /// Process ids inside `netns` (`ip netns pids NETNS`), never this process.
@@ -226,6 +394,22 @@ mod tests {
     #[should_panic(expected = "dsp-")]
     fn cleaning_a_foreign_prefix_is_refused() {
         let _ = clean(&Runner::new(false), "netns-of-someone-else");
+    }
+
+    #[test]
+    fn run_ids_are_read_from_namespace_and_interface_names() {
+        assert_eq!(namespace_run("dsp-k3x9a-router"), Some("k3x9a"));
+        assert_eq!(namespace_run("dsp-k3x9a-node-with-dashes"), Some("k3x9a"));
+        assert_eq!(namespace_run("dsp-"), None);
+        assert_eq!(namespace_run("other-k3-x"), None);
+        assert_eq!(interface_run("dspk3x9a-0a"), Some("k3x9a"));
+        assert_eq!(interface_run("eth0"), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "dsp-")]
+    fn cleaning_runs_under_a_foreign_prefix_is_refused() {
+        let _ = clean_runs(&Runner::new(false), Path::new("/nonexistent"), "x-", false);
     }
 
     #[test]

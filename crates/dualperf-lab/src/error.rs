@@ -153,6 +153,46 @@ pub enum LabError {
         what: String,
     },
 
+    /// A node has no address of the family asked for (a single-stack node).
+    #[error("node `{node}` has no {family} address (it is {stack})")]
+    NoAddress {
+        /// The node.
+        node: String,
+        /// The family asked for.
+        family: dualperf_model::IpFamily,
+        /// Its stack, e.g. `ipv4-only`.
+        stack: String,
+    },
+
+    /// The topology offers no arm towards the node asked for.
+    #[error("no arm reaches `{server}`: {reason}")]
+    NoArms {
+        /// The server node.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+
+    /// The user-space delay line of a link direction could not start.
+    #[error("starting the delay line of {direction}")]
+    DelayLine {
+        /// `link[N] A→B`.
+        direction: String,
+        /// The system call that failed.
+        #[source]
+        source: io::Error,
+    },
+
+    /// A file of the testbed's work directory could not be written.
+    #[error("writing `{path}`")]
+    WorkFile {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+
     /// The state file of a testbed left up by `lab up`.
     #[error("state file `{path}`")]
     State {
@@ -178,15 +218,15 @@ fn describe_missing(missing: &[MissingFeature]) -> String {
         .iter()
         .map(|m| {
             format!(
-                "{} needs {} (kernel module `{}`), which this kernel does not have",
+                "{} needs {}, which is missing here ({})",
                 m.needed_by,
                 m.feature.label(),
-                m.feature.module()
+                m.feature.remedy()
             )
         })
         .collect();
     format!(
-        "{}; nothing was built (load the module with `modprobe`, or remove that setting from the topology; `dualperf doctor` lists what this kernel has)",
+        "{}; nothing was built (or remove that setting from the topology; `dualperf doctor` lists what this machine has)",
         parts.join("; ")
     )
 }

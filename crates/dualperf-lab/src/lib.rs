@@ -10,6 +10,15 @@
 //! forwarding on routers, and tc qdiscs for rate, queue, delay and loss;
 //! plus [`TestbedFacts`](dualperf_model::TestbedFacts) to store with results.
 //!
+//! **Transition mechanisms** ([`mechanism`], [`topology::transition`]): a
+//! topology may add `[[tunnel]]`s (6in4, 4in6) and `[[translator]]`s
+//! (NAT64); each is built with the kernel device or module where this
+//! kernel has it (sit, ip6tnl, Jool) and otherwise with the proven recipe
+//! (LWT-BPF 6in4 with the embedded objects of [`bpf`], SRv6 4in6, TAYGA).
+//! [`Topology::arms`] lists every path from the client to a server node as
+//! an arm with its target address; the facts record which implementation
+//! ran. See `docs/transition-mechanisms.md`.
+//!
 //! **Invariant:** everything created here has an owner that removes it on
 //! drop — also when building fails half-way or is interrupted — and carries
 //! the `dsp` prefix so [`cleanup::clean`] can find what a killed process
@@ -34,11 +43,17 @@
 //! ```
 
 pub mod addressing;
+mod arms;
+pub mod bpf;
 pub mod capability;
 pub mod cleanup;
 pub mod command;
+pub mod delay_line;
+pub mod diffserv;
+pub mod emulation;
 mod error;
 pub mod facts;
+pub mod mechanism;
 pub mod namespace;
 pub mod naming;
 pub mod plan;
@@ -52,8 +67,10 @@ pub mod topology;
 
 pub use capability::{can_create_namespaces, Availability, Capabilities, Feature};
 pub use command::{KernelCommand, Runner};
+pub use emulation::LinkEmulation;
 pub use error::{LabError, MissingFeature, TopologyError};
+pub use mechanism::Implementations;
 pub use naming::RunId;
-pub use process::NodeProcess;
+pub use process::{NodeProcess, SchedStat};
 pub use testbed::{required_features, BuildOptions, Testbed};
-pub use topology::Topology;
+pub use topology::{Implementation, Topology};

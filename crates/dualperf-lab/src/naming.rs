@@ -161,6 +161,27 @@ pub fn interface_name(run: &RunId, link: usize, end: LinkEnd) -> String {
     name
 }
 
+/// A device a transition mechanism creates inside a node: `dsp<run>-<letter><index>`,
+/// `t` for a tunnel device (sit, ip6tnl), `x` for a translator's TUN device
+/// (TAYGA). At most 15 bytes: a [`RunId`] has at most 7 characters and the
+/// index at most 3 digits.
+///
+/// # Panics
+/// If `index >= 1000`.
+pub fn mechanism_interface_name(run: &RunId, letter: char, index: usize) -> String {
+    assert!(index < 1000, "at most 1000 mechanisms of a kind");
+    let name = format!("{INTERFACE_PREFIX}{run}-{letter}{index}");
+    debug_assert!(name.len() <= MAX_INTERFACE_NAME_BYTES);
+    name
+}
+
+/// The directory a testbed keeps its files in (BPF objects, TAYGA's
+/// configuration, state and pid file): `$TMPDIR/dsp-<run>`, removed with
+/// the testbed.
+pub fn work_dir(run: &RunId) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("{NAMESPACE_PREFIX}{run}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +224,15 @@ mod tests {
         for bad in ["", "ABC", "a-b", "abcdefgh", "a b"] {
             assert!(RunId::new(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn mechanism_device_names_fit_ifnamsiz_and_carry_the_run_prefix() {
+        let run = RunId::new("abcdefg").unwrap();
+        let name = mechanism_interface_name(&run, 'x', 999);
+        assert_eq!(name, "dspabcdefg-x999");
+        assert_eq!(name.len(), MAX_INTERFACE_NAME_BYTES);
+        assert!(work_dir(&run).ends_with("dsp-abcdefg"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The build plan: the ordered kernel commands that turn a [`Topology`] into
-//! a testbed. It is pure (nothing runs here), so `--dry-run` prints exactly
+//! The build plan: the ordered steps (kernel commands, and the few files
+//! the mechanisms need) that turn a [`Topology`] into a testbed. It is pure (nothing runs here), so `--dry-run` prints exactly
 //! what [`crate::Testbed::build`] executes, and tests can read it without root.
 //!
 //! Order matters:
@@ -10,9 +10,21 @@
 //!    appear in the host's namespace), with their MTU;
 //! 3. addresses (`nodad`) and links up;
 //! 4. shaping qdiscs;
-//! 5. static routes.
+//! 5. static routes;
+//! 6. transition mechanisms ([`crate::mechanism`]): the work directory with
+//!    BPF objects and TAYGA's configuration, tunnel devices or encapsulating
+//!    routes, decapsulators, carried addresses and their routes, translators.
 
+use std::fmt;
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+
+use dualperf_model::IpFamily;
+
+use crate::bpf::Program;
 use crate::command::KernelCommand;
+use crate::emulation::LinkEmulation;
+use crate::mechanism::{mechanism_steps, node_sysctls, Implementations};
 use crate::naming::{interface_name, namespace_name, LinkEnd, RunId};
 use crate::routes::routes_of;
 use crate::shaping::shaping_commands;
@@ -33,28 +45,142 @@ pub enum Creates {
         /// Interface name of end A.
         interface: String,
     },
+    /// Something removed by running a command: a tunnel or TUN device
+    /// (`ip -n NETNS link del DEV`), a Jool instance.
+    Undo {
+        /// The command that removes it.
+        command: KernelCommand,
+    },
+    /// A daemon that detached and wrote its process id to a file (TAYGA).
+    Daemon {
+        /// The namespace it runs in.
+        netns: String,
+        /// Its pid file.
+        pid_file: PathBuf,
+    },
+    /// The testbed's work directory (BPF objects, TAYGA's configuration
+    /// and state), removed with everything in it.
+    Directory {
+        /// The directory.
+        path: PathBuf,
+    },
 }
 
-/// One command of the plan and what it creates, if anything.
+/// Where a file's bytes come from, so `--dry-run` can say how to make it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileOrigin {
+    /// Text shown in full.
+    Text,
+    /// An embedded BPF object with its sentinel addresses patched.
+    Bpf {
+        /// Which program.
+        program: Program,
+        /// This end's address (replaces 192.0.2.201).
+        local: Ipv4Addr,
+        /// The peer's address (replaces 192.0.2.202).
+        peer: Ipv4Addr,
+    },
+}
+
+/// One thing the build does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Run a command to completion; it must succeed.
+    Run(KernelCommand),
+    /// Create a directory (and its parents).
+    MakeDir(PathBuf),
+    /// Write a file.
+    WriteFile {
+        /// The file.
+        path: PathBuf,
+        /// Its bytes.
+        contents: Vec<u8>,
+        /// How a person would make the same file.
+        origin: FileOrigin,
+    },
+}
+
+/// One step of the plan and what it creates, if anything.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
-    /// The command.
-    pub command: KernelCommand,
+    /// What to do.
+    pub action: Action,
     /// What it creates (addresses, qdiscs and routes die with their link or
     /// namespace and are not tracked separately).
     pub creates: Option<Creates>,
 }
 
 impl Step {
-    fn plain(command: KernelCommand) -> Self {
+    pub(crate) fn plain(command: KernelCommand) -> Self {
         Step {
-            command,
+            action: Action::Run(command),
             creates: None,
+        }
+    }
+
+    pub(crate) fn creating(command: KernelCommand, creates: Creates) -> Self {
+        Step {
+            action: Action::Run(command),
+            creates: Some(creates),
+        }
+    }
+
+    /// The command, when the step runs one.
+    pub fn command(&self) -> Option<&KernelCommand> {
+        match &self.action {
+            Action::Run(command) => Some(command),
+            _ => None,
         }
     }
 }
 
-/// The `sysctl` settings a node gets, as `key=value` words.
+impl fmt::Display for Step {
+    /// What a person pastes into a root shell to do the same: the command,
+    /// `mkdir -p`, a here-document for a text file, and for a BPF object the
+    /// clang command that builds an equivalent one (after a comment saying
+    /// what dualperf writes instead).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.action {
+            Action::Run(command) => write!(f, "{command}"),
+            Action::MakeDir(path) => write!(
+                f,
+                "{}",
+                KernelCommand::new("mkdir", ["-p".to_string(), path.display().to_string()])
+            ),
+            Action::WriteFile {
+                path,
+                contents,
+                origin: FileOrigin::Text,
+            } => write!(
+                f,
+                "cat > {} <<'EOF'\n{}EOF",
+                KernelCommand::new(&path.display().to_string(), Vec::<String>::new()),
+                String::from_utf8_lossy(contents)
+            ),
+            Action::WriteFile {
+                path,
+                origin:
+                    FileOrigin::Bpf {
+                        program,
+                        local,
+                        peer,
+                    },
+                ..
+            } => write!(
+                f,
+                "# {}: the embedded crates/dualperf-lab/bpf/{} with 192.0.2.201 -> {local} and 192.0.2.202 -> {peer}; the same program from source:\n{} -o {}",
+                path.display(),
+                program.file_name(),
+                program.clang_command(*local, *peer),
+                path.display()
+            ),
+        }
+    }
+}
+
+/// The `sysctl` settings a node of `role` gets, as `key=value` words (the
+/// base every node has; [`crate::mechanism::node_sysctls`] adds those of
+/// its stack and of the mechanisms it runs).
 pub fn sysctls(role: Role) -> Vec<String> {
     let forwarding = match role {
         Role::Host => "0",
@@ -68,18 +194,23 @@ pub fn sysctls(role: Role) -> Vec<String> {
     ]
 }
 
-/// The commands that build `topology` for run `run`, in order.
-pub fn build_plan(topology: &Topology, run: &RunId) -> Vec<Step> {
+/// The steps that build `topology` for run `run` with the mechanism
+/// implementations `implementations` (see [`Implementations::choose`]), in order.
+pub fn build_plan(
+    topology: &Topology,
+    run: &RunId,
+    implementations: &Implementations,
+) -> Vec<Step> {
     let netns_of = |node: usize| namespace_name(run, &topology.nodes()[node].name);
     let mut steps = Vec::new();
-    for (index, node) in topology.nodes().iter().enumerate() {
+    for index in 0..topology.nodes().len() {
         let netns = netns_of(index);
-        steps.push(Step {
-            command: KernelCommand::ip(["netns", "add", netns.as_str()]),
-            creates: Some(Creates::Namespace {
+        steps.push(Step::creating(
+            KernelCommand::ip(["netns", "add", netns.as_str()]),
+            Creates::Namespace {
                 netns: netns.clone(),
-            }),
-        });
+            },
+        ));
         steps.push(Step::plain(KernelCommand::ip([
             "-n",
             netns.as_str(),
@@ -89,7 +220,7 @@ pub fn build_plan(topology: &Topology, run: &RunId) -> Vec<Step> {
             "up",
         ])));
         let mut words = vec!["-q".to_string(), "-w".to_string()];
-        words.extend(sysctls(node.role));
+        words.extend(node_sysctls(topology, index, implementations));
         steps.push(Step::plain(KernelCommand::in_netns(
             &netns, "sysctl", words,
         )));
@@ -98,42 +229,46 @@ pub fn build_plan(topology: &Topology, run: &RunId) -> Vec<Step> {
         let [a, b] = [LinkEnd::A, LinkEnd::B]
             .map(|end| (netns_of(link.node(end)), interface_name(run, index, end)));
         let mtu = link.mtu_bytes.to_string();
-        steps.push(Step {
-            command: KernelCommand::ip([
+        steps.push(Step::creating(
+            KernelCommand::ip([
                 "link", "add", &a.1, "netns", &a.0, "mtu", &mtu, "type", "veth", "peer", "name",
                 &b.1, "netns", &b.0, "mtu", &mtu,
             ]),
-            creates: Some(Creates::Link {
+            Creates::Link {
                 netns: a.0.clone(),
                 interface: a.1.clone(),
-            }),
-        });
+            },
+        ));
     }
     for (index, link) in topology.links().iter().enumerate() {
         for end in LinkEnd::BOTH {
             let netns = netns_of(link.node(end));
             let interface = interface_name(run, index, end);
             let [v4, v6] = link.addresses(end);
-            steps.push(Step::plain(KernelCommand::ip([
-                "-n",
-                &netns,
-                "addr",
-                "add",
-                &v4.to_string(),
-                "dev",
-                &interface,
-            ])));
-            steps.push(Step::plain(KernelCommand::ip([
-                "-n",
-                &netns,
-                "-6",
-                "addr",
-                "add",
-                &v6.to_string(),
-                "dev",
-                &interface,
-                "nodad",
-            ])));
+            if topology.link_carries(link, IpFamily::V4) {
+                steps.push(Step::plain(KernelCommand::ip([
+                    "-n",
+                    &netns,
+                    "addr",
+                    "add",
+                    &v4.to_string(),
+                    "dev",
+                    &interface,
+                ])));
+            }
+            if topology.link_carries(link, IpFamily::V6) {
+                steps.push(Step::plain(KernelCommand::ip([
+                    "-n",
+                    &netns,
+                    "-6",
+                    "addr",
+                    "add",
+                    &v6.to_string(),
+                    "dev",
+                    &interface,
+                    "nodad",
+                ])));
+            }
             steps.push(Step::plain(KernelCommand::ip([
                 "-n", &netns, "link", "set", &interface, "up",
             ])));
@@ -145,9 +280,15 @@ pub fn build_plan(topology: &Topology, run: &RunId) -> Vec<Step> {
                 let netns = netns_of(link.node(end));
                 let interface = interface_name(run, index, end);
                 steps.extend(
-                    shaping_commands(&netns, &interface, link.mtu_bytes, shaping)
-                        .into_iter()
-                        .map(Step::plain),
+                    shaping_commands(
+                        &netns,
+                        &interface,
+                        link.mtu_bytes,
+                        shaping,
+                        implementations.link_emulation == LinkEmulation::Netem,
+                    )
+                    .into_iter()
+                    .map(Step::plain),
                 );
             }
         }
@@ -156,28 +297,31 @@ pub fn build_plan(topology: &Topology, run: &RunId) -> Vec<Step> {
         let netns = netns_of(node);
         for route in routes_of(topology, node) {
             let interface = interface_name(run, route.out_link, route.out_end);
-            let destinations = [
-                route.destination.v4.to_string(),
-                route.destination.v6.to_string(),
-            ];
-            for (family, (destination, via)) in ["-4", "-6"]
-                .into_iter()
-                .zip(destinations.iter().zip(route.via))
-            {
-                steps.push(Step::plain(KernelCommand::ip([
-                    "-n",
-                    &netns,
-                    family,
-                    "route",
-                    "add",
-                    destination,
-                    "via",
-                    &via.to_string(),
-                    "dev",
-                    &interface,
-                ])));
-            }
+            let family = match route.family {
+                IpFamily::V4 => "-4",
+                IpFamily::V6 => "-6",
+            };
+            steps.push(Step::plain(KernelCommand::ip([
+                "-n",
+                &netns,
+                family,
+                "route",
+                "add",
+                &route.destination,
+                "via",
+                &route.via.to_string(),
+                "dev",
+                &interface,
+            ])));
         }
+    }
+    steps.extend(mechanism_steps(topology, run, implementations));
+    if let Some(domain) = topology.diffserv() {
+        steps.extend(
+            crate::diffserv::diffserv_commands(topology, run, domain)
+                .into_iter()
+                .map(Step::plain),
+        );
     }
     steps
 }
@@ -185,12 +329,40 @@ pub fn build_plan(topology: &Topology, run: &RunId) -> Vec<Step> {
 /// The commands that remove what [`build_plan`] creates: every namespace
 /// (which takes its veth ends, addresses, qdiscs and routes with it).
 /// Processes still running inside must be stopped first (see `cleanup`).
-pub fn teardown_plan(topology: &Topology, run: &RunId) -> Vec<KernelCommand> {
-    topology
-        .nodes()
+///
+/// With mechanisms, the daemons are stopped (`pkill -F PIDFILE`) and the
+/// devices and instances removed first, last created first, and the work
+/// directory goes after the namespaces.
+pub fn teardown_plan(
+    topology: &Topology,
+    run: &RunId,
+    implementations: &Implementations,
+) -> Vec<KernelCommand> {
+    let steps = build_plan(topology, run, implementations);
+    let mut commands: Vec<KernelCommand> = steps
         .iter()
-        .map(|node| KernelCommand::ip(["netns", "del", namespace_name(run, &node.name).as_str()]))
-        .collect()
+        .rev()
+        .filter_map(|step| match &step.creates {
+            Some(Creates::Daemon { pid_file, .. }) => Some(KernelCommand::new(
+                "pkill",
+                ["-F".to_string(), pid_file.display().to_string()],
+            )),
+            Some(Creates::Undo { command }) => Some(command.clone()),
+            _ => None,
+        })
+        .collect();
+    commands.extend(
+        topology.nodes().iter().map(|node| {
+            KernelCommand::ip(["netns", "del", namespace_name(run, &node.name).as_str()])
+        }),
+    );
+    if let Some(dir) = crate::mechanism::planned_work_dir(&steps) {
+        commands.push(KernelCommand::new(
+            "rm",
+            ["-rf".to_string(), dir.display().to_string()],
+        ));
+    }
+    commands
 }
 
 #[cfg(test)]
@@ -200,10 +372,14 @@ mod tests {
 
     fn plan_text(preset_name: &str) -> Vec<String> {
         let topology = preset::load(preset_name).unwrap();
-        build_plan(&topology, &RunId::new("t1").unwrap())
-            .iter()
-            .map(|s| s.command.to_string())
-            .collect()
+        build_plan(
+            &topology,
+            &RunId::new("t1").unwrap(),
+            &Implementations::assumed(&topology),
+        )
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
     }
 
     #[test]
@@ -252,17 +428,189 @@ mod tests {
     fn every_namespace_created_is_removed_by_the_teardown_plan() {
         let topology = preset::load("two-routers").unwrap();
         let run = RunId::new("t1").unwrap();
-        let created: Vec<String> = build_plan(&topology, &run)
+        let implementations = Implementations::assumed(&topology);
+        let created: Vec<String> = build_plan(&topology, &run, &implementations)
             .into_iter()
             .filter_map(|s| match s.creates {
                 Some(Creates::Namespace { netns }) => Some(netns),
                 _ => None,
             })
             .collect();
-        let removed: Vec<String> = teardown_plan(&topology, &run)
+        let removed: Vec<String> = teardown_plan(&topology, &run, &implementations)
             .iter()
             .map(|c| c.args()[2].clone())
             .collect();
         assert_eq!(created, removed);
+    }
+
+    fn lines_with(
+        preset_name: &str,
+        implementations: impl Fn(&Topology) -> Implementations,
+    ) -> (Vec<String>, Vec<String>) {
+        let topology = preset::load(preset_name).unwrap();
+        let run = RunId::new("t1").unwrap();
+        let chosen = implementations(&topology);
+        let build = build_plan(&topology, &run, &chosen)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let teardown = teardown_plan(&topology, &run, &chosen)
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        (build, teardown)
+    }
+
+    /// True when one step prints `line` (a step may print several lines).
+    fn has(lines: &[String], line: &str) -> bool {
+        lines.iter().any(|l| l.lines().any(|x| x == line))
+    }
+
+    #[test]
+    fn the_bpf_6in4_plan_attaches_the_patched_objects_with_the_tunnel_mtu() {
+        let (lines, teardown) = lines_with("tunnel-host-host", Implementations::assumed);
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-client -6 addr add fd00:dead:cafe:1::1/128 dev lo nodad"
+        ));
+        assert!(has(&lines, "ip -n dsp-t1-client -6 route add fd00:dead:cafe:1::2/128 encap bpf xmit obj /tmp/dsp-t1/t0-client-encap.o section lwt_xmit headroom 20 dev dspt1-0a src fd00:dead:cafe:1::1"), "{lines:#?}");
+        assert!(has(&lines, "tc -n dsp-t1-server filter add dev dspt1-1b ingress pref 10 bpf da obj /tmp/dsp-t1/t0-server-decap.o sec tc"));
+        assert!(has(&lines, "clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -DTUN_SRC=0x0ab40101 -DTUN_DST=0x0ab40202 -c crates/dualperf-lab/bpf/encap6in4.c -o /tmp/dsp-t1/t0-client-encap.o"));
+        // the IPv4-only middle gets no IPv6 address, and IPv6 disabled
+        assert!(!lines
+            .iter()
+            .any(|l| l.starts_with("ip -n dsp-t1-middle -6")));
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("ip netns exec dsp-t1-middle sysctl")
+                && l.contains("net.ipv6.conf.all.disable_ipv6=1")));
+        assert_eq!(teardown.last().unwrap(), "rm -rf /tmp/dsp-t1");
+    }
+
+    #[test]
+    fn the_files_written_are_the_embedded_objects_patched_for_each_end() {
+        let topology = preset::load("tunnel-host-host").unwrap();
+        let steps = build_plan(
+            &topology,
+            &RunId::new("t1").unwrap(),
+            &Implementations::assumed(&topology),
+        );
+        let objects: Vec<_> = steps
+            .iter()
+            .filter_map(|s| match &s.action {
+                Action::WriteFile {
+                    contents,
+                    origin:
+                        FileOrigin::Bpf {
+                            program,
+                            local,
+                            peer,
+                        },
+                    ..
+                } => Some((contents.clone(), *program, *local, *peer)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(objects.len(), 4, "encap and decap at both ends");
+        for (contents, program, local, peer) in objects {
+            assert_eq!(contents, crate::bpf::patched(program, local, peer));
+        }
+    }
+
+    #[test]
+    fn with_sit_the_tunnel_is_a_device_removed_on_teardown() {
+        let (lines, teardown) = lines_with("tunnel-router-router", |t| Implementations {
+            tunnels: vec![crate::Implementation::Sit; t.tunnels().len()],
+            translators: Vec::new(),
+            ..Default::default()
+        });
+        assert!(has(&lines, "ip -n dsp-t1-router1 link add dspt1-t0 type sit local 10.180.2.1 remote 10.180.3.2 ttl 64"), "{lines:#?}");
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 link set dspt1-t0 mtu 1480 up"
+        ));
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 -6 route add fd00:dead:cafe:1::2/128 dev dspt1-t0"
+        ));
+        assert!(has(&lines, "ip -n dsp-t1-client -6 route add fd00:dead:cafe:1::2/128 via fd00:dead:beef:1::2 dev dspt1-0a src fd00:dead:cafe:1::1"));
+        assert!(
+            !lines.iter().any(|l| l.contains("mkdir")),
+            "sit needs no files"
+        );
+        assert_eq!(teardown[0], "ip -n dsp-t1-router2 link del dspt1-t0");
+        assert_eq!(teardown[1], "ip -n dsp-t1-router1 link del dspt1-t0");
+    }
+
+    #[test]
+    fn with_ip6tnl_4in6_uses_an_ipip6_device_without_encapsulation_limit() {
+        let (lines, _) = lines_with("four-in-six", |t| Implementations {
+            tunnels: vec![crate::Implementation::Ip6tnl; t.tunnels().len()],
+            translators: Vec::new(),
+            ..Default::default()
+        });
+        assert!(has(&lines, "ip -n dsp-t1-router1 link add dspt1-t0 type ip6tnl mode ipip6 local fd00:dead:beef:2::1 remote fd00:dead:beef:3::2 encaplimit none hoplimit 64"), "{lines:#?}");
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 link set dspt1-t0 mtu 1460 up"
+        ));
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-router1 -4 route add 10.181.1.2/32 dev dspt1-t0"
+        ));
+    }
+
+    #[test]
+    fn the_srv6_plan_routes_the_segment_ids_and_clamps_tcp_on_router_ends() {
+        let (lines, _) = lines_with("four-in-six", Implementations::assumed);
+        assert!(has(&lines, "ip -n dsp-t1-router1 -4 route add 10.181.1.2/32 encap seg6 mode encap.red segs fd00:dead:5e6::2 dev dspt1-1a mtu lock 1524"), "{lines:#?}");
+        assert!(has(&lines, "ip -n dsp-t1-router2 -6 route add fd00:dead:5e6::2/128 encap seg6local action End.DX4 nh4 10.180.4.2 dev dspt1-2b"));
+        assert!(has(&lines, "ip -n dsp-t1-core -6 route add fd00:dead:5e6::2/128 via fd00:dead:beef:3::2 dev dspt1-2a"));
+        assert!(has(&lines, "ip netns exec dsp-t1-router1 nft add rule ip dualperf_4in6_0 pre ip daddr 10.181.1.2 tcp flags syn tcp option maxseg size set 1420"));
+    }
+
+    #[test]
+    fn the_tayga_plan_writes_its_configuration_and_owns_the_daemon() {
+        let (lines, teardown) = lines_with("nat64", Implementations::assumed);
+        let conf = lines
+            .iter()
+            .find(|l| l.starts_with("cat > /tmp/dsp-t1/tayga-0.conf"))
+            .unwrap();
+        assert!(
+            conf.contains("tun-device dspt1-x0\n")
+                && conf.contains("prefix 64:ff9b::/96\n")
+                && conf.contains("dynamic-pool 192.168.255.0/24\n"),
+            "{conf}"
+        );
+        assert!(has(
+            &lines,
+            "ip netns exec dsp-t1-router tayga -c /tmp/dsp-t1/tayga-0.conf --mktun"
+        ));
+        assert!(has(
+            &lines,
+            "ip -n dsp-t1-client -6 route add 64:ff9b::/96 via fd00:dead:beef:1::2 dev dspt1-0a"
+        ));
+        assert!(has(&lines, "ip netns exec dsp-t1-router tayga -c /tmp/dsp-t1/tayga-0.conf --pidfile /tmp/dsp-t1/tayga-0.pid"));
+        assert_eq!(teardown[0], "pkill -F /tmp/dsp-t1/tayga-0.pid");
+        assert_eq!(teardown[1], "ip -n dsp-t1-router link del dspt1-x0");
+        // the IPv4-only server has no IPv6 address
+        assert!(!lines
+            .iter()
+            .any(|l| l.starts_with("ip -n dsp-t1-server -6")));
+    }
+
+    #[test]
+    fn with_jool_nat64_is_one_instance_removed_on_teardown() {
+        let (lines, teardown) = lines_with("nat64", |_| Implementations {
+            tunnels: Vec::new(),
+            translators: vec![crate::Implementation::Jool],
+            ..Default::default()
+        });
+        assert!(has(&lines, "ip netns exec dsp-t1-router jool instance add dspt1n0 --netfilter --pool6 64:ff9b::/96"), "{lines:#?}");
+        assert_eq!(
+            teardown[0],
+            "ip netns exec dsp-t1-router jool instance remove dspt1n0"
+        );
+        assert!(!lines.iter().any(|l| l.contains("tayga")));
     }
 }

@@ -10,11 +10,39 @@ use crate::topology::Topology;
 pub const DEFAULT_PRESET: &str = "router";
 
 /// Every built-in topology: name and TOML text, in the order `lab list` shows them.
-pub const PRESETS: [(&str, &str); 4] = [
+pub const PRESETS: [(&str, &str); 11] = [
     ("p2p", include_str!("../presets/p2p.toml")),
     ("router", include_str!("../presets/router.toml")),
     ("two-routers", include_str!("../presets/two-routers.toml")),
     ("bottleneck", include_str!("../presets/bottleneck.toml")),
+    ("tunnels", include_str!("../presets/tunnels.toml")),
+    (
+        "tunnel-host-host",
+        include_str!("../presets/tunnel-host-host.toml"),
+    ),
+    (
+        "tunnel-router-router",
+        include_str!("../presets/tunnel-router-router.toml"),
+    ),
+    (
+        "tunnel-host-router",
+        include_str!("../presets/tunnel-host-router.toml"),
+    ),
+    ("four-in-six", include_str!("../presets/four-in-six.toml")),
+    ("nat64", include_str!("../presets/nat64.toml")),
+    ("diffserv", include_str!("../presets/diffserv.toml")),
+];
+
+/// The presets with transition mechanisms (issue 11): `tunnels` offers
+/// native IPv4 and IPv6 and the three 6in4 placements as arms, for
+/// `dualperf lab tunnels`.
+pub const TRANSITION_PRESETS: [&str; 6] = [
+    "tunnels",
+    "tunnel-host-host",
+    "tunnel-router-router",
+    "tunnel-host-router",
+    "four-in-six",
+    "nat64",
 ];
 
 /// Every preset, validated, in list order.

@@ -58,6 +58,46 @@ where
     })
 }
 
+/// What the scheduler says about a process (`/proc/PID/schedstat`), summed
+/// over its threads' lifetime so far.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq)]
+pub struct SchedStat {
+    /// Time it ran on a CPU, nanoseconds.
+    pub running_ns: u64,
+    /// Time it was runnable but waited for a CPU, nanoseconds.
+    pub waiting_ns: u64,
+}
+
+impl SchedStat {
+    /// Reads `/proc/PID/task/*/schedstat` (every thread); `None` when the
+    /// process is gone or the kernel lacks schedstats.
+    pub fn of(pid: i32) -> Option<SchedStat> {
+        let mut total = SchedStat::default();
+        for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+            let Ok(task) = task else { continue };
+            let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else {
+                continue; // the thread ended meanwhile
+            };
+            let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().ok());
+            total.running_ns += fields.next()??;
+            total.waiting_ns += fields.next()??;
+        }
+        Some(total)
+    }
+
+    /// Over the interval from `earlier` to `self` of `wall_ns` nanoseconds:
+    /// the share of one core it ran, and the share it wanted (ran or waited
+    /// to run). A user-space forwarder such as TAYGA is the bottleneck when
+    /// it *wanted* close to a whole core; on a busy machine it may have
+    /// *run* far less than it wanted.
+    pub fn shares_since(&self, earlier: &SchedStat, wall_ns: u64) -> (f64, f64) {
+        let wall = wall_ns.max(1) as f64;
+        let ran = self.running_ns.saturating_sub(earlier.running_ns) as f64;
+        let waited = self.waiting_ns.saturating_sub(earlier.waiting_ns) as f64;
+        (ran / wall, (ran + waited) / wall)
+    }
+}
+
 /// A process running inside a node, stopped when dropped.
 #[derive(Debug)]
 pub struct NodeProcess {
@@ -196,5 +236,25 @@ impl NodeProcess {
 impl Drop for NodeProcess {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod sched_tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_a_schedstat_and_shares_are_fractions_of_the_interval() {
+        let before = SchedStat::of(std::process::id() as i32).expect("schedstats are on");
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(30) {
+            x = x.wrapping_add(1);
+        }
+        assert!(x > 0);
+        let after = SchedStat::of(std::process::id() as i32).unwrap();
+        let (ran, wanted) = after.shares_since(&before, start.elapsed().as_nanos() as u64);
+        assert!(ran > 0.0 && ran <= wanted, "{ran} {wanted}");
+        assert!(SchedStat::of(i32::MAX).is_none());
     }
 }

@@ -24,11 +24,15 @@ const ETHERNET_HEADER_BYTES: u32 = 14;
 const TBF_BURST_DIVISOR: u64 = 100;
 
 /// The tc commands that apply `shaping` to egress of `interface` in `netns`.
+/// With `netem` false the delay, jitter and loss are left out (the BPF
+/// program and the delay line make them: [`crate::emulation`]) and the
+/// rate limiter gets its `pfifo` queue.
 pub fn shaping_commands(
     netns: &str,
     interface: &str,
     mtu_bytes: u32,
     shaping: &Shaping,
+    netem: bool,
 ) -> Vec<KernelCommand> {
     let tc = |words: &[&str]| {
         let mut args = vec!["-n".to_string(), netns.to_string()];
@@ -36,7 +40,7 @@ pub fn shaping_commands(
         KernelCommand::tc(args)
     };
     let limit = shaping.queue_limit_packets.to_string();
-    let netem = netem_words(shaping);
+    let netem = netem.then(|| netem_words(shaping)).flatten();
     let mut commands = Vec::new();
     match shaping.rate {
         Some((RateQdisc::Htb, rate)) => {
@@ -155,6 +159,7 @@ mod tests {
             "eth",
             1500,
             &shaping(Some((RateQdisc::Htb, 10)), 0, 0.0),
+            true,
         );
         assert_eq!(
             lines(&commands),
@@ -173,6 +178,7 @@ mod tests {
             "eth",
             1500,
             &shaping(Some((RateQdisc::Tbf, 20)), 0, 0.0),
+            true,
         );
         assert_eq!(
             lines(&commands),
@@ -187,6 +193,7 @@ mod tests {
             "eth",
             1500,
             &shaping(Some((RateQdisc::Htb, 10)), 15, 0.01),
+            true,
         );
         assert_eq!(
             commands[2].to_string(),
@@ -195,8 +202,19 @@ mod tests {
     }
 
     #[test]
+    fn without_netem_the_rate_limiter_keeps_its_pfifo_and_delay_alone_adds_nothing() {
+        let shaped = shaping(Some((RateQdisc::Htb, 10)), 15, 0.01);
+        let commands = shaping_commands("ns", "eth", 1500, &shaped, false);
+        assert_eq!(
+            commands[2].to_string(),
+            "tc -n ns qdisc add dev eth parent 1:1 handle 10: pfifo limit 50"
+        );
+        assert!(shaping_commands("ns", "eth", 1500, &shaping(None, 5, 0.0), false).is_empty());
+    }
+
+    #[test]
     fn delay_alone_is_a_root_netem() {
-        let commands = shaping_commands("ns", "eth", 1500, &shaping(None, 5, 0.0));
+        let commands = shaping_commands("ns", "eth", 1500, &shaping(None, 5, 0.0), true);
         assert_eq!(
             lines(&commands),
             ["tc -n ns qdisc add dev eth root handle 1: netem limit 50 delay 5000us"]

@@ -20,11 +20,14 @@ use dualperf_model::{IpFamily, TestbedFacts};
 
 use crate::capability::{Capabilities, Feature};
 use crate::command::{KernelCommand, Runner};
+use crate::delay_line::{DelayLine, DelayLineStats};
+use crate::emulation::{start_user_space, LinkEmulation};
 use crate::error::{LabError, MissingFeature};
 use crate::facts::testbed_facts;
-use crate::namespace::{Namespace, VethPair};
+use crate::mechanism::Implementations;
+use crate::namespace::{Daemon, Namespace, UndoCommand, VethPair, WorkDir};
 use crate::naming::{interface_name, namespace_name, LinkEnd, RunId};
-use crate::plan::{build_plan, Creates};
+use crate::plan::{build_plan, Action, Creates};
 use crate::process::{run_in_namespace, NodeProcess};
 use crate::topology::{Role, Topology};
 
@@ -42,12 +45,31 @@ pub struct BuildOptions {
 /// removes its veth pairs and namespaces.
 #[derive(Debug)]
 pub struct Testbed {
-    // Field order is drop order: veth pairs go before their namespaces.
+    // Field order is drop order: delay lines and daemons stop first, then
+    // devices and instances go, veth pairs before their namespaces, the work
+    // directory last.
+    delay_lines: Vec<DelayLine>,
+    daemons: Vec<Daemon>,
+    undo: UndoStack,
     links: Vec<VethPair>,
     namespaces: Vec<Namespace>,
+    work_dir: Option<WorkDir>,
     run: RunId,
     topology: Topology,
     capabilities: Capabilities,
+    implementations: Implementations,
+}
+
+/// Undo commands, run last-created first.
+#[derive(Debug, Default)]
+struct UndoStack(Vec<UndoCommand>);
+
+impl Drop for UndoStack {
+    fn drop(&mut self) {
+        while let Some(undo) = self.0.pop() {
+            drop(undo);
+        }
+    }
 }
 
 /// The kernel features `topology` needs, each with what needs it.
@@ -70,9 +92,6 @@ pub fn required_features(topology: &Topology) -> Vec<(Feature, String)> {
                     crate::topology::RateQdisc::Tbf => Feature::Tbf,
                 };
                 needs.push((feature, format!("{direction} rate")));
-            }
-            if shaping.needs_netem() {
-                needs.push((Feature::Netem, format!("{direction} delay/jitter/loss")));
             }
         }
     }
@@ -101,6 +120,9 @@ fn wait_until_links_are_ready(
     let quiet = Runner::new(false);
     for (index, link) in topology.links().iter().enumerate() {
         for end in LinkEnd::BOTH {
+            if !topology.nodes()[link.node(end)].stack.has(IpFamily::V6) {
+                continue; // IPv6 is disabled there: no link-local address will come
+            }
             let netns = namespace_name(run, &topology.nodes()[link.node(end)].name);
             let interface = interface_name(run, index, end);
             let probe = KernelCommand::ip([
@@ -165,22 +187,35 @@ impl Testbed {
     ) -> Result<Testbed, LabError> {
         let runner = Runner::new(options.verbose);
         let capabilities = Capabilities::probe_all(&runner, run)?;
-        let missing: Vec<MissingFeature> = required_features(topology)
+        let mut missing: Vec<MissingFeature> = required_features(topology)
             .into_iter()
             .filter(|(feature, _)| !capabilities.has(*feature))
             .map(|(feature, needed_by)| MissingFeature { feature, needed_by })
             .collect();
-        if !missing.is_empty() {
+        let implementations = match Implementations::choose(topology, &capabilities) {
+            Ok(implementations) => Some(implementations),
+            Err(LabError::MissingFeatures { missing: more }) => {
+                missing.extend(more);
+                None
+            }
+            Err(other) => return Err(other),
+        };
+        let (true, Some(implementations)) = (missing.is_empty(), implementations) else {
             return Err(LabError::MissingFeatures { missing });
-        }
+        };
         let mut testbed = Testbed {
+            delay_lines: Vec::new(),
+            daemons: Vec::new(),
+            undo: UndoStack::default(),
             links: Vec::new(),
             namespaces: Vec::new(),
+            work_dir: None,
             run: run.clone(),
             topology: topology.clone(),
             capabilities,
+            implementations,
         };
-        for step in build_plan(topology, run) {
+        for step in build_plan(topology, run, &testbed.implementations) {
             if options
                 .interrupt
                 .as_ref()
@@ -188,7 +223,7 @@ impl Testbed {
             {
                 return Err(LabError::Interrupted);
             }
-            runner.run(&step.command)?;
+            testbed.execute(&runner, &step.action)?;
             match step.creates {
                 Some(Creates::Namespace { netns }) => {
                     testbed.namespaces.push(Namespace::adopt(&runner, &netns))
@@ -198,11 +233,70 @@ impl Testbed {
                         .links
                         .push(VethPair::adopt(&runner, &netns, &interface));
                 }
+                Some(Creates::Undo { command }) => {
+                    testbed.undo.0.push(UndoCommand::adopt(&runner, command));
+                }
+                Some(Creates::Daemon { netns, pid_file }) => {
+                    testbed.daemons.push(Daemon::adopt(&netns, &pid_file));
+                }
+                Some(Creates::Directory { path }) => {
+                    testbed.work_dir = Some(WorkDir::adopt(&path));
+                }
                 None => {}
             }
         }
+        if testbed.implementations.link_emulation == LinkEmulation::BpfDelayLine {
+            testbed.delay_lines = start_user_space(&runner, topology, run)?;
+        }
         wait_until_links_are_ready(&runner, topology, run, options.interrupt.as_deref())?;
         Ok(testbed)
+    }
+
+    /// Does one step's action.
+    fn execute(&mut self, runner: &Runner, action: &Action) -> Result<(), LabError> {
+        let io_error = |path: &std::path::Path, source| LabError::WorkFile {
+            path: path.to_path_buf(),
+            source,
+        };
+        match action {
+            Action::Run(command) => runner.run(command).map(drop),
+            Action::MakeDir(path) => {
+                if runner.is_verbose() {
+                    eprintln!("+ mkdir -p {}", path.display());
+                }
+                std::fs::create_dir_all(path).map_err(|e| io_error(path, e))
+            }
+            Action::WriteFile { path, contents, .. } => {
+                if runner.is_verbose() {
+                    eprintln!("+ write {} ({} bytes)", path.display(), contents.len());
+                }
+                std::fs::write(path, contents).map_err(|e| io_error(path, e))
+            }
+        }
+    }
+
+    /// The implementation each tunnel and translator got on this kernel.
+    pub fn implementations(&self) -> &Implementations {
+        &self.implementations
+    }
+
+    /// The pids of the daemons the testbed runs (TAYGA), once they wrote
+    /// their pid files: for CPU accounting next to a NAT64 result.
+    pub fn daemon_pids(&self) -> Vec<i32> {
+        self.daemons.iter().filter_map(Daemon::pid).collect()
+    }
+
+    /// How delay, jitter and loss are made on this testbed.
+    pub fn link_emulation(&self) -> LinkEmulation {
+        self.implementations.link_emulation
+    }
+
+    /// The counters of each running delay line, with its TAP's name.
+    pub fn delay_line_stats(&self) -> Vec<(String, DelayLineStats)> {
+        self.delay_lines
+            .iter()
+            .map(|line| (line.config().tap.clone(), line.stats()))
+            .collect()
     }
 
     /// The run id in every name.
@@ -222,7 +316,12 @@ impl Testbed {
 
     /// The record to store with results, with notes on missing kernel features.
     pub fn facts(&self) -> TestbedFacts {
-        testbed_facts(&self.topology, &self.run, self.capabilities.notes())
+        testbed_facts(
+            &self.topology,
+            &self.run,
+            &self.implementations,
+            self.capabilities.notes(),
+        )
     }
 
     fn node_index(&self, node: &str) -> Result<usize, LabError> {
@@ -249,20 +348,22 @@ impl Testbed {
             .map(|_| namespace_name(&self.run, node))
     }
 
-    /// The address of `node` in `family` on its first link (for a host, its address).
+    /// The address of `node` in `family` on its first link of that family
+    /// (for a host, its address).
     ///
     /// # Errors
-    /// [`LabError::UnknownNode`].
+    /// [`LabError::UnknownNode`]; [`LabError::NoAddress`] for a
+    /// single-stack node asked for the other family.
     pub fn address(&self, node: &str, family: IpFamily) -> Result<IpAddr, LabError> {
         let index = self.node_index(node)?;
-        let [v4, v6] = self
-            .topology
-            .primary_addresses(index)
-            .expect("validation guarantees every node has a link");
-        Ok(match family {
-            IpFamily::V4 => v4.address,
-            IpFamily::V6 => v6.address,
-        })
+        self.topology
+            .address(index, family)
+            .map(|a| a.address)
+            .ok_or_else(|| LabError::NoAddress {
+                node: node.to_string(),
+                family,
+                stack: self.topology.nodes()[index].stack.key().to_string(),
+            })
     }
 
     /// Runs `work` on a thread inside `node`'s namespace (real sockets there).
@@ -364,6 +465,20 @@ impl Testbed {
     /// Leaves the testbed up after this handle is gone (for `dualperf lab up`);
     /// remove it later with [`crate::cleanup::clean`] on its run prefix.
     pub fn keep(mut self) -> RunId {
+        if !self.delay_lines.is_empty() {
+            eprintln!(
+                "warning: this testbed's delay lines are threads of this process; they stop when it exits, and the delayed link directions then drop every packet. Use a kernel with netem to keep an emulated testbed up."
+            );
+        }
+        for daemon in self.daemons.drain(..) {
+            daemon.release();
+        }
+        for undo in self.undo.0.drain(..) {
+            undo.release();
+        }
+        if let Some(dir) = self.work_dir.take() {
+            dir.release();
+        }
         for link in self.links.drain(..) {
             link.release();
         }
@@ -379,8 +494,12 @@ impl Testbed {
     /// # Errors
     /// [`LabError::Command`] if a namespace cannot be deleted.
     pub fn teardown(mut self) -> Result<(), LabError> {
-        // Links vanish with their namespaces; dropping the handles deletes
-        // them explicitly in case something else holds a namespace open.
+        // Daemons stop and devices go first; links vanish with their
+        // namespaces; dropping the handles deletes them explicitly in case
+        // something else holds a namespace open.
+        self.delay_lines.clear();
+        self.daemons.clear();
+        self.undo.0.clear();
         self.links.clear();
         let mut first_error = None;
         for namespace in self.namespaces.drain(..) {
@@ -388,6 +507,7 @@ impl Testbed {
                 first_error.get_or_insert(err);
             }
         }
+        self.work_dir = None;
         first_error.map_or(Ok(()), Err)
     }
 }

@@ -4,6 +4,8 @@
 //! counts every byte the allocator hands out on the test's thread while
 //! such a stream (and worse ones) is observed.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

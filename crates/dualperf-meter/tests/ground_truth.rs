@@ -6,6 +6,8 @@
 //! `cargo test -p dualperf-meter --test ground_truth -- --nocapture` prints
 //! the injected and measured figures of every scenario.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use dualperf_meter::jitter::jitter_of_transits;
 use dualperf_meter::sim::{
     simulate, DelayJitter, Duplication, LossModel, PathConfig, Reordering, Sender, Simulation,

@@ -2,6 +2,8 @@
 //! unbounded memory (hash sets, the whole trace), on arbitrary streams and a
 //! small window, so that every window rule is exercised.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::collections::HashSet;
 
 use dualperf_meter::{SequenceConfig, SequenceCounts, SequenceObserver};

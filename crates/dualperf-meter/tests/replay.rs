@@ -2,6 +2,8 @@
 //! `crates/dualperf-stats/src/ippm/{trace,loss,reordering,duplicates,delay,
 //! jitter}.rs`, copied with their expected values, run through the meter.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use dualperf_meter::{replay, DeliveryMetrics, ReplayParameters};
 use dualperf_model::observation::Arrival;
 use proptest::prelude::*;

@@ -4,6 +4,8 @@
 //! path's 10⁵ arrivals (2.4 MB, cache-resident like a `recvmmsg` batch)
 //! replayed 100 times, shifted by 10⁵ sequence numbers each time.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::time::Instant;
 
 use dualperf_meter::sim::{simulate, DelayJitter, LossModel, PathConfig, Reordering, Sender};

@@ -336,6 +336,14 @@ pub struct SocketFacts {
     pub server_cpus: Vec<u32>,
     /// Path MTU / interface MTU the client saw, bytes.
     pub path_mtu_bytes: Option<u32>,
+    /// The DSCP the first data socket reads back (`IP_TOS`/`IPV6_TCLASS`),
+    /// recorded when the arm asks for a marking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dscp: Option<crate::arm::Dscp>,
+    /// The IPv6 flow label the first data socket sends, read back with
+    /// `getsockopt(IPV6_FLOWLABEL_MGR)`; `None` for the kernel's automatic label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_label: Option<crate::arm::FlowLabel>,
 }
 
 /// (De)serialises a u128 as a u64 JSON number when it fits, else as a

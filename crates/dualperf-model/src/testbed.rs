@@ -22,6 +22,35 @@ pub struct TestbedFacts {
     /// The lab's run id: the `<run>` in namespace names `dsp-<run>-<node>`.
     #[serde(default)]
     pub run_id: String,
+    /// The transition mechanisms (tunnels, translators) as built, with the
+    /// implementation each one got on this kernel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mechanisms: Vec<TestbedMechanism>,
+}
+
+/// A transition mechanism of a testbed as built: which implementation ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TestbedMechanism {
+    /// "6in4", "4in6" or "nat64".
+    pub kind: String,
+    /// The nodes it runs on: the two tunnel ends (client side first), or
+    /// the translating router.
+    pub between: Vec<String>,
+    /// The nodes whose traffic it carries, client side first.
+    #[serde(default)]
+    pub carries: Vec<String>,
+    /// "sit", "bpf-lwt", "ip6tnl", "srv6", "tayga" or "jool".
+    pub implementation: String,
+    /// The tunnel MTU, bytes (tunnels only).
+    #[serde(default)]
+    pub mtu_bytes: Option<u32>,
+    /// The arm whose packets take it (e.g. "v6-6in4-host-host"), if any.
+    #[serde(default)]
+    pub arm: Option<String>,
+    /// How the implementation works and what that means for a result
+    /// (e.g. TAYGA forwards in user space on one core).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// One node of a testbed.
@@ -84,4 +113,38 @@ pub struct TestbedEgress {
     pub jitter_us: u64,
     /// Share of packets dropped (netem), 0.0..=1.0.
     pub loss_ratio: f64,
+    /// How delay, jitter and loss were made: "netem", or "bpf-delay-line"
+    /// (loss in a cls_bpf program, delay in the lab's user-space delay
+    /// line); absent when the direction has none of them, or in results
+    /// written before the field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_written_before_mechanisms_existed_load_with_none_and_none_are_not_written() {
+        let old = r#"{"name":"router","description":"d","nodes":[],"links":[],
+            "client_node":"client","server_node":"server","notes":[],"run_id":"k3"}"#;
+        let facts: TestbedFacts = serde_json::from_str(old).unwrap();
+        assert!(facts.mechanisms.is_empty());
+        assert!(!serde_json::to_string(&facts)
+            .unwrap()
+            .contains("mechanisms"));
+        let with = TestbedFacts {
+            mechanisms: vec![TestbedMechanism {
+                kind: "6in4".into(),
+                between: vec!["client".into(), "server".into()],
+                implementation: "bpf-lwt".into(),
+                mtu_bytes: Some(1480),
+                ..Default::default()
+            }],
+            ..facts
+        };
+        let text = serde_json::to_string(&with).unwrap();
+        assert_eq!(serde_json::from_str::<TestbedFacts>(&text).unwrap(), with);
+    }
 }

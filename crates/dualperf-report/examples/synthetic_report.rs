@@ -4,6 +4,8 @@
 //! With `--tunnel`, the run has a third arm (IPv6 through a 6in4 tunnel
 //! between the routers).
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use dualperf_fixtures::synthetic::{self, SyntheticLab};
 use dualperf_model::{Arm, ArmId, ArmPath, IpFamily, TunnelPlacement};
 use dualperf_report::{render, render_comparison, Format};

@@ -7,6 +7,8 @@
 //! (defaults: 4000 files, one thread per core). Speed targets live here, not
 //! in timed unit tests.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::path::PathBuf;
 use std::time::Instant;
 

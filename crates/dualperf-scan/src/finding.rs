@@ -11,6 +11,10 @@ pub struct Finding {
     pub severity: Severity,
     /// The file, as reached from the scanned path (forward slashes).
     pub path: String,
+    /// The file relative to the scan root (`--root`, default the scanned
+    /// path), forward slashes: SARIF's artifact URI and the fingerprint's path.
+    #[serde(skip)]
+    pub root_path: String,
     /// 1-based line.
     pub line: usize,
     /// 1-based column, in Unicode code points.
@@ -19,8 +23,9 @@ pub struct Finding {
     pub message: String,
     /// The source line, without its line break.
     pub snippet: String,
-    /// Stable identity for baselines: hash of rule, path and normalised line
-    /// text (not the line number, so findings survive edits above them).
+    /// Stable identity for baselines: hash of rule, root-relative path and
+    /// normalised line text (not the line number, so findings survive edits
+    /// above them, nor where the tree lives).
     pub fingerprint: String,
 }
 

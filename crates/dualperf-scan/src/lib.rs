@@ -8,17 +8,29 @@
 //! options. This crate is that checker for today's languages, including the
 //! subtle rules.
 //!
-//! Stages: [`walk`] finds files (parallel, `.gitignore`-aware, vendored and
-//! generated code skipped), [`source_file`] parses each with its tree-sitter
-//! grammar and flattens the tree into [`token`]s, [`matcher`] applies the
-//! [`rules::RULES`] table, [`suppression`] drops findings marked
-//! `dualperf-scan: ignore[rule-id]`, [`baseline`] drops findings already
-//! known, and [`output`] renders text (with a porting plan), JSON or SARIF
-//! 2.1.0.
+//! Stages: [`walk`] finds files (parallel, `.gitignore`-aware like ripgrep,
+//! with `--no-ignore`/`--hidden`; vendored and generated code skipped),
+//! [`prefilter`] skips files that contain none of the texts any rule needs,
+//! [`clex`] lexes C and C++ by hand and [`token`] flattens the tree-sitter
+//! tree of the other languages into [`token`]s (the parent's kind carried on
+//! the cursor walk, and a flag for tokens inside a branch on the address
+//! family), [`matcher`] applies the [`rules::RULES`] table, judging each use
+//! (the `socket()` call, the class that fixes the family, the field read
+//! away from its struct) rather than the file, [`suppression`] drops
+//! findings marked `dualperf-scan: ignore[rule-id]`, [`baseline`] drops
+//! findings already known, and [`output`] renders text (with a porting plan),
+//! JSON or SARIF 2.1.0 (paths and fingerprints relative to the scan root).
+//!
+//! Measured, not assumed: `bench/scan/corpus.py` scans the old side of real
+//! IPv6 ports (PyPI, npm and Debian packages at two versions, or a Debian
+//! IPv6 patch) and reports the share of IPv4-dependency hunks found and the
+//! findings outside the changed lines; `bench/scan/speed.sh` times a scan of
+//! curl's sources against ripgrep. Figures in `docs/porting-toolkit.md`.
 //!
 //! Invariant: a comment never produces a finding, and a string literal
-//! produces only literal or host:port findings, because both arrive at the
-//! matcher as single tokens.
+//! produces only findings about its text (an address literal, host:port or
+//! dotted-quad handling, an IPv4 family or network name), because both
+//! arrive at the matcher as single tokens.
 //!
 //! ```
 //! use dualperf_scan::{scan_source, Language};
@@ -28,11 +40,13 @@
 //! ```
 
 pub mod baseline;
+pub mod clex;
 pub mod finding;
 pub mod language;
 pub mod literal;
 pub mod matcher;
 pub mod output;
+pub mod prefilter;
 pub mod rule;
 pub mod rules;
 pub mod source_file;
@@ -58,6 +72,15 @@ pub struct ScanOptions {
     pub languages: Vec<Language>,
     /// Walker threads (0: one per core).
     pub threads: usize,
+    /// Also scan files that `.gitignore`, `.ignore` and git's exclude files
+    /// hide (ripgrep's `--no-ignore`).
+    pub no_ignore: bool,
+    /// Also scan hidden files and directories (ripgrep's `--hidden`).
+    pub hidden: bool,
+    /// The directory that SARIF paths and fingerprints are relative to
+    /// (default: each scanned path itself), so they do not depend on where
+    /// the tree lives.
+    pub root: Option<PathBuf>,
 }
 
 /// Everything one scan found, plus counters for the summary.

@@ -6,6 +6,8 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod uses;
+
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -46,6 +48,18 @@ struct Matcher<'t, 's> {
     tokens: &'t [Token<'s>],
     context: FileContext,
     idents: HashSet<&'s str>,
+    /// The contents of every string literal (imports, family names).
+    strings: HashSet<&'s str>,
+    /// `line_start[l]`: index of the first token on line `l` or later.
+    line_start: Vec<usize>,
+    /// The file has an IPv6 or family-agnostic path somewhere.
+    has_ipv6_path: bool,
+    /// Python classes whose body fixes `family = AF_INET`, with the line that does.
+    ipv4_classes: Vec<(&'s str, usize)>,
+    /// Classes defined in this file (a local `HTTPServer` is not the stdlib's).
+    defined_classes: HashSet<&'s str>,
+    /// Java: names declared with an address type (`InetSocketAddress peer`).
+    address_variables: HashSet<&'s str>,
     matches: Vec<Match>,
 }
 
@@ -56,17 +70,42 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         .filter(|t| t.kind != TokenKind::Comment)
         .cloned()
         .collect();
-    let idents = code
+    let idents: HashSet<&str> = code
         .iter()
         .filter(|t| t.kind == TokenKind::Ident)
         .map(|t| t.text)
         .collect();
+    let strings: HashSet<&str> = code
+        .iter()
+        .filter(|t| t.kind == TokenKind::Str)
+        .map(|t| t.string_content())
+        .collect();
+    let last_line = code.last().map_or(0, |t| t.line);
+    let mut line_start = vec![code.len(); last_line + 2];
+    for (index, token) in code.iter().enumerate().rev() {
+        line_start[token.line] = index;
+    }
+    for line in (0..last_line + 1).rev() {
+        line_start[line] = line_start[line].min(line_start[line + 1]);
+    }
+    let has_ipv6_path = IPV6_IDENTS.iter().any(|n| idents.contains(n))
+        || IPV6_STRINGS.iter().any(|n| strings.contains(n))
+        || idents
+            .iter()
+            .any(|n| n.contains('6') && uses::ipv4_named(&n.replace('6', "4")).is_some());
     let mut matcher = Matcher {
         tokens: &code,
         context,
         idents,
+        strings,
+        line_start,
+        has_ipv6_path,
+        ipv4_classes: Vec::new(),
+        defined_classes: HashSet::new(),
+        address_variables: HashSet::new(),
         matches: Vec::new(),
     };
+    matcher.prepare();
     matcher.run();
     let mut matches = matcher.matches;
     matches.sort_by(|a, b| (a.line, a.column, a.rule).cmp(&(b.line, b.column, b.rule)));
@@ -80,29 +119,53 @@ impl<'s> Matcher<'_, 's> {
         let language = self.context.language;
         for i in 0..self.tokens.len() {
             let token = &self.tokens[i];
+            if token.node_kind == "regex_pattern" {
+                self.check_dotted_quad_string(i);
+                continue;
+            }
             match token.kind {
                 TokenKind::Ident => {
                     self.check_names(i, language);
                     match language {
                         C | Cpp => {
                             self.check_s_addr_integer(i);
+                            self.check_u32_address(i);
                             self.check_address_buffer(i);
+                            self.check_address_text_buffer(i);
                             self.check_four_byte_copy(i);
+                            self.check_sockaddr_fields(i);
+                            self.check_plain_sockaddr(i);
+                            self.check_ipv4_named_api(i);
                         }
-                        Go => self.check_to4(i),
+                        Python => {
+                            self.check_python_sockets(i);
+                            self.check_sockaddr_pair(i);
+                        }
+                        Go => {
+                            self.check_to4(i);
+                            self.check_go_ipv4(i);
+                        }
+                        Java => self.check_java_to_string(i),
                         JavaScript | TypeScript => self.check_js_family(i),
                         Rust => self.check_rust_types(i),
                         _ => {}
                     }
                     self.check_split(i);
+                    self.check_dotted_quad_call(i);
                 }
                 TokenKind::Str => {
                     self.check_literal(i);
                     self.check_join_string(i);
-                    if language == Go {
-                        self.check_go_network(i);
+                    self.check_colon_compare(i);
+                    self.check_dotted_quad_string(i);
+                    match language {
+                        Go => self.check_go_network(i),
+                        JavaScript | TypeScript => self.check_js_family_string(i),
+                        Python => self.check_sockaddr_format(i),
+                        _ => {}
                     }
                 }
+                TokenKind::Number if language.is_c_family() => self.check_four_byte_length(i),
                 _ => {}
             }
         }
@@ -116,6 +179,19 @@ impl<'s> Matcher<'_, 's> {
         message: String,
     ) {
         let token = &self.tokens[token_index];
+        // Flow-aware, where it is cheap: inside a branch on the address
+        // family of a file that also handles IPv6, an IPv4 construct is the
+        // IPv4 side of dual-stack code.
+        let (severity, message) = if self.in_dispatch(token_index) && severity != Severity::Note {
+            (
+                Severity::Note,
+                format!(
+                    "{message} (inside a branch on the address family: check it is the IPv4 side)"
+                ),
+            )
+        } else {
+            (severity, message)
+        };
         self.matches.push(Match {
             rule,
             severity,
@@ -123,6 +199,145 @@ impl<'s> Matcher<'_, 's> {
             column: token.column,
             message,
         });
+    }
+
+    /// True inside a family-testing branch of a file that has an IPv6 path.
+    fn in_dispatch(&self, i: usize) -> bool {
+        self.has_ipv6_path && self.tokens[i].in_family_branch
+    }
+
+    /// True if a match of `rule` is already on `line`.
+    fn has_match(&self, rule: &str, line: usize) -> bool {
+        self.matches
+            .iter()
+            .rev()
+            .take(8)
+            .any(|m| m.rule == rule && m.line == line)
+    }
+
+    /// The tokens on lines `first..=last`.
+    fn lines(&self, first: usize, last: usize) -> std::ops::Range<usize> {
+        let start = self.line_start[first.min(self.line_start.len() - 1)];
+        let end = self.line_start[(last + 1).min(self.line_start.len() - 1)];
+        start..end.max(start)
+    }
+
+    fn text_at(&self, j: usize) -> &'s str {
+        self.tokens.get(j).map_or("", |t| t.text)
+    }
+
+    /// Index of the `(` that opens the call or group enclosing token `i`
+    /// (at most 80 tokens back), if any.
+    fn enclosing_open(&self, i: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let lower = i.saturating_sub(80);
+        for j in (lower..i).rev() {
+            let t = &self.tokens[j];
+            if t.kind != TokenKind::Punct {
+                continue;
+            }
+            match t.text {
+                ")" | "]" | "}" => depth += 1,
+                "(" | "[" | "{" => {
+                    if depth == 0 {
+                        return (t.text == "(").then_some(j);
+                    }
+                    depth -= 1;
+                }
+                ";" if depth == 0 => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The name of the function called by the `(` at `open` (`f(`, `a.b.f(`,
+    /// `new F(`), or "" when it is not a call.
+    fn callee_at(&self, open: usize) -> &'s str {
+        match open.checked_sub(1).map(|j| &self.tokens[j]) {
+            Some(t) if t.kind == TokenKind::Ident => t.text,
+            // A Rust macro: `eprintln!(`.
+            Some(t)
+                if t.is_punct("!")
+                    && open >= 2
+                    && self.tokens[open - 2].kind == TokenKind::Ident =>
+            {
+                self.tokens[open - 2].text
+            }
+            _ => "",
+        }
+    }
+
+    /// Index of the first token of the argument of the call opened at `open`
+    /// that contains token `i`, and that argument's position.
+    fn argument_position(&self, open: usize, i: usize) -> usize {
+        let mut depth = 0usize;
+        let mut position = 0;
+        for j in open + 1..i {
+            let t = &self.tokens[j];
+            if t.kind != TokenKind::Punct {
+                continue;
+            }
+            match t.text {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                "," if depth == 0 => position += 1,
+                _ => {}
+            }
+        }
+        position
+    }
+
+    /// One pass before matching: classes defined here, and the Python
+    /// classes whose body fixes the address family to AF_INET.
+    fn prepare(&mut self) {
+        for i in 1..self.tokens.len() {
+            if self.tokens[i - 1].is_ident("class") && self.tokens[i].kind == TokenKind::Ident {
+                self.defined_classes.insert(self.tokens[i].text);
+            }
+        }
+        if self.context.language == Language::Java {
+            self.address_variables = uses::java_address_variables(self.tokens);
+        }
+        if self.context.language != Language::Python {
+            return;
+        }
+        for i in 0..self.tokens.len() {
+            let t = &self.tokens[i];
+            if !matches!(t.text, "AF_INET" | "PF_INET") || t.kind != TokenKind::Ident {
+                continue;
+            }
+            // `family = socket.AF_INET` as the first statement of a line...
+            let line = self.lines(t.line, t.line);
+            let first = &self.tokens[line.start];
+            let assigns_family = first.kind == TokenKind::Ident
+                && first.text.to_ascii_lowercase().contains("family")
+                && self
+                    .tokens
+                    .get(line.start + 1)
+                    .is_some_and(|n| n.is_punct("="));
+            if !assigns_family {
+                continue;
+            }
+            // ...directly in a class body: the nearest less-indented `class`
+            // or `def` above it is a `class`.
+            let indent = first.column;
+            let owner = (0..line.start).rev().find(|&j| {
+                let o = &self.tokens[j];
+                (o.is_ident("class") || o.is_ident("def")) && o.column < indent
+            });
+            if let Some(j) = owner {
+                if self.tokens[j].is_ident("class") {
+                    if let Some(name) = self
+                        .tokens
+                        .get(j + 1)
+                        .filter(|n| n.kind == TokenKind::Ident)
+                    {
+                        self.ipv4_classes.push((name.text, t.line));
+                    }
+                }
+            }
+        }
     }
 
     fn next_is(&self, i: usize, text: &str) -> bool {
@@ -169,6 +384,11 @@ impl<'s> Matcher<'_, 's> {
                 self.push("gethostbyname", Severity::Error, i, format!("`socket.{name}` returns IPv4 addresses only; use socket.getaddrinfo or socket.create_connection"))
             }
             "sockaddr_in" | "in_addr" if c || language == Rust => {
+                // Inside the IPv4 branch of a family switch this is that
+                // branch's own type: nothing to report.
+                if self.in_dispatch(i) {
+                    return;
+                }
                 // In a file that also handles IPv6 this is usually the IPv4
                 // branch of dual-stack code: still worth a look, but a note.
                 let dual = ["sockaddr_in6", "in6_addr", "sockaddr_storage"].iter().any(|n| self.idents.contains(n));
@@ -179,13 +399,19 @@ impl<'s> Matcher<'_, 's> {
                 };
                 self.push("sockaddr-in", severity, i, format!("`{name}` holds IPv4 only{context}; use sockaddr_storage (or SocketAddr in Rust)"))
             }
-            "AF_INET" | "PF_INET"
-                if matches!(language, C | Cpp | Python | Go | Rust)
-                    && !["AF_INET6", "PF_INET6", "AF_UNSPEC", "PF_UNSPEC"]
-                        .iter()
-                        .any(|n| self.idents.contains(n)) =>
-            {
-                self.push("af-inet-only", Severity::Warning, i, format!("`{name}` with no AF_INET6/AF_UNSPEC path in this file; take the family from getaddrinfo"))
+            "AF_INET" | "PF_INET" if matches!(language, C | Cpp | Python | Go | Rust) => {
+                let file_is_ipv4_only = !["AF_INET6", "PF_INET6", "AF_UNSPEC", "PF_UNSPEC"]
+                    .iter()
+                    .any(|n| self.idents.contains(n));
+                if file_is_ipv4_only {
+                    self.push("af-inet-only", Severity::Warning, i, format!("`{name}` with no AF_INET6/AF_UNSPEC path in this file; take the family from getaddrinfo"));
+                } else if !self.in_dispatch(i) {
+                    // A file with an IPv6 path can still create IPv4-only
+                    // sockets: judge the call, not the file.
+                    if let Some(what) = self.fixes_family(i) {
+                        self.push("af-inet-only", Severity::Warning, i, format!("`{name}` {what} although this file has an IPv6 path; take the family from getaddrinfo or the peer address"));
+                    }
+                }
             }
             "INADDR_ANY" | "INADDR_LOOPBACK" | "INADDR_BROADCAST" | "INADDR_NONE"
                 if matches!(language, C | Cpp | Python | Rust) =>
@@ -222,9 +448,182 @@ impl<'s> Matcher<'_, 's> {
         }
     }
 
+    /// What `AF_INET` at `i` does when it fixes a socket's family: the first
+    /// argument of a socket-creating call, or the value assigned to a
+    /// `family` setting (`hints.ai_family = AF_INET`, `family = AF_INET` in a
+    /// class or a default parameter). `sin_family`/`sa_family` describe a
+    /// struct being filled and are left to the struct's own rule.
+    fn fixes_family(&self, i: usize) -> Option<&'static str> {
+        // `socket.AF_INET`: start at the qualifier.
+        let mut first = i;
+        while first >= 2
+            && self.tokens[first - 1].is_punct(".")
+            && self.tokens[first - 2].kind == TokenKind::Ident
+        {
+            first -= 2;
+        }
+        if let Some(open) = self.enclosing_open(i) {
+            let callee = self.callee_at(open);
+            if matches!(
+                callee,
+                "socket"
+                    | "create_socket"
+                    | "Socket"
+                    | "socketpair"
+                    | "WSASocket"
+                    | "WSASocketW"
+                    | "WSASocketA"
+            ) && self.argument_position(open, i) == 0
+            {
+                return Some("creates an IPv4-only socket");
+            }
+        }
+        let previous = first.checked_sub(1).map(|j| &self.tokens[j])?;
+        if previous.is_punct("=") || previous.is_punct(":=") {
+            let target = self.tokens.get(first.checked_sub(2)?)?;
+            let lower = target.text.to_ascii_lowercase();
+            if target.kind == TokenKind::Ident
+                && lower.contains("family")
+                && !matches!(
+                    lower.as_str(),
+                    "sin_family" | "sa_family" | "ss_family" | "sin6_family"
+                )
+            {
+                return Some("fixes the address family to IPv4");
+            }
+        }
+        None
+    }
+
+    /// Python: `socket.socket()` without a family (AF_INET by default), the
+    /// standard servers whose class fixes AF_INET (`HTTPServer`, `TCPServer`,
+    /// wsgiref's `make_server`), and classes of this file whose body sets
+    /// `family = AF_INET`, wherever they are chosen or instantiated.
+    fn check_python_sockets(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if self.in_dispatch(i) {
+            return;
+        }
+        let qualified_by = |module: &str| {
+            i >= 2 && self.tokens[i - 1].is_punct(".") && self.tokens[i - 2].is_ident(module)
+        };
+        if name == "socket"
+            && qualified_by("socket")
+            && self.next_is(i, "(")
+            && self.tokens.get(i + 2).is_some_and(|t| t.is_punct(")"))
+        {
+            self.push("af-inet-only", Severity::Warning, i, "`socket.socket()` without a family is an AF_INET socket; create it with the family getaddrinfo returns".into());
+            return;
+        }
+        let attribute = i > 0 && self.tokens[i - 1].is_punct(".");
+        let defining = i > 0 && self.tokens[i - 1].is_ident("class");
+        if defining || self.defined_classes.contains(name) && attribute {
+            return;
+        }
+        let stdlib_server = match name {
+            "TCPServer"
+            | "UDPServer"
+            | "ThreadingTCPServer"
+            | "ThreadingUDPServer"
+            | "ForkingTCPServer"
+            | "ForkingUDPServer"
+            | "HTTPServer"
+            | "ThreadingHTTPServer"
+            | "SimpleXMLRPCServer"
+            | "DocXMLRPCServer" => {
+                !attribute
+                    || [
+                        "socketserver",
+                        "SocketServer",
+                        "server",
+                        "BaseHTTPServer",
+                        "xmlrpc",
+                        "SimpleXMLRPCServer",
+                    ]
+                    .iter()
+                    .any(|m| qualified_by(m))
+            }
+            "make_server" | "WSGIServer" => {
+                (!attribute || qualified_by("simple_server"))
+                    && (self.idents.contains("wsgiref") || self.idents.contains("simple_server"))
+            }
+            _ => false,
+        };
+        if stdlib_server
+            && !self.defined_classes.contains(name)
+            && !self.idents.contains("address_family")
+            && (self.next_is(i, "(") || self.next_is(i, ")") || self.next_is(i, ","))
+        {
+            self.push("af-inet-only", Severity::Warning, i, format!("`{name}` listens on AF_INET only (its class's address_family); subclass it with address_family = socket.AF_INET6 for IPv6 addresses"));
+            return;
+        }
+        if attribute {
+            return;
+        }
+        if let Some((_, line)) = self.ipv4_classes.iter().find(|(class, _)| *class == name) {
+            let line = line + 1;
+            // Not the class's own bases (`class TCP6Socket(TCPSocket)` extends
+            // it), `super(TCPSocket, self)`, type checks, nor a module-level
+            // alias (`WSGIServer = TcpWSGIServer`): only where it is chosen.
+            let enclosing = self.enclosing_open(i);
+            let in_bases =
+                enclosing.is_some_and(|open| open >= 2 && self.tokens[open - 2].is_ident("class"));
+            let checked = enclosing.is_some_and(|open| {
+                matches!(self.callee_at(open), "super" | "isinstance" | "issubclass")
+            });
+            let here = self.lines(self.tokens[i].line, self.tokens[i].line);
+            let alias = self.tokens[here.start].column == 0
+                && here.end == i + 1
+                && self
+                    .tokens
+                    .get(here.start + 1)
+                    .is_some_and(|t| t.is_punct("="));
+            if !in_bases && !checked && !alias && !self.next_is(i, ".") {
+                self.push("af-inet-only", Severity::Warning, i, format!("`{name}` creates AF_INET sockets (its class sets the family to AF_INET on line {line}); choose the class by the address's family"));
+            }
+        }
+    }
+
+    /// Rust: `Ipv4Addr::LOCALHOST`/`UNSPECIFIED`/`BROADCAST` and
+    /// `Ipv4Addr::new(127, 0, 0, 1)` in expressions.
+    fn check_rust_values(&mut self, i: usize) {
+        if self.tokens[i].text != "Ipv4Addr" || !self.next_is(i, "::") {
+            return;
+        }
+        let member = self.text_at(i + 2);
+        if matches!(member, "LOCALHOST" | "UNSPECIFIED" | "BROADCAST") {
+            let fix = match member {
+                "LOCALHOST" => "Ipv6Addr::LOCALHOST (::1) as well, or resolve \"localhost\"",
+                "UNSPECIFIED" => "Ipv6Addr::UNSPECIFIED with IPV6_V6ONLY off",
+                _ => "a multicast group (IPv6 has no broadcast)",
+            };
+            self.push(
+                "inaddr-constant",
+                Severity::Warning,
+                i,
+                format!("`Ipv4Addr::{member}` is an IPv4 address; use {fix}"),
+            );
+        } else if member == "new" {
+            let Some(args) = self.call_arguments(i + 3) else {
+                return;
+            };
+            let octets: Vec<&str> = args
+                .iter()
+                .filter(|a| a.len() == 1 && self.tokens[a.start].kind == TokenKind::Number)
+                .map(|a| self.tokens[a.start].text)
+                .collect();
+            if octets.len() == 4 {
+                let address = octets.join(".");
+                self.push("ipv4-literal", Severity::Warning, i, format!("hard-coded IPv4 address {address} (`Ipv4Addr::new`); make it configurable or resolve a name"));
+            }
+        }
+    }
+
     /// Rust: `Ipv4Addr` / `SocketAddrV4` used as a type (a signature, field or
-    /// binding type). `Ipv4Addr::new(..)` as a value is left to review.
+    /// binding type); `Ipv4Addr::LOCALHOST`/`UNSPECIFIED`/`BROADCAST` and
+    /// `Ipv4Addr::new(127, 0, 0, 1)` in expressions.
     fn check_rust_types(&mut self, i: usize) {
+        self.check_rust_values(i);
         let token = &self.tokens[i];
         if token.node_kind == "type_identifier" && matches!(token.text, "Ipv4Addr" | "SocketAddrV4")
         {
@@ -373,6 +772,9 @@ impl<'s> Matcher<'_, 's> {
         ) {
             return;
         }
+        if self.has_match("s-addr-integer", self.tokens[i].line) {
+            return;
+        }
         let range = self.statement(i);
         let statement = &self.tokens[range];
         let has_integer = statement
@@ -414,10 +816,12 @@ impl<'s> Matcher<'_, 's> {
         let text_buffer = declaration.iter().any(|t| {
             t.kind == TokenKind::Ident && matches!(t.text, "char" | "gchar" | "TCHAR" | "wchar_t")
         }) && !declaration.iter().any(|t| t.is_ident("unsigned"));
+        // In a file with an IPv6 path a 16-byte char array may be a binary
+        // IPv6 address (djb's `char ip[16]`).
         let ipv4_sized = if size.text == "4" {
             declared_as_bytes
         } else {
-            text_buffer
+            text_buffer && !(size.text == "16" && self.has_ipv6_path)
         };
         if ipv4_sized {
             let message = format!(
@@ -431,6 +835,9 @@ impl<'s> Matcher<'_, 's> {
     /// C/C++: `memcpy(dst, src, 4)` (or `sizeof(uint32_t)`/`sizeof(in_addr_t)`)
     /// where an argument mentions an address.
     fn check_four_byte_copy(&mut self, i: usize) {
+        if self.check_four_byte_any_argument(i) {
+            return;
+        }
         let name = self.tokens[i].text;
         if !matches!(
             name,
@@ -467,7 +874,9 @@ impl<'s> Matcher<'_, 's> {
         }
     }
 
-    /// All languages: splitting on `:` without looking for brackets.
+    /// All languages: splitting on `:` without looking for brackets (and
+    /// not `user:password`). When a `':' in host` guard precedes the split
+    /// (Python), the guard's line is reported: it is where the decision is.
     fn check_split(&mut self, i: usize) {
         let name = self.tokens[i].text;
         if !SPLIT_FUNCTIONS.contains(&name) || !self.next_is(i, "(") {
@@ -480,22 +889,177 @@ impl<'s> Matcher<'_, 's> {
             let arg = &self.tokens[range.clone()];
             arg.len() == 1 && arg[0].kind == TokenKind::Str && arg[0].string_content() == ":"
         });
-        if !splits_on_colon || self.brackets_handled_near(i) {
+        if !splits_on_colon
+            || self.brackets_handled_near(i)
+            || self.credentials_near(i)
+            || self.splits_a_spec(i)
+        {
             return;
         }
-        self.push("host-port-split", Severity::Warning, i, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+        let line = self.tokens[i].line;
+        let guard = (self.lines(line.saturating_sub(2), line).start..i)
+            .rev()
+            .find(|&j| {
+                let t = &self.tokens[j];
+                t.kind == TokenKind::Str
+                    && t.string_content() == ":"
+                    && self.tokens.get(j + 1).is_some_and(|n| n.is_ident("in"))
+            });
+        let at = guard.unwrap_or(i);
+        self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
     }
 
-    /// True if a `[` or `]` string or character literal is within 3 lines of
-    /// token `i`: the code is probably handling `[v6]:port` already.
+    /// True if the split at `i` takes apart something that is not an
+    /// endpoint: `module, app = spec.split(':')`, `key, value = line.split(':')`
+    /// (names on the left, and none of them an address or port).
+    fn splits_a_spec(&self, i: usize) -> bool {
+        const SPEC_WORDS: &[&str] = &[
+            "module",
+            "mod",
+            "app",
+            "key",
+            "value",
+            "name",
+            "path",
+            "file",
+            "scheme",
+            "proto",
+            "label",
+            "field",
+            "tag",
+            "prefix",
+            "ns",
+            "namespace",
+            "section",
+            "attr",
+            "func",
+            "method",
+            "cls",
+            "klass",
+            "obj",
+            "target",
+            "var",
+            "spec",
+            "line",
+            "header",
+        ];
+        let receiver =
+            (i >= 2 && self.tokens[i - 1].is_punct(".")).then(|| self.tokens[i - 2].text);
+        if receiver
+            .is_some_and(|r| r != "target" && SPEC_WORDS.contains(&r.to_ascii_lowercase().as_str()))
+        {
+            return true;
+        }
+        let line = self.tokens[i].line;
+        let range = self.lines(line, line);
+        let Some(equals) = (range.start..i).find(|&j| self.tokens[j].is_punct("=")) else {
+            return false;
+        };
+        let targets: Vec<&str> = self.tokens[range.start..equals]
+            .iter()
+            .filter(|t| t.kind == TokenKind::Ident)
+            .map(|t| t.text)
+            .collect();
+        let endpoint = targets
+            .iter()
+            .any(|t| is_address_name(t) || t.to_ascii_lowercase().contains("port"));
+        !endpoint
+            && targets.len() >= 2
+            && targets
+                .iter()
+                .any(|t| SPEC_WORDS.contains(&t.to_ascii_lowercase().as_str()))
+    }
+
+    /// True if a `[` or `]` string or character literal is within 12 lines
+    /// before or 3 lines after token `i`: the code is probably handling
+    /// `[v6]:port` already.
     fn brackets_handled_near(&self, i: usize) -> bool {
         let line = self.tokens[i].line;
-        self.tokens.iter().any(|t| {
-            t.kind == TokenKind::Str
-                && t.line + 3 >= line
-                && t.line <= line + 3
-                && (matches!(t.string_content(), "[" | "]") || t.string_content().contains("]:"))
-        })
+        self.tokens[self.lines(line.saturating_sub(12), line + 3)]
+            .iter()
+            .any(|t| {
+                t.kind == TokenKind::Str
+                    && (matches!(t.string_content(), "[" | "]")
+                        || t.string_content().contains("]:"))
+            })
+    }
+
+    /// True if the string at `i` is an argument of a logging, printing or
+    /// exception call (`log.info(...)`, `raise ValueError(...)`, `throw new
+    /// Error(...)`, `fmt.Errorf`): text for people, not an endpoint.
+    fn in_message_call(&self, i: usize) -> bool {
+        let Some(open) = self.enclosing_open(i) else {
+            return false;
+        };
+        if self.is_message_call(open) {
+            return true;
+        }
+        // `Error::other(format!(...))`, `errors.New(fmt.Sprintf(...))`: the
+        // formatted text goes on into a message.
+        let formats = matches!(
+            self.callee_at(open),
+            "format" | "Sprintf" | "sprintf" | "String" | "f" | "format_args"
+        );
+        formats
+            && self
+                .enclosing_open(open)
+                .is_some_and(|outer| self.is_message_call(outer))
+    }
+
+    /// True if the call opened at `open` logs, prints or raises.
+    fn is_message_call(&self, open: usize) -> bool {
+        let callee = self.callee_at(open);
+        let lower = callee.to_ascii_lowercase();
+        // `Error::other(`, `errors.New(`: a constructor of an error type.
+        let qualifier = open
+            .checked_sub(3)
+            .filter(|&q| matches!(self.tokens[q + 1].text, "::" | "."))
+            .map(|q| self.tokens[q].text.to_ascii_lowercase());
+        if qualifier.is_some_and(|q| {
+            q.ends_with("error") || q.ends_with("errors") || q.ends_with("exception")
+        }) {
+            return true;
+        }
+        let message = matches!(
+            lower.as_str(),
+            "log"
+                | "debug"
+                | "info"
+                | "warn"
+                | "warning"
+                | "error"
+                | "fatal"
+                | "trace"
+                | "critical"
+                | "exception"
+                | "print"
+                | "println"
+                | "printf"
+                | "fprintf"
+                | "eprintln"
+                | "eprint"
+                | "panic"
+                | "perror"
+                | "syslog"
+                | "errorf"
+                | "fatalf"
+                | "printf_debug"
+                | "infof"
+                | "debugf"
+                | "warnf"
+                | "warningf"
+                | "logf"
+                | "assert"
+                | "msg"
+        ) || lower.ends_with("error")
+            || lower.ends_with("exception")
+            || lower.starts_with("log_")
+            || lower.starts_with("log")
+                && callee
+                    .chars()
+                    .nth(3)
+                    .is_some_and(|c| c.is_ascii_uppercase());
+        message || open >= 2 && self.tokens[open - 2].is_ident("raise")
     }
 
     /// All languages: `host + ":" + port`, `":".join(..)`, and `"%s:%d"`-like
@@ -509,10 +1073,20 @@ impl<'s> Matcher<'_, 's> {
                 (self.previous_is(i, "+") || self.previous_is(i, "+=")) && self.next_is(i, "+");
             let joined =
                 self.next_is(i, ".") && self.tokens.get(i + 2).is_some_and(|t| t.is_ident("join"));
-            if (concatenated || joined) && !self.brackets_handled_near(i) {
+            if (concatenated || joined)
+                && !self.brackets_handled_near(i)
+                && !self.in_message_call(i)
+                && !self.credentials_near(i)
+            {
                 self.push("host-port-join", Severity::Warning, i, "host and port joined with a bare ':' give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)".into());
             }
-        } else if has_join_format(content) && !self.brackets_handled_near(i) {
+        } else if has_url_join_format(content) && !self.brackets_handled_near(i) {
+            // A URL is made to be used, even in a log line.
+            self.push("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into());
+        } else if has_join_format(content)
+            && !self.brackets_handled_near(i)
+            && !self.in_message_call(i)
+        {
             self.push("host-port-join", Severity::Warning, i, "format string joins host and port with a bare ':'; IPv6 hosts need [brackets] (net.JoinHostPort, SocketAddr Display)".into());
         }
     }
@@ -537,8 +1111,7 @@ impl<'s> Matcher<'_, 's> {
         ]
         .iter()
         .any(|kind| token.parent_kind.contains(kind))
-            && self
-                .tokens
+            && self.tokens[self.lines(token.line.saturating_sub(3), token.line + 3)]
                 .iter()
                 .filter(|t| {
                     t.kind == TokenKind::Str
@@ -572,6 +1145,28 @@ impl<'s> Matcher<'_, 's> {
         }
     }
 }
+
+/// Identifiers that show a file has an IPv6 or family-agnostic path.
+const IPV6_IDENTS: &[&str] = &[
+    "AF_INET6",
+    "PF_INET6",
+    "AF_UNSPEC",
+    "PF_UNSPEC",
+    "sockaddr_in6",
+    "in6_addr",
+    "sockaddr_storage",
+    "Inet6Address",
+    "Ipv6Addr",
+    "SocketAddrV6",
+    "isIPv6",
+    "IPv6Address",
+    "is_ipv6",
+    "ipv6",
+    "IPv6",
+];
+
+/// String contents that show a file has an IPv6 path (Node families, Go networks).
+const IPV6_STRINGS: &[&str] = &["IPv6", "udp6", "tcp6", "ip6", "golang.org/x/net/ipv6"];
 
 /// What to do about one IPv4 literal.
 pub fn literal_advice(address: std::net::Ipv4Addr) -> &'static str {
@@ -646,6 +1241,11 @@ const SPLIT_FUNCTIONS: &[&str] = &[
     "strrchr",
     "strtok",
     "strtok_r",
+    "memchr",
+    "memrchr",
+    "byte_chr",
+    "str_chr",
+    "strpbrk",
     "strsep",
     "index",
     "rindex",
@@ -677,6 +1277,18 @@ static JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("the host:port format pattern is valid")
 });
+
+/// `scheme://HOST:PORT` placeholders, `%s:%s` included (after `://` the
+/// pair is an endpoint, not `user:password`).
+static URL_JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"://(?:%s|%v|\{\}|\{0\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\}):(?:%s|%d|%u|%i|%v|\{\}|\{1\}|\{[A-Za-z_][\w.]*(?::[^}]*)?\}|\$\{[^{}]+\})")
+        .expect("the URL host:port pattern is valid")
+});
+
+/// True if `content` builds a URL with an unbracketed host:port pair.
+fn has_url_join_format(content: &str) -> bool {
+    URL_JOIN_FORMAT.is_match(content)
+}
 
 /// True if `content` has a host:port placeholder pair that is not part of a
 /// longer colon chain (`%s:%s:%s`) and not already bracketed (`[%s]:%d`).
@@ -715,6 +1327,8 @@ pub fn is_address_name(name: &str) -> bool {
             "ip" | "ipv4"
                 | "addr"
                 | "address"
+                | "addresses"
+                | "addrs"
                 | "host"
                 | "ipaddr"
                 | "ipstr"
@@ -725,8 +1339,31 @@ pub fn is_address_name(name: &str) -> bool {
                 | "saddr"
                 | "daddr"
                 | "ips"
-        )
+        ) || role_word(w)
     })
+}
+
+/// `localip`, `remoteaddr`, `ipremote`, `peeraddr`: an address word glued to
+/// the role it plays.
+fn role_word(word: &str) -> bool {
+    const ROLES: &[&str] = &[
+        "local", "remote", "peer", "src", "dst", "source", "dest", "client", "server", "bind",
+        "listen", "my", "gw", "gateway", "next", "public", "private", "sender", "target", "str",
+        "buf", "list",
+    ];
+    for core in ["ip", "addr", "address"] {
+        if let Some(role) = word.strip_suffix(core) {
+            if ROLES.contains(&role) {
+                return true;
+            }
+        }
+        if let Some(role) = word.strip_prefix(core) {
+            if ROLES.contains(&role) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -739,6 +1376,11 @@ mod tests {
         assert!(is_address_name("peer_addr"));
         assert!(is_address_name("remoteIpBuf"));
         assert!(!is_address_name("zip"));
+        assert!(is_address_name("localip"));
+        assert!(is_address_name("ipremote"));
+        assert!(is_address_name("addresses"));
+        assert!(!is_address_name("skip"));
+        assert!(!is_address_name("tooltip"));
         assert!(!is_address_name("pipeline"));
     }
 

@@ -78,7 +78,10 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: &[C, Cpp, Rust],
         what: "IPv4-only address structures: `struct sockaddr_in` and `struct in_addr` (also \
-               `libc::sockaddr_in` in Rust).",
+               `libc::sockaddr_in` in Rust), and their fields `sin_port`/`sin_addr` read in a \
+               file that declares no `sockaddr_in` (the struct came in as a `sockaddr *`). A note \
+               in a file that also handles IPv6; nothing inside the IPv4 branch of a family \
+               switch (`case AF_INET:`), where it is that branch's own type.",
         why: "`sockaddr_in` holds a 4-byte address. Code that declares one for `accept()`, \
               `recvfrom()` or `getpeername()` truncates IPv6 peers, and code that builds one \
               can only ever connect over IPv4.",
@@ -96,7 +99,13 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: &[C, Cpp, Python, Go, Rust],
         what: "`AF_INET` or `PF_INET` in a file that never mentions `AF_INET6`, `PF_INET6` or \
-               `AF_UNSPEC`/`PF_UNSPEC`.",
+               `AF_UNSPEC`/`PF_UNSPEC`; in a file that does, each call is judged: `AF_INET` as \
+               the family of a `socket()` call or assigned to a family setting \
+               (`hints.ai_family = AF_INET`, a class's `family = AF_INET`). Python: \
+               `socket.socket()` with no family; the standard servers whose class fixes AF_INET \
+               (`HTTPServer`, `TCPServer`, wsgiref's `make_server`) unless the file sets \
+               `address_family`; and classes of the file whose body sets `family = AF_INET`, \
+               where they are chosen (`sock_type = TCPSocket`).",
         why: "A socket created with `AF_INET` can only speak IPv4. When the file has no IPv6 or \
               unspecified-family path at all, the code is IPv4-only rather than dual-stack.",
         fix: "Take the family from `getaddrinfo()` results (`ai->ai_family`), or open one \
@@ -112,9 +121,10 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "inaddr-constant",
         severity: Severity::Warning,
-        languages: &[C, Cpp, Python, Rust],
+        languages: &[C, Cpp, Python, Go, Rust],
         what: "IPv4 address constants: `INADDR_ANY`, `INADDR_LOOPBACK`, `INADDR_BROADCAST`, \
-               `INADDR_NONE`.",
+               `INADDR_NONE`; Rust `Ipv4Addr::LOCALHOST`, `UNSPECIFIED` and `BROADCAST`; Go \
+               `net.IPv4zero`, `net.IPv4bcast`, `net.IPv4allsys`, `net.IPv4allrouter`.",
         why: "Binding to `INADDR_ANY` listens on IPv4 only; `INADDR_LOOPBACK` is 127.0.0.1 and \
               not ::1; IPv6 has no broadcast at all.",
         fix: "Listen with `getaddrinfo(NULL, port, {AI_PASSIVE, AF_UNSPEC})` or on `in6addr_any` \
@@ -150,7 +160,7 @@ pub static RULES: &[Rule] = &[
                `IP_MULTICAST_LOOP`, `IP_PKTINFO`, `IP_RECVTOS`, `IP_RECVTTL`.",
         why: "Options at level `IPPROTO_IP` act on IPv4 packets only. On an `AF_INET6` socket \
               they fail or silently do nothing, so DSCP marking, hop limits and multicast \
-              membership are lost on IPv6 (seed 000 §6: the TOS option had to be ported).",
+              membership are lost on IPv6 (the OpenH323 porting study, §6: the TOS option had to be ported).",
         fix: "Set the `IPPROTO_IPV6` twin as well: `IP_TOS`→`IPV6_TCLASS`, \
               `IP_TTL`→`IPV6_UNICAST_HOPS`, `IP_ADD_MEMBERSHIP`→`IPV6_JOIN_GROUP`, \
               `IP_DROP_MEMBERSHIP`→`IPV6_LEAVE_GROUP`, `IP_MULTICAST_IF`→`IPV6_MULTICAST_IF`, \
@@ -168,11 +178,13 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: ALL_WITH_CONFIG,
         what: "A hard-coded IPv4 address (`127.0.0.1`, `0.0.0.0`, any dotted quad that parses as \
-               an address) in a string literal or a configuration file. Reported as a note in \
-               test files and in tables of several addresses, where it is probably data.",
+               an address) in a string literal or a configuration file, or built from four \
+               numbers (Go `net.IPv4(127, 0, 0, 1)`, Rust `Ipv4Addr::new(127, 0, 0, 1)`). \
+               Reported as a note in test files and in tables of several addresses, where it is \
+               probably data.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
               `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
-              resolution and with it AAAA records (seed 000 §8: hard-coded addresses were most \
+              resolution and with it AAAA records (the OpenH323 porting study, §8: hard-coded addresses were most \
               of the application-level changes).",
         fix: "Use names (`localhost`) resolved with `getaddrinfo`, make the address \
               configurable, listen on `::` with `IPV6_V6ONLY` off, or list both `127.0.0.1` \
@@ -188,9 +200,12 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: C_FAMILY,
         what: "An IPv4 address (`s_addr`, `h_addr`) stored in or cast to a 32-bit integer \
-               (`uint32_t`, `in_addr_t`, `int`, `long`, `unsigned`, `DWORD`...).",
+               (`uint32_t`, `in_addr_t`, `int`, `long`, `unsigned`, `DWORD`...), compared or \
+               returned as a value (`a.s_addr != b.s_addr`, `return sin->sin_addr.s_addr;`), and \
+               variables, parameters and fields named for an address with a 32-bit type \
+               (`uint32_t addr`, `in_addr_t ip`).",
         why: "The address is assumed to be 4 bytes long: the variable, the hash key or the \
-              struct field cannot hold a 16-byte IPv6 address. Seed 000 §7 found these the most \
+              struct field cannot hold a 16-byte IPv6 address. The OpenH323 porting study (§7) found these the most \
               time-consuming dependencies to port, because no tool reported them.",
         fix: "Keep addresses in `struct sockaddr_storage` (or `struct in6_addr` plus family) and \
               compare with `memcmp` over the family's length; hash the whole address.",
@@ -205,7 +220,10 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: C_FAMILY,
         what: "A byte or char array for an address with an IPv4-sized length: `char ip[16]`, \
-               `char host_addr[15]`, `unsigned char addr[4]`.",
+               `char host_addr[15]`, `unsigned char addr[4]`, `char localip[4]`, \
+               `char ipstr[IP4_FMT]`; and any char buffer shorter than 46 that an address \
+               formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, or \
+               `snprintf` with `%d.%d.%d.%d` or `%s:%d`).",
         why: "16 characters fit the longest dotted quad plus NUL; 4 bytes fit a binary IPv4 \
               address. IPv6 needs 46 characters of text or 16 bytes of binary.",
         fix: "Size text buffers with `INET6_ADDRSTRLEN` or `NI_MAXHOST`, binary buffers with \
@@ -220,9 +238,11 @@ pub static RULES: &[Rule] = &[
         id: "four-byte-copy",
         severity: Severity::Warning,
         languages: C_FAMILY,
-        what: "`memcpy`/`memmove`/`memcmp`/`bcopy` of exactly 4 bytes (or `sizeof(uint32_t)`, \
+        what: "`memcpy`/`memmove`/`memcmp`/`bcopy` (and other copy or compare functions such \
+               as `byte_copy(ip, 4, src)`) of exactly 4 bytes (or `sizeof(uint32_t)`, \
                `sizeof(in_addr_t)`) where an argument is an address (`s_addr`, `sin_addr`, \
-               `h_addr`, a variable named for an address).",
+               `h_addr`, a variable named for an address); an address length compared with or \
+               stepped by 4 (`addresses.len < 4`, `j += 4` over `addresses.len`).",
         why: "Copying or comparing 4 bytes of an address only works for IPv4; on IPv6 it \
               copies a quarter of the address, and two different IPv6 hosts compare equal.",
         fix: "Copy `ai_addrlen`/`socklen_t` bytes of the `sockaddr`, or `sizeof(struct in6_addr)` \
@@ -239,8 +259,11 @@ pub static RULES: &[Rule] = &[
         languages: ALL_SOURCE,
         what: "`host:port` text split on the first or last `:` without handling brackets: \
                `split(\":\")`, `strchr(s, ':')`, `strrchr(s, ':')`, `rsplit(':', 1)`, \
-               `strings.Split(s, \":\")`, `indexOf(':')`, `split_once(':')`... (not reported \
-               when the code nearby looks for `[` or `]`).",
+               `strings.Split(s, \":\")`, `indexOf(':')`, `split_once(':')`, `memchr(s, ':', \
+               n)`...; a character of an address compared with `':'` (`host[i] == ':'`, \
+               `s.charAt(i) == ':'` in Java and JavaScript). Not reported when the code within \
+               12 lines before or 3 after looks for `[` or `]`, nor around `user`/`password` \
+               names. After a Python `':' in host` guard the guard's line is reported.",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
               RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
               host `[2001` and port `db8::1]:80`.",
@@ -260,7 +283,9 @@ pub static RULES: &[Rule] = &[
         languages: ALL_SOURCE,
         what: "`host:port` text built without brackets: `host + \":\" + port`, \
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
-               `f\"{host}:{port}\"`, `` `${host}:${port}` ``.",
+               `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
+               exception messages (`log.info(...)`, `raise ValueError(...)`), except URLs \
+               (`\"http://%s:%s/\"`), which are made to be used.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
               §3.2.2).",
@@ -276,13 +301,14 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "tcp4-network",
         severity: Severity::Warning,
-        languages: &[Go],
-        what: "Go network names that force IPv4: `\"tcp4\"`, `\"udp4\"`, `\"ip4\"` (also \
-               `\"ip4:proto\"`).",
+        languages: &[Go, JavaScript, TypeScript],
+        what: "Network names that force IPv4: Go `\"tcp4\"`, `\"udp4\"`, `\"ip4\"` (also \
+               `\"ip4:proto\"`); Node.js `dgram.createSocket('udp4')`.",
         why: "`net.Dial(\"tcp4\", ...)` and `net.Listen(\"udp4\", ...)` never use IPv6, even \
               when the name has AAAA records and the host is dual-stack.",
         fix: "Use `\"tcp\"`, `\"udp\"` or `\"ip\"`: the Go resolver then tries both families \
-              (with RFC 6555 fast fallback in `net.Dialer`).",
+              (with RFC 6555 fast fallback in `net.Dialer`). Node: a `'udp6'` socket receives \
+              both families unless `ipv6Only` is set, or choose the type from `net.isIP(host)`.",
         example: Example {
             language: Go,
             before: "conn, err := net.Dial(\"tcp4\", addr)",
@@ -343,13 +369,127 @@ pub static RULES: &[Rule] = &[
         id: "is-ipv4-only",
         severity: Severity::Warning,
         languages: JS_FAMILY,
-        what: "`net.isIPv4(...)` in a file that never calls `isIPv6` or `isIP`.",
-        why: "Validating input with `isIPv4` alone rejects every IPv6 literal.",
-        fix: "Use `net.isIP(s) !== 0` (returns 4 or 6), or handle `isIPv6` as well.",
+        what: "`net.isIPv4(...)` in a file that never calls `isIPv6` or `isIP`; addresses or \
+               interfaces filtered to `family === 'IPv4'` (or `family: 'IPv4'`) outside a \
+               branch on the family.",
+        why: "Validating input with `isIPv4` alone rejects every IPv6 literal; keeping only \
+              `'IPv4'` entries of `os.networkInterfaces()` or `dns.lookup(..., {all: true})` \
+              drops every IPv6 address.",
+        fix: "Use `net.isIP(s) !== 0` (returns 4 or 6), or handle `isIPv6` as well; accept \
+              `'IPv6'` entries (and the numeric families 4 and 6 of Node 18).",
         example: Example {
             language: JavaScript,
             before: "if (!net.isIPv4(input)) throw new Error('bad address');",
             after: "if (net.isIP(input) === 0) throw new Error('bad address');",
+        },
+    },
+    Rule {
+        id: "sockaddr-too-small",
+        severity: Severity::Warning,
+        languages: C_FAMILY,
+        what: "Plain `struct sockaddr` used as storage: a variable or field of that type, or \
+               `sizeof(struct sockaddr)` as a length.",
+        why: "`struct sockaddr` is 16 bytes, the size of a `sockaddr_in`; a `sockaddr_in6` is 28. \
+              Copying an IPv6 peer into it (`memcpy(&x->addr, sa, sizeof(struct sockaddr))`) \
+              truncates the address, and `accept()` or `getpeername()` with that length return \
+              a cut-off address.",
+        fix: "Store `struct sockaddr_storage` and carry the real length (`socklen_t`, \
+              `ai_addrlen`) with it.",
+        example: Example {
+            language: C,
+            before: "struct sockaddr peer;\nmemcpy(&peer, sa, sizeof(struct sockaddr));",
+            after: "struct sockaddr_storage peer;\nmemcpy(&peer, sa, salen);",
+        },
+    },
+    Rule {
+        id: "ipv4-named-api",
+        severity: Severity::Warning,
+        languages: C_FAMILY,
+        what: "Calls of functions whose name says IPv4 (`ip4_fmt`, `ip4_scan`, `dns_ip4`, \
+               `socket_bind4`, `socket_connect4`, `getIPv4Address`...) in a file that never calls \
+               their IPv6 twin (the same name with 6).",
+        why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
+              the family in the function: a file that only calls the `4` variants creates, \
+              binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",
+        fix: "Call the `6` twin as well, chosen by the address's family, or move to a \
+              family-agnostic API (`getaddrinfo`, `sockaddr_storage`).",
+        example: Example {
+            language: C,
+            before: "if (socket_bind4(s, ip, port) == -1) die();",
+            after: "if (socket_bind6(s, ip, port, scope_id) == -1) die(); /* 16-byte ip, v4-mapped for IPv4 */",
+        },
+    },
+    Rule {
+        id: "dotted-quad-text",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Python, Go, Java, JavaScript, TypeScript],
+        what: "Address text handled as a dotted quad: a character set of digits and `.` \
+               (`strspn(s, \"0123456789.\")`), an IPv4 regular expression \
+               (`\\d{1,3}\\.\\d{1,3}\\.…`), an address split or rewritten on `.` \
+               (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), or a \
+               character of an address compared with `'.'`.",
+        why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
+              rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \
+              `ip.replace('.', ',')` has no IPv6 form at all: RFC 2428 `EPSV` is needed).",
+        fix: "Parse with `inet_pton`/`getaddrinfo(AI_NUMERICHOST)` (C), `ipaddress.ip_address` \
+              (Python), `net.ParseIP`/`netip.ParseAddr` (Go), `InetAddress` (Java), \
+              `net.isIP` (Node), which accept both families.",
+        example: Example {
+            language: C,
+            before: "if (strspn(host, \"0123456789.\") == strlen(host)) numeric = 1;",
+            after: "struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *ai;\nnumeric = getaddrinfo(host, NULL, &hints, &ai) == 0;",
+        },
+    },
+    Rule {
+        id: "address-to-string",
+        severity: Severity::Warning,
+        languages: &[Java],
+        what: "`InetSocketAddress` or `InetAddress` turned into text with `toString()`, \
+               `String.valueOf` or string concatenation and used as a host or host:port \
+               (`socket.getRemoteSocketAddress().toString()`).",
+        why: "`toString()` gives `hostname/1.2.3.4:80` (or `/1.2.3.4:80`), and for IPv6 \
+              `/2001:db8:0:0:0:0:0:1:80`: a leading slash, an unbracketed address and a port no \
+              parser can split off.",
+        fix: "Use `getHostString()` (or `getAddress().getHostAddress()`) and `getPort()`, and \
+              write `[host]:port` when the host contains `:`.",
+        example: Example {
+            language: Java,
+            before: "String peer = socket.getRemoteSocketAddress().toString();",
+            after: "InetSocketAddress a = (InetSocketAddress) socket.getRemoteSocketAddress();\nString host = a.getHostString();\nString peer = (host.contains(\":\") ? \"[\" + host + \"]\" : host) + \":\" + a.getPort();",
+        },
+    },
+    Rule {
+        id: "ipv4-only-package",
+        severity: Severity::Warning,
+        languages: &[Go],
+        what: "`golang.org/x/net/ipv4` (`ipv4.ICMPTypeEcho`, `ipv4.NewPacketConn`, \
+               `ipv4.Header`...) in a file that never imports `golang.org/x/net/ipv6`.",
+        why: "The `ipv4` package speaks ICMPv4 and IPv4 headers and socket options only: a ping, \
+              traceroute or multicast tool built on it alone cannot reach an IPv6 host.",
+        fix: "Add the IPv6 path with `golang.org/x/net/ipv6` (`ipv6.ICMPTypeEchoRequest`, \
+              protocol 58, `ipv6.NewPacketConn`), chosen by the destination's family.",
+        example: Example {
+            language: Go,
+            before: "msg := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: echo}",
+            after: "var typ icmp.Type = ipv4.ICMPTypeEcho\nif dst.IP.To4() == nil {\n\ttyp = ipv6.ICMPTypeEchoRequest\n}\nmsg := icmp.Message{Type: typ, Body: echo}",
+        },
+    },
+    Rule {
+        id: "sockaddr-pair",
+        severity: Severity::Warning,
+        languages: &[Python],
+        what: "A Python socket address taken as a (host, port) pair: `host, port = \
+               sock.getpeername()` or `getsockname()`, and `'%s:%s' % sock.getsockname()` or \
+               `% addr`.",
+        why: "An `AF_INET6` socket address is a 4-tuple `(host, port, flowinfo, scope_id)`: the \
+              unpacking raises `ValueError`, the `%` formatting raises `TypeError`, and the \
+              text lacks brackets anyway.",
+        fix: "Take the first two items (`sock.getpeername()[:2]`) and write `[host]:port` when \
+              the host contains `:`.",
+        example: Example {
+            language: Python,
+            before: "self.remote_ip, self.remote_port = self.socket.getpeername()",
+            after: "self.remote_ip, self.remote_port = self.socket.getpeername()[:2]",
         },
     },
 ];

@@ -7,14 +7,16 @@ use crate::finding::{fingerprint, Finding};
 use crate::language::Language;
 use crate::literal::find_ipv4_literals;
 use crate::matcher::{literal_advice, match_tokens, FileContext, Match};
+use crate::prefilter;
 use crate::rule::Severity;
 use crate::suppression::Suppressions;
-use crate::token::{tokenize, TokenKind};
+use crate::token::{tokenize_with, KindTable, TokenKind};
 
-/// Reusable per-thread parsing state (a tree-sitter parser is not `Sync`).
+/// Reusable per-thread parsing state (a tree-sitter parser is not `Sync`):
+/// one parser and one kind table per grammar.
 #[derive(Default)]
 pub struct FileScanner {
-    parser: Option<tree_sitter::Parser>,
+    grammars: Vec<(tree_sitter::Language, tree_sitter::Parser, KindTable)>,
 }
 
 /// The result of scanning one file.
@@ -30,8 +32,9 @@ pub struct FileResult {
 
 impl FileScanner {
     /// Scans `source`, the contents of `display_path` (as shown in output)
-    /// written in `language`. `relative_path` (from the scan root) decides
-    /// whether the file is test code.
+    /// written in `language`. `relative_path` (from the scanned path) decides
+    /// whether the file is test code; `root_path` (from the scan root) goes
+    /// into SARIF and fingerprints.
     pub fn scan_source(
         &mut self,
         source: &str,
@@ -39,30 +42,56 @@ impl FileScanner {
         display_path: &str,
         relative_path: &Path,
     ) -> FileResult {
+        self.scan_source_in(source, language, display_path, relative_path, display_path)
+    }
+
+    /// [`FileScanner::scan_source`] with the path relative to the scan root.
+    pub fn scan_source_in(
+        &mut self,
+        source: &str,
+        language: Language,
+        display_path: &str,
+        relative_path: &Path,
+        root_path: &str,
+    ) -> FileResult {
         let context = FileContext {
             language,
             is_test: is_test_path(relative_path),
         };
         let mut suppressions = Suppressions::default();
-        let matches = match language.grammar(relative_path) {
+        let grammar = language.grammar(relative_path);
+        if grammar.is_some() && prefilter::enabled() && !prefilter::may_match(source) {
+            return FileResult {
+                lines: source.lines().count(),
+                ..FileResult::default()
+            };
+        }
+        let lexed = language.is_c_family() && !c_grammar_requested();
+        let matches = match grammar {
+            Some(_) if lexed => {
+                let tokens = crate::clex::tokenize_c(source);
+                add_comment_suppressions(source, &tokens, &mut suppressions);
+                match_tokens(&tokens, context)
+            }
             Some(grammar) => {
-                let parser = self.parser.get_or_insert_with(tree_sitter::Parser::new);
-                if parser.set_language(&grammar).is_err() {
-                    return FileResult::default();
-                }
+                let index = match self.grammars.iter().position(|(g, _, _)| *g == grammar) {
+                    Some(index) => index,
+                    None => {
+                        let mut parser = tree_sitter::Parser::new();
+                        if parser.set_language(&grammar).is_err() {
+                            return FileResult::default();
+                        }
+                        let table = KindTable::new(&grammar);
+                        self.grammars.push((grammar, parser, table));
+                        self.grammars.len() - 1
+                    }
+                };
+                let (_, parser, table) = &mut self.grammars[index];
                 let Some(tree) = parser.parse(source, None) else {
                     return FileResult::default();
                 };
-                let tokens = tokenize(&tree, source);
-                let lines: Vec<&str> = source.lines().collect();
-                for token in tokens.iter().filter(|t| t.kind == TokenKind::Comment) {
-                    let before = lines
-                        .get(token.line)
-                        .and_then(|l| l.get(..token.column))
-                        .unwrap_or("");
-                    let own_line = before.trim().is_empty();
-                    suppressions.add_comment(token.text, token.line, token.end_line, own_line);
-                }
+                let tokens = tokenize_with(&tree, source, table);
+                add_comment_suppressions(source, &tokens, &mut suppressions);
                 match_tokens(&tokens, context)
             }
             None => scan_config(source, context, &mut suppressions),
@@ -86,15 +115,48 @@ impl FileScanner {
                 rule: m.rule,
                 severity: m.severity,
                 path: display_path.to_string(),
+                root_path: root_path.to_string(),
                 line: m.line + 1,
                 column,
                 message: m.message,
                 snippet: line_text.trim_end().to_string(),
-                fingerprint: fingerprint(m.rule, display_path, line_text),
+                fingerprint: fingerprint(m.rule, root_path, line_text),
             });
         }
         result
     }
+}
+
+/// Records the suppression comments among `tokens`.
+fn add_comment_suppressions(
+    source: &str,
+    tokens: &[crate::token::Token<'_>],
+    suppressions: &mut Suppressions,
+) {
+    let mut comments = tokens
+        .iter()
+        .filter(|t| t.kind == TokenKind::Comment)
+        .peekable();
+    if comments.peek().is_none() {
+        return;
+    }
+    let lines: Vec<&str> = source.lines().collect();
+    for token in comments {
+        let before = lines
+            .get(token.line)
+            .and_then(|l| l.get(..token.column))
+            .unwrap_or("");
+        let own_line = before.trim().is_empty();
+        suppressions.add_comment(token.text, token.line, token.end_line, own_line);
+    }
+}
+
+/// True if `DUALPERF_SCAN_C_GRAMMAR` asks to scan C and C++ with the
+/// tree-sitter grammars instead of the lexer in [`crate::clex`].
+fn c_grammar_requested() -> bool {
+    static REQUESTED: std::sync::LazyLock<bool> =
+        std::sync::LazyLock::new(|| std::env::var_os("DUALPERF_SCAN_C_GRAMMAR").is_some());
+    *REQUESTED
 }
 
 /// Configuration files: every IPv4 literal outside `#`, `;` and `//` comment lines.

@@ -41,6 +41,9 @@ pub struct Token<'s> {
     pub node_kind: &'s str,
     /// The parent node's kind (for strings: is it inside an array or list?).
     pub parent_kind: &'s str,
+    /// True inside a branch whose condition or case label tests the address
+    /// family (`case AF_INET:`, `if (family == AF_INET6) ... else ...`).
+    pub in_family_branch: bool,
 }
 
 impl Token<'_> {
@@ -83,57 +86,166 @@ const STRING_KINDS: &[&str] = &[
     "text_block",
 ];
 
+/// Node kinds that start a branch whose condition may test the address
+/// family (`case AF_INET:`, `if (sa->sa_family == AF_INET6)`, `elif ipv6:`).
+const BRANCH_KINDS: &[&str] = &[
+    "case_statement",
+    "if_statement",
+    "elif_clause",
+    "if_expression",
+    "conditional_expression",
+    "ternary_expression",
+    "expression_case",
+    "switch_block_statement_group",
+    "switch_case",
+    "match_arm",
+];
+
+/// True if `node` is a branch whose condition (or case label) names an
+/// address family: the subtree is family-dispatching code.
+fn is_family_branch(node: &tree_sitter::Node<'_>, source: &[u8]) -> bool {
+    let condition = node
+        .child_by_field_name("condition")
+        .or_else(|| node.child_by_field_name("value"))
+        .or_else(|| node.child_by_field_name("pattern"))
+        .or_else(|| node.named_child(0));
+    let Some(condition) = condition else {
+        return false;
+    };
+    let range = condition.byte_range();
+    if range.len() > 400 {
+        return false;
+    }
+    names_a_family(&source[range])
+}
+
+/// True if `text` (a branch condition) mentions an address family.
+pub fn names_a_family(text: &[u8]) -> bool {
+    const MARKERS: &[&[u8]] = &[
+        b"af_inet", b"pf_inet", b"family", b"ipv6", b"ipv4", b"inet6", b"inet4", b"is4", b"is6",
+        b"to4", b"to16",
+    ];
+    let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
+    MARKERS
+        .iter()
+        .any(|marker| lower.windows(marker.len()).any(|w| w == *marker))
+}
+
+/// What each node kind of one grammar is, by kind id: looked up once per
+/// grammar instead of comparing kind names for every node.
+#[derive(Debug)]
+pub struct KindTable {
+    string: Vec<bool>,
+    comment: Vec<bool>,
+    branch: Vec<bool>,
+}
+
+impl KindTable {
+    /// The table of `language` (a tree-sitter grammar).
+    pub fn new(language: &tree_sitter::Language) -> KindTable {
+        let count = language.node_kind_count();
+        let mut table = KindTable {
+            string: vec![false; count],
+            comment: vec![false; count],
+            branch: vec![false; count],
+        };
+        for id in 0..count {
+            let Ok(id16) = u16::try_from(id) else { break };
+            let Some(kind) = language.node_kind_for_id(id16) else {
+                continue;
+            };
+            let named = language.node_kind_is_named(id16);
+            table.string[id] = named && STRING_KINDS.contains(&kind);
+            table.comment[id] = kind.contains("comment");
+            table.branch[id] = BRANCH_KINDS.contains(&kind);
+        }
+        table
+    }
+
+    fn get(flags: &[bool], id: u16) -> bool {
+        flags.get(usize::from(id)).copied().unwrap_or(false)
+    }
+}
+
 /// Flattens the syntax tree of `source` into tokens, in source order.
 pub fn tokenize<'s>(tree: &'s tree_sitter::Tree, source: &'s str) -> Vec<Token<'s>> {
-    let mut tokens = Vec::new();
+    tokenize_with(tree, source, &KindTable::new(&tree.language()))
+}
+
+/// [`tokenize`] with the grammar's [`KindTable`] built once by the caller.
+///
+/// The walk is one tree cursor; each node's parent (and whether it is inside
+/// a family-testing branch) is kept on a stack as the cursor descends,
+/// instead of asking tree-sitter for `node.parent()`, which walks down from
+/// the root again for every token.
+pub fn tokenize_with<'s>(
+    tree: &'s tree_sitter::Tree,
+    source: &'s str,
+    table: &KindTable,
+) -> Vec<Token<'s>> {
+    let bytes = source.as_bytes();
+    let mut tokens = Vec::with_capacity(source.len() / 12);
     let mut cursor = tree.walk();
+    // The ancestors of the cursor's node: the node and its family-branch flag.
+    let mut ancestors: Vec<(tree_sitter::Node<'s>, bool)> = Vec::with_capacity(64);
     let mut descend = true;
     loop {
         if descend {
             let node = cursor.node();
-            let kind = node.kind();
-            let leaf = node.child_count() == 0;
-            let is_string = node.is_named() && STRING_KINDS.contains(&kind);
+            let id = node.kind_id();
+            let is_string = KindTable::get(&table.string, id);
+            let parent = ancestors.last().map(|(p, _)| *p);
+            let in_family_branch = ancestors.last().is_some_and(|(_, f)| *f);
             // A string that is a statement on its own is a docstring (Python)
             // or a directive ("use strict"): documentation, read as a comment.
             let is_docstring = is_string
-                && node.parent().is_some_and(|p| {
+                && parent.is_some_and(|p| {
                     p.kind() == "expression_statement" && p.named_child_count() == 1
                 });
-            let is_comment = kind.contains("comment") || is_docstring;
-            if is_comment || is_string || leaf {
-                if kind == "preproc_arg" {
-                    lex_macro_body(&node, source, &mut tokens);
-                } else if let Ok(text) = node.utf8_text(source.as_bytes()) {
-                    let token_kind = if is_comment {
-                        TokenKind::Comment
-                    } else if is_string {
-                        TokenKind::Str
-                    } else {
-                        classify(text)
-                    };
-                    if !text.is_empty() {
-                        tokens.push(Token {
-                            kind: token_kind,
-                            text,
-                            line: node.start_position().row,
-                            column: node.start_position().column,
-                            end_line: node.end_position().row,
-                            node_kind: kind,
-                            parent_kind: node.parent().map_or("", |p| p.kind()),
-                        });
-                    }
+            let is_comment = KindTable::get(&table.comment, id) || is_docstring;
+            if !is_comment && !is_string {
+                let flag = in_family_branch
+                    || (KindTable::get(&table.branch, id) && is_family_branch(&node, bytes));
+                if cursor.goto_first_child() {
+                    ancestors.push((node, flag));
+                    continue;
                 }
-                descend = false;
-                continue;
             }
-            if cursor.goto_first_child() {
-                continue;
+            // A leaf, a string or a comment: one token.
+            let kind = node.kind();
+            let range = node.byte_range();
+            if kind == "preproc_arg" {
+                lex_macro_body(&node, source, in_family_branch, &mut tokens);
+            } else if let Some(text) = source.get(range).filter(|t| !t.is_empty()) {
+                let token_kind = if is_comment {
+                    TokenKind::Comment
+                } else if is_string {
+                    TokenKind::Str
+                } else {
+                    classify(text)
+                };
+                let start = node.start_position();
+                tokens.push(Token {
+                    kind: token_kind,
+                    text,
+                    line: start.row,
+                    column: start.column,
+                    end_line: if text.contains('\n') {
+                        node.end_position().row
+                    } else {
+                        start.row
+                    },
+                    node_kind: kind,
+                    parent_kind: parent.map_or("", |p| p.kind()),
+                    in_family_branch,
+                });
             }
             descend = false;
         } else if cursor.goto_next_sibling() {
             descend = true;
-        } else if !cursor.goto_parent() {
+        } else if cursor.goto_parent() {
+            ancestors.pop();
+        } else {
             break;
         }
     }
@@ -152,7 +264,12 @@ fn classify(text: &str) -> TokenKind {
 }
 
 /// Splits a C macro body into tokens with their real positions.
-fn lex_macro_body<'s>(node: &tree_sitter::Node, source: &'s str, tokens: &mut Vec<Token<'s>>) {
+fn lex_macro_body<'s>(
+    node: &tree_sitter::Node,
+    source: &'s str,
+    in_family_branch: bool,
+    tokens: &mut Vec<Token<'s>>,
+) {
     let range = node.byte_range();
     let body = &source[range.clone()];
     let bytes = body.as_bytes();
@@ -222,6 +339,7 @@ fn lex_macro_body<'s>(node: &tree_sitter::Node, source: &'s str, tokens: &mut Ve
             end_line: line,
             node_kind: "preproc_arg",
             parent_kind: "preproc_def",
+            in_family_branch,
         });
     }
 }

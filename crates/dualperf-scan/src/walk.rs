@@ -1,6 +1,8 @@
 //! Walking source trees in parallel (the `ignore` crate, as in ripgrep):
-//! `.gitignore`, `.ignore` and hidden files are honoured, and vendored or
-//! generated code is skipped unless [`ScanOptions::all`] is set.
+//! `.gitignore`, `.ignore` and hidden files are honoured unless
+//! [`ScanOptions::no_ignore`] / [`ScanOptions::hidden`] are set (ripgrep's
+//! `--no-ignore` and `--hidden`), and vendored or generated code is skipped
+//! unless [`ScanOptions::all`] is set.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -36,12 +38,25 @@ pub fn scan_paths(paths: &[PathBuf], options: &ScanOptions) -> Result<ScanReport
         }
     }
     let report = Mutex::new(ScanReport::default());
+    let explicit_root = match &options.root {
+        Some(root) => Some(
+            root.canonicalize()
+                .map_err(|_| ScanError::MissingPath { path: root.clone() })?,
+        ),
+        None => None,
+    };
     for root in paths {
+        let prefix = root_prefix(root, explicit_root.as_deref());
         let mut builder = ignore::WalkBuilder::new(root);
+        let honour_ignores = !options.no_ignore;
         builder
             .threads(options.threads)
-            .hidden(true)
-            .git_ignore(true)
+            .hidden(!options.hidden)
+            .git_ignore(honour_ignores)
+            .git_global(honour_ignores)
+            .git_exclude(honour_ignores)
+            .ignore(honour_ignores)
+            .parents(honour_ignores)
             .require_git(false);
         if !options.all {
             builder.filter_entry(|entry| {
@@ -55,10 +70,11 @@ pub fn scan_paths(paths: &[PathBuf], options: &ScanOptions) -> Result<ScanReport
         builder.build_parallel().run(|| {
             let mut scanner = FileScanner::default();
             let report = &report;
+            let prefix = &prefix;
             Box::new(move |entry| {
                 if let Ok(entry) = entry {
                     if entry.file_type().is_some_and(|t| t.is_file()) {
-                        scan_one(&mut scanner, root, entry.path(), options, report);
+                        scan_one(&mut scanner, root, prefix, entry.path(), options, report);
                     }
                 }
                 ignore::WalkState::Continue
@@ -72,9 +88,32 @@ pub fn scan_paths(paths: &[PathBuf], options: &ScanOptions) -> Result<ScanReport
     Ok(report)
 }
 
+/// Where a scanned path sits below the scan root: `Some("")` when it is the
+/// root (the default), `Some("src/net")` for `dualperf scan --root . src/net`,
+/// `None` when it is outside `--root` (paths are then shown as reached). A
+/// scanned file counts as its directory.
+fn root_prefix(scanned: &Path, root: Option<&Path>) -> Option<PathBuf> {
+    let directory = if scanned.is_file() {
+        scanned.parent().unwrap_or(Path::new(""))
+    } else {
+        scanned
+    };
+    let Some(root) = root else {
+        return Some(PathBuf::new());
+    };
+    let directory = if directory.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        directory
+    };
+    let directory = directory.canonicalize().ok()?;
+    directory.strip_prefix(root).ok().map(Path::to_path_buf)
+}
+
 fn scan_one(
     scanner: &mut FileScanner,
     root: &Path,
+    prefix: &Option<PathBuf>,
     path: &Path,
     options: &ScanOptions,
     report: &Mutex<ScanReport>,
@@ -110,7 +149,18 @@ fn scan_one(
         relative
     };
     let display = display_path(path);
-    let result = scanner.scan_source(&source, language, &display, relative);
+    // The path below the scanned directory (for a scanned file: its name),
+    // then under the root's prefix.
+    let below = if root.is_file() {
+        Path::new(path.file_name().unwrap_or_default())
+    } else {
+        path.strip_prefix(root).unwrap_or(path)
+    };
+    let root_path = match prefix {
+        Some(prefix) => display_path(&prefix.join(below)),
+        None => display.clone(),
+    };
+    let result = scanner.scan_source_in(&source, language, &display, relative, &root_path);
     let mut report = report.lock().expect("report lock");
     report.files_scanned += 1;
     report.lines_scanned += result.lines;

@@ -45,6 +45,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use dualperf_meter::DEFAULT_WAITING_TIME_NS;
 use dualperf_model::{
     Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning,
     ContentionEvidence, IpFamily, MetricId, MetricSummary, MissingMetric, RunResult, Summary,
@@ -54,7 +55,6 @@ use dualperf_model::{
 use crate::attribution::{attribute, Input as AttributionInput};
 use crate::contention;
 use crate::extraction::measure_trial_on;
-use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
 use crate::pacing::{pacing, Pacing};
 use crate::student_t::two_sided_p_value;
 use crate::summary::{confidence_interval_95, mean, sample_standard_deviation, summarise};

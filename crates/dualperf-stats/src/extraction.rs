@@ -8,23 +8,24 @@
 //! | tcp-connect | setup time mean, min, p50, p90, p99; connections/s; CPU |
 //! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates, voice MOS (shared clocks only); RTT when probes are echoed |
 //!
-//! UDP loss, reordering, duplicates and jitter are computed here from the
-//! arrival trace when the trace is complete (every received copy recorded);
-//! when the engine bounded the trace, the engine's own running counters
-//! (kept with the same definitions) are used instead, and delay metrics use
-//! the recorded prefix of the trace. A metric that cannot be computed is
-//! absent from `values` and listed in `missing` with the reason.
+//! UDP loss, reordering, duplicates and jitter come from replaying the
+//! arrival trace through `dualperf-meter` ([`crate::ippm`]) when the trace is
+//! complete (every received copy recorded); when the engine bounded the
+//! trace, the engine's own running counters (kept live by the same meter)
+//! are used instead, and delay metrics use the recorded prefix of the trace.
+//! A metric that cannot be computed is absent from `values` and listed in
+//! `missing` with the reason.
 //!
 //! Wire throughput counts the headers of the trial's **first hop** (the
 //! client's link): the arm's own family, plus the 6in4 header when the
 //! tunnel starts on the client host ([`measure_trial_on`]).
 
+use dualperf_meter::DeliveryMetrics;
 use dualperf_model::observation::{Observations, UdpReceiveCounters};
 use dualperf_model::{ArmPath, MetricId, TestKind, TestSpec, Trial, TrialOutcome, TunnelPlacement};
 
 use crate::cpu::{process_cpu_cores, service_demand_us_per_mib, softirq_ratio, system_busy_ratio};
-use crate::ippm::loss::DEFAULT_WAITING_TIME_NS;
-use crate::ippm::trace::{trace_metrics, TraceMetrics, TraceParameters};
+use crate::ippm::replay_trace;
 use crate::latency::{latency_distribution, LatencyDistribution};
 use crate::overhead::{
     message_cost, packet_overhead, Encapsulation, OverheadSettings, PathKind, Transport,
@@ -355,24 +356,14 @@ fn record_udp_delivery(
     udp: &UdpReceiveCounters,
     probe: Option<&TestSpec>,
 ) {
-    let waiting_time_ns = if udp.loss_wait_ms > 0 {
-        udp.loss_wait_ms as i64 * 1_000_000
-    } else {
-        DEFAULT_WAITING_TIME_NS
-    };
-    let parameters = TraceParameters {
-        waiting_time_ns,
-        clocks_shared: udp.clocks_shared,
-    };
-    let trace: Option<TraceMetrics> =
-        (!udp.arrivals.is_empty()).then(|| trace_metrics(&udp.arrivals, udp.sent, parameters));
+    let trace = replay_trace(udp);
     let nothing_sent = "the sender reported no datagrams sent";
     match trace.as_ref().filter(|_| is_complete_trace(udp)) {
         Some(t) => {
-            metrics.record(MetricId::LossRatio, t.loss.loss_ratio(), nothing_sent);
+            metrics.record(MetricId::LossRatio, t.counts.loss_ratio(), nothing_sent);
             metrics.record(
                 MetricId::LossEpisodes,
-                Some(t.loss.episodes.len() as f64),
+                Some(t.counts.loss.episodes as f64),
                 "",
             );
             metrics.record(
@@ -382,15 +373,19 @@ fn record_udp_delivery(
             );
             metrics.record(
                 MetricId::ReorderedRatio,
-                t.reordering.reordered_ratio(),
+                t.counts.reordered_ratio(),
                 "nothing received",
             );
             metrics.record(
                 MetricId::MaxReorderExtentPackets,
-                Some(t.reordering.max_extent() as f64),
+                Some(t.counts.max_reorder_extent as f64),
                 "",
             );
-            metrics.record(MetricId::DuplicatePackets, Some(t.duplicates as f64), "");
+            metrics.record(
+                MetricId::DuplicatePackets,
+                Some(t.counts.duplicates as f64),
+                "",
+            );
         }
         None => {
             let ratio = (udp.sent > 0).then(|| udp.lost as f64 / udp.sent as f64);
@@ -458,14 +453,19 @@ fn record_udp_delivery(
 /// 99.9th percentile PDV + one probe interval of packetisation; Ppl = loss
 /// plus the 0.1 % of packets the buffer discards as late; BurstR = observed
 /// mean loss-episode length × (1 − loss) (1 for random loss).
-fn voice_mos(t: &TraceMetrics, loss_ratio: Option<f64>, interval_us: Option<u64>) -> Option<f64> {
+fn voice_mos(
+    t: &DeliveryMetrics,
+    loss_ratio: Option<f64>,
+    interval_us: Option<u64>,
+) -> Option<f64> {
     let owd = t.one_way_delay?;
     let buffer_ns = t.pdv_999_ns()?;
     let packetisation_ms = interval_us? as f64 / 1_000.0;
     let loss = loss_ratio?;
     let burst_ratio = t
+        .counts
         .loss
-        .mean_episode_length()
+        .mean_length()
         .map_or(1.0, |length| (length * (1.0 - loss)).max(1.0));
     let conditions = CallConditions {
         mouth_to_ear_delay_ms: (owd.p50_ns + buffer_ns) / 1e6 + packetisation_ms,

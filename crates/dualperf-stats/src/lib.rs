@@ -28,7 +28,9 @@
 //! * [`summary`], [`student_t`]: mean, sd, percentiles, CV, Student-t CIs
 //!   (quantiles from statrs).
 //! * [`ippm`]: RFC 3550 jitter, RFC 4737 reordering, RFC 7680 loss and loss
-//!   episodes, duplicates, RFC 7679 one-way delay, RFC 5481 PDV, RFC 3393 IPDV.
+//!   episodes, duplicates, RFC 7679 one-way delay, RFC 5481 PDV, RFC 3393 IPDV
+//!   of a stored arrival trace, replayed through `dualperf-meter` (the one
+//!   implementation, which the engine also runs live).
 //! * [`latency`]: RTT and connection-setup distributions from HDR buckets.
 //! * [`throughput`], [`cpu`]: goodput, packet rates, RFC 6349 TCP
 //!   efficiency, CPU utilisation and service demand.

@@ -3,6 +3,8 @@
 //! `dualperf report` without a lab:
 //! `cargo run -p dualperf-store --example synthetic_db -- /tmp/demo.sqlite`.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use dualperf_fixtures::synthetic::{synthetic_run, synthetic_run_after_upgrade};
 use dualperf_store::Store;
 

@@ -6,6 +6,8 @@
 //! ping-pong are pinned to CPU 0 too, so the scheduler shares that CPU
 //! between the hog and the tool, and every trial is contended.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! precise on every arm (netperf's -I 99,5 -i 10,3): 3 to 10 interleaved
 //! repetitions per arm, the count recorded in the result.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 
 use dualperf_model::RunResult;

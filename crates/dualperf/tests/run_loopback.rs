@@ -1,6 +1,8 @@
 //! End to end: the `dualperf` binary measures 127.0.0.1 against ::1 with an
 //! in-process server and writes a valid result document.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 
 use dualperf_model::{IpFamily, RunResult, TrialOutcome};
@@ -168,6 +170,7 @@ fn ctrl_c_stops_after_the_current_trial_and_writes_an_incomplete_result() {
     // SAFETY: signalling the child we started, by its pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
+    // 130 like `lab` (issue 16), no longer 1.
     assert_eq!(
         output.status.code(),
         Some(130),
@@ -194,4 +197,50 @@ fn ctrl_c_stops_after_the_current_trial_and_writes_an_incomplete_result() {
         "{:?}",
         result.errors
     );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_and_the_run_is_stored() {
+    let db = std::env::temp_dir().join(format!("dpe-pipe-{}.sqlite", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    // `dualperf run --loopback --quick | head -1`, with `head` reading one line.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dualperf"))
+        .env("DUALPERF_DB", &db)
+        .args([
+            "run",
+            "--loopback",
+            "--quick",
+            "--tests",
+            "udp-rr,tcp-rr",
+            "--verbose",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running dualperf");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    use std::io::Read;
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        matches!(output.status.code(), Some(0) | Some(141)),
+        "exit {:?}\n{stderr}",
+        output.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let history = Command::new(env!("CARGO_BIN_EXE_dualperf"))
+        .env("DUALPERF_DB", &db)
+        .args(["history", "--json"])
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&history.stdout);
+    assert!(history.status.success(), "{listing}");
+    assert!(
+        listing.contains("\"run_id\""),
+        "the run is stored: {listing}"
+    );
+    let _ = std::fs::remove_file(&db);
 }

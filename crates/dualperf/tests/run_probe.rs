@@ -1,6 +1,8 @@
 //! End to end: `dualperf run --tests udp-probe` and `--probe` over loopback
 //! print the probe rows and keep 10 ms time series in the JSON result.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 
 use dualperf_model::{RunResult, TestKind, TrialOutcome};

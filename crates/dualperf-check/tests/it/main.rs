@@ -9,6 +9,8 @@
 //! the A/AAAA answers through a [`Resolver`] that returns fixed addresses;
 //! the connections are real. The IP-literal cases use the system resolver.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::net::{IpAddr, Ipv6Addr, SocketAddr, TcpListener};
 use std::os::fd::AsRawFd;
 use std::process::Command;

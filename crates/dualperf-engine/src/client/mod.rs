@@ -228,7 +228,14 @@ impl Client {
                 return trial;
             }
         };
-        match run_trial(target, spec, family, &self.options, server_host.is_none()) {
+        match run_marked_trial(
+            target,
+            spec,
+            family,
+            &arm.marking,
+            &self.options,
+            server_host.is_none(),
+        ) {
             Ok(report) => {
                 trial.local_address = report.local_address;
                 trial.remote_address = report.remote_address;
@@ -264,10 +271,41 @@ pub fn run_trial(
     options: &ClientOptions,
     want_host_facts: bool,
 ) -> crate::error::Result<TrialReport> {
+    run_marked_trial(
+        server,
+        spec,
+        family,
+        &dualperf_model::Marking::default(),
+        options,
+        want_host_facts,
+    )
+}
+
+/// [`run_trial`] with the data sockets of both ends marked as `marking`
+/// says (DSCP, IPv6 flow label): an arm's marking.
+///
+/// # Errors
+/// As [`run_trial`]; also a socket option the kernel refuses.
+pub fn run_marked_trial(
+    server: SocketAddr,
+    spec: &TestSpec,
+    family: dualperf_model::IpFamily,
+    marking: &dualperf_model::Marking,
+    options: &ClientOptions,
+    want_host_facts: bool,
+) -> crate::error::Result<TrialReport> {
     if under_load::wants_probe(spec) {
-        return under_load::run_with_probe(server, spec, family, options, want_host_facts);
+        return under_load::run_with_probe(server, spec, family, marking, options, want_host_facts);
     }
-    trial::run_single(server, spec, family, options, want_host_facts, None)
+    trial::run_single(
+        server,
+        spec,
+        family,
+        marking,
+        options,
+        want_host_facts,
+        None,
+    )
 }
 
 /// Closes a result filled by [`Client::run_planned`]: `complete` when

@@ -6,7 +6,8 @@ use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use dualperf_model::{
-    EndsPlacement, HostFacts, IpFamily, Observations, SocketFacts, TestKind, TestSpec,
+    Dscp, EndsPlacement, FlowLabel, HostFacts, IpFamily, Marking, Observations, SocketFacts,
+    TestKind, TestSpec,
 };
 
 use super::{assemble, ClientOptions};
@@ -16,7 +17,9 @@ use crate::error::{EngineError, IoContext, Result};
 use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
 use crate::protocol::{self, Channel, Message, StopReport, TestRequest};
 use crate::sizes::validate_size;
-use crate::socket_options::{path_mtu, set_buffer_sizes};
+use crate::socket_options::{
+    apply_marking, path_mtu, read_marking, set_buffer_sizes, with_flow_label,
+};
 use crate::tcp_info::read_tcp_info;
 
 /// What one trial produced.
@@ -43,6 +46,7 @@ pub fn run_single(
     server: SocketAddr,
     spec: &TestSpec,
     family: IpFamily,
+    marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
     started: Option<std::sync::mpsc::Sender<()>>,
@@ -67,6 +71,7 @@ pub fn run_single(
         family,
         server_cpus: options.server_cpus.clone(),
         want_host_facts,
+        marking: *marking,
     }))?;
     let ready = channel.expect("ready", |m| match m {
         Message::Ready(ready) => Some(ready),
@@ -82,6 +87,7 @@ pub fn run_single(
         spec,
         &ready.data_ports,
         ready.token,
+        marking,
         &mut facts,
     )?;
     channel.send(&Message::Start)?;
@@ -164,6 +170,7 @@ fn open_data(
     spec: &TestSpec,
     ports: &[u16],
     token: u64,
+    marking: &Marking,
     facts: &mut SocketFacts,
 ) -> Result<Opened> {
     let family = IpFamily::of(&ip);
@@ -172,7 +179,7 @@ fn open_data(
         .ok_or_else(|| EngineError::Protocol("ready carries no data port".into()))?;
     let target = SocketAddr::new(ip, first_port);
     match spec.kind {
-        TestKind::TcpConnect => Ok((DataSockets::ConnectTo(target), None, Some(target))),
+        TestKind::TcpConnect => Ok((DataSockets::ConnectTo(target, *marking), None, Some(target))),
         TestKind::TcpStream | TestKind::TcpRr => {
             let count = if spec.kind == TestKind::TcpStream {
                 spec.parallel_streams
@@ -181,15 +188,14 @@ fn open_data(
             };
             let mut streams = Vec::new();
             for _ in 0..count {
-                let stream = TcpStream::connect_timeout(&target, Duration::from_secs(5))
-                    .context(|| format!("opening a data connection to {target}"))?;
-                streams.push(stream);
+                streams.push(connect_marked(target, marking)?);
             }
             let first = &streams[0];
             let (send, receive) =
                 set_buffer_sizes(first.as_raw_fd(), None, None).unwrap_or_default();
             (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
             facts.path_mtu_bytes = path_mtu(first.as_raw_fd(), family);
+            record_marking(first.as_raw_fd(), family, marking, facts);
             let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
             Ok((DataSockets::Tcp(streams), local, remote))
         }
@@ -210,8 +216,10 @@ fn open_data(
                 .context(|| "setting UDP socket buffers".into())?;
                 (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
                 let peer = SocketAddr::new(ip, port);
+                apply_marking(socket.as_raw_fd(), family, marking, Some(ip))
+                    .context(|| format!("marking a UDP data socket ({})", describe(marking)))?;
                 socket
-                    .connect(peer)
+                    .connect(with_flow_label(peer, label_for(family, marking)))
                     .context(|| format!("connecting a UDP data socket to {peer}"))?;
                 // Three copies: a hello lost on a lossy path must not fail the trial.
                 for _ in 0..3 {
@@ -223,10 +231,65 @@ fn open_data(
             }
             let first = &sockets[0];
             facts.path_mtu_bytes = path_mtu(first.as_raw_fd(), family);
+            record_marking(first.as_raw_fd(), family, marking, facts);
             let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
             Ok((DataSockets::Udp(sockets), local, remote))
         }
     }
+}
+
+/// The flow label to connect with: the marking's, for IPv6 only.
+pub(crate) fn label_for(family: IpFamily, marking: &Marking) -> Option<u32> {
+    match family {
+        IpFamily::V6 => marking.flow_label.map(|label| label.value()),
+        IpFamily::V4 => None,
+    }
+}
+
+/// "DSCP ef, flow label 12345", for error messages.
+pub(crate) fn describe(marking: &Marking) -> String {
+    let mut parts = Vec::new();
+    if let Some(dscp) = marking.dscp {
+        parts.push(format!("DSCP {dscp}"));
+    }
+    if let Some(label) = marking.flow_label {
+        parts.push(format!("flow label {}", label.value()));
+    }
+    parts.join(", ")
+}
+
+/// A TCP connection to `target`, its socket marked before `connect` so the
+/// SYN already carries the DSCP and flow label.
+pub(crate) fn connect_marked(target: SocketAddr, marking: &Marking) -> Result<TcpStream> {
+    let family = IpFamily::of(&target.ip());
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(target),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )
+    .context(|| format!("creating a data connection to {target}"))?;
+    apply_marking(socket.as_raw_fd(), family, marking, Some(target.ip()))
+        .context(|| format!("marking a data connection ({})", describe(marking)))?;
+    let address = with_flow_label(target, label_for(family, marking));
+    socket
+        .connect_timeout(&address.into(), Duration::from_secs(5))
+        .context(|| format!("opening a data connection to {target}"))?;
+    Ok(socket.into())
+}
+
+/// Records what a marked data socket reads back.
+pub(crate) fn record_marking(
+    fd: std::os::fd::RawFd,
+    family: IpFamily,
+    marking: &Marking,
+    facts: &mut SocketFacts,
+) {
+    if marking.is_empty() {
+        return;
+    }
+    let (dscp, label) = read_marking(fd, family);
+    facts.dscp = dscp.and_then(|d| Dscp::new(d).ok());
+    facts.flow_label = label.and_then(|l| FlowLabel::new(l).ok());
 }
 
 /// The note a trial carries when one-way delay rests on the user's word that

@@ -13,7 +13,7 @@
 
 use std::net::SocketAddr;
 
-use dualperf_model::{IpFamily, ProbeObservations, TestKind, TestSpec};
+use dualperf_model::{IpFamily, Marking, ProbeObservations, TestKind, TestSpec};
 
 use super::trial::{run_single, TrialReport};
 use super::ClientOptions;
@@ -51,10 +51,13 @@ pub fn run_with_probe(
     server: SocketAddr,
     spec: &TestSpec,
     family: IpFamily,
+    marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
 ) -> Result<TrialReport> {
     let probe = probe_spec_for(spec);
+    // The probe measures the arm's treatment: it carries the same marking.
+    let probe_marking = *marking;
     let probe_options = options.clone();
     let (started_tx, started_rx) = std::sync::mpsc::channel();
     let probe_thread = std::thread::Builder::new()
@@ -64,6 +67,7 @@ pub fn run_with_probe(
                 server,
                 &probe,
                 family,
+                &probe_marking,
                 &probe_options,
                 false,
                 Some(started_tx),
@@ -75,7 +79,15 @@ pub fn run_with_probe(
     // must not cross a path the load has already congested. A probe that
     // fails first drops the sender, and the load goes ahead without it.
     let _ = started_rx.recv_timeout(PROBE_START_WAIT);
-    let load = run_single(server, spec, family, options, want_host_facts, None);
+    let load = run_single(
+        server,
+        spec,
+        family,
+        marking,
+        options,
+        want_host_facts,
+        None,
+    );
     let probed = probe_thread.join();
     let mut report = load?;
     let observations = &mut report.observations;

@@ -14,12 +14,23 @@ use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use super::{is_timeout, FlowContext, FlowOutput, LATENCY_RAW_LIMIT};
 use crate::latency_recorder::LatencyRecorder;
 use crate::meter::Stage;
+use crate::socket_options::{apply_marking, with_flow_label};
+use std::os::fd::AsRawFd;
 
 /// Connects to `target` over and over until the phase is done.
-pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutput {
+pub fn connect_repeatedly(
+    target: SocketAddr,
+    marking: dualperf_model::Marking,
+    context: FlowContext,
+) -> FlowOutput {
     let mut recorder = LatencyRecorder::new(LATENCY_RAW_LIMIT);
     let mut output = FlowOutput::default();
-    let address = SockAddr::from(target);
+    let family = dualperf_model::IpFamily::of(&target.ip());
+    let label = match family {
+        dualperf_model::IpFamily::V6 => marking.flow_label.map(|l| l.value()),
+        dualperf_model::IpFamily::V4 => None,
+    };
+    let address = SockAddr::from(with_flow_label(target, label));
     loop {
         let stage = context.phase.get();
         if stage == Stage::Done || Instant::now() >= context.deadline {
@@ -36,13 +47,20 @@ pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutpu
                 break;
             }
         };
+        if let Err(error) = apply_marking(socket.as_raw_fd(), family, &marking, Some(target.ip())) {
+            output.error = Some(format!("tcp-connect marking: {error}"));
+            break;
+        }
         let started = Instant::now();
         let result = socket.connect_timeout(&address, Duration::from_secs(3));
         let elapsed = started.elapsed().as_nanos() as u64;
         match result {
             Ok(()) => {
                 context.meter.add_sent(0, 1);
-                if stage == Stage::Measured {
+                // A connection counts in the interval it completed in: a SYN
+                // dropped in the warm-up and retransmitted a second later is
+                // a 1 s setup time in the measured interval, not nothing.
+                if stage == Stage::Measured || context.phase.get() == Stage::Measured {
                     recorder.record(elapsed);
                     context.meter.add_latency(elapsed);
                 }
@@ -54,6 +72,15 @@ pub fn connect_repeatedly(target: SocketAddr, context: FlowContext) -> FlowOutpu
                 break;
             }
         }
+    }
+    if output.error.is_none() && recorder.count() == 0 && context.phase.get() != Stage::Warmup {
+        // Nothing measured is not a measurement: say why instead of
+        // reporting a trial with no connections as if it were fine.
+        output.error = Some(format!(
+            "tcp-connect to {target}: no connection was established in the measured interval \
+             ({} attempts timed out; the machine may have starved the client)",
+            output.lost
+        ));
     }
     output.latency = Some(recorder);
     output

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use dualperf_model::{
-    FlowCounters, HostFacts, IntervalSample, IpFamily, ProcessCpu, SocketFacts, TcpCounters,
-    TestSpec, UdpReceiveCounters,
+    FlowCounters, HostFacts, IntervalSample, IpFamily, Marking, ProcessCpu, SocketFacts,
+    TcpCounters, TestSpec, UdpReceiveCounters,
 };
 
 /// Identifies the dualperf control protocol in [`Message::Hello`].
@@ -44,7 +44,13 @@ pub enum Message {
         response: String,
     },
     /// Server → client: the answer was right.
-    Authenticated,
+    Authenticated {
+        /// The server kernel's boot id, told only to a client that proved
+        /// the key (the welcome of a server with a key carries none). Older
+        /// servers omit it.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        boot_id: String,
+    },
     /// Client → server: the test to prepare.
     Request(TestRequest),
     /// Server → client: data sockets are bound.
@@ -77,6 +83,10 @@ pub struct TestRequest {
     pub server_cpus: Vec<u32>,
     /// Whether the results should carry the server's host facts.
     pub want_host_facts: bool,
+    /// How the server marks its data sockets (DSCP, IPv6 flow label): the
+    /// arm's marking. Absent from older clients: unmarked.
+    #[serde(default, skip_serializing_if = "Marking::is_empty")]
+    pub marking: Marking,
 }
 
 /// The server's data sockets for one test.
@@ -224,6 +234,20 @@ mod tests {
             check_hello(br#"{"type":"start"}"#),
             HelloCheck::Refused(_)
         ));
+    }
+
+    #[test]
+    fn authenticated_reads_with_and_without_a_boot_id() {
+        assert_eq!(
+            decode(br#"{"type":"authenticated"}"#).unwrap(),
+            Message::Authenticated {
+                boot_id: String::new()
+            }
+        );
+        let with = Message::Authenticated {
+            boot_id: "b".into(),
+        };
+        assert_eq!(decode(&encode(&with)).unwrap(), with);
     }
 
     #[test]

@@ -9,14 +9,17 @@ use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use dualperf_model::{SocketFacts, TestKind, TestSpec};
+use dualperf_model::{IpFamily, Marking, SocketFacts, TestKind, TestSpec};
 use socket2::{Domain, Protocol, Socket, Type};
 
+use crate::client::trial::{describe, label_for, record_marking};
 use crate::datagram::{read_hello, HELLO_BYTES};
 use crate::endpoint::DataSockets;
 use crate::error::{EngineError, IoContext, Result};
 use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
-use crate::socket_options::set_buffer_sizes;
+use crate::socket_options::{
+    apply_marking, lease_flow_label, reflect_flow_label, set_buffer_sizes, with_flow_label,
+};
 
 /// How long the server waits for the client's data connections or hellos.
 pub const CONNECT_WAIT: Duration = Duration::from_secs(5);
@@ -65,8 +68,23 @@ pub fn bind_udp(ip: IpAddr, payload_bytes: u32) -> Result<(UdpSocket, (u32, u32)
     Ok((socket, sizes))
 }
 
-/// Binds what `spec` needs on `local` and fills the server's socket facts.
-pub fn bind(spec: &TestSpec, local: IpAddr, facts: &mut SocketFacts) -> Result<(Bound, Vec<u16>)> {
+/// Binds what `spec` needs on `local`, marked as the client asked, and
+/// fills the server's socket facts; `notes` hears what could not be marked.
+///
+/// Marking: UDP sockets get the DSCP and lease the flow label (they connect
+/// to the client with it once its hello arrives); a TCP listener gets the
+/// DSCP, which its SYN-ACKs and accepted connections inherit, and for the
+/// flow label it reflects the label of the client's SYN (the only way Linux
+/// gives an accepted connection a label; see
+/// [`crate::socket_options::reflect_flow_label`]).
+pub fn bind(
+    spec: &TestSpec,
+    local: IpAddr,
+    marking: &Marking,
+    facts: &mut SocketFacts,
+    notes: &mut Vec<String>,
+) -> Result<(Bound, Vec<u16>)> {
+    let family = IpFamily::of(&local);
     if spec.kind.is_udp() {
         let streams = if spec.kind == TestKind::UdpStream {
             spec.parallel_streams
@@ -78,6 +96,14 @@ pub fn bind(spec: &TestSpec, local: IpAddr, facts: &mut SocketFacts) -> Result<(
         for _ in 0..streams {
             let (socket, (send, receive)) = bind_udp(local, spec.size_bytes)?;
             (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
+            // The DSCP now; the flow label is leased for the peer once its
+            // hello arrives (Linux refuses a lease for the unspecified address).
+            let dscp_only = Marking {
+                dscp: marking.dscp,
+                flow_label: None,
+            };
+            apply_marking(socket.as_raw_fd(), family, &dscp_only, None)
+                .context(|| format!("marking a UDP data socket ({})", describe(marking)))?;
             ports.push(
                 socket
                     .local_addr()
@@ -89,12 +115,49 @@ pub fn bind(spec: &TestSpec, local: IpAddr, facts: &mut SocketFacts) -> Result<(
         Ok((Bound::Udp(sockets), ports))
     } else {
         let listener = bind_tcp_listener(local, 1024)?;
+        mark_listener(&listener, family, marking, notes)?;
         let port = listener
             .local_addr()
             .context(|| "reading the TCP data port".into())?
             .port();
         Ok((Bound::Tcp(listener), vec![port]))
     }
+}
+
+/// Marks a TCP listener: the DSCP, and flow-label reflection when the
+/// client asked for a label.
+fn mark_listener(
+    listener: &TcpListener,
+    family: IpFamily,
+    marking: &Marking,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let fd = listener.as_raw_fd();
+    let dscp_only = Marking {
+        dscp: marking.dscp,
+        flow_label: None,
+    };
+    apply_marking(fd, family, &dscp_only, None)
+        .context(|| format!("marking the TCP data listener ({})", describe(marking)))?;
+    if let (IpFamily::V6, Some(label)) = (family, marking.flow_label) {
+        if let Err(error) = reflect_flow_label(fd) {
+            let namespace_reflects =
+                std::fs::read_to_string("/proc/sys/net/ipv6/flowlabel_reflect")
+                    .ok()
+                    .and_then(|text| text.trim().parse::<u32>().ok())
+                    .is_some_and(|bits| bits & 1 == 1);
+            if !namespace_reflects {
+                notes.push(format!(
+                    "the server's TCP packets carry the kernel's automatic flow label, not {}: \
+                     Linux gives an accepted connection a label only by reflecting the client's \
+                     (IPV6_FL_F_REFLECT failed: {error}; allow it with \
+                     sysctl net.ipv6.flowlabel_consistency=0, or set net.ipv6.flowlabel_reflect=1)",
+                    label.value()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Ties the bound sockets to `peer`: accepts `streams` TCP connections from
@@ -104,8 +167,10 @@ pub fn tie_to_peer(
     spec: &TestSpec,
     peer: IpAddr,
     token: u64,
+    marking: &Marking,
     facts: &mut SocketFacts,
 ) -> Result<DataSockets> {
+    let family = IpFamily::of(&peer);
     let deadline = Instant::now() + CONNECT_WAIT;
     match bound {
         Bound::Tcp(listener) if spec.kind == TestKind::TcpConnect => {
@@ -131,6 +196,9 @@ pub fn tie_to_peer(
                             set_buffer_sizes(stream.as_raw_fd(), None, None).unwrap_or_default();
                         (facts.send_buffer_bytes, facts.receive_buffer_bytes) =
                             (Some(send), Some(receive));
+                        if streams.is_empty() {
+                            record_marking(stream.as_raw_fd(), family, marking, facts);
+                        }
                         streams.push(stream);
                     }
                     Ok(_) => {} // another address: dropped, never served
@@ -149,8 +217,12 @@ pub fn tie_to_peer(
             Ok(DataSockets::Tcp(streams))
         }
         Bound::Udp(sockets) => {
+            let label = label_for(family, marking);
             for (index, socket) in sockets.iter().enumerate() {
-                wait_for_hello(socket, peer, token, index as u32, deadline)?;
+                wait_for_hello(socket, peer, token, index as u32, label, deadline)?;
+            }
+            if let Some(first) = sockets.first() {
+                record_marking(first.as_raw_fd(), family, marking, facts);
             }
             Ok(DataSockets::Udp(sockets))
         }
@@ -162,6 +234,7 @@ fn wait_for_hello(
     peer: IpAddr,
     token: u64,
     stream: u32,
+    flow_label: Option<u32>,
     deadline: Instant,
 ) -> Result<()> {
     let mut buffer = [0u8; 64];
@@ -178,8 +251,13 @@ fn wait_for_hello(
         match socket.recv_from(&mut buffer) {
             Ok((n, from)) if n == HELLO_BYTES && from.ip().to_canonical() == peer => {
                 if read_hello(&buffer[..n]) == Some((token, stream)) {
+                    if let (Some(label), std::net::IpAddr::V6(v6)) = (flow_label, from.ip()) {
+                        lease_flow_label(socket.as_raw_fd(), v6, label).context(|| {
+                            format!("leasing flow label {label} for the UDP data socket")
+                        })?;
+                    }
                     return socket
-                        .connect(from)
+                        .connect(with_flow_label(from, flow_label))
                         .context(|| format!("connecting the UDP data socket to {from}"));
                 }
             }

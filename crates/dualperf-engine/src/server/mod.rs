@@ -1,31 +1,40 @@
-//! `dualperf serve`: listens for control sessions on both families and
-//! serves each on its own thread ([`session`]), with data sockets per test
-//! ([`data`]).
+//! `dualperf serve`: listens for control sessions on both families,
+//! completes every handshake in one non-blocking accept loop
+//! ([`accept`]), and serves each admitted session on its own thread
+//! ([`session`]), with data sockets per test ([`data`]).
 //!
 //! Listening: without `--bind`, one dual-stack socket on `[::]` with
 //! `IPV6_V6ONLY` off serves both families (IPv4 clients appear as
 //! IPv4-mapped addresses and are counted as IPv4); where that is impossible
 //! it falls back to two sockets, `[::]` (IPv6 only) and `0.0.0.0`, on the
 //! same port; on a host without IPv6 it listens on `0.0.0.0` alone.
+//!
+//! Resources: connections still in their handshake cost one descriptor and
+//! a few KiB each, never a thread, and are bounded in number overall and
+//! per source ([`ServerLimits::max_pending_handshakes`],
+//! [`ServerLimits::max_handshakes_per_source`]); a session slot (and its
+//! thread) is taken only once a handshake is complete. The server holds at
+//! most `max_sessions` session threads (plus their flows while a test runs)
+//! and one accept thread.
 
+pub mod accept;
 pub mod data;
 pub mod session;
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
-use dualperf_model::IpFamily;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::error::{IoContext, Result};
 use crate::limits::ServerLimits;
-use crate::protocol::{frame, message, Message};
+use crate::protocol::handshake::ServerHandshakeConfig;
 
-/// Where log lines go (one line per session event).
+/// Where log lines go (one line per session event). Lines are already
+/// escaped: client text cannot start a new line ([`escape_log_text`]).
 pub type Logger = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// How to run a server.
@@ -37,8 +46,12 @@ pub struct ServerConfig {
     pub port: u16,
     /// Limits on what sessions may ask.
     pub limits: ServerLimits,
-    /// Shared key clients must prove (`--auth-key`); `None`: open.
+    /// Shared key clients must prove (`--auth-key-file`); `None`: open.
     pub auth_key: Option<Vec<u8>>,
+    /// Whether results may carry this host's facts (hostname, kernel,
+    /// addresses) when a client asks; `serve --no-host-facts` clears it.
+    /// With a key set, only clients that proved it are ever served.
+    pub host_facts: bool,
     /// Log sink; `None` discards.
     pub log: Option<Logger>,
 }
@@ -50,17 +63,47 @@ impl Default for ServerConfig {
             port: crate::DEFAULT_PORT,
             limits: ServerLimits::default(),
             auth_key: None,
+            host_facts: true,
             log: None,
         }
     }
 }
 
-/// What every session thread shares.
+/// Escapes what could forge or hide log lines: control characters
+/// (newlines, carriage returns, escape sequences) and Unicode bidirectional
+/// overrides become `\u{…}` escapes; everything else is kept.
+pub fn escape_log_text(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() || bidi {
+            escaped.extend(c.escape_unicode());
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
+}
+
+/// The key a source is counted under: an IPv4 address (mapped or not), or
+/// the /64 of an IPv6 address (one host usually holds a whole /64).
+pub fn source_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(Ipv6Addr::from(bits))
+        }
+        v4 => v4,
+    }
+}
+
+/// What every session thread and the accept loop share.
 pub(crate) struct SharedState {
     pub(crate) limits: ServerLimits,
-    pub(crate) auth_key: Option<Vec<u8>>,
-    pub(crate) boot_id: String,
+    pub(crate) handshake: ServerHandshakeConfig,
+    pub(crate) host_facts: bool,
     active_sessions: AtomicU32,
+    per_source: Mutex<HashMap<IpAddr, u32>>,
     stop: AtomicBool,
     log: Option<Logger>,
 }
@@ -71,10 +114,62 @@ impl SharedState {
         self.active_sessions.load(Ordering::SeqCst)
     }
 
-    fn log(&self, line: &str) {
+    /// Logs one line, escaped.
+    pub(crate) fn log(&self, line: &str) {
         if let Some(log) = &self.log {
-            log(line);
+            log(&escape_log_text(line));
         }
+    }
+
+    /// Takes a session slot for `source`, or says why not.
+    pub(crate) fn take_slot(self: &Arc<Self>, source: IpAddr) -> Result<SessionSlot, String> {
+        let mut per_source = self
+            .per_source
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let max = self.limits.max_sessions;
+        if self.active_sessions.load(Ordering::SeqCst) >= max {
+            return Err(format!(
+                "server busy: {max} sessions already running; try again later"
+            ));
+        }
+        let mine = per_source.entry(source).or_insert(0);
+        if let Some(limit) = self.limits.max_sessions_per_source {
+            if *mine >= limit {
+                return Err(format!(
+                    "server busy: your address already has {limit} sessions running (serve --max-sessions-per-source); try again later"
+                ));
+            }
+        }
+        *mine += 1;
+        self.active_sessions.fetch_add(1, Ordering::SeqCst);
+        Ok(SessionSlot {
+            state: self.clone(),
+            source,
+        })
+    }
+}
+
+/// A session slot; frees itself (also if a session thread unwinds).
+pub(crate) struct SessionSlot {
+    state: Arc<SharedState>,
+    source: IpAddr,
+}
+
+impl Drop for SessionSlot {
+    fn drop(&mut self) {
+        let mut per_source = self
+            .state
+            .per_source
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = per_source.get_mut(&self.source) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                per_source.remove(&self.source);
+            }
+        }
+        self.state.active_sessions.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -84,7 +179,7 @@ pub struct Server {
     state: Arc<SharedState>,
 }
 
-/// A server running on background threads; stops when dropped.
+/// A server running on a background thread; stops when dropped.
 pub struct ServerHandle {
     port: u16,
     state: Arc<SharedState>,
@@ -141,10 +236,15 @@ impl Server {
             }
         };
         let state = Arc::new(SharedState {
+            handshake: ServerHandshakeConfig {
+                timeout: config.limits.handshake_timeout,
+                auth_key: config.auth_key,
+                boot_id: crate::clock::boot_id(),
+            },
             limits: config.limits,
-            auth_key: config.auth_key,
-            boot_id: crate::clock::boot_id(),
+            host_facts: config.host_facts,
             active_sessions: AtomicU32::new(0),
+            per_source: Mutex::new(HashMap::new()),
             stop: AtomicBool::new(false),
             log: config.log,
         });
@@ -167,25 +267,20 @@ impl Server {
             .unwrap_or(0)
     }
 
-    /// Serves on background threads until the handle is stopped or dropped.
+    /// Serves on a background thread until the handle is stopped or dropped.
     pub fn spawn(self) -> ServerHandle {
         let port = self.port();
         let state = self.state.clone();
-        let threads = self
-            .listeners
-            .into_iter()
-            .map(|listener| {
-                let state = self.state.clone();
-                std::thread::Builder::new()
-                    .name("dualperf-accept".into())
-                    .spawn(move || accept_loop(listener, state))
-                    .expect("spawning a thread only fails when the process is out of resources")
-            })
-            .collect();
+        let listeners = self.listeners;
+        let loop_state = self.state.clone();
+        let thread = std::thread::Builder::new()
+            .name("dualperf-accept".into())
+            .spawn(move || accept::run(listeners, loop_state))
+            .expect("spawning a thread only fails when the process is out of resources");
         ServerHandle {
             port,
             state,
-            threads,
+            threads: vec![thread],
         }
     }
 
@@ -224,88 +319,28 @@ impl Drop for ServerHandle {
     }
 }
 
-/// Waits up to `timeout` for the listener to become readable.
-fn wait_readable(listener: &TcpListener, timeout: Duration) -> bool {
-    let mut poll = libc::pollfd {
-        fd: listener.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd.
-    unsafe { libc::poll(&mut poll, 1, timeout.as_millis() as libc::c_int) > 0 }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Decrements the session count even if a session thread unwinds.
-struct SessionSlot(Arc<SharedState>);
-
-impl Drop for SessionSlot {
-    fn drop(&mut self) {
-        self.0.active_sessions.fetch_sub(1, Ordering::SeqCst);
+    #[test]
+    fn control_characters_and_bidi_overrides_are_escaped_in_log_lines() {
+        assert_eq!(
+            escape_log_text("bad\nsession from 1.2.3.4: ok\r\x1b[2K"),
+            "bad\\u{a}session from 1.2.3.4: ok\\u{d}\\u{1b}[2K"
+        );
+        assert_eq!(escape_log_text("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(escape_log_text("µs — ok"), "µs — ok");
     }
-}
 
-fn accept_loop(listener: TcpListener, state: Arc<SharedState>) {
-    while !state.stop.load(Ordering::SeqCst) {
-        if !wait_readable(&listener, Duration::from_millis(200)) {
-            continue;
-        }
-        let (stream, peer) = match listener.accept() {
-            Ok(accepted) => accepted,
-            Err(error) => {
-                state.log(&format!("accept failed: {error}"));
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-        };
-        let family = IpFamily::of(&peer.ip());
-        let max = state.limits.max_sessions;
-        if state.active_sessions.fetch_add(1, Ordering::SeqCst) >= max {
-            state.active_sessions.fetch_sub(1, Ordering::SeqCst);
-            state.log(&format!(
-                "session from {peer} ({family}): refused, busy ({max} sessions running)"
-            ));
-            let _ = std::thread::Builder::new()
-                .name("dualperf-busy".into())
-                .spawn(move || refuse_busy(stream, max));
-            continue;
-        }
-        let slot = SessionSlot(state.clone());
-        let spawned = std::thread::Builder::new()
-            .name(format!("dualperf-session-{peer}"))
-            .spawn(move || {
-                let state = slot.0.clone();
-                state.log(&format!("session from {peer}: family {family}"));
-                let end = session::serve(stream, peer, &state);
-                match end.error {
-                    None => state.log(&format!(
-                        "session from {peer} ({family}): {} tests, closed by peer",
-                        end.tests
-                    )),
-                    Some(error) => state.log(&format!(
-                        "session from {peer} ({family}): ended after {} tests: {}",
-                        end.tests,
-                        crate::protocol::error_chain(&error)
-                    )),
-                }
-                drop(slot);
-            });
-        if let Err(error) = spawned {
-            state.log(&format!(
-                "session from {peer}: cannot start a thread: {error}"
-            ));
-        }
+    #[test]
+    fn ipv6_sources_count_per_64_and_mapped_ipv4_as_ipv4() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::2".parse().unwrap();
+        assert_eq!(source_key(a), source_key(b));
+        assert_eq!(
+            source_key("::ffff:192.0.2.1".parse().unwrap()),
+            "192.0.2.1".parse::<IpAddr>().unwrap()
+        );
     }
-}
-
-/// Reads the hello (so closing does not reset the connection before the
-/// client reads the answer), answers "busy", and closes.
-fn refuse_busy(mut stream: TcpStream, max: u32) {
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-    let _ = frame::read_frame(&mut stream);
-    let busy = Message::Error {
-        message: format!("server busy: {max} sessions already running; try again later"),
-    };
-    let _ = frame::write_frame(&mut stream, &message::encode(&busy));
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    let _ = frame::read_frame(&mut stream);
 }

@@ -1,8 +1,9 @@
-//! One control session on the server: handshake, then tests until `bye`.
-//! Every way a session can end is returned as a [`SessionEnd`] so the
-//! accept loop logs one line per session; nothing here panics on input.
+//! One control session on the server, after its handshake: tests until
+//! `bye`. Every way a session can end is returned as a [`SessionEnd`] so the
+//! session thread logs one line per session; nothing here panics on input,
+//! and anything malformed gets an error frame before the connection closes.
 
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use dualperf_model::{IpFamily, SocketFacts, TestSpec};
@@ -12,7 +13,7 @@ use super::SharedState;
 use crate::endpoint::{self, is_stream_sender, Role};
 use crate::error::{EngineError, Result};
 use crate::host_facts::collect_host_facts;
-use crate::protocol::{self, Channel, Message, Ready, ServerReport, TestRequest};
+use crate::protocol::{self, Channel, FrameError, Message, Ready, ServerReport, TestRequest};
 use crate::sizes::validate_size;
 
 /// How a session ended, for the log.
@@ -26,55 +27,72 @@ pub struct SessionEnd {
     pub error: Option<EngineError>,
 }
 
-/// Serves one control connection to its end.
-pub(crate) fn serve(stream: TcpStream, peer: SocketAddr, state: &SharedState) -> SessionEnd {
+/// Serves one admitted control connection (its handshake done, its slot
+/// taken) to its end.
+pub(crate) fn serve(
+    mut channel: Channel,
+    peer: SocketAddr,
+    state: &SharedState,
+    authenticated: bool,
+) -> SessionEnd {
     let family = IpFamily::of(&peer.ip());
-    let mut channel = Channel::new(stream);
     let mut end = SessionEnd {
         tests: 0,
         family,
         error: None,
     };
-    channel.set_timeout(Some(state.limits.handshake_timeout));
-    if let Err(error) =
-        protocol::server_handshake(&mut channel, state.auth_key.as_deref(), &state.boot_id)
-    {
-        // Tell the peer why, if it still listens (it may have sent garbage or
-        // an oversized length); a second refusal after a hello refusal is harmless.
-        let _ = channel.send(&Message::Error {
-            message: protocol::error_chain(&error),
-        });
-        end.error = Some(error);
-        return end;
-    }
     loop {
         channel.set_timeout(Some(state.limits.idle_timeout));
-        let message = match channel.receive() {
-            Ok(message) => message,
+        let body = match channel.receive_frame() {
+            Ok(body) => body,
+            Err(FrameError::Closed) => {
+                end.error = Some(EngineError::Protocol(FrameError::Closed.to_string()));
+                return end;
+            }
             Err(error) => {
+                // Oversized, timed out, truncated: say why if the peer still listens.
+                let error = EngineError::Protocol(protocol::error_chain(&error));
+                refuse(&mut channel, &error, state);
                 end.error = Some(error);
                 return end;
             }
         };
-        let result = match message {
-            Message::Request(request) => run_test(&mut channel, request, peer, state),
-            Message::Bye => return end,
-            other => Err(EngineError::Protocol(format!(
+        let result = match protocol::message::decode(&body) {
+            Ok(Message::Request(request)) => {
+                run_test(&mut channel, request, peer, state, authenticated)
+            }
+            Ok(Message::Bye) => return end,
+            Ok(Message::Error { message }) => {
+                // The peer gave up and said why: nothing to answer.
+                end.error = Some(EngineError::Refused(message));
+                return end;
+            }
+            Ok(other) => Err(EngineError::Protocol(format!(
                 "unexpected message `{}`",
                 message_name(&other)
             ))),
+            Err(malformed) => Err(EngineError::Protocol(malformed)),
         };
         match result {
             Ok(()) => end.tests += 1,
             Err(error) => {
-                let _ = channel.send(&Message::Error {
-                    message: protocol::error_chain(&error),
-                });
+                refuse(&mut channel, &error, state);
                 end.error = Some(error);
                 return end;
             }
         }
     }
+}
+
+/// Sends an error frame before the session closes, within a short time.
+fn refuse(channel: &mut Channel, error: &EngineError, state: &SharedState) {
+    channel.set_timeout(Some(
+        state.limits.handshake_timeout.min(Duration::from_secs(5)),
+    ));
+    let _ = channel.send(&Message::Error {
+        message: protocol::error_chain(error),
+    });
+    let _ = channel.stream().shutdown(std::net::Shutdown::Write);
 }
 
 fn message_name(message: &Message) -> String {
@@ -123,6 +141,7 @@ fn run_test(
     request: TestRequest,
     peer: SocketAddr,
     state: &SharedState,
+    authenticated: bool,
 ) -> Result<()> {
     let spec: TestSpec = request.spec.clone();
     let seen = IpFamily::of(&peer.ip());
@@ -138,7 +157,14 @@ fn run_test(
         server_cpus: request.server_cpus.clone(),
         ..Default::default()
     };
-    let (bound, data_ports) = data::bind(&spec, local_ip, &mut facts)?;
+    let mut marking_notes = Vec::new();
+    let (bound, data_ports) = data::bind(
+        &spec,
+        local_ip,
+        &request.marking,
+        &mut facts,
+        &mut marking_notes,
+    )?;
     let token = u64::from_str_radix(&protocol::auth::new_challenge()[..16], 16).unwrap_or(1);
     channel.send(&Message::Ready(Ready {
         data_ports,
@@ -147,15 +173,15 @@ fn run_test(
     }))?;
     channel.set_timeout(Some(state.limits.handshake_timeout));
     channel.expect("start", |m| matches!(m, Message::Start).then_some(()))?;
-    let sockets = data::tie_to_peer(bound, &spec, peer_ip, token, &mut facts)?;
+    let sockets = data::tie_to_peer(bound, &spec, peer_ip, token, &request.marking, &mut facts)?;
     let running = endpoint::start(&spec, Role::Server, sockets, &request.server_cpus);
     if let Err(error) = channel.send(&Message::Started) {
         running.halt();
         running.finish();
         return Err(error);
     }
-    let schedule = Duration::from_millis(spec.warmup_ms + spec.duration_ms);
-    channel.set_timeout(Some(schedule + state.limits.idle_timeout));
+    let schedule = Duration::from_millis(spec.warmup_ms.saturating_add(spec.duration_ms));
+    channel.set_timeout(Some(schedule.saturating_add(state.limits.idle_timeout)));
     let stop = channel.expect("stop", |m| match m {
         Message::Stop(stop) => Some(stop),
         _ => None,
@@ -183,10 +209,20 @@ fn run_test(
         tcp: crate::flow::sum_tcp_counters(&outcome.flows),
         cpu: outcome.sampler.process_cpu,
         socket: facts,
-        host: request.want_host_facts.then(collect_host_facts),
-        notes: server_notes(&outcome, &spec, state),
+        // Host facts only when this server shares them, and with a key set
+        // only to a client that proved it.
+        host: (request.want_host_facts
+            && state.host_facts
+            && (authenticated || state.handshake.auth_key.is_none()))
+        .then(collect_host_facts),
+        notes: {
+            let mut notes = server_notes(&outcome, &spec, state);
+            notes.extend(marking_notes);
+            notes
+        },
         errors: outcome.errors("server"),
         receive_buffer_drops: outcome.receive_buffer_drops(),
     };
+    channel.set_timeout(Some(state.limits.idle_timeout));
     channel.send(&Message::Results(Box::new(report)))
 }

@@ -144,6 +144,7 @@ fn a_client_killed_mid_test_does_not_stop_the_server() {
             family: IpFamily::V4,
             server_cpus: vec![],
             want_host_facts: false,
+            marking: Default::default(),
         };
         send(&mut control, &Message::Request(request));
         let ready = match message::decode(&frame::read_frame(&mut control).unwrap()).unwrap() {
@@ -321,6 +322,7 @@ fn a_request_for_the_other_family_is_refused() {
         family: IpFamily::V6,
         server_cpus: vec![],
         want_host_facts: false,
+        marking: Default::default(),
     };
     send(&mut stream, &Message::Request(request));
     let refusal = answer(&mut stream).expect("an error frame");

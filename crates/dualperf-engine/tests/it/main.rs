@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
 mod bad_input;
+mod hardening;
 mod loopback;
 mod netns;
 mod pacing;

@@ -24,16 +24,24 @@ impl TestServer {
         limits: ServerLimits,
         auth_key: Option<&[u8]>,
     ) -> TestServer {
+        Self::start_with(ServerConfig {
+            bind,
+            limits,
+            auth_key: auth_key.map(<[u8]>::to_vec),
+            ..Default::default()
+        })
+    }
+
+    /// A server with `config` (its port and log replaced: a free port, collected lines).
+    pub fn start_with(config: ServerConfig) -> TestServer {
         let log = Arc::new(Mutex::new(Vec::new()));
         let sink = log.clone();
         let config = ServerConfig {
-            bind,
             port: 0,
-            limits,
-            auth_key: auth_key.map(<[u8]>::to_vec),
             log: Some(Arc::new(move |line: &str| {
                 sink.lock().unwrap().push(line.to_string())
             })),
+            ..config
         };
         let handle = Server::bind(config).expect("binding a test server").spawn();
         TestServer { handle, log }

@@ -2,11 +2,15 @@
 
 use std::time::Duration;
 
+/// Longest duration a topology may give (a link's delay or jitter): 60 s.
+/// Anything longer is a typo, and would stall every test on the link.
+pub(super) const MAX_DURATION: Duration = Duration::from_secs(60);
+
 /// Parses `"15ms"`, `"1.5ms"`, `"200us"`, `"2s"` or `"0"` into a [`Duration`].
 ///
 /// # Errors
 /// A message with examples when the text has no known unit or a negative or
-/// non-finite number.
+/// non-finite number, and one naming the maximum above [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let trimmed = text.trim();
     if trimmed == "0" {
@@ -23,6 +27,13 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         if let Some(number) = trimmed.strip_suffix(suffix) {
             if let Ok(value) = number.trim().parse::<f64>() {
                 if value.is_finite() && value >= 0.0 {
+                    // Checked before converting: 1e20s does not fit a Duration.
+                    if value * seconds > MAX_DURATION.as_secs_f64() {
+                        return Err(format!(
+                            "`{text}` exceeds the maximum of {} s",
+                            MAX_DURATION.as_secs()
+                        ));
+                    }
                     return Ok(Duration::from_secs_f64(value * seconds));
                 }
             }
@@ -45,6 +56,16 @@ mod tests {
         assert_eq!(parse_duration("200us"), Ok(Duration::from_micros(200)));
         assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
         assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+    }
+
+    #[test]
+    fn durations_beyond_the_maximum_are_errors_not_panics() {
+        // Issue 16 fault 8: "1e20s" panicked in Duration::from_secs_f64.
+        for text in ["1e20s", "61s", "1e300ns", "18446744073709551616s"] {
+            let error = parse_duration(text).unwrap_err();
+            assert!(error.contains("maximum of 60 s"), "{text}: {error}");
+        }
+        assert_eq!(parse_duration("60s"), Ok(MAX_DURATION));
     }
 
     #[test]

@@ -28,11 +28,12 @@
 mod duration;
 pub mod raw;
 mod suggest;
+pub mod transition;
 mod validate;
 
 use std::time::Duration;
 
-use dualperf_model::BitRate;
+use dualperf_model::{BitRate, IpFamily};
 
 use crate::addressing::{InterfaceAddress, LinkSubnets};
 use crate::error::LabError;
@@ -40,6 +41,10 @@ use crate::naming::LinkEnd;
 
 pub use duration::parse_duration;
 pub use suggest::did_you_mean;
+pub use transition::{
+    Implementation, MechanismKind, Nat64Prefix, Translator, TranslatorKind, Tunnel, TunnelKind,
+    TunnelSubnet,
+};
 
 /// Smallest link MTU, bytes: IPv6 needs 1280 on every link (RFC 8200 §5).
 pub const MIN_MTU_BYTES: u32 = 1280;
@@ -59,6 +64,9 @@ pub struct Topology {
     pub(crate) links: Vec<Link>,
     pub(crate) client: Option<usize>,
     pub(crate) server: Option<usize>,
+    pub(crate) tunnels: Vec<Tunnel>,
+    pub(crate) translators: Vec<Translator>,
+    pub(crate) diffserv: Option<crate::diffserv::DiffServ>,
 }
 
 /// What a node does with packets not addressed to it.
@@ -80,6 +88,36 @@ impl Role {
     }
 }
 
+/// Which address families a node speaks.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum Stack {
+    /// IPv4 and IPv6 (the default).
+    Dual,
+    /// IPv4 only: IPv6 is disabled in the node (`net.ipv6.conf.all.disable_ipv6=1`).
+    Ipv4Only,
+    /// IPv6 only: the node has no IPv4 address and no IPv4 route.
+    Ipv6Only,
+}
+
+impl Stack {
+    /// `"dual"`, `"ipv4-only"` or `"ipv6-only"`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Stack::Dual => "dual",
+            Stack::Ipv4Only => "ipv4-only",
+            Stack::Ipv6Only => "ipv6-only",
+        }
+    }
+
+    /// True when the node speaks `family`.
+    pub fn has(self, family: IpFamily) -> bool {
+        !matches!(
+            (self, family),
+            (Stack::Ipv4Only, IpFamily::V6) | (Stack::Ipv6Only, IpFamily::V4)
+        )
+    }
+}
+
 /// A node: one network namespace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
@@ -87,6 +125,8 @@ pub struct Node {
     pub name: String,
     /// Host or router.
     pub role: Role,
+    /// The families it speaks.
+    pub stack: Stack,
 }
 
 /// The qdisc that enforces a link rate.
@@ -128,6 +168,16 @@ impl Shaping {
     /// True when this direction needs netem (delay, jitter or loss).
     pub fn needs_netem(&self) -> bool {
         !self.delay.is_zero() || !self.jitter.is_zero() || self.loss_ratio > 0.0
+    }
+
+    /// As [`Shaping::describe`], naming the emulation that makes the delay
+    /// and loss, e.g. `htb 10.000 Mbit/s, bpf-delay-line delay 50ms …`.
+    pub fn describe_with(&self, emulation: crate::emulation::LinkEmulation) -> String {
+        let text = self.describe();
+        match emulation {
+            crate::emulation::LinkEmulation::Netem => text,
+            other => text.replace("netem delay", &format!("{} delay", other.key())),
+        }
     }
 
     /// Human-readable, e.g. `htb 10.000 Mbit/s, queue 100 packets`.
@@ -199,6 +249,11 @@ impl Topology {
         })
     }
 
+    /// The DiffServ domain of the `[diffserv]` table, if any.
+    pub fn diffserv(&self) -> Option<&crate::diffserv::DiffServ> {
+        self.diffserv.as_ref()
+    }
+
     /// Preset name or file path.
     pub fn name(&self) -> &str {
         &self.name
@@ -235,17 +290,55 @@ impl Topology {
     }
 
     /// The addresses of `node` on its first link, IPv4 then IPv6: the
-    /// address a peer uses to reach a host.
+    /// address a peer uses to reach a host. For a single-stack node one of
+    /// them is not configured: use [`Topology::address`].
     pub fn primary_addresses(&self, node: usize) -> Option<[InterfaceAddress; 2]> {
         self.links
             .iter()
             .find_map(|link| link.end_of(node).map(|end| link.addresses(end)))
     }
 
+    /// The `family` address of `node` on its first link that carries that
+    /// family: the address a peer uses to reach it natively. `None` when the
+    /// node does not speak the family on any link.
+    pub fn address(&self, node: usize, family: IpFamily) -> Option<InterfaceAddress> {
+        self.links.iter().find_map(|link| {
+            let end = link.end_of(node)?;
+            self.link_carries(link, family)
+                .then(|| link.addresses(end)[family_index(family)])
+        })
+    }
+
+    /// True when both ends of `link` speak `family`, so the link has an
+    /// address of that family at each end.
+    pub fn link_carries(&self, link: &Link, family: IpFamily) -> bool {
+        link.ends
+            .iter()
+            .all(|&node| self.nodes[node].stack.has(family))
+    }
+
+    /// The `[[tunnel]]`s, in order.
+    pub fn tunnels(&self) -> &[Tunnel] {
+        &self.tunnels
+    }
+
+    /// The `[[translator]]`s, in order.
+    pub fn translators(&self) -> &[Translator] {
+        &self.translators
+    }
+
     /// Replaces the name (e.g. with the file path the topology came from).
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
+    }
+}
+
+/// 0 for IPv4, 1 for IPv6: the index in `[v4, v6]` pairs.
+pub fn family_index(family: IpFamily) -> usize {
+    match family {
+        IpFamily::V4 => 0,
+        IpFamily::V6 => 1,
     }
 }
 

@@ -2,7 +2,10 @@
 
 /// The candidate closest to `word`, if it is close enough to be a likely typo
 /// (edit distance at most a third of the word, and at least 1 allowed).
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(super) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .into_iter()

@@ -8,13 +8,18 @@ use dualperf_model::BitRate;
 use super::raw::{RawLink, RawShaping, RawTopology};
 use super::suggest::did_you_mean;
 use super::{
-    parse_duration, Link, Node, RateQdisc, Role, Shaping, Topology, DEFAULT_MTU_BYTES,
+    parse_duration, Link, Node, RateQdisc, Role, Shaping, Stack, Topology, DEFAULT_MTU_BYTES,
     DEFAULT_QUEUE_LIMIT_PACKETS, MAX_MTU_BYTES, MIN_MTU_BYTES,
 };
+use dualperf_model::IpFamily;
+
 use crate::addressing::{self, Ipv4Subnet, Ipv6Subnet};
 use crate::error::TopologyError;
 use crate::naming::MAX_LINKS;
 use crate::routes;
+
+#[path = "validate_mechanisms.rs"]
+mod mechanisms;
 
 /// Longest node name, characters (namespace names stay short and readable).
 const MAX_NODE_NAME_CHARS: usize = 32;
@@ -89,11 +94,22 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
         })
         .collect();
     check_connected(&nodes, &links)?;
+    check_link_families(&nodes, &links)?;
     let client = resolve_role_node("client", raw.client.as_deref(), &names)?;
     let server = resolve_role_node("server", raw.server.as_deref(), &names)?;
     if client.is_some() && client == server {
         return Err(TopologyError::at("server", "must differ from client"));
     }
+    let ends = ClientServer { client, server };
+    let tunnels = mechanisms::validate_tunnels(&raw.tunnel, &nodes, &links, &names, ends)?;
+    let translators =
+        mechanisms::validate_translators(&raw.translator, &nodes, &links, &names, ends, &tunnels)?;
+    let roles: Vec<Role> = nodes.iter().map(|n| n.role).collect();
+    let diffserv = raw
+        .diffserv
+        .as_ref()
+        .map(|d| crate::diffserv::validate(d, &names, &roles, &links))
+        .transpose()?;
     Ok(Topology {
         name: name.to_string(),
         description: raw.description.trim().to_string(),
@@ -101,6 +117,9 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
         links,
         client,
         server,
+        tunnels,
+        translators,
+        diffserv,
     })
 }
 
@@ -149,15 +168,59 @@ fn validate_nodes(raw: &RawTopology) -> Result<Vec<Node>> {
                 ))
             }
         };
+        let stack = match node.stack.as_deref() {
+            None | Some("dual") => Stack::Dual,
+            Some("ipv4-only") => Stack::Ipv4Only,
+            Some("ipv6-only") => Stack::Ipv6Only,
+            Some(other) => {
+                return Err(TopologyError::at(
+                    format!("node[{index}].stack"),
+                    format!(
+                    "\"{other}\" is not a stack; use \"dual\", \"ipv4-only\" or \"ipv6-only\"{}",
+                    did_you_mean(other, ["dual", "ipv4-only", "ipv6-only"])
+                ),
+                ))
+            }
+        };
         nodes.push(Node {
             name: name.to_string(),
             role,
+            stack,
         });
     }
     Ok(nodes)
 }
 
-fn resolve_node(key: &str, name: &str, names: &[&str]) -> Result<usize> {
+/// The topology's client and server node, when it names them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ClientServer {
+    pub client: Option<usize>,
+    pub server: Option<usize>,
+}
+
+fn check_link_families(nodes: &[Node], links: &[Link]) -> Result<()> {
+    for (index, link) in links.iter().enumerate() {
+        let [a, b] = link.ends.map(|n| &nodes[n]);
+        if !IpFamily::ALL
+            .iter()
+            .any(|&f| a.stack.has(f) && b.stack.has(f))
+        {
+            return Err(TopologyError::at(
+                format!("link[{index}].between"),
+                format!(
+                    "\"{}\" is {} and \"{}\" is {}: no address family crosses this link",
+                    a.name,
+                    a.stack.key(),
+                    b.name,
+                    b.stack.key()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn resolve_node(key: &str, name: &str, names: &[&str]) -> Result<usize> {
     names.iter().position(|n| *n == name).ok_or_else(|| {
         TopologyError::at(
             key,
@@ -226,6 +289,11 @@ fn validate_egress(
     Ok(egress)
 }
 
+/// Highest link rate a topology may ask for: 1 Tbit/s.
+pub(super) const MAX_LINK_RATE: BitRate = BitRate::from_bits_per_second(1_000_000_000_000);
+/// Longest queue in front of a shaper, packets.
+pub(super) const MAX_QUEUE_LIMIT_PACKETS: u32 = 1_000_000;
+
 fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
     let rate = raw
         .rate
@@ -239,6 +307,12 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
         return Err(TopologyError::at(
             format!("{key}.rate"),
             "must be above zero; leave it out for an unshaped link",
+        ));
+    }
+    if let Some(rate) = rate.filter(|r| *r > MAX_LINK_RATE) {
+        return Err(TopologyError::at(
+            format!("{key}.rate"),
+            format!("{rate} exceeds the maximum of {MAX_LINK_RATE}"),
         ));
     }
     let qdisc = match raw.qdisc.as_deref() {
@@ -274,7 +348,21 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
             "jitter varies a delay; set `delay` too",
         ));
     }
-    let loss_ratio = raw.loss_ratio.unwrap_or(0.0);
+    let loss_ratio = match (&raw.loss, raw.loss_ratio) {
+        (Some(_), Some(_)) => {
+            return Err(TopologyError::at(
+                format!("{key}.loss"),
+                "give `loss` (a percentage) or `loss_ratio`, not both",
+            ))
+        }
+        (Some(text), None) => parse_loss_percent(text).ok_or_else(|| {
+            TopologyError::at(
+                format!("{key}.loss"),
+                format!("\"{text}\" is not a percentage such as \"1%\" or \"0.5%\""),
+            )
+        })?,
+        (None, ratio) => ratio.unwrap_or(0.0),
+    };
     if !(0.0..=1.0).contains(&loss_ratio) {
         return Err(TopologyError::at(
             format!("{key}.loss_ratio"),
@@ -285,6 +373,15 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
         return Err(TopologyError::at(
             format!("{key}.queue_limit_packets"),
             "must be at least 1",
+        ));
+    }
+    if let Some(limit) = raw
+        .queue_limit_packets
+        .filter(|&n| n > MAX_QUEUE_LIMIT_PACKETS)
+    {
+        return Err(TopologyError::at(
+            format!("{key}.queue_limit_packets"),
+            format!("{limit} exceeds the maximum of {MAX_QUEUE_LIMIT_PACKETS}"),
         ));
     }
     let shaping = Shaping {
@@ -306,6 +403,12 @@ fn validate_shaping(key: &str, raw: &RawShaping) -> Result<Option<Shaping>> {
         return Ok(None);
     }
     Ok(Some(shaping))
+}
+
+/// `"1%"` → 0.01; `None` unless it is a number followed by `%` in 0..=100.
+fn parse_loss_percent(text: &str) -> Option<f64> {
+    let percent: f64 = text.trim().strip_suffix('%')?.trim().parse().ok()?;
+    (0.0..=100.0).contains(&percent).then_some(percent / 100.0)
 }
 
 fn check_subnet_overlap(given: &[(Option<Ipv4Subnet>, Option<Ipv6Subnet>)]) -> Result<()> {
@@ -348,6 +451,7 @@ fn check_connected(nodes: &[Node], links: &[Link]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::parse_loss_percent;
     use crate::error::LabError;
     use crate::topology::Topology;
 
@@ -404,6 +508,32 @@ mod tests {
         assert!(
             err.to_string().contains("unknown field `forwarding`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn loss_is_a_percentage_and_excludes_loss_ratio() {
+        assert_eq!(parse_loss_percent("1%"), Some(0.01));
+        assert_eq!(parse_loss_percent(" 0.5 % "), Some(0.005));
+        assert_eq!(parse_loss_percent("1"), None);
+        assert_eq!(parse_loss_percent("101%"), None);
+        let link = |keys: &str| {
+            format!(
+                "description = \"d\"\n[[node]]\nname = \"client\"\n[[node]]\nname = \"server\"\n[[link]]\nbetween = [\"client\", \"server\"]\n{keys}\n"
+            )
+        };
+        let t = Topology::from_toml(
+            "t",
+            &link("delay = \"50ms\"\njitter = \"2ms\"\nloss = \"1%\""),
+        )
+        .unwrap();
+        let shaping = t.links()[0].egress[0].as_ref().unwrap();
+        assert_eq!(shaping.loss_ratio, 0.01);
+        assert_eq!(shaping.delay, std::time::Duration::from_millis(50));
+        let both = Topology::from_toml("t", &link("loss = \"1%\"\nloss_ratio = 0.01")).unwrap_err();
+        assert!(
+            both.to_string().contains("not both") || format!("{both:?}").contains("not both"),
+            "{both:?}"
         );
     }
 
@@ -485,6 +615,31 @@ mod tests {
             "{err}"
         );
         assert!(err.contains(r#"(did you mean "server"?)"#), "{err}");
+    }
+
+    #[test]
+    fn extreme_values_are_errors_with_their_maximum_not_panics() {
+        // Issue 16 fault 8: delay = "1e20s" made `lab --dry-run` exit 101.
+        for (line, key, maximum) in [
+            ("delay = \"1e20s\"\n", "link[1].delay", "60 s"),
+            (
+                "delay = \"1ms\"\njitter = \"1e300s\"\n",
+                "link[1].jitter",
+                "60 s",
+            ),
+            ("rate = \"1e30\"\n", "link[1].rate", "1000.000 Gbit/s"),
+            (
+                "rate = \"1M\"\nqueue_limit_packets = 4294967295\n",
+                "link[1].queue_limit_packets",
+                "1000000",
+            ),
+        ] {
+            let error = topology_error(&format!("{ROUTED}{line}"));
+            assert!(
+                error.starts_with(key) && error.contains(maximum),
+                "{line}: {error}"
+            );
+        }
     }
 
     #[test]

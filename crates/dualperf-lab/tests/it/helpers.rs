@@ -13,8 +13,10 @@ use dualperf_lab::{preset, BuildOptions, RunId, Testbed};
 pub const HELPER_VARIABLE: &str = "DSP_LAB_HELPER";
 /// Environment variable carrying the run id for [`hold_a_testbed`].
 pub const RUN_VARIABLE: &str = "DSP_LAB_RUN";
+/// Environment variable naming the preset [`hold_a_testbed`] builds (default `router`).
+pub const PRESET_VARIABLE: &str = "DSP_LAB_PRESET";
 
-/// Builds the `router` preset under `$DSP_LAB_RUN`, starts an orphan-able
+/// Builds the `router` preset (or `$DSP_LAB_PRESET`) under `$DSP_LAB_RUN`, starts an orphan-able
 /// `sleep` inside the server node (no parent-death signal, like a process a
 /// user started with `lab exec`), prints `ready PID` and waits to be killed.
 #[test]
@@ -24,8 +26,9 @@ fn hold_a_testbed() {
         return;
     }
     let run = RunId::new(std::env::var(RUN_VARIABLE).unwrap()).unwrap();
+    let preset_name = std::env::var(PRESET_VARIABLE).unwrap_or_else(|_| "router".into());
     let testbed = Testbed::build(
-        &preset::load("router").unwrap(),
+        &preset::load(&preset_name).unwrap(),
         &run,
         &BuildOptions::default(),
     )
@@ -58,4 +61,54 @@ fn listen() {
     for stream in listener.incoming() {
         let _ = stream.unwrap().write_all(b"hello\n");
     }
+}
+
+/// Set by the SIGINT handler of [`hold_until_ctrl_c`].
+static CTRL_C: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    CTRL_C.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Plays `dualperf lab` under Ctrl-C: installs a SIGINT handler that raises
+/// the interrupt flag (as the binary's handler does), builds
+/// `$DSP_LAB_PRESET` under `$DSP_LAB_RUN`, prints `ready PIDS` (the
+/// testbed's daemons), waits for the interrupt and returns, dropping the
+/// testbed on the way out like every exit path of the binary.
+#[test]
+#[ignore = "helper process for transition::ctrl_c_stops_tayga_and_removes_its_tun_device"]
+fn hold_until_ctrl_c() {
+    if std::env::var(HELPER_VARIABLE).as_deref() != Ok("ctrl-c") {
+        return;
+    }
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let run = RunId::new(std::env::var(RUN_VARIABLE).unwrap()).unwrap();
+    let preset_name = std::env::var(PRESET_VARIABLE).unwrap();
+    let options = BuildOptions {
+        verbose: false,
+        interrupt: Some(std::sync::Arc::clone(&interrupt)),
+    };
+    let testbed = Testbed::build(&preset::load(&preset_name).unwrap(), &run, &options).unwrap();
+    let pids: Vec<String> = testbed
+        .daemon_pids()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    println!("ready {}", pids.join(" "));
+    std::io::stdout().flush().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !CTRL_C.load(std::sync::atomic::Ordering::SeqCst) && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    interrupt.store(true, std::sync::atomic::Ordering::SeqCst);
+    drop(testbed);
+    println!("removed");
 }

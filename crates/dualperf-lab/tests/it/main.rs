@@ -5,16 +5,21 @@
 //! Every test builds its testbed under its own [`RunId`] (pid + counter), so
 //! tests running in parallel never touch each other's namespaces.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 use std::process::Command;
 
 use dualperf_lab::naming::run_namespace_prefix;
 use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
 
+mod clean_owner;
+mod emulation;
 mod helpers;
 mod processes;
 mod reachability;
 mod shaping;
 mod teardown;
+mod transition;
 
 /// Skips the calling test without CAP_NET_ADMIN, or fails it when CI demands privileges.
 macro_rules! require_net_admin {

@@ -34,22 +34,14 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// A run's date for people, UTC, from milliseconds since the Unix epoch.
+/// A run's date for people, UTC, from milliseconds since the Unix epoch
+/// (the model's one calendar function, `dualperf_model::UtcDateTime`).
 pub(crate) fn date(unix_ms: u64) -> String {
-    // Civil-from-days (Howard Hinnant's algorithm): no date crate needed.
-    let seconds = unix_ms / 1000;
-    let days = (seconds / 86_400) as i64;
-    let (hour, minute) = ((seconds % 86_400) / 3600, (seconds % 3600) / 60);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
+    let t = dualperf_model::UtcDateTime::from_unix_ms(unix_ms);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        t.year, t.month, t.day, t.hour, t.minute
+    )
 }
 
 /// Where a run measured, in a few words.

@@ -2,6 +2,8 @@
 //! SYNTHETIC (`dualperf_fixtures::synthetic`): made-up numbers with the shape of
 //! a real run, so that layout and wording can be tested without a lab.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 mod browser;
 mod coarse;
 mod html_structure;

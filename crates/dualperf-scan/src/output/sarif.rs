@@ -2,15 +2,31 @@
 //! of code-scanning dashboards. Every rule is listed in
 //! `runs[0].tool.driver.rules` with its documentation; each result points at
 //! its rule by id and index and carries its fingerprint in
-//! `partialFingerprints` so dashboards track it across line shifts.
+//! `partialFingerprints` so dashboards track it across line shifts. Artifact
+//! URIs are relative to the scan root (`uriBaseId` `SRCROOT`), and neither
+//! they nor the fingerprints depend on where the tree lives.
 
 use serde_json::{json, Value};
 
 use crate::rules::{rule_index, RULES};
 use crate::ScanReport;
 
+/// A relative URI reference for a root-relative path (RFC 3986: spaces and
+/// other reserved characters percent-encoded, `/` kept).
+fn uri_of(path: &str) -> String {
+    let mut uri = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
 /// The schema URI written into the log.
-pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(super) const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// Renders `report` as a SARIF 2.1.0 log (pretty JSON).
 pub fn to_sarif(report: &ScanReport) -> String {
@@ -42,7 +58,7 @@ pub fn to_sarif(report: &ScanReport) -> String {
                 "message": { "text": f.message },
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": { "uri": f.path, "uriBaseId": "SRCROOT" },
+                        "artifactLocation": { "uri": uri_of(&f.root_path), "uriBaseId": "SRCROOT" },
                         "region": {
                             "startLine": f.line,
                             "startColumn": f.column,

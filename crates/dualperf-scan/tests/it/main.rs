@@ -1,6 +1,8 @@
 //! Integration tests of the scanner: fixtures, output snapshots, SARIF schema,
 //! baselines and the tree walker.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 mod fixtures;
 mod output;
 mod walker;

@@ -71,6 +71,41 @@ fn sarif_output_validates_against_the_official_sarif_2_1_0_schema() {
 }
 
 #[test]
+fn sarif_uris_are_relative_to_the_scan_root() {
+    let log: serde_json::Value = serde_json::from_str(&to_sarif(&sample_report())).unwrap();
+    let uris: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(uris.contains(&"print.c"), "{uris:?}");
+    assert!(
+        uris.iter()
+            .all(|u| !u.starts_with("fixtures/") && !u.starts_with('/')),
+        "{uris:?}"
+    );
+    let rooted = scan_paths(
+        &[PathBuf::from("fixtures/inet-ntoa")],
+        &ScanOptions {
+            root: Some(PathBuf::from("fixtures")),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let log: serde_json::Value = serde_json::from_str(&to_sarif(&rooted)).unwrap();
+    assert_eq!(
+        log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "inet-ntoa/print.c"
+    );
+    assert!(sarif_validator().is_valid(&log));
+}
+
+#[test]
 fn the_schema_check_can_fail_for_a_broken_log() {
     let validator = sarif_validator();
     let mut log: serde_json::Value = serde_json::from_str(&to_sarif(&sample_report())).unwrap();

@@ -103,3 +103,90 @@ fn a_missing_path_is_an_error_naming_it() {
     .unwrap_err();
     assert!(error.to_string().contains("/nonexistent/dualperf"));
 }
+
+#[test]
+fn no_ignore_and_hidden_include_what_ripgrep_would_include() {
+    let dir = temporary_tree("no-ignore");
+    let code = "int x(const char *h) { return inet_addr(h); }\n";
+    write(&dir, "src/net.c", code);
+    write(&dir, "build/out.c", code);
+    write(&dir, ".gitignore", "build/\n");
+    write(&dir, ".hidden/net.c", code);
+    let scan = |options: ScanOptions| {
+        let report = scan_paths(std::slice::from_ref(&dir), &options).unwrap();
+        let mut paths: Vec<String> = report
+            .findings
+            .iter()
+            .map(|f| f.root_path.clone())
+            .collect();
+        paths.sort();
+        paths
+    };
+    assert_eq!(scan(ScanOptions::default()), ["src/net.c"]);
+    assert_eq!(
+        scan(ScanOptions {
+            no_ignore: true,
+            ..Default::default()
+        }),
+        ["build/out.c", "src/net.c"]
+    );
+    assert_eq!(
+        scan(ScanOptions {
+            hidden: true,
+            ..Default::default()
+        }),
+        [".hidden/net.c", "src/net.c"]
+    );
+    assert_eq!(
+        scan(ScanOptions {
+            hidden: true,
+            no_ignore: true,
+            ..Default::default()
+        }),
+        [".hidden/net.c", "build/out.c", "src/net.c"]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn root_relative_paths_and_fingerprints_do_not_depend_on_where_the_tree_lives() {
+    let code = "int x(const char *h) { return inet_addr(h); }\n";
+    let first = temporary_tree("where-a");
+    let second = temporary_tree("where-b").join("deeper/copy");
+    write(&first, "src/net.c", code);
+    write(&second, "src/net.c", code);
+    let report_of =
+        |dir: &PathBuf| scan_paths(std::slice::from_ref(dir), &ScanOptions::default()).unwrap();
+    let (a, b) = (report_of(&first), report_of(&second));
+    assert_eq!(a.findings.len(), 1);
+    assert_ne!(
+        a.findings[0].path, b.findings[0].path,
+        "display paths are as reached"
+    );
+    assert_eq!(a.findings[0].root_path, "src/net.c");
+    assert_eq!(a.findings[0].root_path, b.findings[0].root_path);
+    assert_eq!(a.findings[0].fingerprint, b.findings[0].fingerprint);
+    // An explicit --root above the scanned directory keeps the directories between.
+    let with_root = scan_paths(
+        &[first.join("src")],
+        &ScanOptions {
+            root: Some(first.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(with_root.findings[0].root_path, "src/net.c");
+    assert_eq!(with_root.findings[0].fingerprint, a.findings[0].fingerprint);
+    // A missing root is an error naming it.
+    let missing = scan_paths(
+        std::slice::from_ref(&first),
+        &ScanOptions {
+            root: Some(PathBuf::from("/nonexistent/dualperf-root")),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(missing.to_string().contains("dualperf-root"));
+    std::fs::remove_dir_all(&first).unwrap();
+    std::fs::remove_dir_all(temporary_tree("where-b")).unwrap();
+}

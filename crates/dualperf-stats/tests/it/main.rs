@@ -5,6 +5,8 @@
 //! below), stored at schema v1 (families, upgraded to arms on load) and at
 //! schema v2 (arms).
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 mod generate;
 
 use dualperf_fixtures::{analysed, synthetic};

@@ -2,6 +2,8 @@
 //! The runs stored here are SYNTHETIC (`dualperf_fixtures::synthetic`):
 //! made-up numbers with the shape of a real run, not measurements.
 
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
 mod fixtures;
 mod growth;
 mod kill;

@@ -8,7 +8,7 @@ use dualperf_check::address::{analyse, render};
 
 /// Arguments of `dualperf addr`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The address: IPv6 in any notation (`2001:db8::1`, `::ffff:192.0.2.1`, `fe80::1%eth0`, `[::1]`) or IPv4.
     pub address: String,
     /// Print JSON instead of text.
@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf addr`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let report = analyse(&args.address).map_err(|e| super::Failure::usage(e.to_string()))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -1,6 +1,6 @@
 //! `dualperf check`: dual-stack behaviour tested for real.
 //!
-//! * `dualperf check --local` prints seed 000's Table I measured with
+//! * `dualperf check --local` prints the OpenH323 porting study's Table I measured with
 //!   loopback sockets on this host.
 //! * `dualperf check HOST[:PORT]` (also `[v6]:port`) resolves A and AAAA,
 //!   connects over each family, and says which family an RFC 8305 client
@@ -16,7 +16,7 @@ use dualperf_check::{
 
 /// Arguments of `dualperf check`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// HOST[:PORT] to check: a name, an IPv4 literal, or an IPv6 literal (bare or `[v6]:port`).
     #[arg(required_unless_present = "local", conflicts_with = "local")]
     pub target: Option<String>,
@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf check`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.local {
         let matrix = measure_local().map_err(|e| super::Failure::environment(format!("{e:#}")))?;
         if args.json {

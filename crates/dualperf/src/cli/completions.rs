@@ -15,7 +15,7 @@ use clap::CommandFactory;
 ///   dualperf completions zsh > "${fpath[1]}/_dualperf"
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
-pub struct CompletionArgs {
+pub(crate) struct CompletionArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
@@ -27,17 +27,17 @@ pub struct CompletionArgs {
 ///   dualperf man > /usr/local/share/man/man1/dualperf.1
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
-pub struct ManArgs {}
+pub(crate) struct ManArgs {}
 
 /// Prints the completion script for `args.shell`.
-pub fn completions(args: CompletionArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn completions(args: CompletionArgs) -> anyhow::Result<ExitCode> {
     let mut command = super::Cli::command();
     clap_complete::generate(args.shell, &mut command, "dualperf", &mut std::io::stdout());
     Ok(ExitCode::SUCCESS)
 }
 
 /// Prints the manual page (roff).
-pub fn man(_: ManArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn man(_: ManArgs) -> anyhow::Result<ExitCode> {
     let mut buffer = Vec::new();
     clap_mangen::Man::new(super::Cli::command())
         .render(&mut buffer)

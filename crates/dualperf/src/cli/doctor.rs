@@ -16,7 +16,7 @@ const CAP_NET_ADMIN_BIT: u32 = 12;
 
 /// Arguments of `dualperf doctor`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Echo every probe command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
@@ -34,7 +34,7 @@ fn has_net_admin() -> Option<bool> {
 }
 
 /// Runs `dualperf doctor`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // SAFETY: geteuid(2) cannot fail and touches no memory.
     let euid = unsafe { libc::geteuid() };
     let net_admin = match has_net_admin() {
@@ -75,6 +75,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 feature.disables()
             ),
         }
+    }
+    println!();
+    println!("transition mechanisms (the kernel's own device first, else the recipe):");
+    for line in dualperf_lab::mechanism::support(&capabilities) {
+        println!("{:<22} {}", line.label(), line.describe());
+    }
+    println!();
+    println!("link emulation (delay, jitter and loss on lab links):");
+    match dualperf_lab::LinkEmulation::best(&capabilities) {
+        Some(emulation) => println!(
+            "{:<22} {} ({})",
+            "link emulation",
+            emulation.key(),
+            emulation.describe()
+        ),
+        None => println!(
+            "{:<22} NONE: no netem, and the BPF delay line needs tc BPF and TAP devices",
+            "link emulation"
+        ),
     }
     let missing = capabilities.missing();
     if missing.is_empty() {

@@ -4,15 +4,15 @@ use std::io::ErrorKind;
 use std::process::ExitCode;
 
 /// Exit code: a finding, a failed check or trial.
-pub const FINDING: u8 = 1;
+pub(crate) const FINDING: u8 = 1;
 /// Exit code: usage or configuration error.
-pub const USAGE: u8 = 2;
+pub(crate) const USAGE: u8 = 2;
 /// Exit code: missing privileges or kernel features.
-pub const ENVIRONMENT: u8 = 3;
+pub(crate) const ENVIRONMENT: u8 = 3;
 
 /// An error that carries its own exit code; wrap it in `anyhow::Error`.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// The exit code to end with.
     pub code: u8,
     /// What went wrong, for the user.
@@ -21,7 +21,7 @@ pub struct Failure {
 
 impl Failure {
     /// A usage or configuration error (exit code 2).
-    pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(Failure {
             code: USAGE,
             message: message.into(),
@@ -29,7 +29,7 @@ impl Failure {
     }
 
     /// Missing privileges or kernel features (exit code 3).
-    pub fn environment(message: impl Into<String>) -> anyhow::Error {
+    pub(crate) fn environment(message: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(Failure {
             code: ENVIRONMENT,
             message: message.into(),
@@ -47,7 +47,7 @@ impl std::error::Error for Failure {}
 
 /// Prints `error` with its cause chain and picks the exit code. A broken pipe
 /// (output piped into `head`) is success, as in ripgrep.
-pub fn report_error(error: &anyhow::Error) -> ExitCode {
+pub(crate) fn report_error(error: &anyhow::Error) -> ExitCode {
     for cause in error.chain() {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             if io.kind() == ErrorKind::BrokenPipe {

@@ -17,7 +17,7 @@ use dualperf_store::{Headline, Retention, RunListing, Store};
 ///   dualperf history --prune --keep 20       keep the newest 20 runs, shrink the file
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
-pub struct Args {
+pub(crate) struct Args {
     /// SQLite results database [default: $XDG_DATA_HOME/dualperf/results.sqlite].
     #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
     pub db: Option<PathBuf>,
@@ -39,7 +39,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf history`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = super::report::database_path(args.db.as_deref())?;
     if let (true, Some(keep)) = (args.prune, args.keep) {
         let keep = usize::try_from(keep).unwrap_or(usize::MAX);

@@ -14,7 +14,7 @@ use anyhow::Context;
 ///   dualperf import results/*/                every lab run in a folder
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
-pub struct Args {
+pub(crate) struct Args {
     /// Result files (`--json` output) or results folders holding a result.json.
     #[arg(required = true, value_name = "FILE|FOLDER")]
     pub results: Vec<PathBuf>,
@@ -24,7 +24,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf import`: every file is read and checked before the first is stored.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut results = Vec::new();
     for path in &args.results {
         results.push(crate::pipeline::load::load_result(path)?);

@@ -5,21 +5,23 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub mod addr;
-pub mod check;
-pub mod completions;
-pub mod doctor;
-pub mod exit;
-pub mod history;
-pub mod import;
-pub mod lab;
-pub mod overhead;
-pub mod report;
-pub mod run;
-pub mod scan;
-pub mod serve;
+pub(crate) mod addr;
+pub(crate) mod check;
+pub(crate) mod completions;
+pub(crate) mod doctor;
+pub(crate) mod exit;
+pub(crate) mod guard;
+pub(crate) mod history;
+pub(crate) mod import;
+pub(crate) mod lab;
+pub(crate) mod overhead;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod scan;
+pub(crate) mod secret;
+pub(crate) mod serve;
 
-pub use exit::{report_error, Failure};
+pub(crate) use exit::{report_error, Failure};
 
 /// Measure IPv4 and IPv6 side by side: throughput, latency, one-way delay,
 /// jitter, loss, reordering and CPU, on real hosts or on emulated testbeds,
@@ -37,21 +39,19 @@ pub use exit::{report_error, Failure};
     propagate_version = true,
     verbatim_doc_comment
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
 }
 
 /// Every subcommand.
-// Parsed once per process: the size of the largest variant costs nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve measurement sessions over IPv4 and IPv6 (the far end of `run`).
     Serve(serve::Args),
     /// Measure IPv4 and IPv6 side by side against a `dualperf serve`.
-    Run(run::Args),
+    Run(Box<run::Args>),
     /// Build emulated testbeds in network namespaces and measure on them.
     Lab(lab::Args),
     /// Report which kernel features and privileges dualperf can use here.
@@ -79,7 +79,7 @@ pub enum Command {
 /// iperf3's habits at the top level: `dualperf -c HOST …` is `dualperf run
 /// -c HOST …` and `dualperf -s …` is `dualperf serve …`. Anything else is
 /// left as it is.
-pub fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+pub(crate) fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
     let client = first == "-c" || first == "--client" || first.starts_with("--client=");
     let server = first == "-s" || first == "--server";
@@ -91,11 +91,19 @@ pub fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString
     args
 }
 
+/// Prints one line on standard output; a closed pipe (`| head`) ends the
+/// printing quietly instead of panicking — by then results are saved.
+pub(crate) fn say(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+}
+
 /// Runs the chosen subcommand.
-pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Lab(args) => lab::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Overhead(args) => overhead::run(args),

@@ -22,7 +22,7 @@ use serde::Serialize;
 /// options is [`EXAMPLES`].
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
-pub struct Args {
+pub(crate) struct Args {
     /// IP MTU of the link in bytes.
     #[arg(long, default_value_t = DEFAULT_MTU_BYTES, value_name = "BYTES")]
     pub mtu: u32,
@@ -116,7 +116,7 @@ struct Report {
 }
 
 /// Runs `dualperf overhead`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let report = build(&args)?;
     let text = if args.json {
         let mut json = serde_json::to_string_pretty(&report).context("encoding JSON")?;

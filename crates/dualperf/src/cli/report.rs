@@ -43,7 +43,7 @@ impl From<FormatArg> for Format {
 ///   dualperf report --compare OLD NEW    two runs side by side (Welch's t-test)
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
-pub struct Args {
+pub(crate) struct Args {
     /// Runs to render: ids (see `dualperf history`), result.json files or
     /// results folders; default: the latest run in the database.
     pub runs: Vec<String>,
@@ -65,7 +65,7 @@ pub struct Args {
 ///
 /// # Errors
 /// A usage error when there is no default (no HOME).
-pub fn database_path(db: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub(crate) fn database_path(db: Option<&Path>) -> anyhow::Result<PathBuf> {
     match db {
         Some(path) => Ok(path.to_path_buf()),
         None => dualperf_store::default_path().map_err(|e| Failure::usage(e.to_string())),
@@ -78,7 +78,7 @@ pub fn database_path(db: Option<&Path>) -> anyhow::Result<PathBuf> {
 /// # Errors
 /// A usage error when the file does not exist or is not a dualperf
 /// database; store errors otherwise.
-pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Store> {
+pub(crate) fn open_existing(db: Option<&Path>) -> anyhow::Result<Store> {
     open_read_only(&database_path(db)?)
 }
 
@@ -87,7 +87,7 @@ pub fn open_existing(db: Option<&Path>) -> anyhow::Result<Store> {
 ///
 /// # Errors
 /// As [`open_existing`].
-pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
+pub(crate) fn open_read_only(path: &Path) -> anyhow::Result<Store> {
     Store::open_read_only(path).map_err(|error| match error {
         StoreError::NotFound { .. } => Failure::usage(format!(
             "no results database at {}; measure first (`dualperf run --loopback` or `dualperf lab`) or pass --db PATH",
@@ -102,7 +102,7 @@ pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
 ///
 /// # Errors
 /// A usage error for an unknown id; store errors otherwise.
-pub fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult> {
+pub(crate) fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult> {
     store.load_run(run_id).map_err(|error| match error {
         StoreError::RunNotFound { .. } => Failure::usage(error.to_string()),
         other => anyhow::Error::new(other),
@@ -133,7 +133,7 @@ fn resolve(name: &str, store: &mut Option<Store>, db: Option<&Path>) -> anyhow::
 ///
 /// # Errors
 /// Rendering or file errors.
-pub fn write_report(
+pub(crate) fn write_report(
     run: &RunResult,
     format: Format,
     output: Option<&Path>,
@@ -160,7 +160,7 @@ fn default_output(run_id: &str, format: Format) -> PathBuf {
 }
 
 /// Runs `dualperf report`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = Format::from(args.format);
     let mut store: Option<Store> = None;
     let db = args.db.as_deref();

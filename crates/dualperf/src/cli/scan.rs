@@ -13,7 +13,7 @@ use dualperf_scan::{rule, scan_paths, Baseline, Language, ScanOptions, RULES};
 
 /// Arguments of `dualperf scan`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Files or directories to scan (default: the current directory).
     pub paths: Vec<PathBuf>,
     /// Print findings and plan as JSON.
@@ -31,6 +31,15 @@ pub struct Args {
     /// Also scan vendored directories, minified and generated files.
     #[arg(long)]
     pub all: bool,
+    /// Also scan files hidden by .gitignore, .ignore and git's exclude files (like ripgrep).
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Also scan hidden files and directories (like ripgrep).
+    #[arg(long)]
+    pub hidden: bool,
+    /// Directory that SARIF paths and baseline fingerprints are relative to (default: each scanned path).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Only these languages (c, cpp, python, go, java, javascript, typescript, rust, config).
     #[arg(long = "language", value_name = "LANG", value_delimiter = ',')]
     pub languages: Vec<String>,
@@ -52,7 +61,7 @@ pub struct Args {
 }
 
 /// Runs `dualperf scan`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     if let Some(id) = &args.explain {
         let Some(rule) = rule(id) else {
@@ -86,6 +95,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         all: args.all,
         languages,
         threads: args.threads,
+        no_ignore: args.no_ignore,
+        hidden: args.hidden,
+        root: args.root.clone(),
     };
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -196,6 +208,26 @@ mod tests {
         let unknown_language =
             run_with(&["--language", "cobol", &fixture("negative")]).unwrap_err();
         assert_eq!(usage_code(&unknown_language), Some(2));
+        let missing_root =
+            run_with(&["--root", "/nonexistent/dualperf-root", &fixture("negative")]).unwrap_err();
+        assert_eq!(usage_code(&missing_root), Some(2));
+    }
+
+    #[test]
+    fn no_ignore_hidden_and_root_reach_the_scanner() {
+        let path = fixture("inet-ntoa");
+        assert_eq!(
+            run_with(&[
+                "--summary",
+                "--no-ignore",
+                "--hidden",
+                "--root",
+                &path,
+                &path
+            ])
+            .unwrap(),
+            ExitCode::from(1)
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! families. Logs one line per session event on stderr.
 
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,66 +11,109 @@ use dualperf_engine::limits::ServerLimits;
 use dualperf_engine::server::{Server, ServerConfig};
 use dualperf_model::BitRate;
 
+use super::secret;
+
 /// Arguments of `dualperf serve`.
 ///
 /// Listens on TCP port 5180 (after RFC 5180, "IPv6 Benchmarking Methodology
 /// for Network Interconnect Devices") on every address of both families
 /// through one dual-stack socket; IPv4 clients are counted as IPv4.
+///
+/// Every limit has a documented range (docs/server-limits.md); a value
+/// outside it is a usage error (exit code 2).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   dualperf serve                          both families, port 5180
   dualperf serve -B 2001:db8::7 -p 6000   one address, another port
-  dualperf serve --auth-key \"$SECRET\" --max-sessions 2")]
-pub struct Args {
+  dualperf serve --auth-key-file /etc/dualperf.key --max-sessions 2
+  DUALPERF_AUTH_KEY=\"$SECRET\" dualperf serve --no-host-facts")]
+pub(crate) struct Args {
     /// Control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
     pub port: u16,
     /// Listen on this address only (default: all addresses, both families).
     #[arg(short = 'B', long = "bind", value_name = "ADDR")]
     pub bind: Option<IpAddr>,
-    /// Longest test accepted, warm-up included, in seconds.
+    /// Longest test accepted, warm-up included, in seconds (1 to 86400).
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub max_duration: u64,
     /// Highest rate this server sends UDP at per stream (e.g. 1G); unlimited if unset.
     #[arg(long, value_name = "RATE")]
     pub max_rate: Option<BitRate>,
-    /// Most parallel streams in one test.
+    /// Most parallel streams in one test (1 to 128).
     #[arg(long, default_value_t = 16, value_name = "N")]
     pub max_streams: u32,
-    /// Most sessions served at once; more are refused as busy.
+    /// Most sessions served at once (1 to 1024); more are refused as busy.
+    /// A slot is taken only once a client has completed its handshake.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub max_sessions: u32,
-    /// Seconds a new connection has to complete the handshake.
+    /// Most sessions one source (IPv4 address, IPv6 /64) holds at once
+    /// [default: no limit below --max-sessions].
+    #[arg(long, value_name = "N")]
+    pub max_sessions_per_source: Option<u32>,
+    /// Memory one session's test may need (buffers, samples), MiB (1 to 16384).
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    pub max_session_memory: u64,
+    /// Seconds a new connection has to complete the whole handshake,
+    /// authentication included (1 to 300).
     #[arg(long, default_value_t = 5, value_name = "SECS")]
     pub handshake_timeout: u64,
-    /// Seconds a session may stay silent between messages.
+    /// Connections in the handshake at once (1 to 4096); a newcomer beyond
+    /// it pushes out the oldest.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub max_pending_handshakes: u32,
+    /// Connections in the handshake at once from one source (IPv4 address,
+    /// IPv6 /64); a newcomer beyond it pushes out that source's oldest.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub max_handshakes_per_source: u32,
+    /// Seconds one control message of a session may take (1 to 86400).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub idle_timeout: u64,
-    /// Shared secret clients must prove (HMAC-SHA256 challenge; never sent in clear).
+    /// File holding the shared secret clients must prove (HMAC-SHA256
+    /// challenge; never sent in clear). Also: DUALPERF_AUTH_KEY.
+    #[arg(long, value_name = "FILE", conflicts_with = "auth_key")]
+    pub auth_key_file: Option<PathBuf>,
+    /// The shared secret on the command line (visible in `ps`: prefer
+    /// --auth-key-file or DUALPERF_AUTH_KEY).
     #[arg(long, value_name = "KEY")]
     pub auth_key: Option<String>,
+    /// Never send this host's facts (hostname, kernel, addresses) to clients.
+    #[arg(long)]
+    pub no_host_facts: bool,
 }
 
-/// Runs `dualperf serve` until the process is stopped.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.max_duration == 0 || args.max_streams == 0 || args.max_sessions == 0 {
-        return Err(super::Failure::usage(
-            "--max-duration, --max-streams and --max-sessions must be at least 1",
-        ));
-    }
+/// The limits the flags ask for, checked against their documented ranges.
+///
+/// # Errors
+/// A usage error naming the flag and its range.
+pub(crate) fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
+    let max_session_memory = args.max_session_memory.saturating_mul(1 << 20);
     let limits = ServerLimits {
         max_duration: Duration::from_secs(args.max_duration),
         max_rate: args.max_rate,
         max_parallel_streams: args.max_streams,
         max_sessions: args.max_sessions,
-        handshake_timeout: Duration::from_secs(args.handshake_timeout.max(1)),
-        idle_timeout: Duration::from_secs(args.idle_timeout.max(1)),
+        max_sessions_per_source: args.max_sessions_per_source,
+        handshake_timeout: Duration::from_secs(args.handshake_timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
+        max_session_memory,
+        max_pending_handshakes: args.max_pending_handshakes,
+        max_handshakes_per_source: args.max_handshakes_per_source,
     };
+    limits.validate().map_err(super::Failure::usage)?;
+    Ok(limits)
+}
+
+/// Runs `dualperf serve` until the process is stopped.
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let limits = limits(&args)?;
+    let auth_key = secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
     let config = ServerConfig {
         bind: args.bind,
         port: args.port,
         limits,
-        auth_key: args.auth_key.map(String::into_bytes),
+        auth_key,
+        host_facts: !args.no_host_facts,
         log: Some(Arc::new(|line: &str| eprintln!("dualperf serve: {line}"))),
     };
     let server = Server::bind(config)
@@ -86,4 +130,54 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     server.run();
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn limits_of(args: &[&str]) -> anyhow::Result<ServerLimits> {
+        let all = std::iter::once("serve").chain(args.iter().copied());
+        limits(&Cli::try_parse_from(all).unwrap().args)
+    }
+
+    #[test]
+    fn the_defaults_are_valid() {
+        let limits = limits_of(&[]).unwrap();
+        assert_eq!(limits.max_session_memory, 64 << 20);
+        assert_eq!(limits.max_sessions, 4);
+    }
+
+    #[test]
+    fn extreme_values_are_usage_errors_naming_the_flag() {
+        for (args, flag) in [
+            (
+                &["--idle-timeout", "18446744073709551615"][..],
+                "--idle-timeout",
+            ),
+            (&["--handshake-timeout", "0"][..], "--handshake-timeout"),
+            (
+                &["--max-duration", "18446744073709551615"][..],
+                "--max-duration",
+            ),
+            (
+                &["--max-session-memory", "18446744073709551615"][..],
+                "--max-session-memory",
+            ),
+            (&["--max-streams", "4294967295"][..], "--max-streams"),
+            (&["--max-sessions", "0"][..], "--max-sessions"),
+        ] {
+            let error = limits_of(args).unwrap_err();
+            let failure = error.downcast_ref::<super::super::Failure>().unwrap();
+            assert_eq!(failure.code, super::super::exit::USAGE);
+            assert!(failure.message.contains(flag), "{args:?}: {failure}");
+        }
+    }
 }

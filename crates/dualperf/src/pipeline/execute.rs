@@ -28,14 +28,14 @@ use super::output::write_json;
 use super::progress::ProgressView;
 
 /// The hidden `run` flag of the measuring child: write the raw result here.
-pub const MEASURE_ONLY_FLAG: &str = "--measure-only";
+pub(crate) const MEASURE_ONLY_FLAG: &str = "--measure-only";
 
 /// Runs every trial of `config` in this process. Never fails: a failed
 /// trial is recorded as such; a raised `stop` flag ends the run after the
 /// current trial with `complete = false` and the reason in `errors`. A
 /// trial that ran contended ([`dualperf_stats::contention`]) is run again
 /// up to `reruns` times (`--rerun-contended`); the last attempt is kept.
-pub fn in_process(
+pub(crate) fn in_process(
     config: &RunConfig,
     options: ClientOptions,
     stop: Option<Arc<AtomicBool>>,
@@ -170,7 +170,7 @@ impl Runner<'_> {
 /// (every arm) at a time. `config.repeat` of the result becomes the most
 /// repetitions any point needed. Contended trials run again as in
 /// [`in_process`]. Never fails, like [`in_process`].
-pub fn in_process_until_precise(
+pub(crate) fn in_process_until_precise(
     config: &RunConfig,
     options: ClientOptions,
     stop: Option<Arc<AtomicBool>>,
@@ -225,7 +225,7 @@ pub fn in_process_until_precise(
 }
 
 /// `run` arguments of the measuring child: `run --plan PLAN --measure-only RAW`.
-pub fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
+pub(crate) fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
     vec![
         "run".into(),
         "--plan".into(),
@@ -239,7 +239,7 @@ pub fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
+pub(crate) fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
     write_json(path, config, true)
 }
 
@@ -247,7 +247,7 @@ pub fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// When the child wrote nothing (it died) or something unreadable.
-pub fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
+pub(crate) fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("the measuring child wrote no result {}", path.display()))?;
     serde_json::from_str(&text)

@@ -2,10 +2,15 @@
 //!
 //! 1. **analyse** once (the stats stage; a metric that cannot be computed
 //!    is listed with its reason, never NaN);
-//! 2. **save** before anything is printed: the JSON result, the results
+//! 2. **compact** (unless `--raw`): the raw per-transaction times and
+//!    per-datagram arrivals of the load, most of a result's bytes, are
+//!    dropped after the analysis used them — histograms, counters, time
+//!    series and probe arrivals stay (`dualperf_store::WriteOptions`, one
+//!    definition for the JSON and the database);
+//! 3. **save** before anything is printed: the JSON result, the results
 //!    database, `--csv`, the HTML report — each attempted even when another
 //!    failed, so nothing is lost;
-//! 3. **print** the answer: the verdicts first, the per-metric table with
+//! 4. **print** the answer: the verdicts first, the per-metric table with
 //!    `--verbose`. A closed standard output (`| head`) ends printing quietly;
 //!    the run is already stored.
 
@@ -19,7 +24,7 @@ use super::output::{is_stdout, write_atomically, write_json};
 
 /// Where a finished result goes.
 #[derive(Clone, Debug, Default)]
-pub struct Outputs {
+pub(crate) struct Outputs {
     /// The JSON result (`-`: standard output).
     pub json: Option<PathBuf>,
     /// Indent the JSON.
@@ -30,11 +35,13 @@ pub struct Outputs {
     pub html: Option<PathBuf>,
     /// The results database, unless the user said `--no-store`.
     pub database: Option<PathBuf>,
+    /// Keep every raw series (`--raw`) instead of the compact result.
+    pub raw: bool,
 }
 
 /// How much to print.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct View {
+pub(crate) struct View {
     /// Also print the per-metric comparison table.
     pub verbose: bool,
     /// Print nothing on standard output (the JSON goes there).
@@ -45,8 +52,16 @@ pub struct View {
 ///
 /// # Errors
 /// The first output that could not be written (after trying all of them).
-pub fn finish(mut result: RunResult, outputs: &Outputs, view: View) -> anyhow::Result<RunResult> {
+pub(crate) fn finish(
+    mut result: RunResult,
+    outputs: &Outputs,
+    view: View,
+) -> anyhow::Result<RunResult> {
     result.analysis = Some(dualperf_stats::analyse(&result));
+    let keep = keeping(outputs);
+    for trial in &mut result.trials {
+        keep.apply(trial);
+    }
     save(&result, outputs)?;
     let quiet = view.quiet || outputs.json.as_deref().is_some_and(is_stdout);
     if !quiet {
@@ -59,7 +74,7 @@ pub fn finish(mut result: RunResult, outputs: &Outputs, view: View) -> anyhow::R
 ///
 /// # Errors
 /// The first output that could not be written.
-pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
+pub(crate) fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
     let mut first_error: Option<anyhow::Error> = None;
     let mut keep = |what: anyhow::Result<String>| match what {
         Ok(line) if !line.is_empty() => eprintln!("dualperf: {line}"),
@@ -79,7 +94,7 @@ pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
         }));
     }
     if let Some(database) = &outputs.database {
-        keep(store(database, result).map(|()| {
+        keep(store(database, result, keeping(outputs)).map(|()| {
             format!(
                 "stored run {} in {} (see `dualperf history`, `dualperf report`)",
                 result.run_id,
@@ -99,11 +114,24 @@ pub fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> {
     first_error.map_or(Ok(()), Err)
 }
 
-fn store(database: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
+/// What a saved result keeps: everything with `--raw`, else the compact set.
+fn keeping(outputs: &Outputs) -> dualperf_store::WriteOptions {
+    if outputs.raw {
+        dualperf_store::WriteOptions::RAW
+    } else {
+        dualperf_store::WriteOptions::default()
+    }
+}
+
+fn store(
+    database: &std::path::Path,
+    result: &RunResult,
+    keep: dualperf_store::WriteOptions,
+) -> anyhow::Result<()> {
     let mut store = dualperf_store::Store::open(database)
         .with_context(|| format!("opening results database {}", database.display()))?;
     store
-        .save_run(result)
+        .save_run_with(result, keep)
         .with_context(|| format!("storing run {}", result.run_id))?;
     Ok(())
 }
@@ -118,7 +146,7 @@ fn write_csv(path: &std::path::Path, result: &RunResult) -> anyhow::Result<()> {
 
 /// Prints the verdicts (and with `verbose` the comparison table) to
 /// standard output; stops quietly when standard output is closed.
-pub fn print(result: &RunResult, view: View) {
+pub(crate) fn print(result: &RunResult, view: View) {
     let Some(analysis) = &result.analysis else {
         return;
     };
@@ -154,7 +182,7 @@ pub fn print(result: &RunResult, view: View) {
 }
 
 /// Columns of the terminal (COLUMNS, else the TIOCGWINSZ of stdout), 100 when unknown.
-pub fn terminal_width() -> usize {
+pub(crate) fn terminal_width() -> usize {
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
         return columns;
     }

@@ -11,7 +11,7 @@ use dualperf_model::RunResult;
 use crate::cli::Failure;
 
 /// The file a path names: `PATH` itself, or `PATH/result.json` for a results folder.
-pub fn result_file(path: &Path) -> PathBuf {
+pub(crate) fn result_file(path: &Path) -> PathBuf {
     if path.is_dir() {
         path.join("result.json")
     } else {
@@ -21,7 +21,7 @@ pub fn result_file(path: &Path) -> PathBuf {
 
 /// True when `text` names an existing result file or results folder
 /// (rather than a run id in the database).
-pub fn is_result_path(text: &str) -> bool {
+pub(crate) fn is_result_path(text: &str) -> bool {
     let path = Path::new(text);
     result_file(path).is_file()
 }
@@ -30,7 +30,7 @@ pub fn is_result_path(text: &str) -> bool {
 ///
 /// # Errors
 /// A usage error when the file is missing, truncated or not a dualperf result.
-pub fn load_result(path: &Path) -> anyhow::Result<RunResult> {
+pub(crate) fn load_result(path: &Path) -> anyhow::Result<RunResult> {
     let file = result_file(path);
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("reading {}", file.display()))

@@ -15,9 +15,9 @@
 //! results folder, the JSON, the database row and the report carry the same
 //! one. Nothing in this module computes a metric: the stats stage does.
 
-pub mod execute;
-pub mod finish;
-pub mod load;
-pub mod output;
-pub mod plan;
-pub mod progress;
+pub(crate) mod execute;
+pub(crate) mod finish;
+pub(crate) mod load;
+pub(crate) mod output;
+pub(crate) mod plan;
+pub(crate) mod progress;

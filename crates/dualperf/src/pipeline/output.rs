@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Context;
 
 /// True when `path` is `-`, meaning standard output.
-pub fn is_stdout(path: &Path) -> bool {
+pub(crate) fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
@@ -18,7 +18,7 @@ pub fn is_stdout(path: &Path) -> bool {
 /// # Errors
 /// When the directory is not writable or the disk is full; the temporary
 /// file is removed and an existing `path` is left as it was.
-pub fn write_atomically(path: &Path, body: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomically(path: &Path, body: &[u8]) -> anyhow::Result<()> {
     if is_stdout(path) {
         let mut stdout = std::io::stdout().lock();
         return stdout
@@ -52,7 +52,11 @@ pub fn write_atomically(path: &Path, body: &[u8]) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// As [`write_atomically`].
-pub fn write_json<T: serde::Serialize>(path: &Path, value: &T, pretty: bool) -> anyhow::Result<()> {
+pub(crate) fn write_json<T: serde::Serialize>(
+    path: &Path,
+    value: &T,
+    pretty: bool,
+) -> anyhow::Result<()> {
     let mut body = if pretty {
         serde_json::to_vec_pretty(value)
     } else {

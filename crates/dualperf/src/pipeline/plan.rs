@@ -14,16 +14,14 @@ use dualperf_model::{Arm, ArmId, BitRate, IpFamily, RunConfig, RunResult, TestKi
 use crate::cli::Failure;
 
 /// Longest measured interval of one trial, seconds.
-pub const MAX_TRIAL_SECONDS: f64 = 3600.0;
+pub(crate) const MAX_TRIAL_SECONDS: f64 = 3600.0;
 /// Longest warm-up of one trial, seconds.
-pub const MAX_WARMUP_SECONDS: f64 = 600.0;
-/// Most repetitions of one point per arm.
-pub const MAX_REPEAT: u32 = 1000;
+pub(crate) const MAX_WARMUP_SECONDS: f64 = 600.0;
 
 /// What every point of a plan shares: the flags of `run` and `lab` that
 /// shape traffic, in one typed value.
 #[derive(Clone, Debug)]
-pub struct PointOptions {
+pub(crate) struct PointOptions {
     /// Test kinds, in order, without repeats.
     pub tests: Vec<TestKind>,
     /// Sizes: a comma-separated list of bytes, or a preset (`papers`, `small`, `default`).
@@ -74,7 +72,7 @@ impl Default for PointOptions {
 ///
 /// # Errors
 /// A usage error naming an unknown test, or an empty list.
-pub fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
+pub(crate) fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
     let mut kinds = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         let kind: TestKind = name.parse().map_err(|e: String| Failure::usage(e))?;
@@ -89,7 +87,7 @@ pub fn parse_tests(list: &str) -> anyhow::Result<Vec<TestKind>> {
 }
 
 /// The sizes of one test kind: tcp-connect has one point (size 0).
-pub fn sizes_for(kind: TestKind, sizes: &str) -> anyhow::Result<Vec<u32>> {
+pub(crate) fn sizes_for(kind: TestKind, sizes: &str) -> anyhow::Result<Vec<u32>> {
     if kind == TestKind::TcpConnect {
         return Ok(vec![0]);
     }
@@ -120,7 +118,10 @@ pub fn sizes_for(kind: TestKind, sizes: &str) -> anyhow::Result<Vec<u32>> {
 ///
 /// # Errors
 /// Usage errors for values out of range, naming the flag and the limit.
-pub fn points(options: &PointOptions, families: &[IpFamily]) -> anyhow::Result<Vec<TestSpec>> {
+pub(crate) fn points(
+    options: &PointOptions,
+    families: &[IpFamily],
+) -> anyhow::Result<Vec<TestSpec>> {
     let valid = options.time_seconds > 0.0
         && options.time_seconds <= MAX_TRIAL_SECONDS
         && (0.0..=MAX_WARMUP_SECONDS).contains(&options.warmup_seconds);
@@ -196,7 +197,7 @@ pub fn points(options: &PointOptions, families: &[IpFamily]) -> anyhow::Result<V
 ///
 /// # Errors
 /// A usage error saying what is wrong.
-pub fn validate(config: &RunConfig) -> anyhow::Result<()> {
+pub(crate) fn validate(config: &RunConfig) -> anyhow::Result<()> {
     if config.arms.is_empty() {
         return Err(Failure::usage("the plan has no arm to measure"));
     }
@@ -213,11 +214,12 @@ pub fn validate(config: &RunConfig) -> anyhow::Result<()> {
             ids.join(", ")
         )));
     }
-    if config.repeat == 0 || config.repeat > MAX_REPEAT {
-        return Err(Failure::usage(format!(
-            "--repeat must be 1 to {MAX_REPEAT}"
-        )));
+    if config.repeat == 0 {
+        return Err(Failure::usage("--repeat must be at least 1"));
     }
+    // The protocol's bounds on every point (the server checks the same) and
+    // on the repetitions.
+    crate::cli::guard::check_plan(&config.points, config.repeat)?;
     if config.points.is_empty() {
         return Err(Failure::usage("the plan has no measurement point"));
     }
@@ -241,7 +243,7 @@ pub fn validate(config: &RunConfig) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// A usage error when the named arm is not among `arms`.
-pub fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Result<ArmId> {
+pub(crate) fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Result<ArmId> {
     if let Some(asked) = asked {
         return arms
             .iter()
@@ -268,7 +270,7 @@ pub fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Result<ArmI
 ///
 /// # Errors
 /// A usage error when the file cannot be read or is neither document.
-pub fn load(path: &Path) -> anyhow::Result<RunConfig> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<RunConfig> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading plan {}", path.display()))
         .map_err(|e| Failure::usage(format!("{e:#}")))?;

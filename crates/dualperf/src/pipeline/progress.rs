@@ -10,7 +10,7 @@ use dualperf_engine::client::Progress;
 use dualperf_model::{RunConfig, TrialOutcome};
 
 /// Progress display for one run.
-pub struct ProgressView {
+pub(crate) struct ProgressView {
     tty: bool,
     started: Instant,
     /// Trials per point (arms × repetitions).
@@ -25,7 +25,7 @@ pub struct ProgressView {
 
 impl ProgressView {
     /// A display for `config`; `tty` says whether standard error is a terminal.
-    pub fn new(config: &RunConfig, tty: bool) -> ProgressView {
+    pub(crate) fn new(config: &RunConfig, tty: bool) -> ProgressView {
         ProgressView {
             tty,
             started: Instant::now(),
@@ -51,7 +51,7 @@ impl ProgressView {
     }
 
     /// Shows one event of the engine.
-    pub fn show(&mut self, progress: &Progress) {
+    pub(crate) fn show(&mut self, progress: &Progress) {
         let mut err = std::io::stderr().lock();
         match progress {
             Progress::TrialStarted {
@@ -113,7 +113,7 @@ impl ProgressView {
 
     /// A display for a run whose points take as many repetitions as they
     /// need (`--repeat auto`): the executor says when a point is done.
-    pub fn until_precise(config: &RunConfig, tty: bool) -> ProgressView {
+    pub(crate) fn until_precise(config: &RunConfig, tty: bool) -> ProgressView {
         ProgressView {
             per_point: 0,
             ..ProgressView::new(config, tty)
@@ -121,7 +121,7 @@ impl ProgressView {
     }
 
     /// Ends a point of an until-precise run (see [`ProgressView::until_precise`]).
-    pub fn point_done(&mut self, label: &str) {
+    pub(crate) fn point_done(&mut self, label: &str) {
         if self.per_point > 0 {
             return;
         }
@@ -142,7 +142,7 @@ impl ProgressView {
     }
 
     /// Clears the status line once the run is over.
-    pub fn done(&self) {
+    pub(crate) fn done(&self) {
         if self.tty {
             eprint!("\r\x1b[2K");
         }

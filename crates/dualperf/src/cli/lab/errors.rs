@@ -7,7 +7,7 @@ use dualperf_lab::LabError;
 use crate::cli::Failure;
 
 /// The error with its cause chain, `a: b: c`.
-pub fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+pub(super) fn describe(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -19,7 +19,7 @@ pub fn describe(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// Wraps `error` with the exit code its kind calls for.
-pub fn to_cli_error(error: LabError) -> anyhow::Error {
+pub(super) fn to_cli_error(error: LabError) -> anyhow::Error {
     let message = describe(&error);
     match error {
         LabError::Parse { .. }

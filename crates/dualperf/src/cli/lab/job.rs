@@ -49,7 +49,7 @@ const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
 
 /// Options of the main job.
 #[derive(clap::Args, Debug)]
-pub struct JobArgs {
+pub(crate) struct JobArgs {
     /// Built-in topology (see `dualperf lab list`) or path to a topology TOML file.
     #[arg(default_value = preset::DEFAULT_PRESET)]
     pub topology: String,
@@ -70,7 +70,7 @@ pub struct JobArgs {
     /// [default: 64,256,1024,1408,4096,16384; one size per test with --quick].
     #[arg(long, value_name = "LIST")]
     pub sizes: Option<String>,
-    /// Measured seconds per trial [default: 1; 0.3 with --quick].
+    /// Measured seconds per trial [default: 1; 0.5 with --quick].
     #[arg(short = 't', long = "time", value_name = "SECS")]
     pub time_seconds: Option<f64>,
     /// Length of one time-series sample: seconds (`0.05`) or with a unit
@@ -102,6 +102,10 @@ pub struct JobArgs {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Keep every raw series (each transaction's time, each datagram's
+    /// arrival) in result.json and the database; several MB per run.
+    #[arg(long)]
+    pub raw: bool,
     /// The dualperf executable that provides `serve` and `run` (default: this one).
     #[arg(long, value_name = "PATH")]
     pub engine: Option<PathBuf>,
@@ -116,7 +120,7 @@ pub struct JobArgs {
 /// The traffic step's inputs: which binary, which port, where the plan and
 /// the raw result go.
 #[derive(Debug, Clone)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     /// The dualperf executable (resolved here: inside `ip netns exec`,
     /// `/proc/self/exe` would name `ip`).
     pub exe: PathBuf,
@@ -130,13 +134,13 @@ pub struct Traffic {
 
 /// How the traffic step ended.
 #[derive(Debug)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// The measuring child's exit code.
     pub client_exit_code: i32,
 }
 
 /// Runs `dualperf lab [PRESET|FILE]`.
-pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
     let (client, server) = match (topology.client(), topology.server()) {
         (Some(c), Some(s)) => (c.name.clone(), s.name.clone()),
@@ -166,7 +170,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         plan: folder.join("plan.json"),
         raw: folder.join("raw.json"),
     };
-    let mut config = plan(&args, &topology, &server)?;
+    let config = plan(&args, &topology, &server)?;
     if args.dry_run {
         print_dry_run(&topology, &run, &traffic, &config, &client, &server);
         return Ok(ExitCode::SUCCESS);
@@ -199,11 +203,16 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             missing.join(", ")
         );
     }
-    // The testbed's addresses are the arms' targets (the topology's own
-    // addressing, as planned; the built testbed confirms them).
-    for arm in &mut config.arms {
-        if arm.is_plain_native() {
-            arm.target = Some(testbed.address(&server, arm.family)?.to_string());
+    // The arms' targets are the topology's own addressing, fixed before the
+    // build; the built testbed must answer on them.
+    for arm in config.arms.iter().filter(|arm| arm.is_plain_native()) {
+        let built = testbed.address(&server, arm.family)?.to_string();
+        if arm.target.as_deref() != Some(built.as_str()) {
+            bail!(
+                "the testbed gave the server {built}, the plan expected {:?} for {}",
+                arm.target,
+                arm.label
+            );
         }
     }
     std::fs::create_dir_all(&folder)
@@ -232,6 +241,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         pretty: false,
         csv: None,
         html: Some(folder.join("report.html")),
+        raw: args.raw,
         database: if args.no_store {
             None
         } else {
@@ -247,7 +257,7 @@ pub fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     let _ = std::fs::remove_file(&traffic.raw);
-    println!("results: {}", folder.display());
+    crate::cli::say(&format!("results: {}", folder.display()));
     if interrupt.load(Ordering::SeqCst) {
         return interrupted();
     }
@@ -265,7 +275,7 @@ fn interrupted() -> anyhow::Result<ExitCode> {
 
 /// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
 /// job sweeps message sizes as the papers did (about 4 minutes on two
-/// cores); `--quick` keeps one size per test and 0.3-second trials.
+/// cores); `--quick` keeps one size per test and half-second trials.
 fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     let defaults = PointOptions::default();
     Ok(PointOptions {
@@ -280,7 +290,7 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
         },
         time_seconds: args
             .time_seconds
-            .unwrap_or(if args.quick { 0.3 } else { 1.0 }),
+            .unwrap_or(if args.quick { 0.5 } else { 1.0 }),
         warmup_seconds: if args.quick { 0.1 } else { 0.25 },
         interval_ms: args.interval_ms,
         probe: args.probe,
@@ -288,19 +298,12 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     })
 }
 
-/// The lab's plan: the points from the flags, native IPv4 and IPv6 arms
-/// aimed at the server node's planned addresses.
+/// The lab's plan: the points from the flags, and every arm the topology
+/// offers towards the server node — native IPv4 and IPv6 where both ends
+/// speak them, and one arm per tunnel or translator, each aimed at the
+/// server address that makes its traffic take that path.
 fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
-    let index = topology
-        .node_index(server)
-        .context("the server node is in the topology")?;
-    let [v4, v6] = topology
-        .primary_addresses(index)
-        .ok_or_else(|| Failure::usage(format!("the server node `{server}` has no link")))?;
-    let arms = vec![
-        Arm::native(IpFamily::V4, Some(v4.address.to_string())),
-        Arm::native(IpFamily::V6, Some(v6.address.to_string())),
-    ];
+    let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
     let cpus = |list: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match list {
             Some(text) => dualperf_engine::affinity::parse_cpu_list(text)
@@ -336,7 +339,7 @@ fn server_args(traffic: &Traffic) -> Vec<OsString> {
 /// # Errors
 /// If a process cannot start, the server never listens, the client does not
 /// finish in time, or `interrupt` is raised (processes are stopped first).
-pub fn measure(
+pub(crate) fn measure(
     testbed: &Testbed,
     client: &str,
     server: &str,
@@ -403,9 +406,14 @@ fn print_dry_run(
         topology.name(),
         topology.description()
     );
+    let (implementations, note) =
+        dualperf_lab::Implementations::for_dry_run(topology, &dualperf_lab::Runner::new(false));
+    if !note.is_empty() {
+        println!("# {note}");
+    }
     println!("# build (as root):");
-    for step in dualperf_lab::plan::build_plan(topology, run) {
-        println!("{}", step.command);
+    for step in dualperf_lab::plan::build_plan(topology, run, &implementations) {
+        println!("{step}");
     }
     println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
     let netns = |node: &str| dualperf_lab::naming::namespace_name(run, node);
@@ -441,7 +449,7 @@ fn print_dry_run(
     println!("{}", line(client, child_args(&traffic.plan, &traffic.raw)));
     println!("# tear down:");
     println!("kill %1");
-    for command in dualperf_lab::plan::teardown_plan(topology, run) {
+    for command in dualperf_lab::plan::teardown_plan(topology, run, &implementations) {
         println!("{command}");
     }
     println!(
@@ -573,9 +581,9 @@ mod tests {
         );
         assert_eq!(config.baseline.as_str(), "v4");
         // --quick: three repetitions (enough for a significance claim), one
-        // size per test, 0.3-second trials.
+        // size per test, half-second trials.
         assert_eq!(config.repeat, 3);
-        assert!(config.points.iter().all(|p| p.duration_ms == 300));
+        assert!(config.points.iter().all(|p| p.duration_ms == 500));
         assert_eq!(config.points.len(), 5);
     }
 

@@ -17,7 +17,7 @@ use crate::cli::Failure;
 
 /// Options of `lab up`.
 #[derive(clap::Args, Debug)]
-pub struct UpArgs {
+pub(crate) struct UpArgs {
     /// Built-in topology (see `dualperf lab list`) or path to a topology TOML file.
     #[arg(default_value = preset::DEFAULT_PRESET)]
     pub topology: String,
@@ -31,7 +31,7 @@ pub struct UpArgs {
 
 /// Options of `lab down`.
 #[derive(clap::Args, Debug)]
-pub struct DownArgs {
+pub(crate) struct DownArgs {
     /// Run id of the testbed (needed only when several are up; see `lab status`).
     #[arg(long = "run", value_name = "ID")]
     pub run_id: Option<String>,
@@ -39,7 +39,7 @@ pub struct DownArgs {
 
 /// Options of `lab exec`.
 #[derive(clap::Args, Debug)]
-pub struct ExecArgs {
+pub(crate) struct ExecArgs {
     /// Node to run in, e.g. `client`.
     pub node: String,
     /// The command and its arguments (after `--`).
@@ -52,14 +52,17 @@ pub struct ExecArgs {
 
 /// Options of `lab clean`.
 #[derive(clap::Args, Debug)]
-pub struct CleanArgs {
+pub(crate) struct CleanArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Also remove runs whose owner process still runs.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `lab list`: every preset with its description.
-pub fn list() -> anyhow::Result<ExitCode> {
+pub(crate) fn list() -> anyhow::Result<ExitCode> {
     for topology in preset::all() {
         let marker = if topology.name() == preset::DEFAULT_PRESET {
             " (default)"
@@ -72,7 +75,7 @@ pub fn list() -> anyhow::Result<ExitCode> {
 }
 
 /// `lab up`: build, leave up, record.
-pub fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
     let run = if args.dry_run {
         RunId::unique()
@@ -85,12 +88,17 @@ pub fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             topology.name(),
             topology.description()
         );
-        for step in dualperf_lab::plan::build_plan(&topology, &run) {
-            println!("{}", step.command);
+        let (implementations, note) =
+            dualperf_lab::Implementations::for_dry_run(&topology, &Runner::new(false));
+        if !note.is_empty() {
+            println!("# {note}");
+        }
+        for step in dualperf_lab::plan::build_plan(&topology, &run, &implementations) {
+            println!("{step}");
         }
         println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
         println!("# tear down:");
-        for command in dualperf_lab::plan::teardown_plan(&topology, &run) {
+        for command in dualperf_lab::plan::teardown_plan(&topology, &run, &implementations) {
             println!("{command}");
         }
         return Ok(ExitCode::SUCCESS);
@@ -194,7 +202,7 @@ fn select(run_id: Option<&str>) -> anyhow::Result<LabState> {
 }
 
 /// `lab down`: remove a testbed left up, and its state file.
-pub fn down(args: DownArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn down(args: DownArgs) -> anyhow::Result<ExitCode> {
     let record = select(args.run_id.as_deref())?;
     let run = RunId::new(record.run_id.clone()).map_err(to_cli_error)?;
     let report =
@@ -210,7 +218,7 @@ pub fn down(args: DownArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `lab exec NODE -- CMD…`: replaces this process with `ip netns exec NETNS CMD…`.
-pub fn exec(args: ExecArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn exec(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let record = select(args.run_id.as_deref())?;
     let Some(node) = record.facts.nodes.iter().find(|n| n.name == args.node) else {
         let names: Vec<&str> = record.facts.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -230,7 +238,7 @@ pub fn exec(args: ExecArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `lab status`: testbeds up, and `dsp-` namespaces no state file explains.
-pub fn status() -> anyhow::Result<ExitCode> {
+pub(crate) fn status() -> anyhow::Result<ExitCode> {
     let states = state::load_all(&state::state_dir()).map_err(to_cli_error)?;
     let namespaces = cleanup::list_namespaces(&Runner::new(false)).map_err(to_cli_error)?;
     if states.is_empty() {
@@ -270,16 +278,31 @@ pub fn status() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `lab clean`: remove every `dsp-` namespace, the processes inside, stray
-/// veths, and the state files of testbeds that are gone.
-pub fn clean(args: CleanArgs) -> anyhow::Result<ExitCode> {
+/// `lab clean`: remove every run whose owner process is gone (`--force`:
+/// every run) — its `dsp-` namespaces, the processes inside, stray veths,
+/// its lock and state files.
+pub(crate) fn clean(args: CleanArgs) -> anyhow::Result<ExitCode> {
     let runner = Runner::new(args.verbose);
-    let report = cleanup::clean(&runner, NAMESPACE_PREFIX).map_err(to_cli_error)?;
     let dir = state::state_dir();
+    let report =
+        cleanup::clean_runs(&runner, &dir, NAMESPACE_PREFIX, args.force).map_err(to_cli_error)?;
     let mut removed_states = 0;
     for record in state::load_all(&dir).map_err(to_cli_error)? {
+        if report.spared.iter().any(|s| s.run_id == record.run_id) {
+            continue;
+        }
         state::remove(&dir, &record.run_id).map_err(to_cli_error)?;
         removed_states += 1;
+    }
+    for spared in &report.spared {
+        let owner = spared
+            .pid
+            .map(|pid| format!("process {pid}"))
+            .unwrap_or_else(|| "its owner".into());
+        println!(
+            "kept run {}: {owner} still runs (`dualperf lab clean --force` removes it anyway)",
+            spared.run_id
+        );
     }
     for netns in &report.namespaces {
         println!("removed namespace {netns}");

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
 mod errors;
-pub mod job;
-pub mod manage;
+pub(crate) mod job;
+pub(crate) mod manage;
 mod signal;
 
 /// Build emulated testbeds in network namespaces and measure IPv4 against IPv6 across them.
@@ -32,7 +32,7 @@ mod signal;
   dualperf lab --dry-run           the ip/tc commands, to build it by hand
   dualperf lab up two-routers && dualperf lab exec client -- ping -c1 -6 fd00:dead:beef:3::2"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// What to do instead of the main job.
     #[command(subcommand)]
     pub command: Option<LabCommand>,
@@ -43,7 +43,7 @@ pub struct Args {
 
 /// The lab's subcommands.
 #[derive(clap::Subcommand, Debug)]
-pub enum LabCommand {
+pub(crate) enum LabCommand {
     /// List the built-in topologies with a one-line description each.
     List,
     /// Build a testbed and leave it up (remove it with `lab down`).
@@ -54,12 +54,12 @@ pub enum LabCommand {
     Exec(manage::ExecArgs),
     /// Show testbeds left up, and leftovers of crashed runs.
     Status,
-    /// Remove everything crashed runs left behind: `dsp-*` namespaces and the processes inside them.
+    /// Remove what runs whose process is gone left behind: `dsp-*` namespaces, the processes inside them (--force: also of live runs).
     Clean(manage::CleanArgs),
 }
 
 /// Runs `dualperf lab`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         None => job::run(*args.job),
         Some(LabCommand::List) => manage::list(),

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 ///
 /// # Errors
 /// If the handler cannot be installed.
-pub fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
+pub(super) fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     if let Some(flag) = FLAG.get() {
         return Ok(Arc::clone(flag));

@@ -4,14 +4,13 @@
 //! executes it in this process and hands the result to the one pipeline
 //! (`crate::pipeline`): analysed once, saved, then printed.
 //!
-//! Exit codes: 0 when every trial ran, 1 when any failed, 130 after Ctrl-C,
-//! 2 on usage errors (including sizes above a family's datagram limit).
+//! Exit codes: 0 when every trial ran, 1 when any failed, 130 on Ctrl-C or
+//! SIGTERM, 2 on usage errors (including sizes above a family's datagram limit).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use dualperf_engine::client::ClientOptions;
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
@@ -28,7 +27,7 @@ use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
 
 /// The standard battery.
-pub const DEFAULT_TESTS: &str = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect";
+pub(crate) const DEFAULT_TESTS: &str = "tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect";
 
 /// Examples shown at the end of `dualperf run --help`.
 const RUN_EXAMPLES: &str = "Examples:
@@ -43,6 +42,7 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run hostb --tests tcp-stream --probe    one-way delay under load
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
+  dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
   dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run";
 
 /// Arguments of `dualperf run`.
@@ -53,7 +53,7 @@ const RUN_EXAMPLES: &str = "Examples:
 /// tcp-rr/udp-rr 64 B.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment, after_help = RUN_EXAMPLES)]
-pub struct Args {
+pub(crate) struct Args {
     /// Server host name or address; resolved to its A and AAAA addresses.
     pub host: Option<String>,
     /// The server, as iperf3 says it (`-c HOST` is the same as HOST).
@@ -67,7 +67,7 @@ pub struct Args {
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label"])]
     pub plan: Option<PathBuf>,
     /// The arm every other arm is compared with [default: v4, else the first arm].
     #[arg(long, value_name = "ARM")]
@@ -101,8 +101,8 @@ pub struct Args {
     #[arg(short = 'u', long = "udp")]
     pub udp: bool,
     /// Message sizes in bytes, comma-separated, or a preset: `papers` =
-    /// 64,128,256,512,1024,1408,2048,4096,8192,16384,32768,65507 (the seed
-    /// papers' sweep; 64 KiB for TCP), `small` = 64,512,1408, `default` = one
+    /// 64,128,256,512,1024,1408,2048,4096,8192,16384,32768,65507 (the
+    /// end-user applications study's sweep; 64 KiB for TCP), `small` = 64,512,1408, `default` = one
     /// size per test (tcp-stream 128 KiB writes, udp-stream 1024 B, rr 64 B).
     /// UDP sizes above a family's maximum datagram (65507 B IPv4, 65527 B
     /// IPv6) are rejected; sizes above the path MTU are sent fragmented.
@@ -153,6 +153,11 @@ pub struct Args {
     /// Indent the JSON result.
     #[arg(long)]
     pub pretty: bool,
+    /// Keep every raw series in the JSON and the database: each transaction's
+    /// time and each datagram's arrival (several MB per run; by default
+    /// histograms, counters, time series and probe arrivals are kept).
+    #[arg(long)]
+    pub raw: bool,
     /// Write the comparison as tidy CSV (one row per point × arm × metric).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -181,10 +186,15 @@ pub struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
-    /// A quick look: 0.3 s per trial, three repetitions (about 20 s in all).
+    /// A quick look: 0.5 s per trial, three repetitions (about 25 s in all).
     #[arg(long)]
     pub quick: bool,
-    /// Shared secret of a server started with --auth-key.
+    /// File holding the shared secret of a server started with a key
+    /// (also: DUALPERF_AUTH_KEY).
+    #[arg(long, value_name = "FILE", conflicts_with = "auth_key")]
+    pub auth_key_file: Option<PathBuf>,
+    /// The shared secret on the command line (visible in `ps`: prefer
+    /// --auth-key-file or DUALPERF_AUTH_KEY); never recorded.
     #[arg(long, value_name = "KEY")]
     pub auth_key: Option<String>,
     /// Pin the client's measuring threads to these CPUs (e.g. 0 or 0,2-3).
@@ -212,11 +222,20 @@ pub struct Args {
     /// direction, and report its one-way delay, jitter and loss.
     #[arg(long)]
     pub probe: bool,
+    /// Mark the data packets of both ends with this DiffServ codepoint:
+    /// 0..63 or an RFC 4594 name (ef, af11..af43, cs0..cs7, le, be); set with
+    /// IP_TOS / IPV6_TCLASS on every data socket. Arms are named for it (v6-ef).
+    #[arg(short = 'S', long = "dscp", value_name = "DSCP")]
+    pub dscp: Option<dualperf_model::Dscp>,
+    /// IPv6 flow label (RFC 6437) of both ends' data packets, TCP and UDP
+    /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
+    #[arg(short = 'L', long = "flow-label", value_name = "N")]
+    pub flow_label: Option<dualperf_model::FlowLabel>,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Repeat {
+pub(crate) enum Repeat {
     /// This many repetitions per arm.
     Count(u32),
     /// netperf's -I 99,5 -i 10,3 ([`dualperf_stats::repetition::NETPERF`]).
@@ -224,7 +243,7 @@ pub enum Repeat {
 }
 
 /// `--repeat N` or `--repeat auto`.
-pub fn parse_repeat(text: &str) -> Result<Repeat, String> {
+pub(crate) fn parse_repeat(text: &str) -> Result<Repeat, String> {
     match text.trim() {
         "auto" => Ok(Repeat::Auto),
         number => number
@@ -253,7 +272,7 @@ impl From<OrderArg> for RepetitionOrder {
 }
 
 /// Runs `dualperf run`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match (text, args.pin) {
@@ -293,20 +312,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(baseline) = &args.baseline {
         config.baseline = choose_baseline(&config.arms, Some(baseline))?;
     }
-    config.command_line = std::env::args().collect();
+    // The recorded command line never carries a secret (--auth-key is redacted).
+    config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
+    let auth_key =
+        super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if !flag.swap(true, Ordering::SeqCst) {
-            eprintln!(
-                "\ndualperf: stopping after the current trial (Ctrl-C again is ignored; wait)"
-            );
-        }
-    });
+    let stop = super::guard::stop_flag();
     let options = ClientOptions {
-        auth_key: args.auth_key.clone().map(String::into_bytes),
+        auth_key,
         client_cpus: config.client_cpus.clone(),
         server_cpus: config.server_cpus.clone(),
         stop: None,
@@ -350,6 +364,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pretty: args.pretty,
         csv: args.csv.clone(),
         html: None,
+        raw: args.raw,
         database: if args.no_store {
             None
         } else {
@@ -372,15 +387,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// 0 when every trial ran, 130 after an interrupt, 1 when a trial failed.
 fn exit_code(result: &dualperf_model::RunResult, interrupted: bool) -> ExitCode {
+    ExitCode::from(exit_status(result, interrupted))
+}
+
+/// The number behind [`exit_code`], saying on standard error why it is not 0.
+fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
     if interrupted {
         eprintln!(
             "dualperf: interrupted after {} trials; they are kept",
             result.trials.len()
         );
-        return ExitCode::from(130);
+        return super::guard::INTERRUPTED;
     }
     if result.complete {
-        return ExitCode::SUCCESS;
+        return 0;
     }
     let failed = result
         .trials
@@ -392,7 +412,7 @@ fn exit_code(result: &dualperf_model::RunResult, interrupted: bool) -> ExitCode 
         result.trials.len(),
         result.errors.join("; ")
     );
-    ExitCode::from(1)
+    super::exit::FINDING
 }
 
 /// The server the user named, positionally or with `-c`.
@@ -401,7 +421,7 @@ fn server_name(args: &Args) -> Option<&str> {
 }
 
 /// `-i` as iperf3 takes it: seconds, or a number with `ms`/`s`; 10 ms to 60 s.
-pub fn parse_interval_ms(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_interval_ms(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1.0)
@@ -437,7 +457,13 @@ fn native_arms(args: &Args, targets: &Targets) -> Vec<Arm> {
     };
     families
         .into_iter()
-        .map(|family| Arm::native(family, targets.get(family).clone()))
+        .map(|family| {
+            plan::marked(
+                Arm::native(family, targets.get(family).clone()),
+                args.dscp,
+                args.flow_label,
+            )
+        })
         .collect()
 }
 
@@ -533,6 +559,22 @@ mod tests {
         assert_eq!(parse_repeat("5"), Ok(Repeat::Count(5)));
         assert_eq!(parse_repeat("auto"), Ok(Repeat::Auto));
         assert!(parse_repeat("many").unwrap_err().contains("auto"));
+    }
+
+    #[test]
+    fn only_a_signal_makes_the_exit_code_130() {
+        let mut result = dualperf_fixtures::result(
+            dualperf_fixtures::config(
+                vec![],
+                dualperf_fixtures::native_arms(dualperf_fixtures::LOOPBACK),
+            ),
+            vec![],
+        );
+        result.complete = false;
+        assert_eq!(exit_status(&result, true), 130);
+        assert_eq!(exit_status(&result, false), 1);
+        result.complete = true;
+        assert_eq!(exit_status(&result, false), 0);
     }
 
     #[test]

@@ -5,17 +5,17 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs};
 
-use dualperf_model::{IpFamily, PerFamily};
+use dualperf_model::{Arm, ArmId, Dscp, FlowLabel, IpFamily, Marking, PerFamily};
 
 use super::Args;
 use crate::cli::Failure;
 use crate::pipeline::plan::{parse_tests, PointOptions};
 
 /// Target address per family, as text.
-pub type Targets = PerFamily<Option<String>>;
+pub(super) type Targets = PerFamily<Option<String>>;
 
 /// Resolves HOST to its first A and first AAAA address; `--v4`/`--v6` win.
-pub fn resolve_targets(
+pub(super) fn resolve_targets(
     host: Option<&str>,
     v4: Option<Ipv4Addr>,
     v6: Option<Ipv6Addr>,
@@ -49,14 +49,42 @@ pub fn resolve_targets(
     Ok(targets)
 }
 
+/// `arm` marked with `dscp` and (IPv6 arms only) `flow_label`, its id and
+/// label saying so: `v6-ef-fl12345`, "IPv6 EF, flow label 12345".
+pub(super) fn marked(mut arm: Arm, dscp: Option<Dscp>, flow_label: Option<FlowLabel>) -> Arm {
+    let flow_label = flow_label.filter(|_| arm.family == IpFamily::V6);
+    arm.marking = Marking { dscp, flow_label };
+    let mut id = arm.id.as_str().to_string();
+    let mut parts = Vec::new();
+    if let Some(dscp) = dscp {
+        let name = dscp.name();
+        if name.parse::<u8>().is_ok() {
+            id.push_str(&format!("-dscp{name}"));
+            parts.push(format!("DSCP {name}"));
+        } else {
+            id.push_str(&format!("-{name}"));
+            parts.push(name.to_ascii_uppercase());
+        }
+    }
+    if let Some(label) = flow_label {
+        id.push_str(&format!("-fl{}", label.value()));
+        parts.push(format!("flow label {}", label.value()));
+    }
+    if !parts.is_empty() {
+        arm.id = ArmId::new(&id).expect("letters, digits and dashes");
+        arm.label = format!("{} {}", arm.label, parts.join(", "));
+    }
+    arm
+}
+
 /// The traffic flags of `run` as the pipeline's [`PointOptions`]
-/// (`--quick`: 0.3 s per trial after 0.1 s of warm-up).
+/// (`--quick`: 0.5 s per trial after 0.1 s of warm-up).
 ///
 /// # Errors
 /// A usage error for an unknown test name.
-pub fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
+pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     let (time_seconds, warmup_seconds) = if args.quick {
-        (0.3, 0.1)
+        (0.5, 0.1)
     } else {
         (args.time, args.warmup)
     };
@@ -119,9 +147,35 @@ mod tests {
     fn quick_shortens_trials_and_the_flags_reach_the_point_options() {
         let options =
             point_options(&parse(&["--quick", "--tests", "udp-rr,tcp-rr", "-P", "2"])).unwrap();
-        assert_eq!((options.time_seconds, options.warmup_seconds), (0.3, 0.1));
+        assert_eq!((options.time_seconds, options.warmup_seconds), (0.5, 0.1));
         assert_eq!(options.tests.len(), 2);
         assert_eq!(options.parallel, 2);
         assert!(point_options(&parse(&["--tests", "tcp-pingpong"])).is_err());
+    }
+
+    #[test]
+    fn marking_flags_name_the_arms_and_skip_the_flow_label_on_ipv4() {
+        let args = parse(&["-S", "ef", "-L", "12345"]);
+        let v6 = marked(
+            Arm::native(IpFamily::V6, Some("::1".into())),
+            args.dscp,
+            args.flow_label,
+        );
+        assert_eq!(v6.id.as_str(), "v6-ef-fl12345");
+        assert_eq!(v6.label, "IPv6 EF, flow label 12345");
+        assert_eq!(v6.marking.dscp, Some(Dscp::EF));
+        assert_eq!(v6.marking.flow_label.map(|l| l.value()), Some(12345));
+        let v4 = marked(Arm::native(IpFamily::V4, None), args.dscp, args.flow_label);
+        assert_eq!((v4.id.as_str(), v4.label.as_str()), ("v4-ef", "IPv4 EF"));
+        assert_eq!(v4.marking.flow_label, None);
+        let numbered = marked(
+            Arm::native(IpFamily::V4, None),
+            Some(Dscp::new(5).unwrap()),
+            None,
+        );
+        assert_eq!(numbered.id.as_str(), "v4-dscp5");
+        let plain = marked(Arm::native(IpFamily::V4, None), None, None);
+        assert!(plain.is_plain_native());
+        assert!(parse(&["--dscp", "cs1"]).dscp == Some(Dscp::new(8).unwrap()));
     }
 }
