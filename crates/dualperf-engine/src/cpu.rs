@@ -105,13 +105,60 @@ pub fn parse_proc_stat(text: &str) -> Option<CpuJiffies> {
     aggregate.map(|jiffies| CpuJiffies { cpus, ..jiffies })
 }
 
+/// Parses the `cpuN` lines of `/proc/stat` for the CPUs in `cpus` and sums
+/// them; `cpus` of the result counts the lines found. `None` when none of
+/// them is there (or `cpus` is empty).
+pub fn parse_proc_stat_cpus(text: &str, cpus: &[u32]) -> Option<CpuJiffies> {
+    let mut sum: Option<CpuJiffies> = None;
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("cpu") else {
+            continue;
+        };
+        let Some((number, fields)) = rest.split_once(' ') else {
+            continue;
+        };
+        let Ok(number) = number.parse::<u32>() else {
+            continue;
+        };
+        if !cpus.contains(&number) {
+            continue;
+        }
+        let fields: Vec<u64> = fields
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        if fields.len() < 4 {
+            return None;
+        }
+        let field = |i: usize| fields.get(i).copied().unwrap_or(0);
+        let total = sum.get_or_insert_with(CpuJiffies::default);
+        total.user += field(0);
+        total.nice += field(1);
+        total.system += field(2);
+        total.idle += field(3);
+        total.iowait += field(4);
+        total.irq += field(5);
+        total.softirq += field(6);
+        total.steal += field(7);
+        total.cpus += 1;
+    }
+    sum
+}
+
 /// Reads and parses `/proc/stat` now; `None` if it cannot be read or parsed
 /// (for example outside Linux or without `/proc` mounted).
 pub fn read_proc_stat() -> Option<CpuJiffies> {
-    std::fs::read_to_string("/proc/stat")
-        .ok()
-        .as_deref()
-        .and_then(parse_proc_stat)
+    read_proc_stat_with(&[]).0
+}
+
+/// Reads `/proc/stat` once: the aggregate, and the sum over `cpus` (`None`
+/// when `cpus` is empty).
+fn read_proc_stat_with(cpus: &[u32]) -> (Option<CpuJiffies>, Option<CpuJiffies>) {
+    let Ok(text) = std::fs::read_to_string("/proc/stat") else {
+        return (None, None);
+    };
+    (parse_proc_stat(&text), parse_proc_stat_cpus(&text, cpus))
 }
 
 /// User and system CPU time of the whole process (all threads), nanoseconds,
@@ -183,13 +230,34 @@ pub struct CpuMeter {
     involuntary_switches: u64,
     system: Option<CpuJiffies>,
     pressure_us: Option<u64>,
+    /// CPUs whose own counters are kept (the measuring threads' pinned CPUs).
+    watched: Vec<u32>,
+    watched_start: Option<CpuJiffies>,
+}
+
+/// What a [`CpuMeter`] measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuDeltas {
+    /// This process.
+    pub process: ProcessCpu,
+    /// Every CPU (`/proc/stat` aggregate), with CPU pressure.
+    pub system: Option<SystemCpu>,
+    /// The watched CPUs only (see [`CpuMeter::start_watching`]).
+    pub watched: Option<SystemCpu>,
 }
 
 impl CpuMeter {
     /// Takes the starting snapshot: process times, monotonic time, and
     /// `/proc/stat` (if readable).
     pub fn start() -> CpuMeter {
-        let system = read_proc_stat();
+        CpuMeter::start_watching(&[])
+    }
+
+    /// [`CpuMeter::start`], also keeping the counters of `cpus` on their
+    /// own (the CPUs the measuring threads are pinned to: whether other
+    /// programs ran there is what contention detection needs).
+    pub fn start_watching(cpus: &[u32]) -> CpuMeter {
+        let (system, watched_start) = read_proc_stat_with(cpus);
         let pressure_us = read_cpu_pressure();
         let (user_ns, system_ns, involuntary_switches) = process_usage();
         CpuMeter {
@@ -199,6 +267,8 @@ impl CpuMeter {
             involuntary_switches,
             system,
             pressure_us,
+            watched: cpus.to_vec(),
+            watched_start,
         }
     }
 
@@ -207,21 +277,32 @@ impl CpuMeter {
     /// deltas (`None` when `/proc/stat` could not be read at either end).
     /// May be called more than once; each call measures from the start.
     pub fn finish(&self) -> (ProcessCpu, Option<SystemCpu>) {
+        let deltas = self.finish_all();
+        (deltas.process, deltas.system)
+    }
+
+    /// [`CpuMeter::finish`] with the watched CPUs' own deltas.
+    pub fn finish_all(&self) -> CpuDeltas {
         let wall_ns = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let (user_ns, system_ns, involuntary_switches) = process_usage();
         let pressure = match (self.pressure_us, read_cpu_pressure()) {
             (Some(start), Some(end)) => Some(end.saturating_sub(start)),
             _ => None,
         };
-        let system = match (self.system, read_proc_stat()) {
+        let (system_end, watched_end) = read_proc_stat_with(&self.watched);
+        let system = match (self.system, system_end) {
             (Some(start), Some(end)) => Some(SystemCpu {
                 pressure_some_us: pressure,
                 ..end.since(&start)
             }),
             _ => None,
         };
-        (
-            ProcessCpu {
+        let watched = match (self.watched_start, watched_end) {
+            (Some(start), Some(end)) if start.cpus == end.cpus => Some(end.since(&start)),
+            _ => None,
+        };
+        CpuDeltas {
+            process: ProcessCpu {
                 user_ns: user_ns.saturating_sub(self.user_ns),
                 system_ns: system_ns.saturating_sub(self.system_ns),
                 wall_ns,
@@ -229,7 +310,8 @@ impl CpuMeter {
                     .saturating_sub(self.involuntary_switches),
             },
             system,
-        )
+            watched,
+        }
     }
 }
 
@@ -283,6 +365,19 @@ cpu1 1335405 31521 567939 13470390 4120 0 4432 4 0 0
 intr 199292750 34 0 0 0 0 0 0 0 1 0 0 0 0
 ctxt 404338930
 ";
+
+    #[test]
+    fn the_lines_of_chosen_cpus_are_summed_on_their_own() {
+        let cpu1 = parse_proc_stat_cpus(PROC_STAT, &[1]).unwrap();
+        assert_eq!((cpu1.user, cpu1.idle, cpu1.cpus), (1335405, 13470390, 1));
+        let both = parse_proc_stat_cpus(PROC_STAT, &[0, 1, 7]).unwrap();
+        assert_eq!(
+            (both.user, both.softirq, both.cpus),
+            (1393280 + 1335405, 17875 + 4432, 2)
+        );
+        assert_eq!(parse_proc_stat_cpus(PROC_STAT, &[]), None);
+        assert_eq!(parse_proc_stat_cpus(PROC_STAT, &[5]), None);
+    }
 
     #[test]
     fn aggregate_line_and_cpu_count_are_parsed() {

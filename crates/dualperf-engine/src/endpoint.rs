@@ -18,7 +18,7 @@ use dualperf_model::{FlowCounters, TestKind, TestSpec, UdpReceiveCounters};
 use crate::flow::{
     self, connect, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext, FlowOutput,
 };
-use crate::meter::{spawn_sampler, FlowMeter, Phase, SamplerOutput, Schedule};
+use crate::meter::{spawn_sampler_watching, FlowMeter, Phase, SamplerOutput, Schedule};
 
 /// Extra time after the schedule before every flow is stopped regardless.
 const GRACE: Duration = Duration::from_secs(10);
@@ -87,6 +87,18 @@ pub struct EndOutcome {
 
 /// Starts the flows of `role` for `spec` on `sockets`, each pinned to `cpus`.
 pub fn start(spec: &TestSpec, role: Role, sockets: DataSockets, cpus: &[u32]) -> RunningEnd {
+    start_watching(spec, role, sockets, cpus, cpus)
+}
+
+/// [`start`], keeping the CPU counters of `watched` on their own (the CPUs
+/// of both ends when they share a kernel: contention detection).
+pub fn start_watching(
+    spec: &TestSpec,
+    role: Role,
+    sockets: DataSockets,
+    cpus: &[u32],
+    watched: &[u32],
+) -> RunningEnd {
     let phase = Arc::new(Phase::default());
     let schedule = Schedule {
         warmup: Duration::from_millis(spec.warmup_ms),
@@ -177,7 +189,7 @@ pub fn start(spec: &TestSpec, role: Role, sockets: DataSockets, cpus: &[u32]) ->
         }
     }
     let ends_at = Instant::now() + schedule.warmup + schedule.duration;
-    let sampler = spawn_sampler(phase.clone(), meters, schedule);
+    let sampler = spawn_sampler_watching(phase.clone(), meters, schedule, watched.to_vec());
     RunningEnd {
         phase,
         ends_at,

@@ -163,6 +163,8 @@ pub struct SamplerOutput {
     pub process_cpu: ProcessCpu,
     /// System-wide CPU over the measured interval.
     pub system_cpu: Option<SystemCpu>,
+    /// The watched (pinned) CPUs' counters over the measured interval.
+    pub pinned_cpu: Option<SystemCpu>,
 }
 
 /// Starts the sampler thread for `meters`: it sets `phase` to measured after
@@ -172,9 +174,20 @@ pub fn spawn_sampler(
     meters: Vec<Arc<FlowMeter>>,
     schedule: Schedule,
 ) -> JoinHandle<SamplerOutput> {
+    spawn_sampler_watching(phase, meters, schedule, Vec::new())
+}
+
+/// [`spawn_sampler`], also keeping the `/proc/stat` counters of `cpus` (the
+/// CPUs the measuring threads are pinned to) on their own.
+pub fn spawn_sampler_watching(
+    phase: Arc<Phase>,
+    meters: Vec<Arc<FlowMeter>>,
+    schedule: Schedule,
+    cpus: Vec<u32>,
+) -> JoinHandle<SamplerOutput> {
     std::thread::Builder::new()
         .name("dualperf-sampler".into())
-        .spawn(move || run_sampler(&phase, &meters, schedule))
+        .spawn(move || run_sampler(&phase, &meters, schedule, &cpus))
         .expect("spawning a thread only fails when the process is out of resources")
 }
 
@@ -198,13 +211,18 @@ fn sleep_until(phase: &Phase, until: Instant) -> bool {
     }
 }
 
-fn run_sampler(phase: &Phase, meters: &[Arc<FlowMeter>], schedule: Schedule) -> SamplerOutput {
+fn run_sampler(
+    phase: &Phase,
+    meters: &[Arc<FlowMeter>],
+    schedule: Schedule,
+    cpus: &[u32],
+) -> SamplerOutput {
     let start = Instant::now();
     let mut output = SamplerOutput::default();
     if !sleep_until(phase, start + schedule.warmup) {
         return output;
     }
-    let cpu = CpuMeter::start();
+    let cpu = CpuMeter::start_watching(cpus);
     let measured_start = Instant::now();
     let baseline = snapshot(meters);
     phase.set(Stage::Measured);
@@ -237,7 +255,9 @@ fn run_sampler(phase: &Phase, meters: &[Arc<FlowMeter>], schedule: Schedule) -> 
     phase.set(Stage::Done);
     output.measured = previous.minus(baseline);
     output.measured_ns = (previous_at - measured_start).as_nanos() as u64;
-    (output.process_cpu, output.system_cpu) = cpu.finish();
+    let deltas = cpu.finish_all();
+    (output.process_cpu, output.system_cpu, output.pinned_cpu) =
+        (deltas.process, deltas.system, deltas.watched);
     output
 }
 

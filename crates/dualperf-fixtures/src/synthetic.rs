@@ -565,6 +565,7 @@ fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
             cpus: 2,
             pressure_some_us: Some(1_500),
         }),
+        pinned: None,
     }
 }
 

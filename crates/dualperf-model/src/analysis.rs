@@ -78,6 +78,91 @@ pub struct Comparison {
     pub theoretical_relative_difference: Option<f64>,
     /// What weakens this comparison (typed; the report words them).
     pub warnings: Vec<ComparisonWarning>,
+    /// Two-sided p-value of the paired t-test of the differences (no mean
+    /// difference as null hypothesis); `None` with fewer than 2 pairs or no
+    /// spread between them (the test is not defined there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+    /// The p-value after multiple-comparison control across the run's
+    /// headline comparisons ([`AnalysisMethod::multiple_comparisons`]);
+    /// `None` outside that family. `significant` uses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjusted_p_value: Option<f64>,
+    /// What explains the relative difference, part by part; `None` for
+    /// metrics the parts do not apply to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+}
+
+/// The parts of a comparison's relative difference (arm − baseline) /
+/// baseline that known causes explain, each the change that cause alone
+/// would make to the metric, to first order (docs/metrics.md,
+/// "Attribution"). What they leave is `unexplained`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// The measured relative difference the parts explain.
+    pub measured: f64,
+    /// The header model with both arms' packets as native ones (IPv6's
+    /// larger header); `None` where the model makes no prediction.
+    pub header: Option<f64>,
+    /// The model's further change from the arm's path: a tunnel's outer
+    /// header, a NAT64's translation.
+    pub encapsulation: Option<f64>,
+    /// The model's further change from fragmentation (datagrams above the
+    /// path MTU).
+    pub fragmentation: Option<FragmentationPart>,
+    /// The CPU cost per unit of work at the end that limited the rate.
+    pub cpu: Option<CpuPart>,
+    /// `measured` minus the parts.
+    pub unexplained: f64,
+}
+
+/// Fragmentation's share of an [`Attribution`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FragmentationPart {
+    /// IP fragments per datagram on the arm.
+    pub arm_fragments: u32,
+    /// IP fragments per datagram on the baseline.
+    pub baseline_fragments: u32,
+    /// The change it makes to the metric (relative).
+    pub explained: f64,
+}
+
+/// CPU cost's share of an [`Attribution`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuPart {
+    /// Whose CPU.
+    pub end: CpuEnd,
+    /// Per what.
+    pub per: CostUnit,
+    /// CPU time per unit on the arm / on the baseline − 1 (+0.05: 5 % more).
+    pub cost_difference: f64,
+    /// The change in the metric that cost makes at a CPU-bound end.
+    pub explained: f64,
+}
+
+/// The end of a trial whose CPU cost a [`CpuPart`] counts.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CpuEnd {
+    /// The end that sends the bulk data.
+    Sender,
+    /// The end that receives it.
+    Receiver,
+    /// Both ends together (request/response; one process for both).
+    BothEnds,
+}
+
+/// The unit of work CPU cost is counted per.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CostUnit {
+    /// An IP packet (TCP segment, or UDP datagram fragment).
+    Packet,
+    /// A request/response transaction.
+    Transaction,
+    /// A TCP connection set up.
+    Connection,
 }
 
 /// Something that weakens a [`Comparison`].
@@ -119,6 +204,117 @@ pub enum ComparisonWarning {
         /// Pairs used.
         pairs: u64,
     },
+    /// Some of an arm's trials ran while other programs competed for the
+    /// CPUs the tool needed (docs/metrics.md, "Contention"): the comparison
+    /// is never significant.
+    Contended {
+        /// The arm.
+        arm: ArmId,
+        /// Its trials at this point classified contended.
+        contended: u64,
+        /// Its trials at this point that ran to the end.
+        trials: u64,
+        /// The strongest evidence among the contended trials.
+        evidence: ContentionEvidence,
+    },
+    /// Some of an arm's paced trials did not send at the rate asked
+    /// (docs/metrics.md, "Pacing"): the load differed from the plan.
+    OffRate {
+        /// The arm.
+        arm: ArmId,
+        /// Its trials at this point that missed the rate.
+        off: u64,
+        /// Its paced trials at this point that ran to the end.
+        trials: u64,
+        /// The rate asked, all streams together, payload bits per second.
+        asked_bps: f64,
+        /// The trial furthest off: achieved / asked − 1 over the trial.
+        worst_trial_ratio: f64,
+        /// The interval furthest off among the arm's trials:
+        /// achieved / asked − 1 over one sampling interval.
+        worst_interval_ratio: Option<f64>,
+    },
+    /// Significant on its own, not after multiple-comparison control over
+    /// the run's headline comparisons ([`MultipleComparisonControl`]).
+    MultipleComparisons {
+        /// Comparisons in the family.
+        comparisons: u64,
+        /// The comparison's own p-value.
+        p_value: f64,
+        /// Its adjusted p-value (at least the significance level).
+        adjusted_p_value: f64,
+    },
+}
+
+/// How significance is controlled across many comparisons.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AdjustmentMethod {
+    /// Holm's step-down method (family-wise error rate).
+    Holm,
+}
+
+/// The multiple-comparison control of an analysis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MultipleComparisonControl {
+    /// The method.
+    pub method: AdjustmentMethod,
+    /// Which comparisons form the family, e.g. "headline comparisons".
+    pub family: String,
+    /// Comparisons in the family (those with a p-value).
+    pub comparisons: u64,
+    /// Family-wise significance level, e.g. 0.05.
+    pub alpha: f64,
+}
+
+/// What made a trial count as contended, with the figures measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContentionEvidence {
+    /// The criterion that classified the trial.
+    pub cause: ContentionCause,
+    /// Share of the CPUs the tool could run on that other programs used
+    /// (user + system time not the tool's own), 0..=1; `None` when unknown.
+    pub foreign_cpu_ratio: Option<f64>,
+    /// The CPUs that share is of: the pinned CPUs, or empty for every CPU
+    /// of the machine.
+    pub cpus: Vec<u32>,
+    /// The machine's CPUs.
+    pub machine_cpus: u32,
+    /// Share of wall time in which some task waited for a CPU (PSI "some").
+    pub pressure_ratio: Option<f64>,
+    /// Share of CPU time a hypervisor stole.
+    pub steal_ratio: Option<f64>,
+    /// Involuntary context switches per second of the measuring process.
+    pub involuntary_switches_per_second: Option<f64>,
+}
+
+/// The criterion a contended trial met (thresholds in [`ContentionThresholds`]).
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContentionCause {
+    /// Other programs used at least the threshold share of the tool's CPUs.
+    #[default]
+    ForeignCpu,
+    /// A hypervisor stole at least the threshold share of CPU time.
+    Steal,
+    /// Tasks waited for a CPU most of the time while other programs ran.
+    Pressure,
+}
+
+/// The thresholds of contention classification (docs/metrics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContentionThresholds {
+    /// A trial is contended when other programs used at least this share
+    /// of the CPUs the tool could run on.
+    pub foreign_cpu_ratio: f64,
+    /// … or a hypervisor stole at least this share of CPU time …
+    pub steal_ratio: f64,
+    /// … or some task waited for a CPU at least this share of the time
+    /// (PSI "some") while other programs used at least
+    /// `pressure_foreign_cpu_ratio` of the tool's CPUs.
+    pub pressure_ratio: f64,
+    /// See `pressure_ratio`.
+    pub pressure_foreign_cpu_ratio: f64,
 }
 
 /// A metric that could not be computed for an arm at a point, and why.
@@ -165,4 +361,12 @@ pub struct AnalysisMethod {
     pub default_loss_waiting_time_ms: u64,
     /// What the theoretical difference assumes.
     pub theory: String,
+    /// When a trial counts as contended; `None` in analyses made before
+    /// contention was classified.
+    #[serde(default)]
+    pub contention: Option<ContentionThresholds>,
+    /// How significance is controlled across the run's headline
+    /// comparisons; `None` in analyses made before it was.
+    #[serde(default)]
+    pub multiple_comparisons: Option<MultipleComparisonControl>,
 }

@@ -34,16 +34,18 @@ pub mod time;
 pub mod units;
 
 pub use analysis::{
-    Analysis, AnalysisMethod, Comparison, ComparisonWarning, MetricSummary, MissingMetric, Summary,
+    AdjustmentMethod, Analysis, AnalysisMethod, Attribution, Comparison, ComparisonWarning,
+    ContentionCause, ContentionEvidence, ContentionThresholds, CostUnit, CpuEnd, CpuPart,
+    FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use metric::{MetricId, Quantity};
 pub use observation::{
-    CpuObservations, FlowCounters, HistogramBucket, IntervalSample, LatencySamples, Observations,
-    ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial, TrialOutcome,
-    UdpReceiveCounters,
+    CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
+    Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
+    TrialOutcome, UdpReceiveCounters,
 };
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};

@@ -93,6 +93,34 @@ pub struct Observations {
     /// offset estimated over this path is uncertain by up to half of it.
     #[serde(default)]
     pub control_min_rtt_ns: Option<u64>,
+    /// Where the two ends ran relative to each other (one process, one
+    /// kernel, two kernels): decides whose CPU time is the tool's own and
+    /// whether one-way delay rests on one clock or on a declaration.
+    /// `None` in results written before this field existed.
+    #[serde(default)]
+    pub placement: Option<EndsPlacement>,
+}
+
+/// Where the client and the server of a trial ran relative to each other.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndsPlacement {
+    /// Both ends in one process (`dualperf run --loopback`): the client's
+    /// and the server's process CPU figures are the same process's.
+    SameProcess,
+    /// Separate processes on one kernel (equal boot ids): one clock and one
+    /// `/proc/stat` for both ends.
+    SameKernel,
+    /// Different kernels (two hosts or VMs): separate clocks; the system
+    /// CPU figures are the client host's.
+    SeparateKernels,
+}
+
+impl EndsPlacement {
+    /// True when both ends share one kernel (and so one clock).
+    pub fn shares_kernel(self) -> bool {
+        !matches!(self, EndsPlacement::SeparateKernels)
+    }
 }
 
 /// What an isochronous probe stream saw while another test loaded the path.
@@ -247,6 +275,11 @@ pub struct CpuObservations {
     pub server: Option<ProcessCpu>,
     /// System-wide, from `/proc/stat` deltas (client's host).
     pub system: Option<SystemCpu>,
+    /// The same `/proc/stat` deltas over only the CPUs the measuring threads
+    /// were pinned to (the client's, and the server's when both ends share
+    /// a kernel); `cpus` counts them. `None` when unpinned or not recorded.
+    #[serde(default)]
+    pub pinned: Option<SystemCpu>,
 }
 
 /// CPU time used by one process over a wall-clock interval (getrusage).

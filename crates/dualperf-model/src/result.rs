@@ -78,7 +78,7 @@ struct RunResultWire {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum AnalysisWire {
-    Current(Analysis),
+    Current(Box<Analysis>),
     Older(serde::de::IgnoredAny),
 }
 
@@ -91,7 +91,7 @@ impl From<RunResultWire> for RunResult {
             }
         }
         let analysis = match wire.analysis {
-            Some(AnalysisWire::Current(analysis)) if wire.schema_version >= 2 => Some(analysis),
+            Some(AnalysisWire::Current(analysis)) if wire.schema_version >= 2 => Some(*analysis),
             _ => None,
         };
         RunResult {

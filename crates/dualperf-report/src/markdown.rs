@@ -11,7 +11,9 @@ use dualperf_model::{MetricId, RunResult};
 use crate::compare::RunComparison;
 use crate::html::date;
 use crate::present::value::{format_value, p_value, percent_signed, signed_difference};
-use crate::present::{claims_significance, has_no_spread, verdict, warnings, why_clause};
+use crate::present::{
+    claims_significance, has_no_spread, significance_note, verdict, warnings, why_clause,
+};
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
 
@@ -55,7 +57,11 @@ pub(crate) fn render(run: &RunResult) -> String {
         let _ = writeln!(md, "- {sentence}");
     }
     if let Some(analysis) = &run.analysis {
-        let _ = writeln!(md, "\n## Verdicts\n\nΔ is arm − {baseline} relative to {baseline} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).\n");
+        let _ = writeln!(md, "\n## Verdicts\n\nΔ is arm − {baseline} relative to {baseline} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).");
+        if let Some(note) = significance_note(analysis) {
+            let _ = writeln!(md, "{note}");
+        }
+        md.push('\n');
         let _ = writeln!(md, "| Point | Metric | Arm | {} | Arm value | Δ vs {} | 95 % CI of Δ | Header model | Verdict |", cell(baseline), cell(baseline));
         md.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
         for c in &analysis.comparisons {

@@ -17,6 +17,7 @@
 //! 4. at the largest TCP size: how much of the measured gap the header
 //!    model explains, and what the CPU cost per MiB says about the rest;
 //! 5. fewer than 3 repetitions: every difference is indicative only;
+//!    headline comparisons resting on contended trials (first of all);
 //!    how many comparisons carry instability warnings; 6. an incomplete run.
 //!
 //! "Significant" here means [`claims_significance`]: a CI that excludes 0
@@ -24,9 +25,10 @@
 
 use dualperf_model::{Arm, Comparison, ComparisonWarning, MetricId, TestKind, TestSpec};
 
+use crate::present::contention::contention_cause;
 use crate::present::value::{bytes, format_value, percent, percent_signed};
 use crate::present::verdict::MIN_PAIRS_FOR_SIGNIFICANCE;
-use crate::present::{claims_significance, why_clause};
+use crate::present::{attribution_rest, claims_significance, why_clause};
 use crate::view::{self, transport, RunView};
 
 /// The sentences, most important first; never empty.
@@ -59,6 +61,7 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
             if view.run.config.repeat == 1 { "" } else { "s" }
         ));
     }
+    sentences.extend(contention_sentence(view));
     for arm in view.compared_arms() {
         arm_sentences(view, arm, &mut sentences);
     }
@@ -85,6 +88,45 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
         sentences.push("The run has no throughput or round-trip-time comparisons to summarise; see the tables below.".to_string());
     }
     sentences
+}
+
+/// Rule 5b: how many headline comparisons rest on contended trials, and
+/// the most other programs took; first, because it qualifies every
+/// sentence after it.
+fn contention_sentence(view: &RunView<'_>) -> Option<String> {
+    let analysis = view.run.analysis.as_ref()?;
+    let headline = |c: &&Comparison| {
+        view.run
+            .config
+            .points
+            .get(c.point)
+            .is_some_and(|spec| MetricId::headline(spec.kind) == c.metric)
+    };
+    let headlines: Vec<&Comparison> = analysis.comparisons.iter().filter(headline).collect();
+    let mut most: Option<&dualperf_model::ContentionEvidence> = None;
+    let mut contended = 0;
+    for c in &headlines {
+        let evidence = c.warnings.iter().filter_map(|w| match w {
+            ComparisonWarning::Contended { evidence, .. } => Some(evidence),
+            _ => None,
+        });
+        let mut any = false;
+        for e in evidence {
+            any = true;
+            if most.is_none_or(|m| e.foreign_cpu_ratio > m.foreign_cpu_ratio) {
+                most = Some(e);
+            }
+        }
+        contended += usize::from(any);
+    }
+    let most = most?;
+    Some(format!(
+        "{contended} of {} headline comparisons rest on trials that ran while {} (at worst): \
+         none of them is called significant; measure on a quiet machine, or with \
+         --rerun-contended.",
+        headlines.len(),
+        contention_cause(most)
+    ))
 }
 
 /// Rules 1–4 for one compared arm.
@@ -296,11 +338,12 @@ fn theory_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<S
     let inside_ci = comparison
         .relative_difference_ci95
         .is_some_and(|(l, h)| l <= theory && theory <= h);
-    let why = view
-        .run
-        .analysis
-        .as_ref()
-        .and_then(|analysis| why_clause(analysis, comparison, label));
+    let why = attribution_rest(comparison).or_else(|| {
+        view.run
+            .analysis
+            .as_ref()
+            .and_then(|analysis| why_clause(analysis, comparison, label))
+    });
     let verdict = if !claims_significance(comparison) {
         "the measured difference is not significant".to_string()
     } else if inside_ci {
@@ -384,6 +427,44 @@ mod tests {
             )),
             "{udp}"
         );
+    }
+
+    #[test]
+    fn contended_headlines_are_said_first() {
+        let mut run = small_synthetic_run();
+        let analysis = run.analysis.as_mut().unwrap();
+        let first_point = analysis.comparisons[0].point;
+        let kind = run.config.points[first_point].kind;
+        let mut headlines = 0;
+        for c in &mut analysis.comparisons {
+            let headline = MetricId::headline(run.config.points[c.point].kind) == c.metric;
+            headlines += usize::from(headline);
+            if c.point == first_point && c.metric == MetricId::headline(kind) {
+                c.significant = false;
+                c.warnings.push(ComparisonWarning::Contended {
+                    arm: ArmId::native(IpFamily::V4),
+                    contended: 2,
+                    trials: 3,
+                    evidence: dualperf_model::ContentionEvidence {
+                        foreign_cpu_ratio: Some(0.6),
+                        machine_cpus: 2,
+                        ..Default::default()
+                    },
+                });
+            }
+        }
+        let all = sentences(&run);
+        assert_eq!(
+            all[0],
+            format!(
+                "1 of {headlines} headline comparisons rest on trials that ran while other \
+                 programs used 60 % of the CPUs (at worst): none of them is called significant; \
+                 measure on a quiet machine, or with --rerun-contended."
+            )
+        );
+        assert!(sentences(&small_synthetic_run())
+            .iter()
+            .all(|s| !s.contains("headline comparisons rest on")));
     }
 
     #[test]

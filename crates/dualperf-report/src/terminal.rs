@@ -21,9 +21,10 @@ use std::collections::BTreeSet;
 
 use dualperf_model::{Analysis, ArmId, Comparison, MetricId, RunResult, Summary, TestSpec};
 
+use crate::present::clocks::{clock_words, is_one_way_delay, point_clock_basis, ClockBasis};
 use crate::present::value::{compact_relative, format_value, percent, signed_difference};
 use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_SIGNIFICANCE};
-use crate::present::{verdict, warning, why_clause, ArmNames};
+use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;
@@ -64,6 +65,12 @@ pub fn render_verdicts(result: &RunResult, analysis: &Analysis) -> String {
     for point in points(analysis) {
         for line in context.verdict_lines(point) {
             out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    if !out.is_empty() {
+        if let Some(note) = significance_note(analysis) {
+            out.push_str(&note);
             out.push('\n');
         }
     }
@@ -254,7 +261,9 @@ impl<'a> Context<'a> {
         self.comparison(point, MetricId::headline(kind), arm)
     }
 
-    /// The verdict sentence of a comparison, with its "why" when there is one.
+    /// The verdict sentence of a comparison, with its "why" when there is
+    /// one, and for a one-way delay what its clocks are unless they are one
+    /// kernel's (exact).
     fn sentence(&self, comparison: &Comparison) -> String {
         let arm = self.names.label(&comparison.arm);
         let mut line = verdict(comparison, arm, self.names.label(&comparison.baseline));
@@ -262,7 +271,22 @@ impl<'a> Context<'a> {
             line.push_str("; ");
             line.push_str(&why);
         }
+        if is_one_way_delay(comparison.metric) {
+            match self.clock_basis(comparison.point) {
+                Some(ClockBasis::OneKernel) | None => {}
+                Some(basis) => {
+                    line.push_str(" (");
+                    line.push_str(&clock_words(basis));
+                    line.push(')');
+                }
+            }
+        }
         line
+    }
+
+    /// What the one-way delays at `point` rest on.
+    fn clock_basis(&self, point: usize) -> Option<ClockBasis> {
+        point_clock_basis(self.result.trials.iter().filter(|t| t.point == point))
     }
 
     fn verdict_lines(&self, point: usize) -> Vec<String> {
@@ -462,7 +486,22 @@ impl<'a> Context<'a> {
     }
 
     fn render_point(&self, point: usize, layout: Layout, width: usize) -> String {
-        let repetitions = self.result.config.repeat;
+        // The repetitions this point ran (with `--repeat auto` points differ).
+        let repetitions = self
+            .result
+            .config
+            .arms
+            .iter()
+            .map(|arm| {
+                self.result
+                    .trials
+                    .iter()
+                    .filter(|t| t.point == point && t.arm == arm.id)
+                    .count() as u32
+            })
+            .max()
+            .filter(|&count| count > 0)
+            .unwrap_or(self.result.config.repeat);
         let order = match self.result.config.order {
             dualperf_model::RepetitionOrder::Interleaved => "interleaved",
             dualperf_model::RepetitionOrder::Blocked => "blocked",
@@ -495,12 +534,30 @@ impl<'a> Context<'a> {
                     .map(move |w| (c.metric.label().to_string(), warning(w, c, &self.names)))
             })
             .collect();
-        for (text, metrics) in grouped(&warnings) {
+        let one_way = self.metrics_at(point).into_iter().any(is_one_way_delay);
+        if let Some(basis) = self.clock_basis(point).filter(|_| one_way) {
             out.push_str(&wrap(
-                &format!("! {text} ({})", metrics.join(", ")),
+                &format!("- one-way delay: {}", clock_words(basis)),
                 width,
                 "  ",
             ));
+        }
+        let compared_metrics: BTreeSet<&str> = self
+            .analysis
+            .comparisons
+            .iter()
+            .filter(|c| c.point == point)
+            .map(|c| c.metric.label())
+            .collect();
+        for (text, metrics) in grouped(&warnings) {
+            // A warning about trials (contended, off rate) holds for every
+            // metric of the point: say so instead of listing them all.
+            let which = if metrics.len() > 2 && metrics.len() == compared_metrics.len() {
+                "every metric".to_string()
+            } else {
+                metrics.join(", ")
+            };
+            out.push_str(&wrap(&format!("! {text} ({which})"), width, "  "));
         }
         // The same reason on several arms becomes one line naming them all.
         let mut missing: Vec<(String, String, Vec<&str>)> = Vec::new();

@@ -17,15 +17,26 @@
 //!    of the difference divided by the baseline mean (the baseline mean's
 //!    own uncertainty is not propagated; the CV warning flags when it
 //!    matters).
-//! 4. **Significant** when the difference CI excludes 0.
+//! 4. **Significant** when the difference CI excludes 0 and no trial of
+//!    either arm at the point was contended ([`crate::contention`]); the
+//!    p-value of the paired t-test is kept. The headline comparisons of
+//!    the run (one per point and compared arm) form one family under
+//!    Holm's step-down control: a headline comparison is significant only
+//!    when its Holm-adjusted p-value is below 0.05 too.
 //! 5. **Theory**: the header model's expected relative difference
 //!    ([`crate::theory`]).
-//! 6. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
+//! 6. **Attribution** of rates, latencies and every headline: the parts of
+//!    the relative difference the header, encapsulation, fragmentation and
+//!    CPU cost explain, and what is left ([`crate::attribution`]).
+//! 7. **Warnings**, typed ([`ComparisonWarning`]): no pairs (unpaired
 //!    difference of the means), fewer than 2 pairs, an arm's CV above 10 %
 //!    (seed 004's criterion), failed trials, unequal repetition counts. A
 //!    trial the server saw over another family than the arm's (an
 //!    IPv4-mapped peer on a dual-stack socket) counts as failed and is
-//!    excluded.
+//!    excluded. Contended trials (other programs took the CPUs the tool
+//!    needed) give a `Contended` warning with the strongest evidence;
+//!    paced trials that missed their rate ([`crate::pacing`]) an `OffRate`
+//!    warning.
 //!
 //! Numbers only: the report crate words verdicts and warnings. Nothing here
 //! is NaN or infinite: a metric that cannot be computed for an arm is
@@ -36,12 +47,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use dualperf_meter::DEFAULT_WAITING_TIME_NS;
 use dualperf_model::{
-    Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning, IpFamily,
-    MetricId, MetricSummary, MissingMetric, RunResult, Summary, TestSpec, Trial, TrialOutcome,
+    Analysis, AnalysisMethod, Arm, ArmId, ArmPath, Comparison, ComparisonWarning,
+    ContentionEvidence, IpFamily, MetricId, MetricSummary, MissingMetric, RunResult, Summary,
+    TestSpec, Trial, TrialOutcome,
 };
 
+use crate::attribution::{attribute, Input as AttributionInput};
+use crate::contention;
 use crate::extraction::measure_trial_on;
-use crate::summary::{confidence_interval_95, mean, summarise};
+use crate::pacing::{pacing, Pacing};
+use crate::student_t::two_sided_p_value;
+use crate::summary::{confidence_interval_95, mean, sample_standard_deviation, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
 
 /// Choices of the analysis.
@@ -80,6 +96,58 @@ struct ArmData {
     failed: u64,
     /// Why the first one failed.
     first_error: Option<String>,
+    /// Successful trials classified contended ([`crate::contention`]).
+    contended: u64,
+    /// Successful trials.
+    succeeded: u64,
+    /// The strongest contention evidence among them.
+    evidence: Option<ContentionEvidence>,
+    /// Pacing of the paced trials ([`crate::pacing`]).
+    pacing: PacingTally,
+}
+
+/// How an arm's paced trials at one point kept their rate.
+#[derive(Default)]
+struct PacingTally {
+    /// Paced trials that ran to the end.
+    trials: u64,
+    /// Those off rate.
+    off: u64,
+    /// The rate asked.
+    asked_bps: f64,
+    /// The trial furthest off (achieved / asked − 1).
+    worst_trial: Option<f64>,
+    /// The interval furthest off among the off trials.
+    worst_interval: Option<f64>,
+}
+
+impl PacingTally {
+    fn add(&mut self, pacing: &Pacing) {
+        self.trials += 1;
+        self.asked_bps = pacing.asked_bps;
+        let further = |kept: Option<f64>, new: f64| match kept {
+            Some(kept) if kept.abs() >= new.abs() => Some(kept),
+            _ => Some(new),
+        };
+        if pacing.is_off() {
+            self.off += 1;
+            self.worst_trial = further(self.worst_trial, pacing.trial_ratio);
+            if let Some(interval) = pacing.worst_interval_ratio {
+                self.worst_interval = further(self.worst_interval, interval);
+            }
+        }
+    }
+
+    fn warning(&self, arm: &ArmId) -> Option<ComparisonWarning> {
+        (self.off > 0).then(|| ComparisonWarning::OffRate {
+            arm: arm.clone(),
+            off: self.off,
+            trials: self.trials,
+            asked_bps: self.asked_bps,
+            worst_trial_ratio: self.worst_trial.unwrap_or(0.0),
+            worst_interval_ratio: self.worst_interval,
+        })
+    }
 }
 
 /// Everything gathered about one point before summarising.
@@ -157,6 +225,20 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
             });
             continue;
         }
+        data.succeeded += 1;
+        if let Some(evidence) = contention::classify(trial) {
+            data.contended += 1;
+            let stronger = data
+                .evidence
+                .as_ref()
+                .is_none_or(|kept| contention::strength(&evidence) > contention::strength(kept));
+            if stronger {
+                data.evidence = Some(evidence);
+            }
+        }
+        if let Some(pacing) = pacing(trial) {
+            data.pacing.add(&pacing);
+        }
         let path = arm.map(|a| a.path.clone()).unwrap_or_default();
         let measured = measure_trial_on(trial, &path);
         for (metric, value) in measured.values {
@@ -182,7 +264,99 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
     for (&index, point) in &points {
         analyse_point(index, point, &context, &mut analysis);
     }
+    let control = control_headline_comparisons(result, &mut analysis.comparisons);
+    if let Some(method) = analysis.method.as_mut() {
+        method.multiple_comparisons = Some(control);
+    }
     analysis
+}
+
+/// Family-wise significance level of the headline comparisons.
+pub const ALPHA: f64 = 0.05;
+
+/// Holm's step-down adjustment of `p_values` (in any order): the adjusted
+/// p-value of the i-th smallest of m is `max over j ≤ i of min(1, (m − j + 1)·p(j))`.
+/// Returned in the input order.
+pub fn holm_adjusted(p_values: &[f64]) -> Vec<f64> {
+    let m = p_values.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
+    let mut adjusted = vec![0.0; m];
+    let mut running: f64 = 0.0;
+    for (rank, &index) in order.iter().enumerate() {
+        let scaled = ((m - rank) as f64 * p_values[index]).min(1.0);
+        running = running.max(scaled);
+        adjusted[index] = running;
+    }
+    adjusted
+}
+
+/// Multiple-comparison control over the run's headline comparisons (one
+/// per point and compared arm, [`MetricId::headline`], those with a
+/// p-value): Holm-adjusted p-values; a comparison significant on its own
+/// but not after adjustment loses its significance and gets a
+/// `MultipleComparisons` warning.
+fn control_headline_comparisons(
+    result: &RunResult,
+    comparisons: &mut [Comparison],
+) -> dualperf_model::MultipleComparisonControl {
+    let kind_of = |point: usize| {
+        result
+            .config
+            .points
+            .get(point)
+            .map(|spec| spec.kind)
+            .or_else(|| {
+                result
+                    .trials
+                    .iter()
+                    .find(|t| t.point == point)
+                    .map(|t| t.spec.kind)
+            })
+    };
+    let family: Vec<usize> = comparisons
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.p_value.is_some() && kind_of(c.point).map(MetricId::headline) == Some(c.metric)
+        })
+        .map(|(index, _)| index)
+        .collect();
+    let p_values: Vec<f64> = family
+        .iter()
+        .filter_map(|&index| comparisons[index].p_value)
+        .collect();
+    let adjusted = holm_adjusted(&p_values);
+    let m = family.len() as u64;
+    for (&index, &adjusted) in family.iter().zip(&adjusted) {
+        let comparison = &mut comparisons[index];
+        comparison.adjusted_p_value = Some(adjusted);
+        if comparison.significant && adjusted >= ALPHA {
+            comparison.significant = false;
+            comparison
+                .warnings
+                .push(ComparisonWarning::MultipleComparisons {
+                    comparisons: m,
+                    p_value: comparison.p_value.unwrap_or(adjusted),
+                    adjusted_p_value: adjusted,
+                });
+        }
+    }
+    dualperf_model::MultipleComparisonControl {
+        method: dualperf_model::AdjustmentMethod::Holm,
+        family: "headline comparisons (one per point and compared arm)".to_string(),
+        comparisons: m,
+        alpha: ALPHA,
+    }
+}
+
+/// The two-sided p-value of the paired t-test of `differences`; `None`
+/// with fewer than 2 or without spread (the test is not defined there).
+fn paired_p_value(differences: &[f64]) -> Option<f64> {
+    let n = differences.len() as u64;
+    let sd = sample_standard_deviation(differences).filter(|sd| *sd > 0.0)?;
+    let mean = mean(differences)?;
+    two_sided_p_value(mean / (sd / (n as f64).sqrt()), n - 1)
 }
 
 /// The method record stored with the analysis.
@@ -203,6 +377,8 @@ fn method(options: &AnalysisOptions) -> AnalysisMethod {
             loopback is packet-rate bound (no difference predicted); paced UDP, arms under \
             load and non-rate metrics: none"
             .to_string(),
+        contention: Some(contention::THRESHOLDS),
+        multiple_comparisons: None,
     }
 }
 
@@ -384,6 +560,29 @@ fn compare(
             });
         }
     }
+    // Contended trials withhold significance: the difference may be the
+    // scheduler's. Baseline first, then the arm.
+    let mut contended = false;
+    for arm in [pair.baseline, pair.arm] {
+        let Some(data) = point.arms.get(arm).filter(|data| data.contended > 0) else {
+            continue;
+        };
+        if let Some(evidence) = &data.evidence {
+            contended = true;
+            warnings.push(ComparisonWarning::Contended {
+                arm: arm.clone(),
+                contended: data.contended,
+                trials: data.succeeded,
+                evidence: evidence.clone(),
+            });
+        }
+    }
+    let significant = significant && !contended;
+    for arm in [pair.baseline, pair.arm] {
+        if let Some(warning) = point.arms.get(arm).and_then(|d| d.pacing.warning(arm)) {
+            warnings.push(warning);
+        }
+    }
     if pair.arm_summary.count != pair.baseline_summary.count {
         warnings.push(ComparisonWarning::UnequalRepetitions {
             arm_count: pair.arm_summary.count,
@@ -391,6 +590,24 @@ fn compare(
             pairs,
         });
     }
+
+    let attribution = match (
+        config.arm(pair.arm),
+        config.arm(pair.baseline),
+        relative_difference,
+    ) {
+        (Some(arm), Some(baseline), Some(measured)) => attribute(&AttributionInput {
+            spec,
+            metric,
+            arm,
+            baseline,
+            conditions,
+            trials: &point.trials,
+            measured,
+            theory,
+        }),
+        _ => None,
+    };
 
     Comparison {
         point: point_index,
@@ -407,6 +624,9 @@ fn compare(
         significant,
         theoretical_relative_difference: theory,
         warnings,
+        p_value: paired_p_value(&differences),
+        adjusted_p_value: None,
+        attribution,
     }
 }
 

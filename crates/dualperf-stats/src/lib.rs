@@ -38,6 +38,15 @@
 //!   ([`trial_metrics`], [`measure_trial`]).
 //! * [`comparison`]: [`analyse`] — per-arm summaries over repetitions,
 //!   paired arm − baseline differences, significance, typed warnings.
+//! * [`contention`]: whether a trial ran while other programs took the
+//!   CPUs it needed (foreign CPU share, steal, CPU pressure); a comparison
+//!   resting on contended trials is never significant.
+//! * [`pacing`]: achieved against asked rate of paced trials, per trial
+//!   and per sampling interval.
+//! * [`repetition`]: how precisely a point is measured so far (the
+//!   stopping rule of `--repeat auto`, netperf's `-I 99,5 -i 10,3`).
+//! * [`attribution`]: why an arm differs — the parts the header,
+//!   encapsulation, fragmentation and CPU cost per packet explain.
 //! * [`overhead`], [`theory`]: the header-overhead model (Table 1 of the
 //!   papers, tunnels and translation) and the difference it predicts
 //!   between an arm and its baseline.
@@ -48,13 +57,17 @@
 
 #![warn(missing_docs)]
 
+pub mod attribution;
 pub mod comparison;
+pub mod contention;
 pub mod cpu;
 pub mod error;
 pub mod extraction;
 pub mod ippm;
 pub mod latency;
 pub mod overhead;
+pub mod pacing;
+pub mod repetition;
 pub mod student_t;
 pub mod summary;
 pub mod theory;

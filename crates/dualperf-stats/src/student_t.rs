@@ -42,6 +42,45 @@ pub fn t_critical_95(degrees_of_freedom: u64) -> Option<f64> {
     t.is_finite().then_some(t)
 }
 
+/// The two-sided quantile `t(1 − (1 − confidence)/2, degrees_of_freedom)`
+/// for any confidence level in (0, 1) (0.95 gives [`t_critical_95`]'s
+/// value, 0.99 the half-width factor of a 99 % interval); `None` for 0
+/// degrees of freedom or a level outside (0, 1).
+pub fn t_critical(confidence: f64, degrees_of_freedom: u64) -> Option<f64> {
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return None;
+    }
+    let quantile = 1.0 - (1.0 - confidence) / 2.0;
+    let df = degrees_of_freedom as f64;
+    let t = match degrees_of_freedom {
+        0 => return None,
+        1..=LARGE_DEGREES_OF_FREEDOM => StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(quantile),
+        _ => {
+            let z = Normal::standard().inverse_cdf(quantile);
+            z + (z.powi(3) + z) / (4.0 * df)
+        }
+    };
+    t.is_finite().then_some(t)
+}
+
+/// The two-sided p-value of a t statistic with `degrees_of_freedom`:
+/// `2 · (1 − F(|t|))`, the probability of a |t| at least this large when
+/// the true mean difference is 0. `None` for 0 degrees of freedom or a
+/// non-finite statistic (no spread: the test is not defined there).
+pub fn two_sided_p_value(t: f64, degrees_of_freedom: u64) -> Option<f64> {
+    if degrees_of_freedom == 0 || !t.is_finite() {
+        return None;
+    }
+    let df = degrees_of_freedom as f64;
+    let tail = if degrees_of_freedom <= LARGE_DEGREES_OF_FREEDOM {
+        1.0 - StudentsT::new(0.0, 1.0, df).ok()?.cdf(t.abs())
+    } else {
+        1.0 - Normal::standard().cdf(t.abs())
+    };
+    let p = (2.0 * tail).clamp(0.0, 1.0);
+    p.is_finite().then_some(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +160,34 @@ mod tests {
         let t = t_critical_95(10_000_000).unwrap();
         assert!(close(t, 1.960, 0.0005));
         assert!(t > NORMAL_QUANTILE_975);
+    }
+
+    #[test]
+    fn any_confidence_level_has_its_quantile() {
+        // R: qt(0.995, c(2, 9)) = 9.924843, 3.249836.
+        assert!(close(t_critical(0.99, 2).unwrap(), 9.924_843, 1e-5));
+        assert!(close(t_critical(0.99, 9).unwrap(), 3.249_836, 1e-5));
+        assert_eq!(t_critical(0.95, 4), t_critical_95(4));
+        assert_eq!(t_critical(1.0, 4), None);
+        assert_eq!(t_critical(0.99, 0), None);
+    }
+
+    #[test]
+    fn p_values_match_the_textbook_and_the_critical_values() {
+        // R: 2 * pt(-22.5167, 2) = 0.001967.
+        assert!(close(
+            two_sided_p_value(-22.5167, 2).unwrap(),
+            0.001_967,
+            2e-6
+        ));
+        // At the 95 % critical value the p-value is 0.05.
+        for df in [1, 2, 5, 30] {
+            let p = two_sided_p_value(t_critical_95(df).unwrap(), df).unwrap();
+            assert!(close(p, 0.05, 1e-9), "df={df}: {p}");
+        }
+        assert_eq!(two_sided_p_value(0.0, 3), Some(1.0));
+        assert_eq!(two_sided_p_value(f64::INFINITY, 3), None);
+        assert_eq!(two_sided_p_value(1.0, 0), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::error::{Result, StoreError};
 use crate::integer::from_sql;
-use crate::read::{comparison_row, decode, COMPARISON_COLUMNS};
+use crate::read::{comparison_row, decode, COMPARISON_COLUMNS, COMPARISON_COLUMN_COUNT};
 
 /// One line of the history: where and when a run measured and what it found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -220,7 +220,12 @@ fn headline(
                  WHERE c.run_id = ?1 AND c.seq = ?2"
             ),
             [row_id, seq],
-            |r| Ok((comparison_row(r)?, r.get::<_, String>(17)?)),
+            |r| {
+                Ok((
+                    comparison_row(r)?,
+                    r.get::<_, String>(COMPARISON_COLUMN_COUNT)?,
+                ))
+            },
         )
         .optional()
         .map_err(query_error)?;

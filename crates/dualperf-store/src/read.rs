@@ -395,7 +395,11 @@ pub(crate) const COMPARISON_COLUMNS: &str = "c.seq, c.point, c.metric, c.arm, c.
     c.difference_mean, c.difference_ci95_low, c.difference_ci95_high, c.relative_difference,
     c.relative_difference_ci95_low, c.relative_difference_ci95_high, c.significant,
     c.theoretical_relative_difference, c.warnings_json, c.arm_summary_json,
-    c.baseline_summary_json";
+    c.baseline_summary_json, c.p_value, c.adjusted_p_value, c.attribution_json";
+
+/// How many columns [`COMPARISON_COLUMNS`] selects: the index of the first
+/// column a query selects after them.
+pub(crate) const COMPARISON_COLUMN_COUNT: usize = 20;
 
 /// A `comparisons` row as read, before its names and JSON are decoded.
 pub(crate) struct ComparisonRow {
@@ -412,6 +416,9 @@ pub(crate) struct ComparisonRow {
     warnings: String,
     arm_summary: String,
     baseline_summary: String,
+    p_value: Option<f64>,
+    adjusted_p_value: Option<f64>,
+    attribution: Option<String>,
 }
 
 /// Reads a row selected with [`COMPARISON_COLUMNS`] first.
@@ -436,6 +443,9 @@ pub(crate) fn comparison_row(row: &Row<'_>) -> rusqlite::Result<ComparisonRow> {
         warnings: row.get(14)?,
         arm_summary: row.get(15)?,
         baseline_summary: row.get(16)?,
+        p_value: row.get(17)?,
+        adjusted_p_value: row.get(18)?,
+        attribution: row.get(19)?,
     })
 }
 
@@ -458,6 +468,13 @@ impl ComparisonRow {
             significant: self.significant,
             theoretical_relative_difference: self.theory,
             warnings: decode(&self.warnings, &what, run_id)?,
+            p_value: self.p_value,
+            adjusted_p_value: self.adjusted_p_value,
+            attribution: self
+                .attribution
+                .as_deref()
+                .map(|text| decode(text, &what, run_id))
+                .transpose()?,
         })
     }
 }

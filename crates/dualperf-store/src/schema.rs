@@ -47,7 +47,22 @@ pub const MIGRATIONS: &[Migration] = &[
                       the run_arms view; raw samples optional; application id",
         sql: V4_ARMS,
     },
+    Migration {
+        version: 5,
+        description: "comparisons: p-value, multiple-comparison adjusted p-value, attribution",
+        sql: V5_VERDICT_BASIS,
+    },
 ];
+
+/// Version 5 (issue 14): what a verdict rests on besides its interval — the
+/// paired t-test's p-value, its Holm-adjusted p-value (headline
+/// comparisons) and the attribution of the difference (JSON, `Attribution`).
+/// NULL in rows written before.
+const V5_VERDICT_BASIS: &str = r#"
+ALTER TABLE comparisons ADD COLUMN p_value REAL;
+ALTER TABLE comparisons ADD COLUMN adjusted_p_value REAL;
+ALTER TABLE comparisons ADD COLUMN attribution_json TEXT;  -- Attribution
+"#;
 
 /// The schema version this code writes.
 pub const LATEST_VERSION: u32 = MIGRATIONS[MIGRATIONS.len() - 1].version;

@@ -386,8 +386,10 @@ fn insert_analysis(
                      difference_mean, difference_ci95_low, difference_ci95_high,
                      relative_difference, relative_difference_ci95_low,
                      relative_difference_ci95_high, significant, theoretical_relative_difference,
-                     warnings_json, arm_summary_json, baseline_summary_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                     warnings_json, arm_summary_json, baseline_summary_json, p_value,
+                     adjusted_p_value, attribution_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                         ?19, ?20, ?21)",
                 params![
                     row_id,
                     seq as i64,
@@ -407,6 +409,13 @@ fn insert_analysis(
                     warnings(&comparison.warnings, &what, id)?,
                     summary(&comparison.arm_summary)?,
                     summary(&comparison.baseline_summary)?,
+                    r(comparison.p_value)?,
+                    r(comparison.adjusted_p_value)?,
+                    comparison
+                        .attribution
+                        .as_ref()
+                        .map(|a| json(a, &what, id))
+                        .transpose()?,
                 ],
             )
             .map_err(sql_error(format!("writing {what}"), id))?;

@@ -1,6 +1,8 @@
 //! Puts the client's and the server's counts together into one
 //! [`Observations`]: the sending end's sent counts, the receiving end's
-//! received counts, per-interval samples merged the same way.
+//! received counts, per-interval samples merged the same way; and says how
+//! one-way delay was measured ([`Clocks`]): "exact" only when both ends
+//! share a kernel.
 
 use dualperf_model::{IntervalSample, IpFamily, Observations, SocketFacts, TestKind, TestSpec};
 
@@ -10,6 +12,53 @@ use crate::latency_recorder::LatencyRecorder;
 use crate::protocol::ServerReport;
 use crate::sizes::fragments_per_datagram;
 
+/// What the two ends' clocks are to each other.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum Clocks {
+    /// Both ends run on one kernel (equal boot ids): one clock, one-way
+    /// delay is exact.
+    OneKernel,
+    /// Two kernels whose clocks the user declared synchronised
+    /// (`--clocks-synchronised`): one-way delay rests on that declaration.
+    DeclaredSynchronised,
+    /// Two kernels, nothing declared: no one-way delay.
+    Separate,
+}
+
+impl Clocks {
+    /// The clocks of a trial: `same_kernel` from the boot ids, `declared`
+    /// from `--clocks-synchronised`.
+    pub fn of(same_kernel: bool, declared: bool) -> Clocks {
+        match (same_kernel, declared) {
+            (true, _) => Clocks::OneKernel,
+            (false, true) => Clocks::DeclaredSynchronised,
+            (false, false) => Clocks::Separate,
+        }
+    }
+
+    /// True when receive − send is a one-way delay.
+    pub fn give_one_way_delay(self) -> bool {
+        self != Clocks::Separate
+    }
+}
+
+/// The note a one-way UDP trial carries about its clocks. The declared
+/// case gets its note, with the error bound, from the trial itself (it
+/// needs the control connection's minimum RTT), so none here.
+pub fn clock_note(clocks: Clocks) -> Option<&'static str> {
+    match clocks {
+        Clocks::OneKernel => Some(
+            "clocks shared: both ends run on one kernel (same boot id); one-way delay is exact",
+        ),
+        Clocks::DeclaredSynchronised => None,
+        Clocks::Separate => Some(
+            "clocks not shared: the ends run on different kernels (different boot ids), so \
+             one-way delay is not reported; PDV, IPDV, jitter, loss and reordering are (a \
+             constant clock offset cancels in them)",
+        ),
+    }
+}
+
 /// Merges the two ends' counts for one trial.
 pub fn observations(
     spec: &TestSpec,
@@ -17,8 +66,9 @@ pub fn observations(
     mut client: EndOutcome,
     server: ServerReport,
     socket: SocketFacts,
-    clocks_shared: bool,
+    clocks: Clocks,
 ) -> Observations {
+    let clocks_shared = clocks.give_one_way_delay();
     let stream_kind = is_stream_kind(spec.kind);
     // udp-stream and udp-probe: one-way UDP with a sequence tracker at the receiver.
     let one_way_udp = matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe);
@@ -38,11 +88,8 @@ pub fn observations(
             udp.receive_timestamp_source
         ));
     }
-    if one_way_udp {
-        notes.push(match clocks_shared {
-            true => "clocks shared: both ends run on one kernel (same boot id); one-way delay is exact".into(),
-            false => "clocks not shared: the ends run on different kernels (different boot ids), so one-way delay and PDV are not reported; IPDV, jitter, loss and reordering need no shared clock".into(),
-        });
+    if let Some(note) = clock_note(clocks).filter(|_| one_way_udp) {
+        notes.push(note.to_string());
     }
 
     let (sender, receiver, intervals, tcp) = if !stream_kind {
@@ -111,6 +158,7 @@ pub fn observations(
         client: client.sampler.process_cpu,
         server: Some(server.cpu),
         system: client.sampler.system_cpu,
+        pinned: client.sampler.pinned_cpu,
     };
     if cpu.server.is_some_and(|c| c.wall_ns == 0) {
         cpu.server = None;
@@ -131,6 +179,7 @@ pub fn observations(
         receive_buffer_drops,
         probe: None,
         control_min_rtt_ns: None,
+        placement: None,
     }
 }
 
@@ -171,6 +220,21 @@ fn latency_of(client: &EndOutcome) -> Option<dualperf_model::LatencySamples> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_is_said_only_of_one_kernel_and_pdv_is_never_denied() {
+        assert_eq!(Clocks::of(true, true), Clocks::OneKernel);
+        assert_eq!(Clocks::of(false, true), Clocks::DeclaredSynchronised);
+        assert_eq!(Clocks::of(false, false), Clocks::Separate);
+        assert!(clock_note(Clocks::OneKernel).unwrap().contains("exact"));
+        assert_eq!(clock_note(Clocks::DeclaredSynchronised), None);
+        let separate = clock_note(Clocks::Separate).unwrap();
+        assert!(!separate.contains("exact"), "{separate}");
+        // The stats stage reports PDV without a shared clock: the note must not deny it.
+        assert!(separate.contains("PDV, IPDV, jitter"), "{separate}");
+        assert!(!Clocks::Separate.give_one_way_delay());
+        assert!(Clocks::DeclaredSynchronised.give_one_way_delay());
+    }
 
     #[test]
     fn merged_intervals_take_sent_and_received_from_their_own_end() {

@@ -39,6 +39,9 @@ pub struct ClientOptions {
     /// one-way delay is reported between hosts too, with an error bound
     /// (RFC 7679 §3.7). Irrelevant when both ends run on one kernel.
     pub clocks_synchronised: bool,
+    /// The server runs in this process (`dualperf run --loopback`): the
+    /// process CPU figures of both ends are then one and the same.
+    pub server_in_process: bool,
 }
 
 /// What [`Client::run_plan`] reports while it runs.
@@ -124,8 +127,19 @@ impl Client {
         config: &RunConfig,
         on_progress: &mut dyn FnMut(&Progress),
     ) -> RunResult {
+        let mut result = self.begin(config);
+        let order = plan_order(config);
+        let total = order.len();
+        self.run_planned(config, &order, &mut result, (0, total), on_progress);
+        finish_result(&mut result, total);
+        result
+    }
+
+    /// An empty result for `config`: schema, run id, this host's facts. Fill
+    /// it with [`Client::run_planned`], close it with [`finish_result`].
+    pub fn begin(&self, config: &RunConfig) -> RunResult {
         let started = unix_ms();
-        let mut result = RunResult {
+        RunResult {
             schema: RESULT_SCHEMA.to_string(),
             schema_version: RESULT_SCHEMA_VERSION,
             run_id: new_run_id(started),
@@ -139,15 +153,29 @@ impl Client {
             analysis: None,
             complete: false,
             errors: Vec::new(),
-        };
-        let order = plan_order(config);
-        let total = order.len();
-        for (index, &(point, arm, repetition)) in order.iter().enumerate() {
+        }
+    }
+
+    /// Runs the `planned` trials of `config` in order, appending them to
+    /// `result` (a point at a time, for executors that decide how many
+    /// repetitions a point needs as it goes). `(first, total)` numbers the
+    /// trials in progress reports: the first is trial `first` of `total`.
+    /// Returns false when stopped (the reason is in `result.errors`).
+    pub fn run_planned(
+        &self,
+        config: &RunConfig,
+        planned: &[PlannedTrial],
+        result: &mut RunResult,
+        (first, total): (usize, usize),
+        on_progress: &mut dyn FnMut(&Progress),
+    ) -> bool {
+        for (offset, &(point, arm, repetition)) in planned.iter().enumerate() {
+            let index = first + offset;
             if self.is_stopped() {
                 result
                     .errors
                     .push(format!("interrupted after {index} of {total} trials"));
-                break;
+                return false;
             }
             let spec = &config.points[point];
             let arm = &config.arms[arm];
@@ -166,13 +194,7 @@ impl Client {
             });
             result.trials.push(trial);
         }
-        result.complete = result.trials.len() == total
-            && result
-                .trials
-                .iter()
-                .all(|t| matches!(t.outcome, TrialOutcome::Ok(_)));
-        result.finished_at_unix_ms = unix_ms();
-        result
+        true
     }
 
     fn run_one(
@@ -284,6 +306,17 @@ pub fn run_marked_trial(
         want_host_facts,
         None,
     )
+}
+
+/// Closes a result filled by [`Client::run_planned`]: `complete` when
+/// `expected` trials ran and all succeeded, and the finishing time.
+pub fn finish_result(result: &mut RunResult, expected: usize) {
+    result.complete = result.trials.len() == expected
+        && result
+            .trials
+            .iter()
+            .all(|t| matches!(t.outcome, TrialOutcome::Ok(_)));
+    result.finished_at_unix_ms = unix_ms();
 }
 
 /// Runs `config` with default options (no key, unpinned, no Ctrl-C flag).

@@ -6,7 +6,8 @@ use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use dualperf_model::{
-    Dscp, FlowLabel, HostFacts, IpFamily, Marking, Observations, SocketFacts, TestKind, TestSpec,
+    Dscp, EndsPlacement, FlowLabel, HostFacts, IpFamily, Marking, Observations, SocketFacts,
+    TestKind, TestSpec,
 };
 
 use super::{assemble, ClientOptions};
@@ -64,7 +65,7 @@ pub fn run_single(
     channel.set_timeout(Some(CONTROL_WAIT));
     let welcome = protocol::client_handshake(&mut channel, options.auth_key.as_deref())?;
     let same_kernel = !welcome.boot_id.is_empty() && welcome.boot_id == crate::clock::boot_id();
-    let clocks_shared = same_kernel || options.clocks_synchronised;
+    let clocks = assemble::Clocks::of(same_kernel, options.clocks_synchronised);
     channel.send(&Message::Request(TestRequest {
         spec: spec.clone(),
         family,
@@ -91,7 +92,16 @@ pub fn run_single(
     )?;
     channel.send(&Message::Start)?;
     channel.expect("started", |m| matches!(m, Message::Started).then_some(()))?;
-    let running = endpoint::start(spec, Role::Client, sockets, &options.client_cpus);
+    // The CPUs whose counters tell whether other programs competed with the
+    // measuring threads: the client's, and the server's on the same kernel.
+    let mut watched = options.client_cpus.clone();
+    if same_kernel {
+        watched.extend(&options.server_cpus);
+        watched.sort_unstable();
+        watched.dedup();
+    }
+    let running =
+        endpoint::start_watching(spec, Role::Client, sockets, &options.client_cpus, &watched);
     if let Some(started) = started {
         let _ = started.send(());
     }
@@ -116,7 +126,12 @@ pub fn run_single(
     }
     let server_host = server_report.host.clone();
     let mut observations =
-        assemble::observations(spec, family, outcome, *server_report, facts, clocks_shared);
+        assemble::observations(spec, family, outcome, *server_report, facts, clocks);
+    observations.placement = Some(match (same_kernel, options.server_in_process) {
+        (true, true) => EndsPlacement::SameProcess,
+        (true, false) => EndsPlacement::SameKernel,
+        (false, _) => EndsPlacement::SeparateKernels,
+    });
     observations.control_min_rtt_ns = read_tcp_info(channel.stream().as_raw_fd())
         .ok()
         .and_then(|info| info.min_rtt_us)

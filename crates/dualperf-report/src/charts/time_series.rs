@@ -15,6 +15,7 @@ use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Ser
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
 use crate::present::axis::tick;
+use crate::present::clocks::{clock_words, point_clock_basis};
 use crate::present::value::format_quantity;
 use crate::view::{self, transport, RunView};
 
@@ -241,9 +242,14 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 coverage.join("; ")
             )
         };
+        let basis = point_clock_basis(view.run.trials.iter().filter(|t| t.point == point))
+            .map_or_else(
+                || "both ends share one clock or were declared synchronised".to_string(),
+                clock_words,
+            );
         figures.push(Figure {
             title: format!("One-way delay over time, {}", spec.label()),
-            caption: format!("Receive − send time of {which} (RFC 7679; both ends share one clock, so the delay is exact)."),
+            caption: format!("Receive − send time of {which} (RFC 7679; {basis})."),
             data: vec![
                 ("series", chart.series.len().to_string()),
                 ("series-points", min_points(&chart).to_string()),

@@ -9,7 +9,7 @@ use dualperf_model::{Comparison, MetricId, Summary};
 use super::escape;
 use crate::present::value::{format_value, format_with_error, percent_signed, signed_difference};
 use crate::present::verdict::{claims_significance, has_no_spread};
-use crate::present::{verdict, warning_short, warnings, why_clause};
+use crate::present::{significance_note, verdict, warning_short, warnings, why_clause};
 use crate::view::{self, RunView};
 
 /// Column headings: (name, hover text, numeric).
@@ -252,7 +252,13 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let mut html = format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The headline metric of every point (goodput for streams, median RTT for request/response, median setup time for connects, median one-way delay for probes), and loss for UDP streams. Bold differences are significant (their 95 % CI excludes zero, on at least 3 pairs); green is better for the arm than for {}, red worse. All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts sortable\">", escape(view.baseline_label()));
+    let control = view
+        .run
+        .analysis
+        .as_ref()
+        .and_then(significance_note)
+        .map_or(String::new(), |note| format!(" {}", escape(&note)));
+    let mut html = format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The headline metric of every point (goodput for streams, median RTT for request/response, median setup time for connects, median one-way delay for probes), and loss for UDP streams. Bold differences are significant (their 95 % CI excludes zero, on at least 3 pairs); green is better for the arm than for {}, red worse.{control} All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts sortable\">", escape(view.baseline_label()));
     html.push_str(&head(view, false));
     html.push_str("<tbody>\n");
     for (comparison, _) in rows {

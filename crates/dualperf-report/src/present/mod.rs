@@ -7,17 +7,28 @@
 //! - [`value`]: one formatter for every [`dualperf_model::Quantity`]
 //!   (`format_value(MetricId, f64)`), percentages, signed differences;
 //! - [`verdict`]: the verdict sentence of a comparison and its "why";
+//! - [`attribution`]: what explains a difference (header, encapsulation,
+//!   fragmentation, CPU cost, the rest);
 //! - [`warning`]: the words for each typed comparison warning;
+//! - [`contention`]: why a contended comparison is not significant;
+//! - [`clocks`]: what a one-way delay rests on (one kernel, or a declared
+//!   synchronisation with its error bound);
 //! - [`arms`]: arm labels by id;
 //! - [`axis`]: chart tick labels.
 
 pub mod arms;
+pub mod attribution;
 pub mod axis;
+pub mod clocks;
+pub mod contention;
 pub mod value;
 pub mod verdict;
 pub mod warning;
 
 pub use arms::ArmNames;
+pub use attribution::{attribution_clause, attribution_rest};
 pub use value::{format_value, format_with_error, percent_signed, significant};
-pub use verdict::{claims_significance, has_no_spread, verdict, why_clause, wording, Wording};
+pub use verdict::{
+    claims_significance, has_no_spread, significance_note, verdict, why_clause, wording, Wording,
+};
 pub use warning::{warning, warning_key, warning_short, warnings};

@@ -14,11 +14,16 @@
 //! - fewer than 3 pairs never make a significance claim: the verdict
 //!   starts "Indicative only:" and says how many pairs there were;
 //! - the header model "explains" a gap only when the gap is a significance
-//!   claim in the predicted direction at least as large as predicted.
+//!   claim in the predicted direction at least as large as predicted;
+//! - a comparison resting on contended trials (other programs took the
+//!   CPUs the tool needed) starts "Not significant:" and says which trials
+//!   ran beside what.
 
-use dualperf_model::{Analysis, Comparison, MetricId};
+use dualperf_model::{Analysis, Comparison, ComparisonWarning, MetricId};
 
-use super::value::{format_value, percent, signed_percent};
+use super::attribution::attribution_clause;
+use super::contention::contention_clause;
+use super::value::{format_value, p_value as format_p, percent, signed_percent};
 
 /// Fewest paired repetitions for a significance claim.
 pub const MIN_PAIRS_FOR_SIGNIFICANCE: u64 = 3;
@@ -208,7 +213,41 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             }
         }
     };
-    if let (Some(theory), Some(relative)) =
+    if let Some((m, p, adjusted)) = c.warnings.iter().find_map(|w| match w {
+        ComparisonWarning::MultipleComparisons {
+            comparisons,
+            p_value,
+            adjusted_p_value,
+        } => Some((*comparisons, *p_value, *adjusted_p_value)),
+        _ => None,
+    }) {
+        if let Some(rest) = line.strip_prefix("No significant difference: ") {
+            line = format!(
+                "No significant difference after Holm adjustment over {m} headline comparisons \
+                 (p = {}, adjusted {}): {rest}",
+                format_p(p),
+                format_p(adjusted)
+            );
+        }
+    }
+    if let Some(clause) = contention_clause(c, arm, baseline) {
+        // Contended trials: the difference may be the scheduler's, so the
+        // verdict starts with why it is not significant.
+        let rest = line
+            .strip_prefix("No significant difference: ")
+            .map(str::to_string)
+            .or_else(|| {
+                line.strip_prefix("Indicative only: ")
+                    .map(|rest| format!("indicative only: {rest}"))
+            })
+            .unwrap_or_else(|| line.clone());
+        line = format!("Not significant: {clause}; {rest}");
+    }
+    if let Some(why) = attribution_clause(c) {
+        // Issue 14: every verdict carries what explains it.
+        line.push_str("; ");
+        line.push_str(&why);
+    } else if let (Some(theory), Some(relative)) =
         (c.theoretical_relative_difference, c.relative_difference)
     {
         line.push_str("; ");
@@ -220,6 +259,33 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
         ));
     }
     line
+}
+
+/// How significance was decided in `analysis`, for a line under the
+/// verdicts: "Significance: paired t-tests at 95 %, Holm-adjusted over 5
+/// headline comparisons (family-wise 5 %); trials that ran beside other
+/// programs' CPU load never count as significant." `None` for an analysis
+/// made before multiple-comparison control.
+pub fn significance_note(analysis: &Analysis) -> Option<String> {
+    let method = analysis.method.as_ref()?;
+    let control = method.multiple_comparisons.as_ref()?;
+    let level = percent(method.confidence_level);
+    let adjusted = match control.comparisons {
+        0 => "no headline comparison had a p-value to adjust".to_string(),
+        1 => "one headline comparison, so no adjustment".to_string(),
+        m => format!(
+            "Holm-adjusted over {m} headline comparisons (family-wise {} %)",
+            super::value::significant(control.alpha * 100.0)
+        ),
+    };
+    let contention = if method.contention.is_some() {
+        "; a comparison resting on contended trials is never significant"
+    } else {
+        ""
+    };
+    Some(format!(
+        "Significance: paired t-tests at {level} %, {adjusted}{contention}."
+    ))
 }
 
 /// "the header explains 1.4 %" (a significant difference in the predicted
@@ -243,8 +309,9 @@ fn theory_clause(metric: MetricId, theory: f64, measured: f64, significant: bool
     }
 }
 
-/// Why a throughput gap may exist beyond the header (issue 14): what the
-/// CPU cost per MiB at both ends says, from the comparisons of the same
+/// For analyses without an attribution (made before issue 14's), why a
+/// throughput gap may exist beyond the header: what the CPU cost per MiB at
+/// both ends says, from the comparisons of the same
 /// point and arm in `analysis`. Only a cost difference that points the same
 /// way as the gap (slower and dearer, or faster and cheaper) is named, and
 /// only when it is a significance claim; the words say "coincide", not
@@ -254,6 +321,10 @@ fn theory_clause(metric: MetricId, theory: f64, measured: f64, significant: bool
 /// IPv6 (significant)". `None` when the comparison is not a significant
 /// throughput gap or no such cost difference exists.
 pub fn why_clause(analysis: &Analysis, comparison: &Comparison, arm: &str) -> Option<String> {
+    if comparison.attribution.is_some() {
+        // The verdict itself says what explains it (attribution_clause).
+        return None;
+    }
     if !matches!(
         comparison.metric,
         MetricId::GoodputBps | MetricId::SenderThroughputBps
@@ -334,6 +405,9 @@ mod tests {
             significant: false,
             theoretical_relative_difference: None,
             warnings: Vec::new(),
+            p_value: None,
+            adjusted_p_value: None,
+            attribution: None,
         }
     }
 
@@ -499,6 +573,154 @@ mod tests {
              the header predicts 1.4 % slower"
         );
         assert!(!claims_significance(&c));
+    }
+
+    #[test]
+    fn contended_trials_are_named_as_the_reason_for_no_significance() {
+        // Issue 14: "IPv6 is 367 % faster, significant" from a starved IPv4 client.
+        let c = Comparison {
+            difference_ci95: Some((2.0, 5.34)),
+            relative_difference: Some(3.67),
+            relative_difference_ci95: Some((2.0, 5.34)),
+            significant: false,
+            warnings: vec![dualperf_model::ComparisonWarning::Contended {
+                arm: ArmId::native(IpFamily::V4),
+                contended: 2,
+                trials: 3,
+                evidence: dualperf_model::ContentionEvidence {
+                    foreign_cpu_ratio: Some(0.6),
+                    machine_cpus: 2,
+                    ..Default::default()
+                },
+            }],
+            ..comparison(MetricId::GoodputBps, 1.0, 4.67)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
+             IPv6 is 367 % faster than IPv4 (95 % CI +200 to +534 %)"
+        );
+        assert!(!claims_significance(&c));
+        let two_pairs = Comparison { pairs: 2, ..c };
+        assert!(ipv6(&two_pairs).starts_with(
+            "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
+             indicative only: IPv6 is 367 % faster"
+        ));
+    }
+
+    #[test]
+    fn a_difference_lost_to_holm_adjustment_says_so() {
+        let c = Comparison {
+            difference_ci95: Some((0.9, 5.1)),
+            relative_difference: Some(0.03),
+            relative_difference_ci95: Some((0.009, 0.051)),
+            significant: false,
+            p_value: Some(0.0352),
+            adjusted_p_value: Some(0.1056),
+            warnings: vec![ComparisonWarning::MultipleComparisons {
+                comparisons: 3,
+                p_value: 0.0352,
+                adjusted_p_value: 0.1056,
+            }],
+            ..comparison(MetricId::GoodputBps, 100.0, 103.0)
+        };
+        assert_eq!(
+            ipv6(&c),
+            "No significant difference after Holm adjustment over 3 headline comparisons \
+             (p = 0.035, adjusted 0.106): IPv6 is 3.0 % faster than IPv4 (95 % CI +0.90 to +5.1 %)"
+        );
+    }
+
+    #[test]
+    fn the_significance_note_names_the_adjustment() {
+        let mut analysis = Analysis {
+            method: Some(dualperf_model::AnalysisMethod {
+                confidence_level: 0.95,
+                multiple_comparisons: Some(dualperf_model::MultipleComparisonControl {
+                    method: dualperf_model::AdjustmentMethod::Holm,
+                    family: "headline comparisons".into(),
+                    comparisons: 5,
+                    alpha: 0.05,
+                }),
+                contention: Some(dualperf_model::ContentionThresholds {
+                    foreign_cpu_ratio: 0.25,
+                    steal_ratio: 0.05,
+                    pressure_ratio: 0.5,
+                    pressure_foreign_cpu_ratio: 0.1,
+                }),
+                ..Default::default()
+            }),
+            ..Analysis::default()
+        };
+        assert_eq!(
+            significance_note(&analysis).unwrap(),
+            "Significance: paired t-tests at 95 %, Holm-adjusted over 5 headline comparisons \
+             (family-wise 5 %); a comparison resting on contended trials is never significant."
+        );
+        analysis.method.as_mut().unwrap().multiple_comparisons = None;
+        assert_eq!(significance_note(&analysis), None);
+    }
+
+    /// The issue's example as stats attributes it: 6.4 % slower, the header
+    /// 1.4 %, 5 % more CPU per packet on a CPU-bound receiver.
+    fn attributed(pairs: u64, ci: (f64, f64)) -> Comparison {
+        Comparison {
+            pairs,
+            difference_ci95: Some((ci.0 * 100.0, ci.1 * 100.0)),
+            relative_difference: Some(-0.064),
+            relative_difference_ci95: Some(ci),
+            significant: ci.1 < 0.0,
+            theoretical_relative_difference: Some(-0.0138),
+            attribution: Some(dualperf_model::Attribution {
+                measured: -0.064,
+                header: Some(-0.0138),
+                cpu: Some(dualperf_model::CpuPart {
+                    end: dualperf_model::CpuEnd::Receiver,
+                    per: dualperf_model::CostUnit::Packet,
+                    cost_difference: 0.05,
+                    explained: 1.0 / 1.05 - 1.0,
+                }),
+                unexplained: -0.064 + 0.0138 - (1.0 / 1.05 - 1.0),
+                ..Default::default()
+            }),
+            ..comparison(MetricId::GoodputBps, 100.0, 93.6)
+        }
+    }
+
+    #[test]
+    fn every_verdict_carries_its_attribution() {
+        let c = attributed(3, (-0.077, -0.051));
+        assert_eq!(
+            ipv6(&c),
+            "IPv6 is 6.4 % slower than IPv4 (95 % CI 5.1–7.7 %, significant); the header \
+             explains 1.4 %, 5.0 % more CPU per packet on the receiver explains 4.8 %; \
+             0.26 % is unexplained"
+        );
+        // The why is in the verdict: no second clause beside it.
+        let analysis = Analysis {
+            comparisons: vec![c.clone()],
+            ..Analysis::default()
+        };
+        assert_eq!(why_clause(&analysis, &c, "IPv6"), None);
+    }
+
+    #[test]
+    fn two_pairs_and_zero_spread_carry_predictions_not_explanations() {
+        let two = attributed(2, (-0.34, -0.002));
+        assert_eq!(
+            ipv6(&two),
+            "Indicative only: IPv6 is 6.4 % slower than IPv4 (95 % CI −34 to −0.20 %; 2 paired \
+             repetitions; 3 or more are needed to call a difference significant); the header \
+             predicts 1.4 % slower, 5.0 % more CPU per packet on the receiver would make it \
+             4.8 % slower"
+        );
+        let flat = attributed(3, (-0.064, -0.064));
+        assert_eq!(
+            ipv6(&flat),
+            "IPv6 is 6.4 % slower than IPv4 in each of the 3 paired repetitions (no spread \
+             between repetitions, so no confidence interval); the header predicts 1.4 % \
+             slower, 5.0 % more CPU per packet on the receiver would make it 4.8 % slower"
+        );
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! stats stage): a full sentence for tables with room, and a short form
 //! ("IPv4 unstable") for narrow cells, with the full one on hover.
 
-use dualperf_model::{Comparison, ComparisonWarning};
+use dualperf_model::{Comparison, ComparisonWarning, Quantity};
 
 use super::arms::ArmNames;
-use super::value::percent;
+use super::contention::{contended_trials, contention_cause};
+use super::value::{format_quantity, p_value, percent};
 
 /// The full sentence of `warning` on `comparison`, arms named by `names`.
 pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &ArmNames) -> String {
@@ -43,7 +44,82 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             names.label(&comparison.arm),
             names.label(&comparison.baseline)
         ),
+        ComparisonWarning::Contended {
+            arm,
+            contended,
+            trials,
+            evidence,
+        } => format!(
+            "not significant: {} ran while {}",
+            contended_trials(names.label(arm), *contended, *trials),
+            contention_cause(evidence)
+        ),
+        ComparisonWarning::MultipleComparisons {
+            comparisons,
+            p_value: p,
+            adjusted_p_value,
+        } => format!(
+            "not significant after Holm adjustment over {comparisons} headline comparisons \
+             (p = {}, adjusted {})",
+            p_value(*p),
+            p_value(*adjusted_p_value)
+        ),
+        ComparisonWarning::OffRate {
+            arm,
+            off,
+            trials,
+            asked_bps,
+            worst_trial_ratio,
+            worst_interval_ratio,
+        } => off_rate(
+            names.label(arm),
+            (*off, *trials),
+            *asked_bps,
+            *worst_trial_ratio,
+            *worst_interval_ratio,
+        ),
     }
+}
+
+/// "IPv4 missed the asked 85 Mbit/s in 2 of 3 trials: 11 % above it over
+/// a whole trial, 20 % below it in one sampling interval".
+fn off_rate(
+    arm: &str,
+    (off, trials): (u64, u64),
+    asked_bps: f64,
+    trial: f64,
+    interval: Option<f64>,
+) -> String {
+    let side = |ratio: f64| if ratio > 0.0 { "above" } else { "below" };
+    let mut parts = Vec::new();
+    if trial.abs() > 0.02 {
+        parts.push(format!(
+            "{} % {} it over a whole trial",
+            percent(trial.abs()),
+            side(trial)
+        ));
+    }
+    if let Some(interval) = interval.filter(|i| *i != 0.0) {
+        parts.push(format!(
+            "{} % {} it in one sampling interval",
+            percent(interval.abs()),
+            side(interval)
+        ));
+    }
+    let counted = if off == trials {
+        format!("in all {trials} paced trials")
+    } else {
+        format!("in {off} of {trials} paced trials")
+    };
+    let mut text = format!(
+        "{arm} missed the asked {} {counted}",
+        format_quantity(Quantity::BitRate, asked_bps)
+    );
+    if !parts.is_empty() {
+        text.push_str(": ");
+        text.push_str(&parts.join(", "));
+    }
+    text
 }
 
 /// A few words for a narrow cell: "IPv4 unstable", "IPv6 trials failed",
@@ -59,6 +135,9 @@ pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
             format!("{} trials failed", names.label(arm))
         }
         ComparisonWarning::UnequalRepetitions { .. } => "unequal repetitions".to_string(),
+        ComparisonWarning::Contended { arm, .. } => format!("{} contended", names.label(arm)),
+        ComparisonWarning::OffRate { arm, .. } => format!("{} off rate", names.label(arm)),
+        ComparisonWarning::MultipleComparisons { .. } => "Holm-adjusted".to_string(),
     }
 }
 
@@ -72,7 +151,8 @@ pub fn warnings(comparison: &Comparison, names: &ArmNames) -> Vec<String> {
 }
 
 /// A machine key of `warning` for CSV cells: `unstable:v4`,
-/// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`.
+/// `failed-trials:v6`, `few-pairs`, `unpaired`, `unequal-repetitions`,
+/// `contended:v4`, `off-rate:v6`, `multiple-comparisons`.
 pub fn warning_key(warning: &ComparisonWarning) -> String {
     match warning {
         ComparisonWarning::Unpaired => "unpaired".to_string(),
@@ -80,6 +160,9 @@ pub fn warning_key(warning: &ComparisonWarning) -> String {
         ComparisonWarning::Unstable { arm, .. } => format!("unstable:{arm}"),
         ComparisonWarning::FailedTrials { arm, .. } => format!("failed-trials:{arm}"),
         ComparisonWarning::UnequalRepetitions { .. } => "unequal-repetitions".to_string(),
+        ComparisonWarning::Contended { arm, .. } => format!("contended:{arm}"),
+        ComparisonWarning::OffRate { arm, .. } => format!("off-rate:{arm}"),
+        ComparisonWarning::MultipleComparisons { .. } => "multiple-comparisons".to_string(),
     }
 }
 
@@ -104,6 +187,9 @@ mod tests {
             significant: false,
             theoretical_relative_difference: None,
             warnings,
+            p_value: None,
+            adjusted_p_value: None,
+            attribution: None,
         }
     }
 
@@ -132,6 +218,29 @@ mod tests {
                 baseline_count: 3,
                 pairs: 2,
             },
+            ComparisonWarning::Contended {
+                arm: ArmId::native(IpFamily::V4),
+                contended: 2,
+                trials: 3,
+                evidence: dualperf_model::ContentionEvidence {
+                    foreign_cpu_ratio: Some(0.6),
+                    machine_cpus: 2,
+                    ..Default::default()
+                },
+            },
+            ComparisonWarning::OffRate {
+                arm: ArmId::native(IpFamily::V6),
+                off: 2,
+                trials: 3,
+                asked_bps: 85e6,
+                worst_trial_ratio: 0.106,
+                worst_interval_ratio: Some(-0.2),
+            },
+            ComparisonWarning::MultipleComparisons {
+                comparisons: 5,
+                p_value: 0.031,
+                adjusted_p_value: 0.124,
+            },
         ]);
         assert_eq!(
             warnings(&c, &names),
@@ -141,6 +250,11 @@ mod tests {
                 "IPv4 unstable: CV 25 % > 10 %; repeat more or run longer",
                 "IPv6: 1 of 3 trials failed",
                 "unequal repetitions: IPv6 2, IPv4 3; 2 paired",
+                "not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs",
+                "IPv6 missed the asked 85 Mbit/s in 2 of 3 paced trials: 11 % above it over a \
+                 whole trial, 20 % below it in one sampling interval",
+                "not significant after Holm adjustment over 5 headline comparisons (p = 0.031, \
+                 adjusted 0.124)",
             ]
         );
         let short: Vec<String> = c
@@ -155,7 +269,10 @@ mod tests {
                 "1 pair",
                 "IPv4 unstable",
                 "IPv6 trials failed",
-                "unequal repetitions"
+                "unequal repetitions",
+                "IPv4 contended",
+                "IPv6 off rate",
+                "Holm-adjusted"
             ]
         );
         let keys: Vec<String> = c.warnings.iter().map(warning_key).collect();
@@ -166,7 +283,10 @@ mod tests {
                 "few-pairs",
                 "unstable:v4",
                 "failed-trials:v6",
-                "unequal-repetitions"
+                "unequal-repetitions",
+                "contended:v4",
+                "off-rate:v6",
+                "multiple-comparisons"
             ]
         );
     }

@@ -364,3 +364,66 @@ fn two_repetitions_are_indicative_and_identical_pairs_are_no_interval() {
         "{goodput}"
     );
 }
+
+/// A udp-probe point measured between two hosts (`placement`) whose
+/// one-way delays rest on `clocks_shared`; IPv6 2 µs slower.
+fn probe_run(placement: dualperf_model::EndsPlacement) -> RunResult {
+    use dualperf_fixtures::{probe_arrivals, udp_probe};
+    let arms = native_arms(LOOPBACK);
+    let point = spec(TestKind::UdpProbe, 172);
+    let mut trials = Vec::new();
+    for repetition in 0..3u32 {
+        for (arm, base) in arms.iter().zip([30_000i64, 32_000]) {
+            let wobble = i64::from(repetition) * 300;
+            let arrivals = probe_arrivals(
+                20,
+                10_000_000,
+                |s| base + wobble + (s % 3) as i64 * 500,
+                &[],
+            );
+            let mut o = udp_probe(arrivals, 20, true);
+            o.placement = Some(placement);
+            o.control_min_rtt_ns = Some(300_000);
+            trials.push(trial(0, &point, arm, repetition, ok(o)));
+        }
+    }
+    analysed(result(config(vec![point], arms), trials))
+}
+
+#[test]
+fn one_way_delay_between_hosts_says_the_clocks_were_declared_with_the_bound() {
+    let declared = probe_run(dualperf_model::EndsPlacement::SeparateKernels);
+    let verdicts = render_verdicts(&declared, analysis_of(&declared));
+    let line = verdicts.lines().next().unwrap();
+    assert!(
+        line.starts_with("[1] udp-probe 172 B, one-way delay p50: IPv6 has"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with(
+            "(clocks declared synchronised (--clocks-synchronised); error bound ±150 µs (half \
+             the minimum RTT) plus the synchronisation's own error)"
+        ),
+        "{line}"
+    );
+    assert!(!verdicts.contains("exact"), "{verdicts}");
+    let table = render_comparison_table(&declared, analysis_of(&declared));
+    assert!(
+        table.contains("- one-way delay: clocks declared synchronised"),
+        "{table}"
+    );
+    // On one kernel the table says exact, and the verdict needs no note.
+    let one = probe_run(dualperf_model::EndsPlacement::SameKernel);
+    let verdicts = render_verdicts(&one, analysis_of(&one));
+    assert!(
+        !verdicts.lines().next().unwrap().contains("clocks"),
+        "{verdicts}"
+    );
+    let table = render_comparison_table(&one, analysis_of(&one));
+    assert!(
+        table.contains(
+            "- one-way delay: both ends share one kernel clock, so one-way delay is exact"
+        ),
+        "{table}"
+    );
+}

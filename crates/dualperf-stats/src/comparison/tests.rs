@@ -4,7 +4,7 @@
 //! compared arm, so "IPv6 − IPv4" of the family era is "arm − baseline".
 
 use dualperf_fixtures::{arm, arm_id, native_arms, stream_run};
-use dualperf_model::{ArmPath, PerFamily, TunnelPlacement};
+use dualperf_model::{ArmPath, PerFamily, TestKind, TunnelPlacement};
 use proptest::prelude::*;
 
 use super::*;
@@ -462,4 +462,219 @@ proptest! {
         let json = serde_json::to_string(&analysis).unwrap();
         prop_assert!(!json.contains("NaN"));
     }
+}
+
+/// Marks the trials of `arm` listed in `repetitions` as run while other
+/// programs used 80 % of a 2-CPU machine (the tool, one process, used 0.4
+/// of its 2 cores; the machine was never idle); the others ran on a quiet
+/// machine.
+fn contend(result: &mut RunResult, arm: &ArmId, repetitions: &[u32]) {
+    use dualperf_model::{CpuObservations, EndsPlacement, ProcessCpu, SystemCpu};
+    for trial in &mut result.trials {
+        let TrialOutcome::Ok(o) = &mut trial.outcome else {
+            continue;
+        };
+        o.placement = Some(EndsPlacement::SameProcess);
+        let busy = if &trial.arm == arm && repetitions.contains(&trial.repetition) {
+            200
+        } else {
+            40
+        };
+        o.cpu = CpuObservations {
+            client: ProcessCpu {
+                user_ns: 400_000_000,
+                wall_ns: 1_000_000_000,
+                ..ProcessCpu::default()
+            },
+            system: Some(SystemCpu {
+                user: busy,
+                idle: 200 - busy,
+                cpus: 2,
+                ..SystemCpu::default()
+            }),
+            ..CpuObservations::default()
+        };
+    }
+}
+
+#[test]
+fn a_difference_resting_on_contended_trials_is_never_significant() {
+    // The same clear difference as the hand-computed one …
+    let mut result = run(
+        &[Some(20.0), Some(22.0), Some(21.0)],
+        &[Some(19.0), Some(21.0), Some(20.4)],
+    );
+    contend(&mut result, &v4(), &[]);
+    assert!(goodput_comparison(&analyse(&result)).significant);
+    // … with 2 of the 3 IPv4 trials run beside programs using 80 % of the CPUs.
+    contend(&mut result, &v4(), &[0, 2]);
+    let analysis = analyse(&result);
+    let c = goodput_comparison(&analysis);
+    assert!(!c.significant);
+    let contended: Vec<_> = c
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            ComparisonWarning::Contended {
+                arm,
+                contended,
+                trials,
+                evidence,
+            } => Some((arm.clone(), *contended, *trials, evidence.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(contended.len(), 1, "{:?}", c.warnings);
+    let (arm, count, trials, evidence) = &contended[0];
+    assert_eq!((arm, *count, *trials), (&v4(), 2, 3));
+    assert_eq!(evidence.cause, dualperf_model::ContentionCause::ForeignCpu);
+    assert!((evidence.foreign_cpu_ratio.unwrap() - 0.8).abs() < 1e-9);
+    // Every metric of the point carries it, and the thresholds are recorded.
+    assert!(analysis.comparisons.iter().all(|c| !c.significant));
+    let thresholds = analysis.method.unwrap().contention.unwrap();
+    assert_eq!(thresholds.foreign_cpu_ratio, 0.25);
+}
+
+#[test]
+fn paced_trials_that_missed_their_rate_are_named_per_arm() {
+    use dualperf_model::{BitRate, IntervalSample};
+    // 85 Mbit/s asked; IPv4 sent 94 Mbit/s in repetition 1, IPv6 kept it.
+    let mut result = run(
+        &[Some(0.085), Some(0.094), Some(0.085)],
+        &[Some(0.085), Some(0.085), Some(0.085)],
+    );
+    for trial in &mut result.trials {
+        trial.spec.kind = TestKind::UdpStream;
+        trial.spec.rate = Some(BitRate::from_mbit(85));
+        let TrialOutcome::Ok(o) = &mut trial.outcome else {
+            continue;
+        };
+        let per_interval = o.sender.bytes / 10;
+        o.intervals = (1..=10)
+            .map(|i| IntervalSample {
+                end_ns: i * 100_000_000,
+                length_ns: 100_000_000,
+                sent_bytes: per_interval,
+                ..IntervalSample::default()
+            })
+            .collect();
+    }
+    for spec in &mut result.config.points {
+        spec.kind = TestKind::UdpStream;
+        spec.rate = Some(BitRate::from_mbit(85));
+    }
+    let analysis = analyse(&result);
+    let c = goodput_comparison(&analysis);
+    let off: Vec<_> = c
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, ComparisonWarning::OffRate { .. }))
+        .collect();
+    assert_eq!(off.len(), 1, "{:?}", c.warnings);
+    let ComparisonWarning::OffRate {
+        arm,
+        off,
+        trials,
+        asked_bps,
+        worst_trial_ratio,
+        worst_interval_ratio,
+    } = off[0]
+    else {
+        unreachable!()
+    };
+    assert_eq!((arm, *off, *trials, *asked_bps), (&v4(), 1, 3, 85e6));
+    assert!((worst_trial_ratio - (94.0 / 85.0 - 1.0)).abs() < 1e-6);
+    assert!((worst_interval_ratio.unwrap() - (94.0 / 85.0 - 1.0)).abs() < 1e-6);
+}
+
+#[test]
+fn holm_matches_r_p_adjust() {
+    // R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02
+    let adjusted = holm_adjusted(&[0.01, 0.04, 0.03, 0.005]);
+    for (a, e) in adjusted.iter().zip([0.03, 0.06, 0.06, 0.02]) {
+        assert!(close(*a, e, 1e-12), "{adjusted:?}");
+    }
+    assert!(holm_adjusted(&[]).is_empty());
+    assert_eq!(holm_adjusted(&[0.7, 0.9]), vec![1.0, 1.0]);
+}
+
+/// A run of tcp-stream points (sizes 1, 2, … KiB), each with the given
+/// goodputs in Gbit/s on v4 and v6.
+fn sweep(points: &[(&[f64], &[f64])]) -> RunResult {
+    use dualperf_fixtures::{config, ok, result, spec, stream, trial};
+    let arms = native_arms(PerFamily::default());
+    let specs: Vec<_> = (0..points.len())
+        .map(|i| spec(TestKind::TcpStream, 1024 * (i as u32 + 1)))
+        .collect();
+    let mut trials = Vec::new();
+    for (index, (v4, v6)) in points.iter().enumerate() {
+        for repetition in 0..v4.len() {
+            for (arm, values) in arms.iter().zip([v4, v6]) {
+                let outcome = ok(stream(values[repetition] * 1e9));
+                trials.push(trial(index, &specs[index], arm, repetition as u32, outcome));
+            }
+        }
+    }
+    result(config(specs, arms), trials)
+}
+
+#[test]
+fn a_weak_difference_among_several_headline_comparisons_loses_significance_under_holm() {
+    // Differences 0.3, 0.2, 0.4: t = 5.196 with 2 df, p = 0.0352 each.
+    let weak: (&[f64], &[f64]) = (&[10.0, 10.2, 9.9], &[10.3, 10.4, 10.3]);
+    let alone = analyse(&sweep(&[weak]));
+    let c = goodput_comparison(&alone);
+    assert!(c.significant);
+    assert!(close(c.p_value.unwrap(), 0.0352, 5e-4), "{:?}", c.p_value);
+    assert_eq!(c.adjusted_p_value, c.p_value);
+
+    let three = analyse(&sweep(&[weak, weak, weak]));
+    let control = three
+        .method
+        .as_ref()
+        .unwrap()
+        .multiple_comparisons
+        .clone()
+        .unwrap();
+    assert_eq!(control.comparisons, 3);
+    assert_eq!(control.method, dualperf_model::AdjustmentMethod::Holm);
+    for c in three
+        .comparisons
+        .iter()
+        .filter(|c| c.metric == MetricId::GoodputBps)
+    {
+        assert!(!c.significant);
+        assert!(close(c.adjusted_p_value.unwrap(), 3.0 * 0.0352, 2e-3));
+        assert!(c.warnings.iter().any(|w| matches!(
+            w,
+            ComparisonWarning::MultipleComparisons { comparisons: 3, .. }
+        )));
+    }
+    // Secondary metrics are outside the family: their own test decides.
+    let sender = three
+        .comparisons
+        .iter()
+        .find(|c| c.metric == MetricId::SenderThroughputBps)
+        .unwrap();
+    assert!(sender.significant && sender.adjusted_p_value.is_none());
+}
+
+#[test]
+fn no_spread_has_no_p_value_and_stays_outside_the_family() {
+    let analysis = analyse(&run(
+        &[Some(10.0), Some(11.0), Some(12.0)],
+        &[Some(9.0), Some(10.0), Some(11.0)],
+    ));
+    let c = goodput_comparison(&analysis);
+    assert_eq!(c.p_value, None);
+    assert_eq!(c.adjusted_p_value, None);
+    assert_eq!(
+        analysis
+            .method
+            .unwrap()
+            .multiple_comparisons
+            .unwrap()
+            .comparisons,
+        0
+    );
 }

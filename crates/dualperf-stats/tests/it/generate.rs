@@ -108,6 +108,7 @@ fn stream(family: IpFamily, repetition: u32) -> Observations {
                 involuntary_switches: 0,
             }),
             system: None,
+            pinned: None,
         },
         socket: SocketFacts {
             path_mtu_bytes: Some(1500),

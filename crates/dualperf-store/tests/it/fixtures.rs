@@ -3,8 +3,8 @@
 //! `fixtures/v<N>-synthetic.sqlite` is a database at schema version N holding
 //! the SYNTHETIC run in `fixtures/v<N>-synthetic.json` (made-up data), as
 //! the current model reads that JSON. Versions 1 to 3 hold a two-family run
-//! of the result schema v1; version 4 a three-arm run, stored without raw
-//! samples. `write_fixture_database` below writes the files of the current
+//! of the result schema v1; versions 4 and 5 a three-arm run, stored without
+//! raw samples (version 5 with the comparisons' p-values and attributions). `write_fixture_database` below writes the files of the current
 //! version; run it right after appending a migration (never overwrite an
 //! older version's files: they were written by the code of their time):
 //!

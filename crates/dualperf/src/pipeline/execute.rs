@@ -2,7 +2,9 @@
 //! [`RunResult`] (trials, host facts, no analysis):
 //!
 //! - **in process**: the engine's client in this process, against `serve`
-//!   peers at the arms' targets (`dualperf run`);
+//!   peers at the arms' targets (`dualperf run`); with `--repeat auto`,
+//!   one point at a time until it is precise enough
+//!   ([`in_process_until_precise`]);
 //! - **in a namespace**: the lab writes the plan as JSON, starts
 //!   `dualperf run --plan PLAN --measure-only RAW` inside the client node
 //!   (the server is another process in the server node, so each end's CPU
@@ -15,8 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
-use dualperf_engine::client::{Client, ClientOptions};
-use dualperf_model::{RunConfig, RunResult};
+use dualperf_engine::client::{
+    finish_result, plan_order, Client, ClientOptions, PlannedTrial, Progress,
+};
+use dualperf_model::{RunConfig, RunResult, TrialOutcome};
+use dualperf_stats::contention;
+use dualperf_stats::repetition::{is_precise, Precision};
 
 use super::output::write_json;
 use super::progress::ProgressView;
@@ -26,25 +32,195 @@ pub(crate) const MEASURE_ONLY_FLAG: &str = "--measure-only";
 
 /// Runs every trial of `config` in this process. Never fails: a failed
 /// trial is recorded as such; a raised `stop` flag ends the run after the
-/// current trial with `complete = false` and the reason in `errors`.
+/// current trial with `complete = false` and the reason in `errors`. A
+/// trial that ran contended ([`dualperf_stats::contention`]) is run again
+/// up to `reruns` times (`--rerun-contended`); the last attempt is kept.
 pub(crate) fn in_process(
     config: &RunConfig,
     options: ClientOptions,
     stop: Option<Arc<AtomicBool>>,
     view: &mut ProgressView,
+    reruns: u32,
 ) -> RunResult {
     let client = Client::new(ClientOptions {
         stop: stop.clone(),
         ..options
     });
-    let mut result = client.run_plan(config, &mut |progress| view.show(progress));
+    let mut result = client.begin(config);
+    let order = plan_order(config);
+    let mut runner = Runner {
+        client: &client,
+        config,
+        view,
+        reruns,
+    };
+    runner.run(&order, &mut result, (0, order.len()));
+    finish_result(&mut result, order.len());
     view.done();
+    mark_interrupted(&mut result, stop.as_ref());
+    result
+}
+
+/// After a raised `stop` flag: incomplete, with a reason.
+fn mark_interrupted(result: &mut RunResult, stop: Option<&Arc<AtomicBool>>) {
     if stop.is_some_and(|flag| flag.load(Ordering::SeqCst)) {
         result.complete = false;
         if result.errors.is_empty() {
             result.errors.push("interrupted".into());
         }
     }
+}
+
+/// Runs planned trials one at a time, running a contended one again.
+struct Runner<'a> {
+    client: &'a Client,
+    config: &'a RunConfig,
+    view: &'a mut ProgressView,
+    /// Most extra attempts of a contended trial.
+    reruns: u32,
+}
+
+impl Runner<'_> {
+    /// Runs `planned` into `result`, numbered from `first` of `total`.
+    /// False when stopped.
+    fn run(
+        &mut self,
+        planned: &[PlannedTrial],
+        result: &mut RunResult,
+        (first, total): (usize, usize),
+    ) -> bool {
+        for (offset, &trial) in planned.iter().enumerate() {
+            if !self.run_one(trial, result, (first + offset, total)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn run_one(
+        &mut self,
+        planned: PlannedTrial,
+        result: &mut RunResult,
+        (index, total): (usize, usize),
+    ) -> bool {
+        let mut earlier: Vec<f64> = Vec::new();
+        loop {
+            let view = &mut *self.view;
+            // The progress view hears of the kept attempt only.
+            let going = self.client.run_planned(
+                self.config,
+                &[planned],
+                result,
+                (index, total),
+                &mut |progress| {
+                    if matches!(progress, Progress::TrialStarted { .. }) {
+                        view.show(progress);
+                    }
+                },
+            );
+            if !going {
+                return false;
+            }
+            let Some(trial) = result.trials.last() else {
+                return true;
+            };
+            let stopping = self
+                .client
+                .options
+                .stop
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::SeqCst));
+            match contention::classify(trial) {
+                Some(evidence) if (earlier.len() as u32) < self.reruns && !stopping => {
+                    earlier.push(evidence.foreign_cpu_ratio.unwrap_or(0.0));
+                    result.trials.pop();
+                }
+                _ => break,
+            }
+        }
+        let Some(trial) = result.trials.last_mut() else {
+            return true;
+        };
+        if !earlier.is_empty() {
+            if let TrialOutcome::Ok(observations) = &mut trial.outcome {
+                let most = earlier.iter().copied().fold(0.0, f64::max);
+                observations.notes.push(format!(
+                    "run {} time{} more: the earlier attempt{} ran contended (other programs \
+                     used up to {:.0} % of the tool's CPUs; --rerun-contended)",
+                    earlier.len(),
+                    if earlier.len() == 1 { "" } else { "s" },
+                    if earlier.len() == 1 { "" } else { "s" },
+                    most * 100.0
+                ));
+            }
+        }
+        self.view.show(&Progress::TrialFinished {
+            index,
+            total,
+            trial,
+        });
+        true
+    }
+}
+
+/// Runs `config` in this process, repeating every point until its
+/// headline metric is precise enough on every arm or `target`'s cap is
+/// reached (`dualperf run --repeat auto`; [`dualperf_stats::repetition`]):
+/// `target.min_repetitions` interleaved repetitions first, then one more
+/// (every arm) at a time. `config.repeat` of the result becomes the most
+/// repetitions any point needed. Contended trials run again as in
+/// [`in_process`]. Never fails, like [`in_process`].
+pub(crate) fn in_process_until_precise(
+    config: &RunConfig,
+    options: ClientOptions,
+    stop: Option<Arc<AtomicBool>>,
+    view: &mut ProgressView,
+    target: &Precision,
+    reruns: u32,
+) -> RunResult {
+    let client = Client::new(ClientOptions {
+        stop: stop.clone(),
+        ..options
+    });
+    let mut result = client.begin(config);
+    let arms = config.arms.len();
+    let cap = config.points.len() * arms * target.max_repetitions as usize;
+    let mut ran = 0;
+    let mut most = 0;
+    let mut runner = Runner {
+        client: &client,
+        config,
+        view,
+        reruns,
+    };
+    'points: for point in 0..config.points.len() {
+        let mut repetitions = 0;
+        loop {
+            let batch = if repetitions == 0 {
+                target.min_repetitions.max(1)
+            } else {
+                1
+            };
+            let planned: Vec<PlannedTrial> = (repetitions..repetitions + batch)
+                .flat_map(|repetition| (0..arms).map(move |arm| (point, arm, repetition)))
+                .collect();
+            let going = runner.run(&planned, &mut result, (ran, cap));
+            ran += planned.len();
+            repetitions += batch;
+            if !going {
+                break 'points;
+            }
+            if repetitions >= target.max_repetitions || is_precise(&result, point, target) {
+                break;
+            }
+        }
+        most = most.max(repetitions);
+        runner.view.point_done(&config.points[point].label());
+    }
+    result.config.repeat = most.max(1);
+    finish_result(&mut result, ran);
+    runner.view.done();
+    mark_interrupted(&mut result, stop.as_ref());
     result
 }
 

@@ -90,7 +90,7 @@ impl ProgressView {
                         self.arm_label(trial.arm.as_str()),
                     );
                 }
-                if self.point_finished >= self.per_point {
+                if self.per_point > 0 && self.point_finished >= self.per_point {
                     self.points_done += 1;
                     if !self.tty {
                         let _ = writeln!(
@@ -109,6 +109,36 @@ impl ProgressView {
                 }
             }
         }
+    }
+
+    /// A display for a run whose points take as many repetitions as they
+    /// need (`--repeat auto`): the executor says when a point is done.
+    pub(crate) fn until_precise(config: &RunConfig, tty: bool) -> ProgressView {
+        ProgressView {
+            per_point: 0,
+            ..ProgressView::new(config, tty)
+        }
+    }
+
+    /// Ends a point of an until-precise run (see [`ProgressView::until_precise`]).
+    pub(crate) fn point_done(&mut self, label: &str) {
+        if self.per_point > 0 {
+            return;
+        }
+        self.points_done += 1;
+        if !self.tty {
+            eprintln!(
+                "dualperf: [{}/{} points, {}] {label}: {} trials ({} repetitions per arm), {} failed",
+                self.points_done,
+                self.points_total,
+                clock(self.started.elapsed()),
+                self.point_finished,
+                self.point_finished / self.labels.len().max(1),
+                self.point_failed
+            );
+        }
+        self.point_finished = 0;
+        self.point_failed = 0;
     }
 
     /// Clears the status line once the run is over.

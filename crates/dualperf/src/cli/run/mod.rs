@@ -34,6 +34,7 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run --loopback                      127.0.0.1 against ::1, server in-process
   dualperf -c hostb -t 2 -J                    iperf3's words: both families, JSON on stdout
   dualperf run --loopback --repeat 5 --csv out.csv
+  dualperf run --loopback --repeat auto        until ±2.5 % at 99 % (3 to 10 repetitions)
   dualperf run hostb.example.net               both families against `dualperf serve` on hostb
   dualperf run --v4 192.0.2.7 --v6 2001:db8::7 --sizes papers --json result.json
   dualperf run hostb -6 --tests tcp-stream -P 4 --reverse -t 10
@@ -120,9 +121,11 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SECS", default_value_t = 0.25)]
     pub warmup: f64,
     /// Repetitions of every point per arm (3 or more for a significance claim) [default: 3].
-    /// More repetitions give narrower confidence intervals.
-    #[arg(long, value_name = "R")]
-    pub repeat: Option<u32>,
+    /// More repetitions give narrower confidence intervals. `auto` repeats
+    /// each point until its headline metric is known within ±2.5 % at 99 %
+    /// confidence on every arm, 3 to 10 times (netperf's -I 99,5 -i 10,3).
+    #[arg(long, value_name = "R|auto", value_parser = parse_repeat)]
+    pub repeat: Option<Repeat>,
     /// Order of repetitions: interleaved across arms (v4, v6, v4 …) or blocked.
     #[arg(long, value_enum, default_value = "interleaved")]
     pub order: OrderArg,
@@ -212,6 +215,12 @@ pub(crate) struct Args {
     /// the udp-probe size (--sizes; default 172 B).
     #[arg(long, value_name = "MS", default_value_t = 10.0)]
     pub probe_interval: f64,
+    /// Run a trial again, up to N times, when it ran while other programs
+    /// took the CPUs the tool needed (contended: see docs/metrics.md); the
+    /// last attempt is kept and says how often it was repeated. Contended
+    /// trials that remain are never the basis of a significance claim.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
+    pub rerun_contended: u32,
     /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
     /// alongside every tcp-stream and udp-stream trial, in the same
     /// direction, and report its one-way delay, jitter and loss.
@@ -226,6 +235,26 @@ pub(crate) struct Args {
     /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
     #[arg(short = 'L', long = "flow-label", value_name = "N")]
     pub flow_label: Option<dualperf_model::FlowLabel>,
+}
+
+/// `--repeat`: a count, or `auto` (until precise; see `--help`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Repeat {
+    /// This many repetitions per arm.
+    Count(u32),
+    /// netperf's -I 99,5 -i 10,3 ([`dualperf_stats::repetition::NETPERF`]).
+    Auto,
+}
+
+/// `--repeat N` or `--repeat auto`.
+pub(crate) fn parse_repeat(text: &str) -> Result<Repeat, String> {
+    match text.trim() {
+        "auto" => Ok(Repeat::Auto),
+        number => number
+            .parse()
+            .map(Repeat::Count)
+            .map_err(|_| format!("`{text}` is not a number of repetitions or `auto`")),
+    }
 }
 
 /// `--order` values.
@@ -300,9 +329,30 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         server_cpus: config.server_cpus.clone(),
         stop: None,
         clocks_synchronised: args.clocks_synchronised,
+        server_in_process: args.loopback,
     };
-    let mut view = ProgressView::new(&config, std::io::stderr().is_terminal());
-    let result = execute::in_process(&config, options, Some(stop.clone()), &mut view);
+    let tty = std::io::stderr().is_terminal();
+    let result = if args.repeat == Some(Repeat::Auto) {
+        let mut view = ProgressView::until_precise(&config, tty);
+        let target = dualperf_stats::repetition::NETPERF;
+        execute::in_process_until_precise(
+            &config,
+            options,
+            Some(stop.clone()),
+            &mut view,
+            &target,
+            args.rerun_contended,
+        )
+    } else {
+        let mut view = ProgressView::new(&config, tty);
+        execute::in_process(
+            &config,
+            options,
+            Some(stop.clone()),
+            &mut view,
+            args.rerun_contended,
+        )
+    };
     let interrupted = stop.load(Ordering::SeqCst);
 
     if let Some(raw) = &args.measure_only {
@@ -457,7 +507,11 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
     let options: PointOptions = point_options(args)?;
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let points = points(&options, &families)?;
-    let repeat = args.repeat.unwrap_or(3);
+    let repeat = match args.repeat {
+        Some(Repeat::Count(count)) => count,
+        Some(Repeat::Auto) => dualperf_stats::repetition::NETPERF.min_repetitions,
+        None => 3,
+    };
     Ok(RunConfig {
         points,
         baseline: choose_baseline(&arms, None)?,
@@ -506,6 +560,13 @@ fn plan_from_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeat_takes_a_count_or_auto() {
+        assert_eq!(parse_repeat("5"), Ok(Repeat::Count(5)));
+        assert_eq!(parse_repeat("auto"), Ok(Repeat::Auto));
+        assert!(parse_repeat("many").unwrap_err().contains("auto"));
+    }
 
     #[test]
     fn only_a_signal_makes_the_exit_code_130() {
