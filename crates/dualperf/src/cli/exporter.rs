@@ -252,6 +252,7 @@ fn compare(
         server_cpus: Vec::new(),
         stop: Some(stop.clone()),
         clocks_synchronised: target.clocks_synchronised,
+        server_in_process: false,
     });
     let mut result = client.run_plan(&plan, &mut |_| {});
     result.analysis = Some(dualperf_stats::analyse(&result));
