@@ -218,8 +218,33 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating results folder {}", folder.display()))?;
     write_plan(&traffic.plan, &config)?;
+    // User-space forwarders (TAYGA for NAT64) are watched: one that wanted
+    // nearly a whole core limits its arm, and the result must say so rather
+    // than let the difference read as IPv6's.
+    let daemons: Vec<(i32, dualperf_lab::SchedStat)> = testbed
+        .daemon_pids()
+        .into_iter()
+        .filter_map(|pid| dualperf_lab::SchedStat::of(pid).map(|stat| (pid, stat)))
+        .collect();
+    let measuring = std::time::Instant::now();
     let outcome = measure(&testbed, &client, &server, &traffic, &interrupt);
-    let facts = testbed.facts();
+    let wall_ns = measuring.elapsed().as_nanos() as u64;
+    let mut facts = testbed.facts();
+    for (pid, before) in &daemons {
+        if let Some(after) = dualperf_lab::SchedStat::of(*pid) {
+            let (ran, wanted) = after.shares_since(before, wall_ns);
+            let arms = config.arms.len().max(1) as f64;
+            facts.notes.push(format!(
+                "user-space forwarder (pid {pid}) ran {:.0} % and wanted {:.0} % of one core \
+                 averaged over the whole run; its arm ran about 1/{arms} of the time, so while \
+                 it forwarded it wanted up to {:.0} % (near 100 %: it, not the address family, \
+                 limits that arm)",
+                ran * 100.0,
+                wanted * 100.0,
+                (wanted * arms * 100.0).min(100.0)
+            ));
+        }
+    }
     let teardown = testbed.teardown();
     if let Err(err) = &teardown {
         eprintln!(
