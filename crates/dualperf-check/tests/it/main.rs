@@ -133,6 +133,16 @@ fn build(scenario: Scenario, tag: &str) -> Testbed {
                 "nodad",
             ]);
         }
+        // No duplicate address detection on the link-local address either:
+        // until it finishes, neighbour discovery waits and the first IPv6
+        // connection takes about a second (longer than the check's timeout
+        // on a busy machine).
+        let dad = format!("net.ipv6.conf.{device}.accept_dad=0");
+        let status = std::process::Command::new("ip")
+            .args(["netns", "exec", &namespace.0, "sysctl", "-qw", &dad])
+            .status()
+            .unwrap();
+        assert!(status.success(), "sysctl {dad}");
         ip(&["-n", &namespace.0, "link", "set", device, "up"]);
     }
     Testbed { server, client }
