@@ -228,14 +228,7 @@ impl Client {
                 return trial;
             }
         };
-        match run_marked_trial(
-            target,
-            spec,
-            family,
-            &arm.marking,
-            &self.options,
-            server_host.is_none(),
-        ) {
+        match run_arm_trial(target, spec, arm, &self.options, server_host.is_none()) {
             Ok(report) => {
                 trial.local_address = report.local_address;
                 trial.remote_address = report.remote_address;
@@ -294,13 +287,69 @@ pub fn run_marked_trial(
     options: &ClientOptions,
     want_host_facts: bool,
 ) -> crate::error::Result<TrialReport> {
+    run_trial_seen_as(
+        server,
+        spec,
+        family,
+        family,
+        marking,
+        options,
+        want_host_facts,
+    )
+}
+
+/// One trial of `arm`: its marking, and the family the server will see
+/// (IPv4 for an IPv6 client through NAT64).
+///
+/// # Errors
+/// As [`run_trial`].
+pub fn run_arm_trial(
+    server: SocketAddr,
+    spec: &TestSpec,
+    arm: &Arm,
+    options: &ClientOptions,
+    want_host_facts: bool,
+) -> crate::error::Result<TrialReport> {
+    let seen_as = match arm.path {
+        dualperf_model::ArmPath::Nat64 { .. } => dualperf_model::IpFamily::V4,
+        _ => arm.family,
+    };
+    run_trial_seen_as(
+        server,
+        spec,
+        arm.family,
+        seen_as,
+        &arm.marking,
+        options,
+        want_host_facts,
+    )
+}
+
+fn run_trial_seen_as(
+    server: SocketAddr,
+    spec: &TestSpec,
+    family: dualperf_model::IpFamily,
+    server_family: dualperf_model::IpFamily,
+    marking: &dualperf_model::Marking,
+    options: &ClientOptions,
+    want_host_facts: bool,
+) -> crate::error::Result<TrialReport> {
     if under_load::wants_probe(spec) {
-        return under_load::run_with_probe(server, spec, family, marking, options, want_host_facts);
+        return under_load::run_with_probe(
+            server,
+            spec,
+            family,
+            server_family,
+            marking,
+            options,
+            want_host_facts,
+        );
     }
     trial::run_single(
         server,
         spec,
         family,
+        server_family,
         marking,
         options,
         want_host_facts,

@@ -41,11 +41,14 @@ pub struct TrialReport {
 const CONTROL_WAIT: Duration = Duration::from_secs(15);
 
 /// One trial of `spec` alone, on one control session; `started` (if any)
-/// hears once both ends' flows are running.
+/// hears once both ends' flows are running. `family` is the client's
+/// sockets' family, `server_family` the one the server sees (they differ
+/// only through a translator).
 pub fn run_single(
     server: SocketAddr,
     spec: &TestSpec,
     family: IpFamily,
+    server_family: IpFamily,
     marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
@@ -68,7 +71,9 @@ pub fn run_single(
     let clocks = assemble::Clocks::of(same_kernel, options.clocks_synchronised);
     channel.send(&Message::Request(TestRequest {
         spec: spec.clone(),
-        family,
+        // The family the server will see: the client's own, except through
+        // a translator (an IPv6 client behind NAT64 arrives over IPv4).
+        family: server_family,
         server_cpus: options.server_cpus.clone(),
         want_host_facts,
         marking: *marking,

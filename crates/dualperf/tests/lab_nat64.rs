@@ -1,0 +1,92 @@
+//! End to end through a translator: `dualperf lab nat64 --quick` measures an
+//! IPv6-only client reaching an IPv4-only server through NAT64 (TAYGA on
+//! this kernel) beside native IPv4, through the same pipeline as every lab
+//! run. The server sees the NAT64 arm's sessions over IPv4, which is what
+//! the arm is; the result records which translator ran and how much CPU it
+//! wanted. Needs root and TAYGA: skipped with a message locally, required
+//! when DUALPERF_REQUIRE_PRIVILEGED is set.
+
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
+
+use std::process::Command;
+
+use dualperf_model::{IpFamily, RunResult, TrialOutcome};
+
+#[test]
+fn the_nat64_arm_is_measured_against_native_ipv4_and_the_translator_is_recorded() {
+    let root = unsafe { libc::geteuid() } == 0;
+    let tayga = Command::new("tayga").arg("--help").output().is_ok();
+    if !(root && tayga) {
+        assert!(
+            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
+            "needs root and tayga"
+        );
+        eprintln!("skipped: needs root and tayga");
+        return;
+    }
+    let folder = std::env::temp_dir().join(format!("dpe-nat64-{}", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
+        .args([
+            "lab",
+            "nat64",
+            "--quick",
+            "--tests",
+            "udp-rr",
+            "--no-store",
+            "--results",
+        ])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let run = std::fs::read_dir(&folder)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let result: RunResult =
+        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
+    std::fs::remove_dir_all(&folder).unwrap();
+    let ids: Vec<&str> = result.config.arms.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(ids, ["v4", "v6-nat64"]);
+    let nat64: Vec<_> = result
+        .trials
+        .iter()
+        .filter(|t| t.arm.as_str() == "v6-nat64")
+        .collect();
+    assert_eq!(nat64.len(), 3);
+    for trial in nat64 {
+        assert!(
+            matches!(trial.outcome, TrialOutcome::Ok(_)),
+            "{:?}",
+            trial.outcome
+        );
+        assert_eq!(trial.family, IpFamily::V6, "the client's sockets are IPv6");
+        assert_eq!(
+            trial.server_seen_family,
+            Some(IpFamily::V4),
+            "the server sees the translated session over IPv4"
+        );
+    }
+    let testbed = result.testbed.unwrap();
+    assert!(
+        testbed
+            .mechanisms
+            .iter()
+            .any(|m| m.implementation == "tayga" || m.implementation == "jool"),
+        "{:?}",
+        testbed.mechanisms
+    );
+    assert!(
+        stdout.contains("IPv6 via NAT64"),
+        "the verdict names the arm: {stdout}"
+    );
+    let left = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&left.stdout).contains(testbed.run_id.as_str()),
+        "the testbed is removed"
+    );
+}
