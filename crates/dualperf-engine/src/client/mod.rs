@@ -290,8 +290,7 @@ pub fn run_marked_trial(
     run_trial_seen_as(
         server,
         spec,
-        family,
-        family,
+        trial::Families::same(family),
         marking,
         options,
         want_host_facts,
@@ -314,11 +313,14 @@ pub fn run_arm_trial(
         dualperf_model::ArmPath::Nat64 { .. } => dualperf_model::IpFamily::V4,
         _ => arm.family,
     };
+    let families = trial::Families {
+        client: arm.family,
+        server: seen_as,
+    };
     run_trial_seen_as(
         server,
         spec,
-        arm.family,
-        seen_as,
+        families,
         &arm.marking,
         options,
         want_host_facts,
@@ -328,8 +330,7 @@ pub fn run_arm_trial(
 fn run_trial_seen_as(
     server: SocketAddr,
     spec: &TestSpec,
-    family: dualperf_model::IpFamily,
-    server_family: dualperf_model::IpFamily,
+    families: trial::Families,
     marking: &dualperf_model::Marking,
     options: &ClientOptions,
     want_host_facts: bool,
@@ -338,8 +339,7 @@ fn run_trial_seen_as(
         return under_load::run_with_probe(
             server,
             spec,
-            family,
-            server_family,
+            families,
             marking,
             options,
             want_host_facts,
@@ -348,8 +348,7 @@ fn run_trial_seen_as(
     trial::run_single(
         server,
         spec,
-        family,
-        server_family,
+        families,
         marking,
         options,
         want_host_facts,

@@ -40,20 +40,39 @@ pub struct TrialReport {
 /// Waiting time for control answers that involve no measurement.
 const CONTROL_WAIT: Duration = Duration::from_secs(15);
 
+/// The address families of one trial: the client's sockets', and the one
+/// the server sees. They differ only through a translator (an IPv6 client
+/// behind NAT64 reaches an IPv4 server).
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub struct Families {
+    /// The family of the client's sockets.
+    pub client: IpFamily,
+    /// The family the server sees the session arrive over.
+    pub server: IpFamily,
+}
+
+impl Families {
+    /// The same family at both ends (every path but a translator).
+    pub fn same(family: IpFamily) -> Families {
+        Families {
+            client: family,
+            server: family,
+        }
+    }
+}
+
 /// One trial of `spec` alone, on one control session; `started` (if any)
-/// hears once both ends' flows are running. `family` is the client's
-/// sockets' family, `server_family` the one the server sees (they differ
-/// only through a translator).
+/// hears once both ends' flows are running.
 pub fn run_single(
     server: SocketAddr,
     spec: &TestSpec,
-    family: IpFamily,
-    server_family: IpFamily,
+    families: Families,
     marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
     started: Option<std::sync::mpsc::Sender<()>>,
 ) -> Result<TrialReport> {
+    let (family, server_family) = (families.client, families.server);
     validate_size(spec.kind, family, spec.size_bytes).map_err(EngineError::InvalidTest)?;
     if IpFamily::of(&server.ip()) != family {
         return Err(EngineError::InvalidTest(format!(

@@ -13,9 +13,9 @@
 
 use std::net::SocketAddr;
 
-use dualperf_model::{IpFamily, Marking, ProbeObservations, TestKind, TestSpec};
+use dualperf_model::{Marking, ProbeObservations, TestKind, TestSpec};
 
-use super::trial::{run_single, TrialReport};
+use super::trial::{run_single, Families, TrialReport};
 use super::ClientOptions;
 use crate::endpoint::probe_interval;
 use crate::error::Result;
@@ -50,8 +50,7 @@ pub fn probe_spec_for(load: &TestSpec) -> TestSpec {
 pub fn run_with_probe(
     server: SocketAddr,
     spec: &TestSpec,
-    family: IpFamily,
-    server_family: IpFamily,
+    families: Families,
     marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
@@ -67,8 +66,7 @@ pub fn run_with_probe(
             let report = run_single(
                 server,
                 &probe,
-                family,
-                server_family,
+                families,
                 &probe_marking,
                 &probe_options,
                 false,
@@ -84,8 +82,7 @@ pub fn run_with_probe(
     let load = run_single(
         server,
         spec,
-        family,
-        server_family,
+        families,
         marking,
         options,
         want_host_facts,
