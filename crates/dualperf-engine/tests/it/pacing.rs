@@ -8,44 +8,19 @@ use std::net::SocketAddr;
 
 use dualperf_model::{BitRate, IpFamily, TestKind};
 
-use crate::probe_lab::{in_ns, or_skip, ProbeChain};
+use crate::probe_lab::{or_skip, ProbeChain};
 use crate::probe_netns::with_server;
 use crate::support::{short_spec, trial};
-
-/// 100 Mbit/s htb with a 1000-packet FIFO on the router's egress to the server.
-fn shape_100_mbit(chain: &ProbeChain) -> Result<(), String> {
-    let (ns, dev) = (&chain.router, &chain.router_out_dev);
-    in_ns(
-        ns,
-        "tc",
-        &[
-            "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1",
-        ],
-    )?;
-    in_ns(
-        ns,
-        "tc",
-        &[
-            "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", "100mbit",
-            "ceil", "100mbit",
-        ],
-    )?;
-    in_ns(
-        ns,
-        "tc",
-        &[
-            "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo", "limit", "1000",
-        ],
-    )?;
-    Ok(())
-}
 
 #[test]
 fn a_paced_stream_holds_85_mbit_within_one_percent_in_every_100_ms_interval() {
     let Some(chain) = or_skip(ProbeChain::create("p", 212)) else {
         return;
     };
-    shape_100_mbit(&chain).expect("htb and pfifo exist on this kernel");
+    // 100 Mbit/s htb with a 1000-packet FIFO on the router's egress to the server.
+    chain
+        .shape_router_egress("100mbit", 1000)
+        .expect("htb and pfifo exist on this kernel");
     let addresses = ProbeChain::server_addresses(212);
     let reports = with_server(&chain.server, &chain.client, move |port| {
         let mut reports = Vec::new();

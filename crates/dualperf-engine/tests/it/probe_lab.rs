@@ -230,6 +230,40 @@ impl ProbeChain {
     pub fn server_addresses(net: u8) -> [String; 2] {
         [format!("10.{net}.2.1"), format!("fd{net:02x}:2::1")]
     }
+
+    /// A bottleneck on the router's egress towards the server: htb at
+    /// `rate` (tc syntax, e.g. `5mbit`) in front of a `limit`-packet FIFO.
+    /// `tc qdisc add dev D root handle 1: htb default 1; tc class add dev D
+    /// parent 1: classid 1:1 htb rate R ceil R; tc qdisc add dev D parent
+    /// 1:1 handle 10: pfifo limit L`.
+    pub fn shape_router_egress(&self, rate: &str, limit: u32) -> Result<(), String> {
+        let (ns, dev) = (&self.router, &self.router_out_dev);
+        let limit = limit.to_string();
+        in_ns(
+            ns,
+            "tc",
+            &[
+                "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1",
+            ],
+        )?;
+        in_ns(
+            ns,
+            "tc",
+            &[
+                "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate,
+                "ceil", rate,
+            ],
+        )?;
+        in_ns(
+            ns,
+            "tc",
+            &[
+                "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo", "limit",
+                &limit,
+            ],
+        )?;
+        Ok(())
+    }
 }
 
 impl Drop for ProbeChain {

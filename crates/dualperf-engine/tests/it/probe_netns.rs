@@ -78,30 +78,7 @@ fn shape(chain: &ProbeChain) -> Result<(), String> {
     in_ns(&chain.client, "sysctl", &reno)?;
     let segs = ["link", "set", "dev", &chain.client_dev, "gso_max_segs", "1"];
     in_ns(&chain.client, "ip", &segs)?;
-    let (ns, dev) = (&chain.router, &chain.router_out_dev);
-    in_ns(
-        ns,
-        "tc",
-        &[
-            "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1",
-        ],
-    )?;
-    in_ns(
-        ns,
-        "tc",
-        &[
-            "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", "5mbit",
-            "ceil", "5mbit",
-        ],
-    )?;
-    in_ns(
-        ns,
-        "tc",
-        &[
-            "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo", "limit", "100",
-        ],
-    )?;
-    Ok(())
+    chain.shape_router_egress("5mbit", 100)
 }
 
 #[test]
