@@ -100,7 +100,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("every probed feature is available");
     } else {
         println!(
-            "{} of {} features missing; testbeds that need them fail before building anything",
+            "{} of {} features missing; where a recipe above stands in, it is used and recorded, otherwise a testbed that needs the feature fails before building anything",
             missing.len(),
             capabilities.results().len()
         );
