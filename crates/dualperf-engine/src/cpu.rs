@@ -186,6 +186,32 @@ fn process_usage() -> (u64, u64, u64) {
     )
 }
 
+/// User and system CPU time of process `pid`, nanoseconds, from fields 14
+/// and 15 of `/proc/PID/stat` (clock ticks, `proc(5)`); `None` when the
+/// process is gone or the file unreadable.
+pub fn pid_cpu_ns(pid: i32) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_pid_stat_cpu(&text, clock_ticks_per_second())
+}
+
+/// Fields 14 (utime) and 15 (stime) of a `/proc/PID/stat` line as
+/// nanoseconds; the command name (field 2) may hold spaces and parentheses,
+/// so fields are counted after its closing `)`.
+pub fn parse_pid_stat_cpu(text: &str, ticks_per_second: u64) -> Option<(u64, u64)> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After ")": field 3 is fields[0], so utime (14) is fields[11], stime (15) fields[12].
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    let per_tick = 1_000_000_000 / ticks_per_second.max(1);
+    Some((ticks(11)? * per_tick, ticks(12)? * per_tick))
+}
+
+fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf reads a constant and touches no memory.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).ok().filter(|&t| t > 0).unwrap_or(100)
+}
+
 /// The "some" total of `/proc/pressure/cpu` (Linux PSI), microseconds: the
 /// time at least one runnable task waited for a CPU since boot.
 ///
@@ -318,6 +344,19 @@ impl CpuMeter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pid_stat_line_gives_user_and_system_time_even_with_odd_names() {
+        let line =
+            "4242 (tay ga (x)) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 1 0 12345 0 0";
+        assert_eq!(
+            parse_pid_stat_cpu(line, 100),
+            Some((2_500_000_000, 750_000_000))
+        );
+        assert_eq!(parse_pid_stat_cpu("garbage", 100), None);
+        let own = pid_cpu_ns(i32::try_from(std::process::id()).unwrap());
+        assert!(own.is_some());
+    }
 
     #[test]
     fn cpu_pressure_reads_the_some_total() {

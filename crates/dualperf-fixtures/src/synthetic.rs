@@ -566,6 +566,7 @@ fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
             pressure_some_us: Some(1_500),
         }),
         pinned: None,
+        path: None,
     }
 }
 

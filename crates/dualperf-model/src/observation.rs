@@ -280,6 +280,12 @@ pub struct CpuObservations {
     /// a kernel); `cpus` counts them. `None` when unpinned or not recorded.
     #[serde(default)]
     pub pinned: Option<SystemCpu>,
+    /// CPU of user-space processes that are part of the measured path on
+    /// the client's host (a lab's own forwarders, e.g. TAYGA for NAT64),
+    /// scaled to the measured interval: the path's work, not foreign load.
+    /// `None` when the path has no such process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<ProcessCpu>,
 }
 
 /// CPU time used by one process over a wall-clock interval (getrusage).

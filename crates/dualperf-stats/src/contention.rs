@@ -156,10 +156,12 @@ fn pinned_list(o: &Observations) -> Vec<u32> {
 }
 
 /// CPU time of the tool on the client's kernel: the client process, plus a
-/// separate server process on the same kernel.
+/// separate server process on the same kernel, plus the user-space
+/// processes that are part of the measured path (a lab's TAYGA): the
+/// path's work is not foreign load.
 fn own_cpu_ns(cpu: &CpuObservations, placement: EndsPlacement) -> Option<u64> {
     let busy = |p: &ProcessCpu| p.user_ns + p.system_ns;
-    let client = busy(&cpu.client);
+    let client = busy(&cpu.client) + cpu.path.as_ref().map_or(0, busy);
     match placement {
         EndsPlacement::SameProcess | EndsPlacement::SeparateKernels => Some(client),
         EndsPlacement::SameKernel => Some(client + cpu.server.as_ref().map_or(0, busy)),
@@ -216,6 +218,7 @@ mod tests {
                     ..SystemCpu::default()
                 }),
                 pinned: None,
+                path: None,
             },
             placement,
             ..Observations::default()
@@ -295,6 +298,25 @@ mod tests {
         let evidence = classify(&pinned).unwrap();
         assert_eq!(evidence.cpus, vec![0]);
         assert!((evidence.foreign_cpu_ratio.unwrap() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_forwarder_on_the_path_is_the_paths_cpu_not_foreign_load() {
+        // 60 of 200 jiffies busy (0.6 s of CPU), 0.1 s of it the tool's own:
+        // foreign unless the other 0.5 s is the testbed's TAYGA.
+        let mut with_tayga = trial(100, 60, Some(EndsPlacement::SameProcess));
+        let foreign = figures(&with_tayga).unwrap().foreign_cpu_ratio.unwrap();
+        assert!((foreign - 0.25).abs() < 1e-9, "{foreign}");
+        if let TrialOutcome::Ok(o) = &mut with_tayga.outcome {
+            o.cpu.path = Some(ProcessCpu {
+                user_ns: 100_000_000,
+                system_ns: 400_000_000,
+                wall_ns: 1_000_000_000,
+                involuntary_switches: 0,
+            });
+        }
+        let foreign = figures(&with_tayga).unwrap().foreign_cpu_ratio.unwrap();
+        assert!(foreign < 1e-9, "{foreign}");
     }
 
     #[test]

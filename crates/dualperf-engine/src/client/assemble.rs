@@ -159,6 +159,8 @@ pub fn observations(
         server: Some(server.cpu),
         system: client.sampler.system_cpu,
         pinned: client.sampler.pinned_cpu,
+        // Filled by the client around the whole trial (Client::run_one).
+        path: None,
     };
     if cpu.server.is_some_and(|c| c.wall_ns == 0) {
         cpu.server = None;

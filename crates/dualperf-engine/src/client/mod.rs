@@ -29,6 +29,10 @@ use crate::protocol::error_chain;
 pub struct ClientOptions {
     /// Shared key for servers started with `--auth-key`.
     pub auth_key: Option<Vec<u8>>,
+    /// User-space processes on this host that are part of the measured
+    /// path (a lab's own forwarders, e.g. TAYGA): their CPU is recorded as
+    /// the path's (`CpuObservations::path`), not counted as foreign load.
+    pub path_pids: Vec<i32>,
     /// CPUs to pin the client's flow threads to (empty: unpinned).
     pub client_cpus: Vec<u32>,
     /// CPUs to ask the server to pin its flow threads to.
@@ -228,6 +232,15 @@ impl Client {
                 return trial;
             }
         };
+        let started = std::time::Instant::now();
+        let path_before: Option<Vec<(u64, u64)>> =
+            (!self.options.path_pids.is_empty()).then(|| {
+                self.options
+                    .path_pids
+                    .iter()
+                    .map(|&pid| crate::cpu::pid_cpu_ns(pid).unwrap_or((0, 0)))
+                    .collect()
+            });
         match run_arm_trial(target, spec, arm, &self.options, server_host.is_none()) {
             Ok(report) => {
                 trial.local_address = report.local_address;
@@ -236,7 +249,21 @@ impl Client {
                 if server_host.is_none() {
                     *server_host = report.server_host;
                 }
-                trial.outcome = TrialOutcome::Ok(Box::new(report.observations));
+                let mut observations = report.observations;
+                observations.cpu.path = path_before
+                    .as_ref()
+                    .and_then(|before| path_cpu(before, &self.options.path_pids, started));
+                if let Some(path) = &mut observations.cpu.path {
+                    // Measured over the whole trial (handshake and warm-up
+                    // included); scaled to the measured interval, assuming an
+                    // even load, to match the system counters it is set against.
+                    let scale = observations.measured_ns as f64 / path.wall_ns.max(1) as f64;
+                    let scale = scale.min(1.0);
+                    path.user_ns = (path.user_ns as f64 * scale) as u64;
+                    path.system_ns = (path.system_ns as f64 * scale) as u64;
+                    path.wall_ns = observations.measured_ns;
+                }
+                trial.outcome = TrialOutcome::Ok(Box::new(observations));
             }
             Err(error) => {
                 trial.outcome = TrialOutcome::Failed {
@@ -246,6 +273,27 @@ impl Client {
         }
         trial
     }
+}
+
+/// CPU the path processes used since `before` (one entry per pid), over the
+/// wall time since `started`.
+fn path_cpu(
+    before: &[(u64, u64)],
+    pids: &[i32],
+    started: std::time::Instant,
+) -> Option<dualperf_model::ProcessCpu> {
+    let (mut user_ns, mut system_ns) = (0, 0);
+    for (&pid, &(user, system)) in pids.iter().zip(before) {
+        let (user_now, system_now) = crate::cpu::pid_cpu_ns(pid)?;
+        user_ns += user_now.saturating_sub(user);
+        system_ns += system_now.saturating_sub(system);
+    }
+    Some(dualperf_model::ProcessCpu {
+        user_ns,
+        system_ns,
+        wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        involuntary_switches: 0,
+    })
 }
 
 /// Runs one trial of `spec` over `family` against the server at `server`;

@@ -109,6 +109,7 @@ fn stream(family: IpFamily, repetition: u32) -> Observations {
             }),
             system: None,
             pinned: None,
+            path: None,
         },
         socket: SocketFacts {
             path_mtu_bytes: Some(1500),

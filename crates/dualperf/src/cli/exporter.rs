@@ -253,6 +253,7 @@ fn compare(
         stop: Some(stop.clone()),
         clocks_synchronised: target.clocks_synchronised,
         server_in_process: false,
+        path_pids: Vec::new(),
     });
     let mut result = client.run_plan(&plan, &mut |_| {});
     result.analysis = Some(dualperf_stats::analyse(&result));

@@ -224,15 +224,23 @@ pub(crate) fn in_process_until_precise(
     result
 }
 
-/// `run` arguments of the measuring child: `run --plan PLAN --measure-only RAW`.
-pub(crate) fn child_args(plan: &Path, raw: &Path) -> Vec<OsString> {
-    vec![
+/// `run` arguments of the measuring child: `run --plan PLAN --measure-only
+/// RAW`, and `--path-pids P,…` when the testbed has user-space forwarders
+/// whose CPU belongs to the path.
+pub(crate) fn child_args(plan: &Path, raw: &Path, path_pids: &[i32]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec![
         "run".into(),
         "--plan".into(),
         plan.into(),
         MEASURE_ONLY_FLAG.into(),
         raw.into(),
-    ]
+    ];
+    if !path_pids.is_empty() {
+        let list: Vec<String> = path_pids.iter().map(i32::to_string).collect();
+        args.push("--path-pids".into());
+        args.push(list.join(",").into());
+    }
+    args
 }
 
 /// Writes `config` as the child's plan file.
@@ -260,7 +268,7 @@ mod tests {
 
     #[test]
     fn the_child_gets_the_plan_file_and_where_to_write() {
-        let args = child_args(Path::new("/r/plan.json"), Path::new("/r/raw.json"));
+        let args = child_args(Path::new("/r/plan.json"), Path::new("/r/raw.json"), &[]);
         let words: Vec<String> = args
             .iter()
             .map(|a| a.to_string_lossy().into_owned())

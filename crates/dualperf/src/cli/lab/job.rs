@@ -406,7 +406,7 @@ pub(crate) fn measure(
         .spawn(
             client,
             traffic.exe.clone(),
-            &child_args(&traffic.plan, &traffic.raw),
+            &child_args(&traffic.plan, &traffic.raw, &testbed.daemon_pids()),
             Stdio::null(),
             Stdio::inherit(),
         )
@@ -471,7 +471,10 @@ fn print_dry_run(
     );
     println!("# measure:");
     println!("{} &", line(server, server_args(traffic)));
-    println!("{}", line(client, child_args(&traffic.plan, &traffic.raw)));
+    println!(
+        "{}",
+        line(client, child_args(&traffic.plan, &traffic.raw, &[]))
+    );
     println!("# tear down:");
     println!("kill %1");
     for command in dualperf_lab::plan::teardown_plan(topology, run, &implementations) {

@@ -181,6 +181,15 @@ pub(crate) struct Args {
         requires = "plan"
     )]
     pub measure_only: Option<PathBuf>,
+    /// Measuring child of `dualperf lab`: process ids of the testbed's own
+    /// user-space forwarders (TAYGA), whose CPU is the path's, not foreign load.
+    #[arg(
+        long = "path-pids",
+        value_name = "PIDS",
+        hide = true,
+        value_delimiter = ','
+    )]
+    pub path_pids: Vec<i32>,
     /// Declare the two hosts' clocks synchronised (PTP, NTP…): one-way delay
     /// is then reported between hosts too, with an error bound of half the
     /// minimum RTT. Without it, one-way delay is reported only when both ends
@@ -330,6 +339,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         stop: None,
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
+        path_pids: args.path_pids.clone(),
     };
     let tty = std::io::stderr().is_terminal();
     let result = if args.repeat == Some(Repeat::Auto) {
