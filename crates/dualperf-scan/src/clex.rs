@@ -12,7 +12,7 @@
 //! compares it with the tree-sitter tokens on the C fixtures, and
 //! `DUALPERF_SCAN_C_GRAMMAR=1` scans C and C++ with tree-sitter instead.
 
-use crate::token::{names_a_family, Token, TokenKind};
+use crate::token::{macro_token, names_a_family, Token, TokenKind};
 
 /// Tokens of a C or C++ source, in source order, with parent kinds and
 /// family-branch flags as the tree-sitter path gives them where rules look.
@@ -369,43 +369,7 @@ impl<'s> Lexer<'s> {
     fn macro_token(&mut self, parent_kind: &'static str) {
         let start = self.position;
         let bytes = self.bytes;
-        let c = bytes[start];
-        let mut i = start;
-        let kind = if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            TokenKind::Comment
-        } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                i += 1;
-            }
-            i = (i + 2).min(bytes.len());
-            TokenKind::Comment
-        } else if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(bytes.len());
-            TokenKind::Str
-        } else if c.is_ascii_alphanumeric() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            if c.is_ascii_digit() {
-                TokenKind::Number
-            } else {
-                TokenKind::Ident
-            }
-        } else {
-            i += 1;
-            while i < bytes.len() && !bytes[i].is_ascii() {
-                i += 1;
-            }
-            TokenKind::Punct
-        };
+        let (kind, i) = macro_token(bytes, start);
         self.advance_to(i);
         self.push(kind, start, "preproc_arg", parent_kind);
     }

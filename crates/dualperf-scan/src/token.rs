@@ -263,6 +263,52 @@ fn classify(text: &str) -> TokenKind {
     }
 }
 
+/// The token of a C macro body that starts at `start` (not whitespace):
+/// its kind and the byte after it. Comments, string and character
+/// literals (to the closing quote or the end of the line), identifiers and
+/// numbers, else one punctuation byte plus any non-ASCII bytes after it.
+/// Shared by the tree-sitter path and the hand lexer (`crate::clex`).
+pub(crate) fn macro_token(bytes: &[u8], start: usize) -> (TokenKind, usize) {
+    let c = bytes[start];
+    let mut i = start;
+    let kind = if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+        while i < bytes.len() && bytes[i] != b'\n' {
+            i += 1;
+        }
+        TokenKind::Comment
+    } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+        i += 2;
+        while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+            i += 1;
+        }
+        i = (i + 2).min(bytes.len());
+        TokenKind::Comment
+    } else if c == b'"' || c == b'\'' {
+        i += 1;
+        while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        i = (i + 1).min(bytes.len());
+        TokenKind::Str
+    } else if c.is_ascii_alphanumeric() || c == b'_' {
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        if c.is_ascii_digit() {
+            TokenKind::Number
+        } else {
+            TokenKind::Ident
+        }
+    } else {
+        i += 1;
+        while i < bytes.len() && !bytes[i].is_ascii() {
+            i += 1;
+        }
+        TokenKind::Punct
+    };
+    (kind, i)
+}
+
 /// Splits a C macro body into tokens with their real positions.
 fn lex_macro_body<'s>(
     node: &tree_sitter::Node,
@@ -288,40 +334,10 @@ fn lex_macro_body<'s>(
             i += 1;
             column += 1;
             continue;
-        } else if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-            TokenKind::Comment
-        } else if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                i += 1;
-            }
-            i = (i + 2).min(bytes.len());
-            TokenKind::Comment
-        } else if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(bytes.len());
-            TokenKind::Str
-        } else if c.is_ascii_alphanumeric() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            if c.is_ascii_digit() {
-                TokenKind::Number
-            } else {
-                TokenKind::Ident
-            }
         } else {
-            i += 1;
-            while i < bytes.len() && !bytes[i].is_ascii() {
-                i += 1;
-            }
-            TokenKind::Punct
+            let (kind, end) = macro_token(bytes, start);
+            i = end;
+            kind
         };
         let text = &body[start..i];
         let newlines = text.matches('\n').count();
