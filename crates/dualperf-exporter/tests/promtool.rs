@@ -6,7 +6,6 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -29,30 +28,6 @@ fn promtool() -> Option<&'static str> {
         return None;
     }
     Some("promtool")
-}
-
-/// `promtool check metrics` on `text`: exit status and everything it said.
-fn check(promtool: &str, text: &str) -> (bool, String) {
-    let mut child = Command::new(promtool)
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.success(), said)
 }
 
 #[test]
@@ -79,7 +54,7 @@ fn promtool_finds_nothing_to_complain_about() {
         ("textfile", render_run("lab-1", &run)),
     ];
     for (what, text) in served {
-        let (ok, said) = check(promtool, &text);
+        let (ok, said) = dualperf_fixtures::promtool::promtool_check(promtool, &text);
         assert!(ok && said.trim().is_empty(), "{what}: {said}\n{text}");
     }
 }

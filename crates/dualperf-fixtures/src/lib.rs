@@ -21,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod promtool;
 pub mod synthetic;
 
 use dualperf_model::observation::Arrival;

@@ -15,7 +15,7 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -211,30 +211,6 @@ fn available(program: &str, package: &str) -> bool {
     found
 }
 
-/// `promtool check metrics` on `text`: success and everything it said.
-fn promtool_check(text: &str) -> (bool, String) {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status.success(), said)
-}
-
 #[test]
 fn a_bad_configuration_is_refused_before_anything_runs() {
     let directory = TempDir::new("exporter-bad");
@@ -371,7 +347,7 @@ fn run_openmetrics_writes_a_textfile_for_node_exporter() {
         .collect();
     assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
     if available("promtool", "prometheus") {
-        let (ok, said) = promtool_check(&text);
+        let (ok, said) = dualperf_fixtures::promtool::promtool_check("promtool", &text);
         assert!(ok && said.trim().is_empty(), "{said}\n{text}");
     }
 }
@@ -622,7 +598,7 @@ fn prometheus_scrapes_the_exporter_and_answers_for_both_families() {
     // What `curl` gets is what promtool accepts.
     let (status, content_type, text) = get(metrics, "/metrics", None).unwrap();
     assert!(status.contains("200") && content_type.starts_with("text/plain; version=0.0.4"));
-    let (ok, said) = promtool_check(&text);
+    let (ok, said) = dualperf_fixtures::promtool::promtool_check("promtool", &text);
     assert!(ok && said.trim().is_empty(), "promtool: {said}\n{text}");
 
     if screenshot {
