@@ -343,6 +343,8 @@ mod tests {
     #[test]
     fn reverse_makes_the_server_the_stream_sender() {
         let mut spec = TestSpec {
+            congestion_control: None,
+            media: None,
             kind: TestKind::TcpStream,
             size_bytes: 1024,
             duration_ms: 100,

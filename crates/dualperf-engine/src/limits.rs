@@ -359,6 +359,8 @@ mod tests {
 
     fn spec(kind: TestKind) -> TestSpec {
         TestSpec {
+            congestion_control: None,
+            media: None,
             kind,
             size_bytes: 64,
             duration_ms: 1000,

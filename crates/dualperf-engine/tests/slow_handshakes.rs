@@ -93,6 +93,8 @@ fn a_thousand_slow_connections_cost_no_threads_and_lock_no_one_out() {
     );
     // A legitimate trial while they are still open.
     let spec = TestSpec {
+        congestion_control: None,
+        media: None,
         kind: TestKind::TcpRr,
         size_bytes: 64,
         duration_ms: 300,

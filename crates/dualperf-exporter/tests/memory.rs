@@ -35,6 +35,8 @@ const MAX_GROWTH_BYTES: u64 = 4 << 20;
 /// 20 ms a trial.
 fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
     let point = |kind, size_bytes| TestSpec {
+        congestion_control: None,
+        media: None,
         kind,
         size_bytes,
         duration_ms: 20,
@@ -46,6 +48,7 @@ fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
         probe_interval_us: (kind == TestKind::UdpProbe).then_some(2_000),
     };
     RunConfig {
+        loads: Vec::new(),
         points: kinds
             .iter()
             .map(|&kind| match kind {

@@ -45,6 +45,8 @@ pub const LOOPBACK: PerFamily<Option<&str>> = PerFamily {
 /// [`PROBE_INTERVAL_US`].
 pub fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
+        congestion_control: None,
+        media: None,
         kind,
         size_bytes,
         duration_ms: 1000,
@@ -105,6 +107,7 @@ pub fn config(points: Vec<TestSpec>, arms: Vec<Arm>) -> RunConfig {
         arms.first().map(|arm| arm.id.clone()).unwrap_or(v4)
     };
     RunConfig {
+        loads: Vec::new(),
         points,
         arms,
         baseline,

@@ -189,6 +189,7 @@ impl SyntheticLab {
             started_at_unix_ms: self.started_at_unix_ms,
             finished_at_unix_ms: clock_ms,
             config: RunConfig {
+                loads: Vec::new(),
                 points,
                 arms: self.arms.clone(),
                 baseline: self.baseline.clone(),
@@ -218,6 +219,8 @@ impl SyntheticLab {
 
     fn points(&self) -> Vec<TestSpec> {
         let spec = |kind, size_bytes| TestSpec {
+            congestion_control: None,
+            media: None,
             kind,
             size_bytes,
             duration_ms: 2_000,

@@ -25,6 +25,8 @@ pub mod analysis;
 pub mod arm;
 pub mod family;
 pub mod host;
+pub mod load;
+pub mod media;
 pub mod metric;
 pub mod observation;
 pub mod result;
@@ -41,6 +43,8 @@ pub use analysis::{
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
+pub use load::{LoadFlow, LoadObservations, LoadSpec};
+pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,

@@ -99,6 +99,10 @@ pub struct Observations {
     /// `None` in results written before this field existed.
     #[serde(default)]
     pub placement: Option<EndsPlacement>,
+    /// What the flows of the competing load saw (arms under a load only),
+    /// in the order of the load's flows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loads: Vec<crate::load::LoadObservations>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

@@ -106,6 +106,13 @@ pub struct TestSpec {
     /// udp-probe; for tcp-stream and udp-stream, a probe stream that runs
     /// beside the load (latency under load, `--probe`).
     pub probe_interval_us: Option<u64>,
+    /// TCP congestion control of the sending sockets (`TCP_CONGESTION`,
+    /// e.g. `cubic`, `bbr`); `None`: the kernel's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion_control: Option<String>,
+    /// The media profile of a media point; `None` for every other kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<crate::media::MediaProfile>,
 }
 
 impl TestSpec {
@@ -160,6 +167,9 @@ pub struct RunConfig {
     pub server_cpus: Vec<u32>,
     /// The command line that started the run, for reproduction (secrets redacted).
     pub command_line: Vec<String>,
+    /// Competing loads the arms can name ([`crate::LoadCondition::Under`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loads: Vec<crate::load::LoadSpec>,
 }
 
 impl RunConfig {
@@ -188,6 +198,25 @@ impl RunConfig {
     pub fn compared_arms(&self) -> impl Iterator<Item = &Arm> {
         self.arms.iter().filter(move |arm| arm.id != self.baseline)
     }
+
+    /// The load `arm` runs under, if it names one that exists. `Err` names
+    /// a load the configuration lacks.
+    pub fn load_of(&self, arm: &Arm) -> Result<Option<&crate::load::LoadSpec>, String> {
+        match &arm.load {
+            crate::arm::LoadCondition::Idle => Ok(None),
+            crate::arm::LoadCondition::Under { load } => self
+                .loads
+                .iter()
+                .find(|spec| &spec.name == load)
+                .map(Some)
+                .ok_or_else(|| {
+                    format!(
+                        "arm `{}` names load `{load}`, which the run does not define",
+                        arm.id
+                    )
+                }),
+        }
+    }
 }
 
 /// [`RunConfig`] as stored: schema v2 has `arms` and `baseline`; schema v1
@@ -215,6 +244,8 @@ struct RunConfigWire {
     server_cpus: Vec<u32>,
     #[serde(default)]
     command_line: Vec<String>,
+    #[serde(default)]
+    loads: Vec<crate::load::LoadSpec>,
 }
 
 impl From<RunConfigWire> for RunConfig {
@@ -248,6 +279,7 @@ impl From<RunConfigWire> for RunConfig {
             client_cpus: wire.client_cpus,
             server_cpus: wire.server_cpus,
             command_line: wire.command_line,
+            loads: wire.loads,
         }
     }
 }
@@ -272,6 +304,7 @@ mod tests {
     #[test]
     fn a_version_2_config_reads_back_unchanged() {
         let config = RunConfig {
+            loads: Vec::new(),
             points: vec![],
             arms: vec![
                 Arm::native(IpFamily::V6, None),

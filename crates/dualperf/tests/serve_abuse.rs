@@ -57,6 +57,8 @@ fn status_kb(pid: u32, field: &str) -> u64 {
 
 fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
+        congestion_control: None,
+        media: None,
         kind,
         size_bytes,
         duration_ms: 500,

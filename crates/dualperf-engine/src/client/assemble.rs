@@ -166,6 +166,7 @@ pub fn observations(
         cpu.server = None;
     }
     Observations {
+        loads: Vec::new(),
         measured_ns: client.sampler.measured_ns,
         sender,
         receiver,

@@ -445,6 +445,8 @@ mod tests {
 
     fn config(order: RepetitionOrder) -> RunConfig {
         let spec = TestSpec {
+            congestion_control: None,
+            media: None,
             kind: TestKind::TcpRr,
             size_bytes: 64,
             duration_ms: 100,
@@ -456,6 +458,7 @@ mod tests {
             probe_interval_us: None,
         };
         RunConfig {
+            loads: Vec::new(),
             points: vec![spec],
             arms: vec![
                 Arm::native(IpFamily::V4, Some("127.0.0.1".into())),

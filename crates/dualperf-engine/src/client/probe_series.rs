@@ -77,6 +77,8 @@ mod tests {
 
     fn spec() -> TestSpec {
         TestSpec {
+            congestion_control: None,
+            media: None,
             kind: TestKind::UdpProbe,
             size_bytes: 172,
             duration_ms: 100,

@@ -33,6 +33,8 @@ pub fn wants_probe(spec: &TestSpec) -> bool {
 /// The udp-probe spec that accompanies `load`.
 pub fn probe_spec_for(load: &TestSpec) -> TestSpec {
     TestSpec {
+        congestion_control: None,
+        media: None,
         kind: TestKind::UdpProbe,
         size_bytes: default_size(TestKind::UdpProbe),
         duration_ms: load.duration_ms,

@@ -59,6 +59,8 @@ impl TestServer {
 /// A short spec: 300 ms measured after 100 ms warm-up, 100 ms samples.
 pub fn short_spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
+        congestion_control: None,
+        media: None,
         kind,
         size_bytes,
         duration_ms: 300,

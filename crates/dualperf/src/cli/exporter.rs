@@ -199,6 +199,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         probe: false,
     };
     let plan = RunConfig {
+        loads: Vec::new(),
         points: points(&options, &target.families)?,
         arms: target
             .families

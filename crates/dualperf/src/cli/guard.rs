@@ -71,6 +71,8 @@ mod tests {
 
     fn point(kind: TestKind, size_bytes: u32) -> TestSpec {
         TestSpec {
+            congestion_control: None,
+            media: None,
             kind,
             size_bytes,
             duration_ms: 1000,

@@ -167,6 +167,8 @@ pub(crate) fn points(
             }
             let stream = matches!(kind, TestKind::TcpStream | TestKind::UdpStream);
             points.push(TestSpec {
+                congestion_control: None,
+                media: None,
                 kind,
                 size_bytes: size,
                 duration_ms: (options.time_seconds * 1000.0).round() as u64,
@@ -394,6 +396,7 @@ mod tests {
     #[test]
     fn a_plan_with_a_baseline_outside_its_arms_is_refused() {
         let config = RunConfig {
+            loads: Vec::new(),
             points: points(&options("tcp-rr"), &IpFamily::ALL).unwrap(),
             arms: vec![Arm::native(IpFamily::V6, Some("::1".into()))],
             baseline: ArmId::native(IpFamily::V4),

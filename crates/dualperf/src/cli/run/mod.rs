@@ -523,6 +523,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         None => 3,
     };
     Ok(RunConfig {
+        loads: Vec::new(),
         points,
         baseline: choose_baseline(&arms, None)?,
         arms,
