@@ -65,6 +65,7 @@ pub mod error;
 pub mod extraction;
 pub mod ippm;
 pub mod latency;
+pub mod media;
 pub mod overhead;
 pub mod pacing;
 pub mod repetition;

@@ -212,7 +212,12 @@ fn open_data(
             };
             let mut streams = Vec::new();
             for _ in 0..count {
-                streams.push(connect_marked(target, marking)?);
+                let stream = connect_marked(target, marking)?;
+                if let Some(name) = &spec.congestion_control {
+                    crate::congestion::set_congestion_control(stream.as_raw_fd(), name)
+                        .map_err(EngineError::InvalidTest)?;
+                }
+                streams.push(stream);
             }
             let first = &streams[0];
             let (send, receive) =
@@ -223,7 +228,7 @@ fn open_data(
             let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
             Ok((DataSockets::Tcp(streams), local, remote))
         }
-        TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe => {
+        TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe | TestKind::Media => {
             let unspecified = match family {
                 IpFamily::V4 => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
                 IpFamily::V6 => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
@@ -327,10 +332,7 @@ fn declared_clock_note(
     declared: bool,
     control_min_rtt_ns: Option<u64>,
 ) -> Option<String> {
-    let one_way = matches!(
-        kind,
-        dualperf_model::TestKind::UdpStream | dualperf_model::TestKind::UdpProbe
-    );
+    let one_way = kind.is_one_way_udp();
     if same_kernel || !declared || !one_way {
         return None;
     }
