@@ -229,6 +229,24 @@ impl RunningEnd {
         }
     }
 
+    /// Waits until the sampler reached the end of the schedule, or until
+    /// `halt` is raised, whichever comes first; a raised `halt` stops every
+    /// flow now (a competing load ends when the measured trial has). Wakes
+    /// every 20 ms: only for sessions whose CPU is not the measured one.
+    pub fn wait_for_schedule_or(&self, halt: &std::sync::atomic::AtomicBool) {
+        use std::sync::atomic::Ordering;
+        while Instant::now() < self.ends_at && !self.phase.is_halted() {
+            if halt.load(Ordering::Acquire) {
+                self.halt();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        while !self.sampler.is_finished() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Waits for every flow and the sampler.
     pub fn finish(self) -> EndOutcome {
         let flows = flow::join_flows(self.flows);

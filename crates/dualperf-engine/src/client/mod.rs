@@ -5,6 +5,7 @@
 //! [`TrialOutcome::Failed`] and the plan goes on.
 
 pub mod assemble;
+pub mod load;
 pub mod probe_series;
 pub mod trial;
 pub mod under_load;
@@ -241,7 +242,24 @@ impl Client {
                     .map(|&pid| crate::cpu::pid_cpu_ns(pid).unwrap_or((0, 0)))
                     .collect()
             });
-        match run_arm_trial(target, spec, arm, &self.options, server_host.is_none()) {
+        let want_host_facts = server_host.is_none();
+        let outcome = match config.load_of(arm) {
+            Err(error) => {
+                trial.outcome = TrialOutcome::Failed { error };
+                return trial;
+            }
+            Ok(None) => run_arm_trial(target, spec, arm, &self.options, want_host_facts),
+            Ok(Some(load)) => match load_targets(config, arm, target, load) {
+                Err(error) => {
+                    trial.outcome = TrialOutcome::Failed { error };
+                    return trial;
+                }
+                Ok(targets) => load::run_under_load(load, &targets, spec, &self.options, || {
+                    run_arm_trial(target, spec, arm, &self.options, want_host_facts)
+                }),
+            },
+        };
+        match outcome {
             Ok(report) => {
                 trial.local_address = report.local_address;
                 trial.remote_address = report.remote_address;
@@ -273,6 +291,54 @@ impl Client {
         }
         trial
     }
+}
+
+/// Where each flow of `load` goes when it runs beside `arm` (whose server is
+/// at `arm_target`): a flow of the arm's family (or none named) shares the
+/// arm's session families and server; a flow of another family goes to the
+/// server address of the run's native arm of that family.
+fn load_targets(
+    config: &RunConfig,
+    arm: &Arm,
+    arm_target: SocketAddr,
+    load: &dualperf_model::LoadSpec,
+) -> Result<Vec<load::LoadTarget>, String> {
+    let arm_families = trial::Families {
+        client: arm.family,
+        server: match arm.path {
+            dualperf_model::ArmPath::Nat64 { .. } => dualperf_model::IpFamily::V4,
+            _ => arm.family,
+        },
+    };
+    load.flows
+        .iter()
+        .map(|flow| match flow.family {
+            None => Ok(load::LoadTarget {
+                server: arm_target,
+                families: arm_families,
+            }),
+            Some(family) if family == arm.family => Ok(load::LoadTarget {
+                server: arm_target,
+                families: arm_families,
+            }),
+            Some(family) => {
+                let native = config
+                    .arms
+                    .iter()
+                    .find(|a| a.family == family && a.path == dualperf_model::ArmPath::Native)
+                    .ok_or_else(|| {
+                        format!(
+                            "load `{}` has an {family} flow ({}), but the run has no native {family} arm to take its server address from",
+                            load.name, flow.label
+                        )
+                    })?;
+                Ok(load::LoadTarget {
+                    server: target_address(config, native)?,
+                    families: trial::Families::same(family),
+                })
+            }
+        })
+        .collect()
 }
 
 /// CPU the path processes used since `before` (one entry per pid), over the
@@ -400,7 +466,7 @@ fn run_trial_seen_as(
         marking,
         options,
         want_host_facts,
-        None,
+        trial::SessionHooks::default(),
     )
 }
 

@@ -61,8 +61,18 @@ impl Families {
     }
 }
 
-/// One trial of `spec` alone, on one control session; `started` (if any)
-/// hears once both ends' flows are running.
+/// How a session beside another one is coordinated with it.
+#[derive(Debug, Default)]
+pub struct SessionHooks {
+    /// Hears once both ends' flows are running.
+    pub started: Option<std::sync::mpsc::Sender<()>>,
+    /// Raised: the session ends now instead of at the end of its schedule
+    /// (a competing load stops when the measured trial has ended).
+    pub halt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// One trial of `spec` alone, on one control session, coordinated with
+/// other sessions through `hooks`.
 pub fn run_single(
     server: SocketAddr,
     spec: &TestSpec,
@@ -70,7 +80,7 @@ pub fn run_single(
     marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
-    started: Option<std::sync::mpsc::Sender<()>>,
+    hooks: SessionHooks,
 ) -> Result<TrialReport> {
     let (family, server_family) = (families.client, families.server);
     validate_size(spec.kind, family, spec.size_bytes).map_err(EngineError::InvalidTest)?;
@@ -126,10 +136,13 @@ pub fn run_single(
     }
     let running =
         endpoint::start_watching(spec, Role::Client, sockets, &options.client_cpus, &watched);
-    if let Some(started) = started {
+    if let Some(started) = hooks.started {
         let _ = started.send(());
     }
-    running.wait_for_schedule();
+    match &hooks.halt {
+        Some(halt) => running.wait_for_schedule_or(halt),
+        None => running.wait_for_schedule(),
+    }
     let outcome = running.finish();
     channel.send(&Message::Stop(StopReport {
         sent: outcome.sent(spec, Role::Client),

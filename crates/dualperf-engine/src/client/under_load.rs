@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 
 use dualperf_model::{Marking, ProbeObservations, TestKind, TestSpec};
 
-use super::trial::{run_single, Families, TrialReport};
+use super::trial::{run_single, Families, SessionHooks, TrialReport};
 use super::ClientOptions;
 use crate::endpoint::probe_interval;
 use crate::error::Result;
@@ -72,7 +72,10 @@ pub fn run_with_probe(
                 &probe_marking,
                 &probe_options,
                 false,
-                Some(started_tx),
+                SessionHooks {
+                    started: Some(started_tx),
+                    halt: None,
+                },
             );
             (probe, report)
         })
@@ -88,7 +91,7 @@ pub fn run_with_probe(
         marking,
         options,
         want_host_facts,
-        None,
+        SessionHooks::default(),
     );
     let probed = probe_thread.join();
     let mut report = load?;

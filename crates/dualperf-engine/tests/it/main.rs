@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod hardening;
+mod load;
 mod loopback;
 mod netns;
 mod pacing;

@@ -17,6 +17,7 @@ use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
 use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOutcome};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod load;
 mod media;
 mod plan;
 
@@ -71,7 +72,7 @@ pub(crate) struct Args {
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "media", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "media", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label", "load"])]
     pub plan: Option<PathBuf>,
     /// The arm every other arm is compared with [default: v4, else the first arm].
     #[arg(long, value_name = "ARM")]
@@ -256,6 +257,13 @@ pub(crate) struct Args {
     /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
     #[arg(short = 'L', long = "flow-label", value_name = "N")]
     pub flow_label: Option<dualperf_model::FlowLabel>,
+    /// A competing load flow, repeatable: `udp` or `tcp` with `,key=value`
+    /// options (rate, size, streams, dscp, family, cc, reverse). Every arm
+    /// gets a twin measured under the load (v6 → v6-loaded); the load starts
+    /// 1 s before each of its trials and ends after it.
+    /// Example: --load udp,rate=50M,dscp=be --load tcp,streams=2,dscp=cs1
+    #[arg(long = "load", value_name = "FLOW", value_parser = load::parse_load_flow)]
+    pub load: Vec<dualperf_model::LoadFlow>,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -526,6 +534,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
             )));
         }
     }
+    let (arms, loads) = load::with_load(arms, args.load.clone());
     let options: PointOptions = point_options(args)?;
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let points = points(&options, &families)?;
@@ -535,7 +544,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         None => 3,
     };
     Ok(RunConfig {
-        loads: Vec::new(),
+        loads,
         points,
         baseline: choose_baseline(&arms, None)?,
         arms,
