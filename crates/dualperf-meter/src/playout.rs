@@ -13,15 +13,17 @@
 //! * **fixed** ([`BufferModel::Fixed`]): the offset is the first arrived
 //!   packet's delay plus a constant depth (ITU-T G.1020 §6.2.1's "fixed
 //!   jitter buffer");
-//! * **adaptive** ([`BufferModel::Adaptive`]): Ramjee, Kurose, Towsley and
-//!   Schulzrinne, "Adaptive playout mechanisms for packetized audio
-//!   applications in wide-area networks" (IEEE INFOCOM 1994), algorithm 1:
-//!   `d̂ ← α·d̂ + (1 − α)·dᵢ`, `v̂ ← α·v̂ + (1 − α)·|d̂ − dᵢ|`, offset
-//!   `d̂ + β·v̂` with α = 0.998002, β = 4. The offset may change only at a
-//!   talk-spurt boundary; a stream without silence suppression has none, so
-//!   it is re-evaluated every `adapt_every` packets (a frame repeated or
-//!   dropped by the concealment, as real receivers do) and never falls below
-//!   the delay of the packet that triggers the change.
+//! * **adaptive** ([`BufferModel::Adaptive`]): the playout delay is a high
+//!   percentile of the delays of the last `window` packets that arrived
+//!   (Moon, Kurose and Towsley, "Packet audio playout delay adjustment:
+//!   performance bounds and algorithms", Multimedia Systems 6, 1998 — their
+//!   windowed-percentile algorithm, here the maximum: q = 100 %) plus a
+//!   margin of `min_depth_ns`. A receiver without silence suppression has no
+//!   talk-spurt boundary to adjust at, so the delay is re-evaluated every
+//!   `adapt_every` packets (a frame stretched or dropped by the concealment,
+//!   as real receivers do). A delay that jumps by more than the margin
+//!   between two re-evaluations makes packets late: that is the buffer's
+//!   real cost, and it is counted.
 //!
 //! All times are nanoseconds on the receiver's clock for arrivals and the
 //! sender's for sends; with unshared clocks the constant offset cancels in
@@ -38,13 +40,14 @@ pub enum BufferModel {
         /// Buffer depth beyond the first packet's delay, ns.
         depth_ns: u64,
     },
-    /// Ramjee et al. algorithm 1, re-evaluated every `adapt_every` packets.
+    /// The maximum delay of the last `window` arrivals plus `min_depth_ns`,
+    /// re-evaluated every `adapt_every` packets.
     Adaptive {
-        /// Packets between two offset changes (50: one second of 20 ms voice).
+        /// Packets between two re-evaluations of the playout delay.
         adapt_every: u64,
-        /// Safety factor β on the delay-variation estimate (4 in the paper).
-        beta: f64,
-        /// Smallest buffer beyond the estimated delay, ns (one packet
+        /// Arrivals whose delays the playout delay covers.
+        window: usize,
+        /// Margin beyond the window's largest delay, ns (one packet
         /// interval is usual: a packet always has a slot to arrive in).
         min_depth_ns: u64,
     },
@@ -57,12 +60,14 @@ impl BufferModel {
     };
 
     /// The adaptive buffer dualperf reports for a stream of `interval_ns`:
-    /// re-evaluated once a second, β = 4, at least 2 ms deep.
+    /// the largest delay of the last second of packets plus one packet
+    /// interval, re-evaluated every 100 ms.
     pub fn adaptive_for(interval_ns: u64) -> BufferModel {
+        let interval = interval_ns.max(1);
         BufferModel::Adaptive {
-            adapt_every: (1_000_000_000 / interval_ns.max(1)).max(1),
-            beta: 4.0,
-            min_depth_ns: 2_000_000,
+            adapt_every: (100_000_000 / interval).max(1),
+            window: (1_000_000_000 / interval).max(1) as usize,
+            min_depth_ns: interval,
         }
     }
 }
@@ -131,9 +136,8 @@ pub fn play_out(arrivals: &[Arrival], sent: u64, model: BufferModel) -> Vec<Fate
         .collect();
     order.sort_by_key(|a| (a.received_ns, a.sequence));
     let mut offset: Option<i64> = None;
-    let (mut estimate, mut variation) = (0.0f64, 0.0f64);
+    let mut recent: std::collections::VecDeque<i64> = std::collections::VecDeque::new();
     let mut since_change = 0u64;
-    const ALPHA: f64 = 0.998_002;
     for arrival in order {
         let index = arrival.sequence as usize;
         if seen[index] {
@@ -147,22 +151,19 @@ pub fn play_out(arrivals: &[Arrival], sent: u64, model: BufferModel) -> Vec<Fate
             }
             BufferModel::Adaptive {
                 adapt_every,
-                beta,
+                window,
                 min_depth_ns,
             } => {
-                let d = delay as f64;
-                if offset.is_none() {
-                    estimate = d;
-                    variation = 0.0;
-                } else {
-                    estimate = ALPHA * estimate + (1.0 - ALPHA) * d;
-                    variation = ALPHA * variation + (1.0 - ALPHA) * (estimate - d).abs();
-                }
-                since_change += 1;
+                // The decision for this packet uses what arrived before it.
                 if offset.is_none() || since_change >= adapt_every {
                     since_change = 0;
-                    let wanted = (estimate + beta * variation).round() as i64 + min_depth_ns as i64;
-                    offset = Some(wanted.max(delay));
+                    let largest = recent.iter().copied().max().unwrap_or(delay);
+                    offset = Some(largest + min_depth_ns as i64);
+                }
+                since_change += 1;
+                recent.push_back(delay);
+                if recent.len() > window.max(1) {
+                    recent.pop_front();
                 }
             }
         }
@@ -249,7 +250,7 @@ mod tests {
             BufferModel::adaptive_for(20_000_000),
         ));
         assert_eq!(adaptive.played, 500);
-        assert_eq!(adaptive.mean_buffer_ns, Some(2_000_000.0));
+        assert_eq!(adaptive.mean_buffer_ns, Some(20_000_000.0));
     }
 
     #[test]
@@ -297,11 +298,37 @@ mod tests {
             sent,
             BufferModel::adaptive_for(20_000_000),
         ));
-        assert!(adaptive.late < shallow.late / 5, "{adaptive:?}");
-        // β = 4 on the mean deviation of an exponential: about 4·5 ms·2/e deep.
+        assert!(adaptive.late < shallow.late / 20, "{adaptive:?}");
+        // The maximum of 50 exponential draws (mean 5 ms) is about
+        // 5 ms · H(50) ≈ 22 ms above the base, plus the 20 ms margin.
         let buffer = adaptive.mean_buffer_ns.unwrap();
-        assert!(buffer > 5_000_000.0 && buffer < 40_000_000.0, "{buffer}");
+        assert!(buffer > 20_000_000.0 && buffer < 60_000_000.0, "{buffer}");
         assert_eq!(adaptive.played + adaptive.late + adaptive.lost, sent);
+    }
+
+    #[test]
+    fn a_delay_that_ramps_up_like_a_filling_queue_is_tracked_by_the_adaptive_buffer_only() {
+        // 20 ms of base delay growing by 0.1 ms per packet to 120 ms: a
+        // queue filling behind a competing TCP load.
+        let arrivals: Vec<Arrival> = (0..1_000u64)
+            .map(|k| {
+                let sent = k as i64 * 20_000_000;
+                let delay = 20_000_000 + (k.min(1_000) as i64) * 100_000;
+                Arrival {
+                    sequence: k,
+                    sent_ns: sent,
+                    received_ns: sent + delay,
+                }
+            })
+            .collect();
+        let adaptive = summarise(&play_out(
+            &arrivals,
+            1_000,
+            BufferModel::adaptive_for(20_000_000),
+        ));
+        assert_eq!(adaptive.late, 0, "{adaptive:?}");
+        let fixed = summarise(&play_out(&arrivals, 1_000, BufferModel::FIXED_40_MS));
+        assert!(fixed.late > 500, "{fixed:?}");
     }
 
     #[test]

@@ -172,6 +172,17 @@ impl MetricId {
             TestKind::Media => MetricId::MediaMos,
         }
     }
+
+    /// The headline of one point: [`MetricId::headline`] of its kind, but
+    /// frame delivery for a video media point (the E-model rates voice only).
+    pub fn headline_of(spec: &crate::spec::TestSpec) -> MetricId {
+        match &spec.media {
+            Some(media) if spec.kind == TestKind::Media && media.is_video() => {
+                MetricId::FrameDeliveryRatio
+            }
+            _ => MetricId::headline(spec.kind),
+        }
+    }
 }
 
 impl fmt::Display for MetricId {

@@ -263,8 +263,13 @@ fn open_data(
                 socket
                     .connect(with_flow_label(peer, label_for(family, marking)))
                     .context(|| format!("connecting a UDP data socket to {peer}"))?;
-                // Three copies: a hello lost on a lossy path must not fail the trial.
-                for _ in 0..3 {
+                // Copies 10 ms apart: a hello lost on a lossy path must not
+                // fail the trial, and back-to-back copies meet a full
+                // tail-drop queue together (a competing load).
+                for copy in 0..HELLO_COPIES {
+                    if copy > 0 {
+                        std::thread::sleep(HELLO_SPACING);
+                    }
                     socket
                         .send(&hello(token, index as u32))
                         .context(|| format!("sending a UDP hello to {peer}"))?;
@@ -299,6 +304,11 @@ pub(crate) fn describe(marking: &Marking) -> String {
     }
     parts.join(", ")
 }
+
+/// Copies of the UDP hello a client sends per data socket.
+const HELLO_COPIES: u32 = 5;
+/// Time between two copies of the hello.
+const HELLO_SPACING: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// A TCP connection to `target`, its socket marked before `connect` so the
 /// SYN already carries the DSCP and flow label.

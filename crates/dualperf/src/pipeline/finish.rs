@@ -155,6 +155,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if !verdicts.trim().is_empty() {
         text.push_str(&verdicts);
     }
+    if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
+        text.push_str(&media);
+    }
     if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
         text.push_str(&instability);
         if !instability.ends_with('\n') {

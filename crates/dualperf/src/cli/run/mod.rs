@@ -19,6 +19,7 @@ use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOu
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod load;
 mod media;
+pub(crate) use media::VIDEO_CIF;
 mod plan;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
