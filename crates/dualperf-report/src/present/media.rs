@@ -10,6 +10,18 @@ use dualperf_model::{Analysis, ArmId, MetricId, RunResult, TestKind};
 
 use super::value::format_value;
 
+/// Bytes a capture shows around one UDP payload on Ethernet: the 14-byte
+/// Ethernet header (no preamble, no FCS: what tcpdump and the OpenH323
+/// paper's sniffer counted), the IPv4 (20) or IPv6 (40) header without
+/// options, and the 8-byte UDP header. G.711 in 20 ms: 172 B of UDP payload
+/// make 214-byte frames on IPv4 and 234-byte frames on IPv6.
+pub fn captured_frame_overhead_bytes(family: dualperf_model::IpFamily) -> u64 {
+    14 + 8 + match family {
+        dualperf_model::IpFamily::V4 => 20,
+        dualperf_model::IpFamily::V6 => 40,
+    }
+}
+
 /// The G.107 Annex B user-satisfaction category of a MOS.
 pub fn mos_category(mos: f64) -> &'static str {
     match mos {
