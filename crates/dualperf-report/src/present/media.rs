@@ -56,8 +56,8 @@ pub struct MediaRow {
 
 /// The metrics each row shows, by voice or video.
 const VOICE_COLUMNS: [(MetricId, &str); 5] = [
-    (MetricId::MediaFixedBufferMos, "MOS fixed buffer"),
-    (MetricId::MediaWorstWindowMos, "MOS worst 10 s"),
+    (MetricId::MediaFixedBufferMos, "fixed buffer"),
+    (MetricId::MediaWorstWindowMos, "worst 10 s"),
     (MetricId::PlayoutLossRatio, "lost + late"),
     (MetricId::MouthToEarNs, "mouth-to-ear"),
     (MetricId::GoodputBps, "rate"),

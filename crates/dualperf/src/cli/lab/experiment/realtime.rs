@@ -14,7 +14,7 @@
 //! Each load flow runs in the arm's own family, in the same direction as
 //! the media (client to server), so both queue at the bottleneck. Points:
 //! G.711 in 20 ms packets and the H.261 CIF-like video of `--media
-//! video:cif`, sampled every 50 ms (`-i` overrides). `--quick`: 1.5 s
+//! video:cif`, sampled every 50 ms (`-i` overrides). `--quick`: 1 s
 //! trials, two repetitions (under two minutes); otherwise 10 s (one MOS
 //! window), three.
 
@@ -58,7 +58,7 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         )));
     }
     let (time_seconds, warmup_ms, repeat) = match args.quick {
-        true => (args.time_seconds.unwrap_or(1.5), 300, args.repeat.unwrap_or(2)),
+        true => (args.time_seconds.unwrap_or(1.0), 300, args.repeat.unwrap_or(2)),
         false => (args.time_seconds.unwrap_or(10.0), 1_000, args.repeat.unwrap_or(3)),
     };
     if !(0.5..=600.0).contains(&time_seconds) {
