@@ -78,8 +78,14 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let stream = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         set_congestion_control(stream.as_raw_fd(), "reno").unwrap();
-        assert_eq!(congestion_control(stream.as_raw_fd()).as_deref(), Some("reno"));
+        assert_eq!(
+            congestion_control(stream.as_raw_fd()).as_deref(),
+            Some("reno")
+        );
         let error = set_congestion_control(stream.as_raw_fd(), "nosuchcc").unwrap_err();
-        assert!(error.contains("nosuchcc") && error.contains("not"), "{error}");
+        assert!(
+            error.contains("nosuchcc") && error.contains("not"),
+            "{error}"
+        );
     }
 }

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 use dualperf_model::{FlowCounters, MediaProfile, TestKind, TestSpec, UdpReceiveCounters};
 
 use crate::flow::{
-    self, connect, media, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext, FlowOutput,
+    self, connect, media, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext,
+    FlowOutput,
 };
 use crate::meter::{spawn_sampler_watching, FlowMeter, Phase, SamplerOutput, Schedule};
 

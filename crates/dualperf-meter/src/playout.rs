@@ -290,7 +290,9 @@ mod tests {
         let shallow = summarise(&play_out(
             &arrivals,
             sent,
-            BufferModel::Fixed { depth_ns: 2_000_000 },
+            BufferModel::Fixed {
+                depth_ns: 2_000_000,
+            },
         ));
         assert!(shallow.late > 300, "{shallow:?}");
         let adaptive = summarise(&play_out(

@@ -133,7 +133,7 @@ impl VideoProfile {
     /// `i_frame_period` frames starting with frame 0); at least one stamp.
     pub fn frame_bytes(&self, frame: u64) -> u32 {
         let p = self.p_frame_bytes();
-        let bytes = if frame % u64::from(self.i_frame_period.max(1)) == 0 {
+        let bytes = if frame.is_multiple_of(u64::from(self.i_frame_period.max(1))) {
             p * self.i_frame_ratio.max(1.0)
         } else {
             p

@@ -317,9 +317,7 @@ fn control_headline_comparisons(
     let family: Vec<usize> = comparisons
         .iter()
         .enumerate()
-        .filter(|(_, c)| {
-            c.p_value.is_some() && headline_of(c.point) == Some(c.metric)
-        })
+        .filter(|(_, c)| c.p_value.is_some() && headline_of(c.point) == Some(c.metric))
         .map(|(index, _)| index)
         .collect();
     let p_values: Vec<f64> = family

@@ -84,8 +84,8 @@ pub(crate) fn record_media(
         }
         return;
     };
-    let complete = !udp.arrivals.is_empty()
-        && udp.arrivals.len() as u64 == udp.received + udp.duplicates;
+    let complete =
+        !udp.arrivals.is_empty() && udp.arrivals.len() as u64 == udp.received + udp.duplicates;
     match profile {
         MediaProfile::Voice(voice) => {
             if !complete {
@@ -299,7 +299,10 @@ mod tests {
             burst_ratio: 1.0,
             codec: Codec::G711_PLC,
         });
-        assert!((measured - expected).abs() < 0.02, "{measured} vs {expected}");
+        assert!(
+            (measured - expected).abs() < 0.02,
+            "{measured} vs {expected}"
+        );
         let windows = window_mos(&fates, 20_000_000, Codec::G711_PLC, 20.0);
         assert_eq!(windows.len(), 3);
     }

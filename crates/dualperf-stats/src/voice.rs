@@ -27,7 +27,10 @@ impl Codec {
     pub const G711_PLC: Codec = Codec { ie: 0.0, bpl: 25.1 };
     /// G.729 Annex A (CS-ACELP, 8 kbit/s, 20 ms packets): Ie 11, Bpl 19.0
     /// (ITU-T G.113 Appendix I, Tables I.1 and I.3, "G.729A + VAD").
-    pub const G729A: Codec = Codec { ie: 11.0, bpl: 19.0 };
+    pub const G729A: Codec = Codec {
+        ie: 11.0,
+        bpl: 19.0,
+    };
 
     /// Opus (RFC 6716) at `bitrate_bps`, rated as a narrowband codec. No
     /// ITU-T recommendation lists Opus (G.113 Appendix I stops at AMR and

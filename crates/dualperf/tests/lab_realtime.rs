@@ -90,10 +90,18 @@ fn the_quick_realtime_experiment_rates_voice_alone_and_under_load_with_50_ms_ser
         let tcp = mos(&format!("{family}-tcp-load"));
         eprintln!("{family}: MOS alone {alone:.2}, UDP load {udp:.2}, TCP load {tcp:.2}");
         assert!(alone >= 4.3, "{family}: MOS alone {alone}");
-        assert!(udp <= alone - 0.5, "{family}: MOS under UDP load {udp}, alone {alone}");
+        assert!(
+            udp <= alone - 0.5,
+            "{family}: MOS under UDP load {udp}, alone {alone}"
+        );
     }
     // Every media and load series chart has its lines.
-    for id in ["media-series-0-v4", "media-series-0-v6", "load-series-0-v4", "load-series-1-v6"] {
+    for id in [
+        "media-series-0-v4",
+        "media-series-0-v6",
+        "load-series-0-v4",
+        "load-series-1-v6",
+    ] {
         let at = report
             .find(&format!("<figure id=\"{id}\""))
             .unwrap_or_else(|| panic!("no figure {id}"));

@@ -53,7 +53,14 @@ fn measured_mos_matches_the_e_model_for_the_measured_delay_and_loss() {
         .arg("lab")
         .arg(&topology)
         .args([
-            "--tests", "media", "-t", "10", "--repeat", "1", "--no-store", "--results",
+            "--tests",
+            "media",
+            "-t",
+            "10",
+            "--repeat",
+            "1",
+            "--no-store",
+            "--results",
         ])
         .arg(&results)
         .output()

@@ -85,7 +85,9 @@ fn g711_frames_are_rtp_and_ipv6_frames_are_20_bytes_longer() {
     let pcap = folder.join("media.pcap");
     scratch.capture = Some(
         Command::new("ip")
-            .args(["netns", "exec", &namespace, "tcpdump", "-i", "lo", "-U", "-w"])
+            .args([
+                "netns", "exec", &namespace, "tcpdump", "-i", "lo", "-U", "-w",
+            ])
             .arg(&pcap)
             .args(["udp"])
             .stdout(Stdio::null())
@@ -125,7 +127,7 @@ fn g711_frames_are_rtp_and_ipv6_frames_are_20_bytes_longer() {
     );
     std::thread::sleep(Duration::from_millis(300));
     drop(scratch); // stops tcpdump (flushing the file), removes the namespace
-    // The media streams: UDP datagrams of 172 B, by destination port.
+                   // The media streams: UDP datagrams of 172 B, by destination port.
     let mut streams: BTreeMap<String, (String, Vec<u32>)> = BTreeMap::new();
     for fields in tshark(
         &pcap,
@@ -194,6 +196,9 @@ fn g711_frames_are_rtp_and_ipv6_frames_are_20_bytes_longer() {
     }
     std::fs::remove_dir_all(&folder).unwrap();
     eprintln!("frame bytes: {frame_bytes:?}");
-    assert_eq!(frame_bytes["v4"], 214, "14 Ethernet + 20 IPv4 + 8 UDP + 12 RTP + 160 G.711");
+    assert_eq!(
+        frame_bytes["v4"], 214,
+        "14 Ethernet + 20 IPv4 + 8 UDP + 12 RTP + 160 G.711"
+    );
     assert_eq!(frame_bytes["v6"], 234, "IPv6's header is 20 bytes longer");
 }

@@ -16,10 +16,11 @@ use super::value::format_value;
 /// options, and the 8-byte UDP header. G.711 in 20 ms: 172 B of UDP payload
 /// make 214-byte frames on IPv4 and 234-byte frames on IPv6.
 pub fn captured_frame_overhead_bytes(family: dualperf_model::IpFamily) -> u64 {
-    14 + 8 + match family {
-        dualperf_model::IpFamily::V4 => 20,
-        dualperf_model::IpFamily::V6 => 40,
-    }
+    14 + 8
+        + match family {
+            dualperf_model::IpFamily::V4 => 20,
+            dualperf_model::IpFamily::V6 => 40,
+        }
 }
 
 /// The G.107 Annex B user-satisfaction category of a MOS.
@@ -76,7 +77,11 @@ pub fn media_rows(run: &RunResult, analysis: &Analysis, point: usize) -> Vec<Med
         return Vec::new();
     };
     let video = spec.media.as_ref().is_some_and(|m| m.is_video());
-    let columns = if video { &VIDEO_COLUMNS } else { &VOICE_COLUMNS };
+    let columns = if video {
+        &VIDEO_COLUMNS
+    } else {
+        &VOICE_COLUMNS
+    };
     run.config
         .arms
         .iter()

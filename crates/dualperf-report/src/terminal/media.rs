@@ -21,7 +21,11 @@ pub fn render_media(result: &RunResult, analysis: &Analysis) -> Option<String> {
         let spec = &result.config.points[point];
         out.push_str(&format!("[{}] {}\n", point + 1, spec.label()));
         let rows = media_rows(result, analysis, point);
-        let width = rows.iter().map(|r| r.arm.chars().count()).max().unwrap_or(0);
+        let width = rows
+            .iter()
+            .map(|r| r.arm.chars().count())
+            .max()
+            .unwrap_or(0);
         for row in rows {
             let mut line = format!("  {:<width$}  ", row.arm);
             if let Some((mos, category)) = row.mos {

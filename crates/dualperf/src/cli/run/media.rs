@@ -23,7 +23,8 @@ pub(crate) const VIDEO_CIF: VideoProfile = VideoProfile {
 };
 
 /// The names `--media` accepts, for messages.
-const NAMES: &str = "g711, g729, opus:24k, video:cif, video:fps=25,frame=640,iperiod=12,iratio=3,mtu=1200 \
+const NAMES: &str =
+    "g711, g729, opus:24k, video:cif, video:fps=25,frame=640,iperiod=12,iratio=3,mtu=1200 \
                      (voice takes :Nms for the packet interval, e.g. g711:30ms)";
 
 /// Parses a `--media` value.
@@ -137,7 +138,11 @@ mod tests {
             panic!("video");
         };
         assert_eq!(
-            (custom.frames_per_second, custom.mean_frame_bytes, custom.max_payload_bytes),
+            (
+                custom.frames_per_second,
+                custom.mean_frame_bytes,
+                custom.max_payload_bytes
+            ),
             (30, 16_000, 1_200)
         );
     }

@@ -20,8 +20,8 @@
 
 use dualperf_lab::Topology;
 use dualperf_model::{
-    Arm, ArmId, LoadCondition, LoadFlow, LoadSpec, MediaProfile, RunConfig, TestKind,
-    TestSpec, VoiceCodec, VoiceProfile,
+    Arm, ArmId, LoadCondition, LoadFlow, LoadSpec, MediaProfile, RunConfig, TestKind, TestSpec,
+    VoiceCodec, VoiceProfile,
 };
 
 use crate::cli::lab::errors::to_cli_error;
@@ -58,8 +58,16 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         )));
     }
     let (time_seconds, warmup_ms, repeat) = match args.quick {
-        true => (args.time_seconds.unwrap_or(1.0), 300, args.repeat.unwrap_or(2)),
-        false => (args.time_seconds.unwrap_or(10.0), 1_000, args.repeat.unwrap_or(3)),
+        true => (
+            args.time_seconds.unwrap_or(1.0),
+            300,
+            args.repeat.unwrap_or(2),
+        ),
+        false => (
+            args.time_seconds.unwrap_or(10.0),
+            1_000,
+            args.repeat.unwrap_or(3),
+        ),
     };
     if !(0.5..=600.0).contains(&time_seconds) {
         return Err(Failure::usage("-t for lab realtime: 0.5 to 600 seconds"));
@@ -205,7 +213,14 @@ mod tests {
         let ids: Vec<&str> = arms.iter().map(|a| a.id.as_str()).collect();
         assert_eq!(
             ids,
-            ["v4", "v6", "v4-udp-load", "v6-udp-load", "v4-tcp-load", "v6-tcp-load"]
+            [
+                "v4",
+                "v6",
+                "v4-udp-load",
+                "v6-udp-load",
+                "v4-tcp-load",
+                "v6-tcp-load"
+            ]
         );
         assert_eq!(arms[2].label, "IPv4 with UDP load (12 Mbit/s)");
         assert_eq!(arms[5].target.as_deref(), Some("fd00::2"));
