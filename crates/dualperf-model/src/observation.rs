@@ -99,6 +99,10 @@ pub struct Observations {
     /// `None` in results written before this field existed.
     #[serde(default)]
     pub placement: Option<EndsPlacement>,
+    /// What a packet capture showed of this trial's data flow
+    /// (`--verify-wire`); `None` when nothing was captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<crate::wire::WireCheck>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.
