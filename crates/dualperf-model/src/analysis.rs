@@ -234,6 +234,19 @@ pub enum ComparisonWarning {
         /// achieved / asked − 1 over one sampling interval.
         worst_interval_ratio: Option<f64>,
     },
+    /// Some of an arm's trials disagreed with the wire (`--verify-wire`,
+    /// docs/metrics.md "Wire verification"): counts off by more than 0.1 %,
+    /// or family, DSCP or flow label not as asked. Never significant.
+    WireMismatch {
+        /// The arm.
+        arm: ArmId,
+        /// Its trials at this point whose wire check failed.
+        failed: u64,
+        /// Its trials at this point with a wire check.
+        checked: u64,
+        /// The first finding of the first failed trial.
+        finding: crate::wire::WireFinding,
+    },
     /// Significant on its own, not after multiple-comparison control over
     /// the run's headline comparisons ([`MultipleComparisonControl`]).
     MultipleComparisons {

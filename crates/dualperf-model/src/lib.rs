@@ -34,6 +34,7 @@ pub mod spec;
 pub mod testbed;
 pub mod time;
 pub mod units;
+pub mod wire;
 
 pub use analysis::{
     AdjustmentMethod, Analysis, AnalysisMethod, Attribution, Comparison, ComparisonWarning,
@@ -56,3 +57,7 @@ pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
 pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};
+pub use wire::{
+    WireCheck, WireCounts, WireExpected, WireFinding, WireSide, WireValueCount,
+    WIRE_TOLERANCE_RATIO,
+};

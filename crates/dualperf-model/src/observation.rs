@@ -103,6 +103,10 @@ pub struct Observations {
     /// in the order of the load's flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loads: Vec<crate::load::LoadObservations>,
+    /// What a packet capture showed of this trial's data flow
+    /// (`--verify-wire`); `None` when nothing was captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<crate::wire::WireCheck>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

@@ -13,6 +13,7 @@ mod errors;
 pub(crate) mod job;
 pub(crate) mod manage;
 mod signal;
+mod wire;
 
 /// Build emulated testbeds in network namespaces and measure IPv4 against IPv6 across them.
 ///

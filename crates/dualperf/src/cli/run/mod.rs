@@ -19,6 +19,7 @@ use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOu
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod load;
 mod plan;
+mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, Outputs, View};
@@ -231,6 +232,13 @@ pub(crate) struct Args {
     /// trials that remain are never the basis of a significance claim.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
     pub rerun_contended: u32,
+    /// Capture the trials' packets (tcpdump, on this host's interface
+    /// towards the server) and check them against what the engine reported:
+    /// udp-stream datagram counts within 0.1 %, family, DSCP and flow label
+    /// as asked. A disagreement is a finding in the result and withholds
+    /// significance. Exit code 3 without tcpdump (see docs/metrics.md).
+    #[arg(long)]
+    pub verify_wire: bool,
     /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
     /// alongside every tcp-stream and udp-stream trial, in the same
     /// direction, and report its one-way delay, jitter and loss.
@@ -350,7 +358,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         path_pids: args.path_pids.clone(),
     };
     let tty = std::io::stderr().is_terminal();
-    let result = if args.repeat == Some(Repeat::Auto) {
+    let capture = match args.verify_wire && args.measure_only.is_none() {
+        true => Some(wire::start(&config)?),
+        false => None,
+    };
+    let mut result = if args.repeat == Some(Repeat::Auto) {
         let mut view = ProgressView::until_precise(&config, tty);
         let target = dualperf_stats::repetition::NETPERF;
         execute::in_process_until_precise(
@@ -372,6 +384,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     };
     let interrupted = stop.load(Ordering::SeqCst);
+    if let Some(capture) = capture {
+        wire::finish(capture, &mut result)?;
+    }
 
     if let Some(raw) = &args.measure_only {
         write_json(raw, &result, false)?;
