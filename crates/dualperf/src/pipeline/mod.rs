@@ -19,6 +19,7 @@
 
 pub(crate) mod execute;
 pub(crate) mod finish;
+pub(crate) mod gzip;
 pub(crate) mod load;
 pub(crate) mod output;
 pub(crate) mod plan;
