@@ -18,7 +18,9 @@ use crate::IpFamily;
 pub const WIRE_TOLERANCE_RATIO: f64 = 0.001;
 
 /// Where the capture sat relative to the trial's data direction.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WireSide {
     /// On the receiving end's interface: compared with what the receiver
@@ -30,7 +32,7 @@ pub enum WireSide {
 }
 
 /// One trial's wire check.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireCheck {
     /// The interface captured on, e.g. `dsp1-srv-eth0` or `lo`.
     pub interface: String,
@@ -57,7 +59,7 @@ impl WireCheck {
 
 /// Packets of one trial's data flow as captured, warm-up included unless
 /// the field says otherwise.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireCounts {
     /// IP packets in the data direction (sender to receiver), every
     /// fragment counted.
@@ -94,7 +96,9 @@ pub struct WireCounts {
 }
 
 /// How many packets carried one value (a DSCP or a flow label).
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct WireValueCount {
     /// The value.
     pub value: u32,
@@ -104,7 +108,7 @@ pub struct WireValueCount {
 
 /// What the wire should show: the arm's family and marking at the capture
 /// point, and the engine's counts of the measured interval.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireExpected {
     /// The (inner) family at the capture point (IPv4 behind a NAT64).
     pub family: Option<IpFamily>,
@@ -121,7 +125,7 @@ pub struct WireExpected {
 }
 
 /// A disagreement between the wire and the engine or the plan.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum WireFinding {
     /// No packet of the trial's data flow was captured.
