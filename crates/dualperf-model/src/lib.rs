@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod execution;
 pub mod family;
 pub mod host;
 pub mod metric;
@@ -40,6 +41,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use metric::{MetricId, Quantity};
