@@ -25,6 +25,7 @@ pub mod analysis;
 pub mod arm;
 pub mod execution;
 pub mod family;
+pub mod forwarder;
 pub mod host;
 pub mod metric;
 pub mod observation;
