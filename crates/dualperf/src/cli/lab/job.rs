@@ -123,8 +123,8 @@ pub(crate) struct JobArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Capture the server node's interface (tcpdump, `wire.pcap` in the
-    /// results folder) and check every trial against it: udp-stream
+    /// Capture the server node's interface (tcpdump; the pcap is removed
+    /// once checked) and check every trial against it: udp-stream
     /// datagram counts within 0.1 %, family, DSCP and flow label as asked.
     /// Exit code 3 without tcpdump.
     #[arg(long)]
