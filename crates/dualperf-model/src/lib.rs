@@ -23,7 +23,9 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod execution;
 pub mod family;
+pub mod forwarder;
 pub mod host;
 pub mod load;
 pub mod media;
@@ -43,6 +45,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};

@@ -65,6 +65,7 @@ pub mod contention;
 pub mod cpu;
 pub mod error;
 pub mod extraction;
+pub mod forwarder;
 pub mod ippm;
 pub mod latency;
 pub mod overhead;

@@ -161,14 +161,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
             text.push('\n');
         }
     }
-    let wire = dualperf_report::present::wire::wire_lines(result);
-    if !wire.is_empty() {
-        text.push_str("wire check (--verify-wire):\n");
-        for line in wire {
-            text.push_str("  ");
-            text.push_str(&line);
-            text.push('\n');
-        }
+    for line in dualperf_report::present::wire::wire_summary(result, view.verbose) {
+        text.push_str(&line);
+        text.push('\n');
     }
     if !view.verbose {
         text.push_str(

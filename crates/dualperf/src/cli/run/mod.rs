@@ -14,7 +14,9 @@ use std::sync::atomic::Ordering;
 
 use dualperf_engine::client::ClientOptions;
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
-use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOutcome};
+use dualperf_model::{
+    Arm, BitRate, Execution, IpFamily, PlanFile, RepetitionOrder, RunConfig, TrialOutcome,
+};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod load;
@@ -328,9 +330,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let mut config = match &args.plan {
+    let (mut config, execution) = match &args.plan {
         Some(path) => plan_from_file(&args, path, loopback_port)?,
-        None => plan_from_flags(&args, loopback_port)?,
+        None => (plan_from_flags(&args, loopback_port)?, Execution::default()),
+    };
+    // Flags win over the plan file's execution (the lab writes one).
+    let until_precise = match args.repeat {
+        Some(Repeat::Auto) => Some(crate::pipeline::plan::auto_target()),
+        _ => execution.until_precise,
+    };
+    let rerun_contended = match args.rerun_contended {
+        0 => execution.rerun_contended,
+        n => n,
     };
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
@@ -362,16 +373,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         true => Some(wire::start(&config)?),
         false => None,
     };
-    let mut result = if args.repeat == Some(Repeat::Auto) {
+    let mut result = if let Some(target) = &until_precise {
         let mut view = ProgressView::until_precise(&config, tty);
-        let target = dualperf_stats::repetition::NETPERF;
+        let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
             &config,
             options,
             Some(stop.clone()),
             &mut view,
             &target,
-            args.rerun_contended,
+            rerun_contended,
         )
     } else {
         let mut view = ProgressView::new(&config, tty);
@@ -380,7 +391,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             options,
             Some(stop.clone()),
             &mut view,
-            args.rerun_contended,
+            rerun_contended,
         )
     };
     let interrupted = stop.load(Ordering::SeqCst);
@@ -566,8 +577,11 @@ fn plan_from_file(
     args: &Args,
     path: &std::path::Path,
     loopback_port: Option<u16>,
-) -> anyhow::Result<RunConfig> {
-    let mut config = load(path)?;
+) -> anyhow::Result<(RunConfig, Execution)> {
+    let PlanFile {
+        mut config,
+        execution,
+    } = load(path)?;
     let targets = match loopback_port {
         Some(port) => {
             config.port = port;
@@ -589,7 +603,7 @@ fn plan_from_file(
             arm.target = targets.get(arm.family).clone();
         }
     }
-    Ok(config)
+    Ok((config, execution))
 }
 
 #[cfg(test)]
