@@ -13,6 +13,7 @@
 //! - [`contention`]: why a contended comparison is not significant;
 //! - [`clocks`]: what a one-way delay rests on (one kernel, or a declared
 //!   synchronisation with its error bound);
+//! - [`interval`]: live interval lines while a trial runs;
 //! - [`arms`]: arm labels by id;
 //! - [`axis`]: chart tick labels.
 
@@ -21,6 +22,7 @@ pub mod attribution;
 pub mod axis;
 pub mod clocks;
 pub mod contention;
+pub mod interval;
 pub mod value;
 pub mod verdict;
 pub mod warning;

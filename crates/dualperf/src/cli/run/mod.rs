@@ -21,7 +21,7 @@ mod plan;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::output::write_json;
+use crate::pipeline::output::{is_stdout, write_json};
 use crate::pipeline::plan::{choose_baseline, load, points, validate, PointOptions};
 use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
@@ -199,6 +199,11 @@ pub(crate) struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Do not print a line per finished sample interval while a trial runs
+    /// (printed, like iperf3's, only when standard output is a terminal and
+    /// the JSON does not go there).
+    #[arg(long)]
+    pub no_intervals: bool,
     /// A quick look: 0.5 s per trial, three repetitions (about 25 s in all).
     #[arg(long)]
     pub quick: bool,
@@ -340,10 +345,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
+        live_intervals: crate::pipeline::progress::live_intervals_wanted(
+            args.no_intervals,
+            args.measure_only.is_some(),
+            args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
+        ),
+        interval_sink: None,
     };
     let tty = std::io::stderr().is_terminal();
     let result = if args.repeat == Some(Repeat::Auto) {
-        let mut view = ProgressView::until_precise(&config, tty);
+        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
         let target = dualperf_stats::repetition::NETPERF;
         execute::in_process_until_precise(
             &config,
@@ -354,7 +365,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.rerun_contended,
         )
     } else {
-        let mut view = ProgressView::new(&config, tty);
+        let mut view = ProgressView::new(&config, tty).with_intervals(&options);
         execute::in_process(
             &config,
             options,
