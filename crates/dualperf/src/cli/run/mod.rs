@@ -402,6 +402,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.verbose,
             quiet: false,
+            more: "--verbose",
         },
     )?;
     if let Some(path) = &args.openmetrics {
