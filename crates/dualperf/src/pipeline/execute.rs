@@ -113,7 +113,10 @@ impl Runner<'_> {
                 result,
                 (index, total),
                 &mut |progress| {
-                    if matches!(progress, Progress::TrialStarted { .. }) {
+                    if matches!(
+                        progress,
+                        Progress::TrialStarted { .. } | Progress::IntervalFinished { .. }
+                    ) {
                         view.show(progress);
                     }
                 },

@@ -308,6 +308,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.table,
             quiet: false,
+            more: "--table",
         },
     )?;
     let _ = std::fs::remove_file(&traffic.raw);

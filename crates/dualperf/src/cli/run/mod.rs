@@ -25,7 +25,7 @@ mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::output::write_json;
+use crate::pipeline::output::{is_stdout, write_json};
 use crate::pipeline::plan::{choose_baseline, load, points, validate, PointOptions};
 use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
@@ -203,6 +203,11 @@ pub(crate) struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Do not print a line per finished sample interval while a trial runs
+    /// (printed, like iperf3's, only when standard output is a terminal and
+    /// the JSON does not go there).
+    #[arg(long)]
+    pub no_intervals: bool,
     /// A quick look: 0.5 s per trial, three repetitions (about 25 s in all).
     #[arg(long)]
     pub quick: bool,
@@ -367,6 +372,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
+        live_intervals: crate::pipeline::progress::live_intervals_wanted(
+            args.no_intervals,
+            args.measure_only.is_some(),
+            args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
+        ),
+        interval_sink: None,
     };
     let tty = std::io::stderr().is_terminal();
     let capture = match args.verify_wire && args.measure_only.is_none() {
@@ -374,7 +385,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         false => None,
     };
     let mut result = if let Some(target) = &until_precise {
-        let mut view = ProgressView::until_precise(&config, tty);
+        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
         let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
             &config,
@@ -385,7 +396,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             rerun_contended,
         )
     } else {
-        let mut view = ProgressView::new(&config, tty);
+        let mut view = ProgressView::new(&config, tty).with_intervals(&options);
         execute::in_process(
             &config,
             options,
@@ -425,6 +436,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.verbose,
             quiet: false,
+            more: "--verbose",
         },
     )?;
     if let Some(path) = &args.openmetrics {
