@@ -19,7 +19,9 @@ use crate::flow::{
     self, connect, media, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext,
     FlowOutput,
 };
-use crate::meter::{spawn_sampler_watching, FlowMeter, Phase, SamplerOutput, Schedule};
+use crate::meter::{
+    spawn_sampler_reporting, FlowMeter, IntervalSink, Phase, SamplerOutput, Schedule,
+};
 
 /// Extra time after the schedule before every flow is stopped regardless.
 const GRACE: Duration = Duration::from_secs(10);
@@ -99,6 +101,19 @@ pub fn start_watching(
     sockets: DataSockets,
     cpus: &[u32],
     watched: &[u32],
+) -> RunningEnd {
+    start_reporting(spec, role, sockets, cpus, watched, None)
+}
+
+/// [`start_watching`], the sampler also sending each finished interval to
+/// `live` (the client's live interval lines).
+pub fn start_reporting(
+    spec: &TestSpec,
+    role: Role,
+    sockets: DataSockets,
+    cpus: &[u32],
+    watched: &[u32],
+    live: Option<IntervalSink>,
 ) -> RunningEnd {
     let phase = Arc::new(Phase::default());
     let schedule = Schedule {
@@ -202,7 +217,7 @@ pub fn start_watching(
         }
     }
     let ends_at = Instant::now() + schedule.warmup + schedule.duration;
-    let sampler = spawn_sampler_watching(phase.clone(), meters, schedule, watched.to_vec());
+    let sampler = spawn_sampler_reporting(phase.clone(), meters, schedule, watched.to_vec(), live);
     RunningEnd {
         phase,
         ends_at,

@@ -7,8 +7,8 @@
 //! Each stage is its own crate and none depends on another: they exchange the
 //! values defined here, and the `dualperf` binary wires them together.
 //!
-//! Invariants of this crate: no I/O, no clock, no dependency but serde and
-//! thiserror. Units live in types ([`BitRate`]) or in field names
+//! Invariants of this crate: no I/O, no clock, no dependency but serde,
+//! thiserror and schemars (the published JSON Schemas are derived here). Units live in types ([`BitRate`]) or in field names
 //! (`duration_ms`, `rtt_ns`, `loss_ratio`), never in comments alone.
 //!
 //! The central shape is the **arm** ([`Arm`]): one thing measured — address
@@ -23,17 +23,21 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod execution;
 pub mod family;
+pub mod forwarder;
 pub mod host;
 pub mod load;
 pub mod media;
 pub mod metric;
 pub mod observation;
 pub mod result;
+mod schema;
 pub mod spec;
 pub mod testbed;
 pub mod time;
 pub mod units;
+pub mod wire;
 
 pub use analysis::{
     AdjustmentMethod, Analysis, AnalysisMethod, Attribution, Comparison, ComparisonWarning,
@@ -41,6 +45,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};
@@ -56,3 +61,7 @@ pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
 pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};
+pub use wire::{
+    WireCheck, WireCounts, WireExpected, WireFinding, WireSide, WireValueCount,
+    WIRE_TOLERANCE_RATIO,
+};

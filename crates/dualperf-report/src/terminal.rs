@@ -26,6 +26,10 @@ use crate::present::value::{compact_relative, format_value, percent, signed_diff
 use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_SIGNIFICANCE};
 use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
+mod answer;
+
+pub use answer::{answer_is_a_table, render_answer, render_answer_table};
+
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;
 

@@ -134,8 +134,14 @@ pub fn run_single(
         watched.sort_unstable();
         watched.dedup();
     }
-    let running =
-        endpoint::start_watching(spec, Role::Client, sockets, &options.client_cpus, &watched);
+    let running = endpoint::start_reporting(
+        spec,
+        Role::Client,
+        sockets,
+        &options.client_cpus,
+        &watched,
+        options.interval_sink.clone(),
+    );
     if let Some(started) = hooks.started {
         let _ = started.send(());
     }

@@ -126,6 +126,24 @@ fn arm_legend(view: &RunView<'_>) -> String {
 ///
 /// # Errors
 /// [`ReportError::Chart`] when a chart fails to draw.
+/// The wire checks (`--verify-wire`), one line per trial; empty without any.
+fn wire_section(run: &RunResult) -> String {
+    let lines = crate::present::wire::wire_lines(run);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<section id=\"wire\"><h2>Wire check</h2>\n<p class=\"note\">A packet capture \
+         (--verify-wire) against what the engine reported: udp-stream measured datagrams \
+         within 0.1 %, family, DSCP and flow label as asked (docs/metrics.md).</p>\n<ul>\n",
+    );
+    for line in lines {
+        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
+    }
+    html.push_str("</ul></section>\n");
+    html
+}
+
 pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     let view = RunView::new(run);
     let figures = charts::figures(&view)?;
@@ -205,6 +223,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         false,
     ));
     body.push_str(&verdicts::full_table(&view));
+    body.push_str(&wire_section(run));
     body.push_str(&facts::section(run));
     body.push_str(&glossary::section(run));
     body.push_str(&format!(

@@ -113,7 +113,10 @@ impl Runner<'_> {
                 result,
                 (index, total),
                 &mut |progress| {
-                    if matches!(progress, Progress::TrialStarted { .. }) {
+                    if matches!(
+                        progress,
+                        Progress::TrialStarted { .. } | Progress::IntervalFinished { .. }
+                    ) {
                         view.show(progress);
                     }
                 },
@@ -243,12 +246,21 @@ pub(crate) fn child_args(plan: &Path, raw: &Path, path_pids: &[i32]) -> Vec<OsSt
     args
 }
 
-/// Writes `config` as the child's plan file.
+/// Writes `config` and how to execute it (`--repeat auto`,
+/// `--rerun-contended`) as the child's plan file.
 ///
 /// # Errors
 /// When the file cannot be written.
-pub(crate) fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
-    write_json(path, config, true)
+pub(crate) fn write_plan(
+    path: &Path,
+    config: &RunConfig,
+    execution: &dualperf_model::Execution,
+) -> anyhow::Result<()> {
+    let plan = dualperf_model::PlanFile {
+        config: config.clone(),
+        execution: execution.clone(),
+    };
+    write_json(path, &plan, true)
 }
 
 /// Reads the raw result the measuring child wrote.
@@ -256,9 +268,9 @@ pub(crate) fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> 
 /// # Errors
 /// When the child wrote nothing (it died) or something unreadable.
 pub(crate) fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
-    let text = std::fs::read_to_string(path)
+    let text = super::gzip::read_document(path)
         .with_context(|| format!("the measuring child wrote no result {}", path.display()))?;
-    serde_json::from_str(&text)
+    serde_json::from_slice(&text)
         .with_context(|| format!("reading the raw result {}", path.display()))
 }
 

@@ -9,7 +9,11 @@ use std::path::Path;
 
 use anyhow::Context;
 use dualperf_engine::sizes::{default_size, preset, size_for_kind, validate_size};
-use dualperf_model::{Arm, ArmId, BitRate, IpFamily, RunConfig, RunResult, TestKind, TestSpec};
+use dualperf_model::{
+    Arm, ArmId, BitRate, Execution, IpFamily, PlanFile, PrecisionTarget, RunConfig, RunResult,
+    TestKind, TestSpec,
+};
+use dualperf_stats::repetition::Precision;
 
 use crate::cli::Failure;
 
@@ -313,23 +317,49 @@ pub(crate) fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Resu
         .unwrap_or(v4))
 }
 
-/// Reads a plan file: a `RunConfig` as JSON, or a result whose `config` is taken.
+/// Reads a plan file: a `RunConfig` as JSON (with how to execute it, a
+/// [`PlanFile`], as the lab writes it), or a result (`.json` or `.json.gz`)
+/// whose `config` is taken.
 ///
 /// # Errors
 /// A usage error when the file cannot be read or is neither document.
-pub(crate) fn load(path: &Path) -> anyhow::Result<RunConfig> {
-    let text = std::fs::read_to_string(path)
+pub(crate) fn load(path: &Path) -> anyhow::Result<PlanFile> {
+    let text = super::gzip::read_document(path)
         .with_context(|| format!("reading plan {}", path.display()))
         .map_err(|e| Failure::usage(format!("{e:#}")))?;
-    if let Ok(config) = serde_json::from_str::<RunConfig>(&text) {
-        return Ok(config);
+    if let Ok(plan) = serde_json::from_slice::<PlanFile>(&text) {
+        return Ok(plan);
     }
-    match serde_json::from_str::<RunResult>(&text) {
-        Ok(result) => Ok(result.config),
+    match serde_json::from_slice::<RunResult>(&text) {
+        Ok(result) => Ok(PlanFile {
+            config: result.config,
+            execution: Execution::default(),
+        }),
         Err(error) => Err(Failure::usage(format!(
             "{} is neither a dualperf plan (a run configuration) nor a result: {error}",
             path.display()
         ))),
+    }
+}
+
+/// The typed target of `--repeat auto` (netperf's -I 99,5 -i 10,3).
+pub(crate) fn auto_target() -> PrecisionTarget {
+    let netperf = dualperf_stats::repetition::NETPERF;
+    PrecisionTarget {
+        confidence: netperf.confidence,
+        half_width_ratio: netperf.half_width_ratio,
+        min_repetitions: netperf.min_repetitions,
+        max_repetitions: netperf.max_repetitions,
+    }
+}
+
+/// The stats stage's stopping rule for `target`.
+pub(crate) fn precision(target: &PrecisionTarget) -> Precision {
+    Precision {
+        confidence: target.confidence,
+        half_width_ratio: target.half_width_ratio,
+        min_repetitions: target.min_repetitions,
+        max_repetitions: target.max_repetitions,
     }
 }
 

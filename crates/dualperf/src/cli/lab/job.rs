@@ -30,10 +30,13 @@ use dualperf_model::{Arm, IpFamily, RunConfig};
 
 use super::errors::{describe, to_cli_error};
 use super::signal::interrupt_flag;
+use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::execute::{child_args, read_raw, write_plan};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::plan::{choose_baseline, parse_tests, points, validate, PointOptions};
+use crate::pipeline::plan::{
+    auto_target, choose_baseline, parse_tests, points, validate, PointOptions,
+};
 
 /// How long the server gets to start listening.
 const SERVER_START_TIMEOUT: Duration = Duration::from_secs(15);
@@ -60,9 +63,14 @@ pub(crate) struct JobArgs {
     /// (latency under load: one-way delay, PDV, loss).
     #[arg(long)]
     pub probe: bool,
-    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3].
-    #[arg(long, value_name = "R")]
-    pub repeat: Option<u32>,
+    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3];
+    /// `auto`: until the headline metric is known within ±2.5 % at 99 % on
+    /// every arm, 3 to 10 times (as `run --repeat auto`).
+    #[arg(long, value_name = "R|auto", value_parser = crate::cli::run::parse_repeat)]
+    pub repeat: Option<crate::cli::run::Repeat>,
+    /// Run a contended trial again, up to N times (as `run --rerun-contended`).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
+    pub rerun_contended: u32,
     /// Tests to run, comma-separated [default: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect].
     #[arg(long, value_name = "LIST")]
     pub tests: Option<String>,
@@ -115,6 +123,12 @@ pub(crate) struct JobArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Capture the server node's interface (tcpdump; the pcap is removed
+    /// once checked) and check every trial against it: udp-stream
+    /// datagram counts within 0.1 %, family, DSCP and flow label as asked.
+    /// Exit code 3 without tcpdump.
+    #[arg(long)]
+    pub verify_wire: bool,
 }
 
 /// The traffic step's inputs: which binary, which port, where the plan and
@@ -172,8 +186,15 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     };
     let config = plan(&args, &topology, &server)?;
     if args.dry_run {
-        print_dry_run(&topology, &run, &traffic, &config, &client, &server);
+        let plan = dualperf_model::PlanFile {
+            config: config.clone(),
+            execution: execution(&args),
+        };
+        print_dry_run(&topology, &run, &traffic, &plan, &client, &server);
         return Ok(ExitCode::SUCCESS);
+    }
+    if args.verify_wire {
+        crate::pipeline::verify_wire::require_tool()?;
     }
     let interrupt = interrupt_flag()?;
     let options = BuildOptions {
@@ -217,7 +238,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     }
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating results folder {}", folder.display()))?;
-    write_plan(&traffic.plan, &config)?;
+    write_plan(&traffic.plan, &config, &execution(&args))?;
     // User-space forwarders (TAYGA for NAT64) are watched: one that wanted
     // nearly a whole core limits its arm, and the result must say so rather
     // than let the difference read as IPv6's.
@@ -226,9 +247,14 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .filter_map(|pid| dualperf_lab::SchedStat::of(pid).map(|stat| (pid, stat)))
         .collect();
+    let capture = match args.verify_wire {
+        true => Some(super::wire::start(&testbed, &server, &folder, args.port)?),
+        false => None,
+    };
     let measuring = std::time::Instant::now();
     let outcome = measure(&testbed, &client, &server, &traffic, &interrupt);
     let wall_ns = measuring.elapsed().as_nanos() as u64;
+    let captured = capture.map(crate::pipeline::verify_wire::Capture::stop);
     let mut facts = testbed.facts();
     for (pid, before) in &daemons {
         if let Some(after) = dualperf_lab::SchedStat::of(*pid) {
@@ -258,6 +284,9 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         Err(err) => return Err(err),
     };
     let mut result = read_raw(&traffic.raw)?;
+    if let Some(captured) = &captured {
+        super::wire::check(&mut result, captured)?;
+    }
     result.run_id = run_id;
     result.testbed = Some(facts);
     result.config.command_line = config.command_line.clone();
@@ -279,6 +308,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.table,
             quiet: false,
+            more: "--table",
         },
     )?;
     let _ = std::fs::remove_file(&traffic.raw);
@@ -345,7 +375,11 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
-        repeat: args.repeat.unwrap_or(3),
+        repeat: match args.repeat {
+            Some(Repeat::Count(count)) => count,
+            Some(Repeat::Auto) => auto_target().min_repetitions,
+            None => 3,
+        },
         order: Default::default(),
         host: None,
         port: args.port,
@@ -355,6 +389,15 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
     };
     validate(&config)?;
     Ok(config)
+}
+
+/// How the measuring child executes the plan: `--repeat auto` and
+/// `--rerun-contended`, typed in the plan file.
+fn execution(args: &JobArgs) -> dualperf_model::Execution {
+    dualperf_model::Execution {
+        until_precise: (args.repeat == Some(Repeat::Auto)).then(auto_target),
+        rerun_contended: args.rerun_contended,
+    }
 }
 
 /// `serve` arguments: `serve -p PORT`.
@@ -426,7 +469,7 @@ fn print_dry_run(
     topology: &Topology,
     run: &RunId,
     traffic: &Traffic,
-    config: &RunConfig,
+    config: &dualperf_model::PlanFile,
     client: &str,
     server: &str,
 ) {
@@ -553,7 +596,7 @@ mod tests {
         let args = parse(&["router", "--quick", "-p", "5299"]);
         let mut config = plan(&args, &topology, "server").unwrap();
         config.arms[1].label = "IPv6 (as planned)".into();
-        write_plan(&traffic.plan, &config).unwrap();
+        write_plan(&traffic.plan, &config, &execution(&args)).unwrap();
         let measured = measure(
             &testbed,
             "client",

@@ -14,17 +14,20 @@ use std::sync::atomic::Ordering;
 
 use dualperf_engine::client::ClientOptions;
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
-use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOutcome};
+use dualperf_model::{
+    Arm, BitRate, Execution, IpFamily, PlanFile, RepetitionOrder, RunConfig, TrialOutcome,
+};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
 mod plan;
+mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::output::write_json;
+use crate::pipeline::output::{is_stdout, write_json};
 use crate::pipeline::plan::{choose_baseline, load, points, validate, PointOptions};
 use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
@@ -213,6 +216,11 @@ pub(crate) struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Do not print a line per finished sample interval while a trial runs
+    /// (printed, like iperf3's, only when standard output is a terminal and
+    /// the JSON does not go there).
+    #[arg(long)]
+    pub no_intervals: bool,
     /// A quick look: 0.5 s per trial, three repetitions (about 25 s in all).
     #[arg(long)]
     pub quick: bool,
@@ -244,6 +252,13 @@ pub(crate) struct Args {
     /// trials that remain are never the basis of a significance claim.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
     pub rerun_contended: u32,
+    /// Capture the trials' packets (tcpdump, on this host's interface
+    /// towards the server) and check them against what the engine reported:
+    /// udp-stream datagram counts within 0.1 %, family, DSCP and flow label
+    /// as asked. A disagreement is a finding in the result and withholds
+    /// significance. Exit code 3 without tcpdump (see docs/metrics.md).
+    #[arg(long)]
+    pub verify_wire: bool,
     /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
     /// alongside every tcp-stream and udp-stream trial, in the same
     /// direction, and report its one-way delay, jitter and loss.
@@ -333,9 +348,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let mut config = match &args.plan {
+    let (mut config, execution) = match &args.plan {
         Some(path) => plan_from_file(&args, path, loopback_port)?,
-        None => plan_from_flags(&args, loopback_port)?,
+        None => (plan_from_flags(&args, loopback_port)?, Execution::default()),
+    };
+    // Flags win over the plan file's execution (the lab writes one).
+    let until_precise = match args.repeat {
+        Some(Repeat::Auto) => Some(crate::pipeline::plan::auto_target()),
+        _ => execution.until_precise,
+    };
+    let rerun_contended = match args.rerun_contended {
+        0 => execution.rerun_contended,
+        n => n,
     };
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
@@ -361,30 +385,43 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
+        live_intervals: crate::pipeline::progress::live_intervals_wanted(
+            args.no_intervals,
+            args.measure_only.is_some(),
+            args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
+        ),
+        interval_sink: None,
     };
     let tty = std::io::stderr().is_terminal();
-    let result = if args.repeat == Some(Repeat::Auto) {
-        let mut view = ProgressView::until_precise(&config, tty);
-        let target = dualperf_stats::repetition::NETPERF;
+    let capture = match args.verify_wire && args.measure_only.is_none() {
+        true => Some(wire::start(&config)?),
+        false => None,
+    };
+    let mut result = if let Some(target) = &until_precise {
+        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
+        let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
             &config,
             options,
             Some(stop.clone()),
             &mut view,
             &target,
-            args.rerun_contended,
+            rerun_contended,
         )
     } else {
-        let mut view = ProgressView::new(&config, tty);
+        let mut view = ProgressView::new(&config, tty).with_intervals(&options);
         execute::in_process(
             &config,
             options,
             Some(stop.clone()),
             &mut view,
-            args.rerun_contended,
+            rerun_contended,
         )
     };
     let interrupted = stop.load(Ordering::SeqCst);
+    if let Some(capture) = capture {
+        wire::finish(capture, &mut result)?;
+    }
 
     if let Some(raw) = &args.measure_only {
         write_json(raw, &result, false)?;
@@ -412,6 +449,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.verbose,
             quiet: false,
+            more: "--verbose",
         },
     )?;
     if let Some(path) = &args.openmetrics {
@@ -564,8 +602,11 @@ fn plan_from_file(
     args: &Args,
     path: &std::path::Path,
     loopback_port: Option<u16>,
-) -> anyhow::Result<RunConfig> {
-    let mut config = load(path)?;
+) -> anyhow::Result<(RunConfig, Execution)> {
+    let PlanFile {
+        mut config,
+        execution,
+    } = load(path)?;
     let targets = match loopback_port {
         Some(port) => {
             config.port = port;
@@ -587,7 +628,7 @@ fn plan_from_file(
             arm.target = targets.get(arm.family).clone();
         }
     }
-    Ok(config)
+    Ok((config, execution))
 }
 
 #[cfg(test)]

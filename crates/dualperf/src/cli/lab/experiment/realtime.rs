@@ -26,9 +26,10 @@ use dualperf_model::{
 
 use crate::cli::lab::errors::to_cli_error;
 use crate::cli::lab::job::JobArgs;
+use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::plan::{
-    choose_baseline, media_point, validate, PointOptions, MEDIA_INTERVAL_MS,
+    auto_target, choose_baseline, media_point, validate, PointOptions, MEDIA_INTERVAL_MS,
 };
 
 /// Name of the competing UDP load.
@@ -57,17 +58,14 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
             topology.name()
         )));
     }
-    let (time_seconds, warmup_ms, repeat) = match args.quick {
-        true => (
-            args.time_seconds.unwrap_or(1.0),
-            300,
-            args.repeat.unwrap_or(2),
-        ),
-        false => (
-            args.time_seconds.unwrap_or(10.0),
-            1_000,
-            args.repeat.unwrap_or(3),
-        ),
+    let (time_seconds, warmup_ms, default_repeat) = match args.quick {
+        true => (args.time_seconds.unwrap_or(1.0), 300, 2),
+        false => (args.time_seconds.unwrap_or(10.0), 1_000, 3),
+    };
+    let repeat = match args.repeat {
+        Some(Repeat::Count(count)) => count,
+        Some(Repeat::Auto) => auto_target().min_repetitions,
+        None => default_repeat,
     };
     if !(0.5..=600.0).contains(&time_seconds) {
         return Err(Failure::usage("-t for lab realtime: 0.5 to 600 seconds"));
