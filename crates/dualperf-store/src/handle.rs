@@ -80,6 +80,23 @@ impl WriteOptions {
                 drop_arrivals(&mut probe.udp);
             }
         }
+        // A competing load's measurement is its counters and time series;
+        // its per-datagram arrivals and transaction times are raw series.
+        if !self.raw_samples {
+            for load in &mut observations.loads {
+                let o = &mut load.observations;
+                if let Some(latency) = o.latency.as_mut() {
+                    latency.raw_ns = Vec::new();
+                    latency.raw_limit = 0;
+                }
+                if let Some(udp) = o.udp.as_mut() {
+                    drop_arrivals(udp);
+                }
+                if let Some(probe) = o.probe.as_mut() {
+                    drop_arrivals(&mut probe.udp);
+                }
+            }
+        }
     }
 }
 
