@@ -13,10 +13,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use dualperf_model::{FlowCounters, TestKind, TestSpec, UdpReceiveCounters};
+use dualperf_model::{FlowCounters, MediaProfile, TestKind, TestSpec, UdpReceiveCounters};
 
 use crate::flow::{
-    self, connect, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext, FlowOutput,
+    self, connect, media, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext,
+    FlowOutput,
 };
 use crate::meter::{
     spawn_sampler_reporting, FlowMeter, IntervalSink, Phase, SamplerOutput, Schedule,
@@ -67,7 +68,7 @@ pub fn probe_interval(spec: &TestSpec) -> Duration {
 pub fn is_stream_kind(kind: TestKind) -> bool {
     matches!(
         kind,
-        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe
+        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe | TestKind::Media
     )
 }
 
@@ -179,6 +180,18 @@ pub fn start_reporting(
                     (TestKind::UdpProbe, _, false) => {
                         spawn_flow(name, cpus, move || udp_probe::receive(socket, size, ctx))
                     }
+                    (TestKind::Media, _, sending) => {
+                        let profile = spec_copy.media.clone().unwrap_or(MediaProfile::Voice(
+                            dualperf_model::VoiceProfile {
+                                codec: dualperf_model::VoiceCodec::G711,
+                                packet_ms: 20,
+                            },
+                        ));
+                        spawn_flow(name, cpus, move || match sending {
+                            true => media::send(socket, profile, ctx),
+                            false => media::receive(socket, &profile, ctx),
+                        })
+                    }
                     (_, _, true) => spawn_flow(name, cpus, move || {
                         udp_stream::send(socket, size, rate, ctx)
                     }),
@@ -267,6 +280,7 @@ impl EndOutcome {
     /// Sent counters: exact datagram counts for a UDP sender, otherwise the
     /// sampler's measured deltas.
     pub fn sent(&self, spec: &TestSpec, role: Role) -> FlowCounters {
+        // Media packets vary in size: the sampler counted their bytes.
         let udp_stream = matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe);
         if udp_stream && is_stream_sender(spec, role) {
             let packets: u64 = self.udp_sent_per_stream().iter().sum();
@@ -306,6 +320,10 @@ impl EndOutcome {
     /// receiver (`udp`), otherwise the sampler's measured deltas.
     pub fn received(&self, spec: &TestSpec, udp: Option<&UdpReceiveCounters>) -> FlowCounters {
         match udp {
+            Some(udp) if spec.kind == TestKind::Media => FlowCounters {
+                packets: udp.received,
+                bytes: self.sampler.measured.received.bytes,
+            },
             Some(udp) => FlowCounters {
                 packets: udp.received,
                 bytes: udp.received * u64::from(spec.size_bytes),

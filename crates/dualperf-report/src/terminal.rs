@@ -261,8 +261,7 @@ impl<'a> Context<'a> {
     /// The headline comparison of `arm` at `point` (the one metric of the
     /// point's kind, [`MetricId::headline`]).
     fn headline(&self, point: usize, arm: &ArmId) -> Option<&'a Comparison> {
-        let kind = self.spec(point)?.kind;
-        self.comparison(point, MetricId::headline(kind), arm)
+        self.comparison(point, MetricId::headline_of(self.spec(point)?), arm)
     }
 
     /// The verdict sentence of a comparison, with its "why" when there is
@@ -331,7 +330,7 @@ impl<'a> Context<'a> {
     /// Why a point has no headline comparison for `arm`: the missing entry
     /// of its headline metric (either arm), else any missing entry.
     fn why_missing(&self, point: usize, arm: &ArmId) -> String {
-        let headline = self.spec(point).map(|s| MetricId::headline(s.kind));
+        let headline = self.spec(point).map(MetricId::headline_of);
         let at_point = || {
             self.analysis
                 .missing
@@ -730,6 +729,9 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
     out.push('\n');
     out
 }
+
+mod media;
+pub use media::render_media;
 
 #[cfg(test)]
 mod tests;

@@ -216,7 +216,7 @@ fn ends_and_unit(kind: TestKind) -> Option<(&'static [CpuEnd], CostUnit)> {
         )),
         TestKind::TcpRr | TestKind::UdpRr => Some((&[CpuEnd::BothEnds], CostUnit::Transaction)),
         TestKind::TcpConnect => Some((&[CpuEnd::BothEnds], CostUnit::Connection)),
-        TestKind::UdpProbe => None,
+        TestKind::UdpProbe | TestKind::Media => None,
     }
 }
 
@@ -230,7 +230,7 @@ pub(crate) fn units(spec: &TestSpec, o: &Observations, end: CpuEnd) -> Option<f6
             _ => o.sender.packets * fragments,
         },
         TestKind::TcpRr | TestKind::UdpRr | TestKind::TcpConnect => o.latency.as_ref()?.count,
-        TestKind::UdpProbe => return None,
+        TestKind::UdpProbe | TestKind::Media => return None,
     };
     (count > 0).then_some(count as f64)
 }

@@ -68,6 +68,7 @@ pub mod extraction;
 pub mod forwarder;
 pub mod ippm;
 pub mod latency;
+pub mod media;
 pub mod overhead;
 pub mod pacing;
 pub mod repetition;

@@ -57,7 +57,8 @@ impl WriteOptions {
     /// says itself that it holds none ("at most 0 kept") rather than looking
     /// like a trial whose samples were lost.
     pub fn apply(&self, trial: &mut Trial) {
-        let probe_trial = trial.spec.kind == TestKind::UdpProbe;
+        // Media streams are probes too: their arrivals decide the MOS.
+        let probe_trial = matches!(trial.spec.kind, TestKind::UdpProbe | TestKind::Media);
         let TrialOutcome::Ok(observations) = &mut trial.outcome else {
             return;
         };

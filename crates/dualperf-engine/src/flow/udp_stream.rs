@@ -148,6 +148,18 @@ pub fn receive_keeping(
     arrivals_limit: usize,
     context: FlowContext,
 ) -> FlowOutput {
+    receive_at(socket, payload_bytes, arrivals_limit, 0, context)
+}
+
+/// [`receive_keeping`] for datagrams whose header starts `header_offset`
+/// bytes in (media: after the 12-byte RTP header).
+pub fn receive_at(
+    socket: UdpSocket,
+    payload_bytes: usize,
+    arrivals_limit: usize,
+    header_offset: usize,
+    context: FlowContext,
+) -> FlowOutput {
     let fd = socket.as_raw_fd();
     let kernel_timestamps = enable_receive_timestamps(fd).is_ok();
     let drop_counter = enable_drop_counter(fd);
@@ -235,7 +247,7 @@ pub fn receive_keeping(
             if length == HELLO_BYTES && read_hello(datagram).is_some() {
                 continue; // a spare copy of the client's hello
             }
-            let Some(header) = read_header(datagram) else {
+            let Some(header) = datagram.get(header_offset..).and_then(read_header) else {
                 continue;
             };
             if header.flags & FLAG_WARMUP != 0 {

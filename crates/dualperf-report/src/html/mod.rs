@@ -5,6 +5,7 @@
 mod compare;
 mod facts;
 mod glossary;
+mod media;
 mod page;
 mod verdicts;
 
@@ -161,7 +162,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         repeat = run.config.repeat,
         state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
     ));
-    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
+    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#media\">Media</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
     body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
     for sentence in headline_sentences(&view) {
         body.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
@@ -172,6 +173,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         baseline = escape(view.baseline_label()),
     ));
     body.push_str(&verdicts::key_table(&view));
+    body.push_str(&media::section(&view)?);
     body.push_str(&figure_section(
         &figures,
         Section::Throughput,

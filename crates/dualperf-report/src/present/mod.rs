@@ -14,6 +14,7 @@
 //! - [`contention`]: why a contended comparison is not significant;
 //! - [`clocks`]: what a one-way delay rests on (one kernel, or a declared
 //!   synchronisation with its error bound);
+//! - [`media`]: what a MOS means to callers, the media table's rows;
 //! - [`wire`]: what a packet capture showed beside the engine (`--verify-wire`);
 //! - [`interval`]: live interval lines while a trial runs;
 //! - [`arms`]: arm labels by id;
@@ -26,6 +27,7 @@ pub mod clocks;
 pub mod contention;
 pub mod interval;
 pub mod mark;
+pub mod media;
 pub mod value;
 pub mod verdict;
 pub mod warning;

@@ -197,6 +197,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         interval_ms: None,
         probe_interval_ms: 10.0,
         probe: false,
+        media: None,
     };
     let plan = RunConfig {
         loads: Vec::new(),

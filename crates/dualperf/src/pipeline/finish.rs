@@ -162,6 +162,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
         text.push_str(&answer);
     }
     let table_first = dualperf_report::terminal::answer_is_a_table(result);
+    if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
+        text.push_str(&media);
+    }
     if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
         text.push_str(&instability);
         if !instability.ends_with('\n') {

@@ -358,6 +358,9 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
 /// speak them, and one arm per tunnel or translator, each aimed at the
 /// server address that makes its traffic take that path.
 fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
+    if let Some(config) = super::experiment::plan(args, topology, server)? {
+        return Ok(config);
+    }
     let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
     let cpus = |list: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match list {

@@ -20,6 +20,8 @@ use dualperf_model::{
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod load;
+mod media;
+pub(crate) use media::VIDEO_CIF;
 mod plan;
 mod wire;
 
@@ -44,6 +46,9 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run hostb -6 --tests tcp-stream -P 4 --reverse -t 10
   dualperf run hostb --tests udp-stream -b 100M --sizes 64,1408
   dualperf run hostb --tests tcp-stream --probe    one-way delay under load
+  dualperf run --loopback --test media --media g711 -t 10   RTP voice: delay, jitter, loss, MOS
+  dualperf run hostb --media video:cif -R -t 20    H.261-like video from the server, 50 ms series
+  dualperf run hostb --media opus:24k -i 20ms      Opus at 24 kbit/s, 20 ms samples
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
   dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
@@ -71,7 +76,7 @@ pub(crate) struct Args {
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label", "load"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "media", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label", "load"])]
     pub plan: Option<PathBuf>,
     /// The arm every other arm is compared with [default: v4, else the first arm].
     #[arg(long, value_name = "ARM")]
@@ -94,9 +99,10 @@ pub(crate) struct Args {
     /// Server control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
     pub port: u16,
-    /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe.
+    /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe,media.
     #[arg(
         long,
+        alias = "test",
         value_name = "LIST",
         default_value = DEFAULT_TESTS
     )]
@@ -139,6 +145,13 @@ pub(crate) struct Args {
     /// The server sends, the client receives.
     #[arg(short = 'R', long)]
     pub reverse: bool,
+    /// The media profile of `--test media` (implies it when --tests is not
+    /// given): g711, g729, opus:24k (voice, 20 ms packets; `g711:30ms`),
+    /// video:cif (H.261 CIF, about 16 KB/s, as the OpenH323 experiments) or
+    /// video:fps=25,frame=16000,iperiod=12,iratio=5,mtu=1200. Sent as
+    /// RTP (RFC 3550) over UDP; -i defaults to 50 ms for media.
+    #[arg(long, value_name = "NAME", value_parser = media::parse_media)]
+    pub media: Option<dualperf_model::MediaProfile>,
     /// Target UDP payload rate per stream (e.g. 100M); unlimited if unset
     /// (unlike iperf3's 1 Mbit/s default: mind shared paths).
     #[arg(short = 'b', long, value_name = "RATE")]
