@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod diffserv;
 pub mod family;
 pub mod host;
 pub mod load;
@@ -41,6 +42,10 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use diffserv::{
+    DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
+    RouterCpuSummary,
+};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};

@@ -103,6 +103,10 @@ pub struct Observations {
     /// in the order of the load's flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loads: Vec<crate::load::LoadObservations>,
+    /// CPU each router of a lab testbed spent in softirq context during
+    /// the trial (DiffServ experiments; empty elsewhere).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routers: Vec<crate::diffserv::RouterCpu>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

@@ -727,5 +727,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
     out
 }
 
+mod diffserv;
+pub use diffserv::render_diffserv;
+
 #[cfg(test)]
 mod tests;

@@ -60,11 +60,13 @@
 pub mod attribution;
 pub mod comparison;
 pub mod contention;
+pub mod counterpart;
 pub mod cpu;
 pub mod error;
 pub mod extraction;
 pub mod ippm;
 pub mod latency;
+pub mod load_flows;
 pub mod overhead;
 pub mod pacing;
 pub mod repetition;

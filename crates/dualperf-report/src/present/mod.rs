@@ -21,6 +21,7 @@ pub mod attribution;
 pub mod axis;
 pub mod clocks;
 pub mod contention;
+pub mod diffserv;
 pub mod value;
 pub mod verdict;
 pub mod warning;

@@ -21,3 +21,4 @@ pub(crate) mod load;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod progress;
+pub(crate) mod router_cpu;

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
 mod errors;
+mod experiment;
 pub(crate) mod job;
 pub(crate) mod manage;
 mod signal;

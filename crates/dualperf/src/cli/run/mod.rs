@@ -190,6 +190,16 @@ pub(crate) struct Args {
         value_delimiter = ','
     )]
     pub path_pids: Vec<i32>,
+    /// Measuring child of `dualperf lab`: routers whose receive processing
+    /// the lab steered to CPUs of their own, `NODE:CPU[+CPU…]`; each trial
+    /// records their softirq CPU.
+    #[arg(
+        long = "router-cpus",
+        value_name = "NODE:CPU",
+        hide = true,
+        value_delimiter = ','
+    )]
+    pub router_cpus: Vec<String>,
     /// Declare the two hosts' clocks synchronised (PTP, NTP…): one-way delay
     /// is then reported between hosts too, with an error bound of half the
     /// minimum RTT. Without it, one-way delay is reported only when both ends
@@ -341,6 +351,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
     };
+    let routers = crate::pipeline::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
     let result = if args.repeat == Some(Repeat::Auto) {
         let mut view = ProgressView::until_precise(&config, tty);
@@ -352,6 +363,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             &mut view,
             &target,
             args.rerun_contended,
+            &routers,
         )
     } else {
         let mut view = ProgressView::new(&config, tty);
@@ -361,6 +373,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(stop.clone()),
             &mut view,
             args.rerun_contended,
+            &routers,
         )
     };
     let interrupted = stop.load(Ordering::SeqCst);
