@@ -282,12 +282,16 @@ impl<'a> DiffServView<'a> {
                             .iter()
                             .find(|c| c.arm.as_str() == v6 && c.metric == metric)
                             .map(|c| {
+                                let contended = c.warnings.iter().any(|w| {
+                                    matches!(w, dualperf_model::ComparisonWarning::Contended { .. })
+                                });
                                 (
                                     c.arm_summary.mean,
                                     c.baseline_summary.mean,
                                     c.difference_ci95,
                                     c.significant,
                                     c.pairs,
+                                    contended,
                                 )
                             }),
                         Class::Be | Class::Lbe => {
@@ -305,18 +309,19 @@ impl<'a> DiffServView<'a> {
                                         c.difference_ci95,
                                         c.significant,
                                         c.pairs,
+                                        false,
                                     )
                                 })
                         }
                     };
-                    if let Some((v6_mean, v4_mean, ci, significant, pairs)) = found {
+                    if let Some((v6_mean, v4_mean, ci, significant, pairs, contended)) = found {
                         parts.push(comparison_words(
                             metric,
-                            v6_mean,
-                            v4_mean,
+                            (v6_mean, v4_mean),
                             ci,
                             significant,
                             pairs,
+                            contended,
                         ));
                     }
                 }
@@ -530,20 +535,25 @@ fn ratio(part: u64, total: u64) -> f64 {
 }
 
 /// "p99 one-way delay 0.21 ms vs 0.19 ms (+0.02 ms, not significant)".
+/// `contended`: the comparison's trials ran while other programs took the
+/// tool's CPUs, so a difference whose interval excludes 0 is not claimed.
 fn comparison_words(
     metric: MetricId,
-    v6: f64,
-    v4: f64,
+    (v6, v4): (f64, f64),
     ci: Option<(f64, f64)>,
     significant: bool,
     pairs: u64,
+    contended: bool,
 ) -> String {
     let difference = v6 - v4;
     let sign = if difference >= 0.0 { "+" } else { "−" };
+    let excludes_zero = ci.is_some_and(|(low, high)| low > 0.0 || high < 0.0);
     let verdict = if ci.is_none() {
         format!("{pairs} pair(s), no interval")
     } else if significant {
         "significant".to_string()
+    } else if excludes_zero && contended {
+        "interval excludes 0 but not claimed: the trials ran contended".to_string()
     } else {
         "not significant".to_string()
     };
@@ -572,11 +582,11 @@ mod tests {
     fn verdict_words_give_both_values_and_the_difference() {
         let text = comparison_words(
             MetricId::OwdP99Ns,
-            210_000.0,
-            190_000.0,
+            (210_000.0, 190_000.0),
             Some((-1.0, 1.0)),
             false,
             3,
+            false,
         );
         assert!(
             text.contains("vs") && text.contains("not significant"),
