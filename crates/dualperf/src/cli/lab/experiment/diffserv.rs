@@ -422,6 +422,56 @@ impl Experiment for DiffServExperiment {
 mod tests {
     use super::*;
 
+    /// `dualperf lab ARGS…` parsed as clap would.
+    fn parse(args: &[&str]) -> JobArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: JobArgs,
+        }
+        let all = std::iter::once("lab").chain(args.iter().copied());
+        <Cli as clap::Parser>::try_parse_from(all).unwrap().args
+    }
+
+    #[test]
+    fn the_quick_plan_has_the_class_arms_the_step_cells_and_ipv4_ef_as_baseline() {
+        let topology = dualperf_lab::preset::load("diffserv").unwrap();
+        let run = RunId::new("t1").unwrap();
+        let experiment =
+            DiffServExperiment::plan(&parse(&["diffserv", "--quick"]), &topology, "server", &run)
+                .unwrap();
+        let config = experiment.config();
+        assert_eq!(config.baseline.as_str(), "v4-ef");
+        assert_eq!(config.points.len(), 1);
+        assert_eq!(config.points[0].kind, TestKind::UdpProbe);
+        // 2 idle + 4 loaded + 1 flow label + 2 sizes × 3 steps × 3 columns.
+        assert_eq!(config.arms.len(), 25);
+        assert_eq!(config.loads.len(), 4 + 2 * 3 * 3);
+        let ids: Vec<&str> = config.arms.iter().map(|a| a.id.as_str()).collect();
+        for id in [
+            "v6-ef-be115",
+            "v6-fl-be115",
+            "mixed-s100-128",
+            "v6-s85-1408",
+        ] {
+            assert!(ids.contains(&id), "{id} in {ids:?}");
+        }
+        // Every load flow names its family; the mixed one both.
+        let mixed = config
+            .loads
+            .iter()
+            .find(|l| l.name == "s115-128-mixed")
+            .unwrap();
+        let families: Vec<_> = mixed.flows.iter().map(|f| f.family).collect();
+        assert_eq!(families, [Some(IpFamily::V4), Some(IpFamily::V6)]);
+        let class = config.loads.iter().find(|l| l.name == "be115-v6").unwrap();
+        assert_eq!(class.flows.len(), 4);
+        assert_eq!(class.flows[1].marking.dscp, Some(Dscp::new(8).unwrap()));
+        assert!(config.arms.iter().all(|a| a.target.is_some()));
+        // Both routers steered, each to a CPU of its own where there are two.
+        assert_eq!(experiment.child_routers().len(), 2);
+    }
+
     #[test]
     fn loads_are_shares_of_the_link_in_frames_so_ipv6_carries_less_payload() {
         // 115 % of 100 Mbit/s at 1408 B: 1450-byte IPv4 frames.
