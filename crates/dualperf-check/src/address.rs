@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use crate::CheckError;
 
 /// Everything `dualperf addr` says about one address.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct AddressReport {
     /// The text as given.
     pub input: String,
@@ -30,7 +30,7 @@ pub struct AddressReport {
 }
 
 /// One classification with the RFC that defines it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Kind {
     /// Short name, e.g. `ipv4-mapped`, `link-local`.
     pub name: String,

@@ -19,11 +19,20 @@ use std::time::Duration;
 use dualperf_model::{IpFamily, PerFamily};
 
 /// RFC 8305 timers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Delays {
-    /// Wait for AAAA after A arrived first (§3, recommended 50 ms).
+    /// Wait for AAAA after A arrived first (§3, recommended 50 ms); JSON
+    /// `resolution_delay_ms`, milliseconds.
+    #[serde(rename = "resolution_delay_ms", serialize_with = "crate::json::ms")]
+    #[schemars(rename = "resolution_delay_ms", with = "f64")]
     pub resolution_delay: Duration,
-    /// Stagger between connection attempts (§5, recommended 250 ms).
+    /// Stagger between connection attempts (§5, recommended 250 ms); JSON
+    /// `connection_attempt_delay_ms`, milliseconds.
+    #[serde(
+        rename = "connection_attempt_delay_ms",
+        serialize_with = "crate::json::ms"
+    )]
+    #[schemars(rename = "connection_attempt_delay_ms", with = "f64")]
     pub connection_attempt_delay: Duration,
 }
 
@@ -49,24 +58,31 @@ pub struct FamilyTimes {
 }
 
 /// One simulated connection attempt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Attempt {
     /// Family of the attempt.
     pub family: IpFamily,
-    /// Start time since the queries were sent.
+    /// Start time since the queries were sent; JSON `started_at_ms`, milliseconds.
+    #[serde(rename = "started_at_ms", serialize_with = "crate::json::ms")]
+    #[schemars(rename = "started_at_ms", with = "f64")]
     pub started_at: Duration,
-    /// End time (success or failure).
+    /// End time (success or failure); JSON `ended_at_ms`, milliseconds.
+    #[serde(rename = "ended_at_ms", serialize_with = "crate::json::ms")]
+    #[schemars(rename = "ended_at_ms", with = "f64")]
     pub ended_at: Duration,
     /// True if it connected.
     pub succeeded: bool,
 }
 
 /// The outcome.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Decision {
     /// The family the client ends up using (`None`: nothing connects).
     pub winner: Option<IpFamily>,
-    /// When the winning connection is established.
+    /// When the winning connection is established; JSON `connected_at_ms`,
+    /// milliseconds since the queries were sent.
+    #[serde(rename = "connected_at_ms", serialize_with = "crate::json::option_ms")]
+    #[schemars(rename = "connected_at_ms", with = "Option<f64>")]
     pub connected_at: Option<Duration>,
     /// The attempts started, in order.
     pub attempts: Vec<Attempt>,

@@ -13,12 +13,14 @@
 
 pub mod address;
 pub mod happy_eyeballs;
+pub mod json;
 pub mod local;
 pub mod remote;
 pub mod resolve;
 pub mod target;
 
 pub use address::{analyse, AddressReport};
+pub use json::{CheckDocument, CHECK_SCHEMA, CHECK_SCHEMA_VERSION};
 pub use local::{measure_local, render_table, LocalMatrix};
 pub use remote::{check_host, render_host, HostReport};
 pub use resolve::{Resolver, SystemResolver};

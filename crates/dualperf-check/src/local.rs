@@ -23,7 +23,7 @@ use crate::CheckError;
 pub const CELL_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The server side of Table I.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ServerKind {
     /// `AF_INET` socket bound to 127.0.0.1.
@@ -35,7 +35,7 @@ pub enum ServerKind {
 }
 
 /// The client side of Table I.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientKind {
     /// `AF_INET` socket connecting to 127.0.0.1.
@@ -88,7 +88,7 @@ impl ClientKind {
 }
 
 /// One cell of the matrix: what happened when `client` connected to `server`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Cell {
     /// Row.
     pub client: ClientKind,
@@ -107,7 +107,7 @@ pub struct Cell {
 }
 
 /// The whole matrix plus facts about the host.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct LocalMatrix {
     /// Rows × columns, row-major.
     pub cells: Vec<Cell>,

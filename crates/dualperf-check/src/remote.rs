@@ -15,20 +15,22 @@ use crate::target::Target;
 pub const MAX_ADDRESSES_PER_FAMILY: usize = 3;
 
 /// The outcome of connecting over one family.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Connection {
     /// The address tried last (the one that connected, if any).
     pub address: SocketAddr,
     /// True if a TCP connection was established.
     pub connected: bool,
-    /// Time of the successful (or last failed) attempt.
+    /// Time of the successful (or last failed) attempt; JSON `elapsed_ms`, milliseconds.
+    #[serde(rename = "elapsed_ms", serialize_with = "crate::json::ms")]
+    #[schemars(rename = "elapsed_ms", with = "f64")]
     pub elapsed: Duration,
     /// The error of the last failed attempt.
     pub error: Option<String>,
 }
 
 /// Everything `check HOST` found.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct HostReport {
     /// Host as given (brackets removed).
     pub host: String,

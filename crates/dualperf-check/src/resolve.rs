@@ -13,11 +13,13 @@ use std::time::{Duration, Instant};
 use dualperf_model::IpFamily;
 
 /// The answer for one family.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct FamilyResolution {
     /// Addresses returned, in resolver order.
     pub addresses: Vec<IpAddr>,
-    /// Time from the query to the answer.
+    /// Time from the query to the answer; JSON `elapsed_ms`, milliseconds.
+    #[serde(rename = "elapsed_ms", serialize_with = "crate::json::ms")]
+    #[schemars(rename = "elapsed_ms", with = "f64")]
     pub elapsed: Duration,
     /// The resolver's error text (e.g. "Name or service not known"), if any.
     pub error: Option<String>,

@@ -15,13 +15,16 @@
 //! * observations: [`stream`], [`rr`], [`connect`], [`latency_samples`],
 //!   [`udp_probe`], [`probe_arrivals`];
 //! * whole runs: [`synthetic::SyntheticLab`], [`synthetic::synthetic_run`]
-//!   and friends.
+//!   and friends;
+//! * the published JSON Schemas: [`schema::assert_valid`] and the
+//!   strictness every published schema gets ([`schema::strict_schema`]).
 //!
 //! Builders panic on nonsense input (an invalid arm id): they are for tests.
 
 #![warn(missing_docs)]
 
 pub mod promtool;
+pub mod schema;
 pub mod synthetic;
 
 use dualperf_model::observation::Arrival;

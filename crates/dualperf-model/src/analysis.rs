@@ -11,7 +11,7 @@ use crate::arm::ArmId;
 use crate::metric::MetricId;
 
 /// Summary statistics of one sample (e.g. one metric over R repetitions).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     /// Number of values.
     pub count: u64,
@@ -34,7 +34,7 @@ pub struct Summary {
 }
 
 /// One metric of one point on one arm, summarised over repetitions.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MetricSummary {
     /// Index of the point in the run's config.
     pub point: usize,
@@ -48,7 +48,7 @@ pub struct MetricSummary {
 
 /// The comparison of one metric at one point between an arm and its
 /// baseline: `arm − baseline`, paired by repetition.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// Index of the point in the run's config.
     pub point: usize,
@@ -98,7 +98,7 @@ pub struct Comparison {
 /// baseline that known causes explain, each the change that cause alone
 /// would make to the metric, to first order (docs/metrics.md,
 /// "Attribution"). What they leave is `unexplained`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Attribution {
     /// The measured relative difference the parts explain.
     pub measured: f64,
@@ -118,7 +118,7 @@ pub struct Attribution {
 }
 
 /// Fragmentation's share of an [`Attribution`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FragmentationPart {
     /// IP fragments per datagram on the arm.
     pub arm_fragments: u32,
@@ -129,7 +129,7 @@ pub struct FragmentationPart {
 }
 
 /// CPU cost's share of an [`Attribution`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuPart {
     /// Whose CPU.
     pub end: CpuEnd,
@@ -142,7 +142,7 @@ pub struct CpuPart {
 }
 
 /// The end of a trial whose CPU cost a [`CpuPart`] counts.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CpuEnd {
     /// The end that sends the bulk data.
@@ -154,7 +154,7 @@ pub enum CpuEnd {
 }
 
 /// The unit of work CPU cost is counted per.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CostUnit {
     /// An IP packet (TCP segment, or UDP datagram fragment).
@@ -166,7 +166,7 @@ pub enum CostUnit {
 }
 
 /// Something that weakens a [`Comparison`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ComparisonWarning {
     /// No repetition succeeded on both arms: the difference is of the
@@ -234,6 +234,19 @@ pub enum ComparisonWarning {
         /// achieved / asked − 1 over one sampling interval.
         worst_interval_ratio: Option<f64>,
     },
+    /// Some of an arm's trials disagreed with the wire (`--verify-wire`,
+    /// docs/metrics.md "Wire verification"): counts off by more than 0.1 %,
+    /// or family, DSCP or flow label not as asked. Never significant.
+    WireMismatch {
+        /// The arm.
+        arm: ArmId,
+        /// Its trials at this point whose wire check failed.
+        failed: u64,
+        /// Its trials at this point with a wire check.
+        checked: u64,
+        /// The first finding of the first failed trial.
+        finding: crate::wire::WireFinding,
+    },
     /// Significant on its own, not after multiple-comparison control over
     /// the run's headline comparisons ([`MultipleComparisonControl`]).
     MultipleComparisons {
@@ -247,7 +260,7 @@ pub enum ComparisonWarning {
 }
 
 /// How significance is controlled across many comparisons.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum AdjustmentMethod {
     /// Holm's step-down method (family-wise error rate).
@@ -255,7 +268,7 @@ pub enum AdjustmentMethod {
 }
 
 /// The multiple-comparison control of an analysis.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MultipleComparisonControl {
     /// The method.
     pub method: AdjustmentMethod,
@@ -268,7 +281,7 @@ pub struct MultipleComparisonControl {
 }
 
 /// What made a trial count as contended, with the figures measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ContentionEvidence {
     /// The criterion that classified the trial.
     pub cause: ContentionCause,
@@ -289,7 +302,9 @@ pub struct ContentionEvidence {
 }
 
 /// The criterion a contended trial met (thresholds in [`ContentionThresholds`]).
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContentionCause {
     /// Other programs used at least the threshold share of the tool's CPUs.
@@ -302,7 +317,7 @@ pub enum ContentionCause {
 }
 
 /// The thresholds of contention classification (docs/metrics.md).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ContentionThresholds {
     /// A trial is contended when other programs used at least this share
     /// of the CPUs the tool could run on.
@@ -318,7 +333,7 @@ pub struct ContentionThresholds {
 }
 
 /// A metric that could not be computed for an arm at a point, and why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MissingMetric {
     /// Index of the point.
     pub point: usize,
@@ -331,7 +346,7 @@ pub struct MissingMetric {
 }
 
 /// Everything the stats stage computed for a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Analysis {
     /// Summaries of every metric at every point on every arm that has one.
     pub summaries: Vec<MetricSummary>,
@@ -356,7 +371,7 @@ pub struct Analysis {
 
 /// The choices behind an [`Analysis`], stored with it so that a number can
 /// be reproduced (docs/metrics.md explains each).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AnalysisMethod {
     /// Confidence level of every interval, e.g. 0.95.
     pub confidence_level: f64,

@@ -23,7 +23,19 @@ use crate::family::IpFamily;
 
 /// Machine key of an arm: lowercase ASCII letters, digits and `-`, e.g.
 /// `v4`, `v6`, `v6-6in4-router-router`, `v4-ef`. Unique within a run.
-#[derive(Clone, Debug, Default, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct ArmId(String);
 
@@ -81,7 +93,7 @@ impl FromStr for ArmId {
 /// Where a 6in4 tunnel starts and ends (the three placements of the 2001
 /// tunnelling study): on the end hosts, on the routers between them, or
 /// from the client host to the router in front of the server.
-#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Eq, Hash, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TunnelPlacement {
     /// Client host to server host.
@@ -104,7 +116,9 @@ impl TunnelPlacement {
 }
 
 /// The path an arm's packets take between client and server.
-#[derive(Clone, Debug, Default, Eq, Hash, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, Default, Eq, Hash, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ArmPath {
     /// The family's own packets end to end, forwarded natively.
@@ -317,7 +331,9 @@ impl FromStr for FlowLabel {
 
 /// How an arm's packets are marked. Empty: the kernel's defaults (DSCP 0,
 /// flow label chosen by the kernel).
-#[derive(Clone, Copy, Debug, Default, Eq, Hash, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, Hash, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Marking {
     /// DSCP set on the data sockets of both ends (IP_TOS, IPV6_TCLASS).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -335,7 +351,9 @@ impl Marking {
 }
 
 /// What else is on the path while an arm is measured.
-#[derive(Clone, Debug, Default, Eq, Hash, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, Default, Eq, Hash, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(tag = "condition", rename_all = "kebab-case")]
 pub enum LoadCondition {
     /// Nothing but the measured traffic.
@@ -350,7 +368,7 @@ pub enum LoadCondition {
 }
 
 /// One arm of a run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Arm {
     /// Machine key, unique within the run.
     pub id: ArmId,

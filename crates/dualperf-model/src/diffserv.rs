@@ -22,7 +22,7 @@ use crate::metric::MetricId;
 
 /// CPU time the kernel spent in softirq context on the CPUs a router's
 /// receive processing was steered to, over one trial.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RouterCpu {
     /// The router node.
     pub node: String,
@@ -48,7 +48,7 @@ impl RouterCpu {
 }
 
 /// Which conditioner action a [`RemarkCheck`] exercised.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RemarkCase {
     /// EF from a premium source at more than its allowance: the excess is
@@ -61,7 +61,7 @@ pub enum RemarkCase {
 /// EF traffic offered by one source over one family, and what the edge
 /// router's conditioner counted (its named nftables counters, read before
 /// and after the traffic).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RemarkCheck {
     /// What was exercised.
     pub case: RemarkCase,
@@ -88,7 +88,7 @@ pub struct RemarkCheck {
 }
 
 /// What a DiffServ testbed's own instruments recorded for a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiffServFindings {
     /// The policing and unauthorised-source checks, in the order run.
     pub checks: Vec<RemarkCheck>,
@@ -101,7 +101,7 @@ pub struct DiffServFindings {
 
 /// One metric of one competing-load flow, at one point on one arm,
 /// summarised over the arm's repetitions.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadFlowSummary {
     /// Index of the point.
     pub point: usize,
@@ -125,7 +125,7 @@ pub struct LoadFlowSummary {
 /// A load flow on an arm against the same flow on the arm's baseline
 /// (the counterpart of the other family under the same load), paired by
 /// repetition: `arm − baseline`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadFlowComparison {
     /// Index of the point.
     pub point: usize,
@@ -155,7 +155,7 @@ pub struct LoadFlowComparison {
 
 /// Router CPU ([`RouterCpu::cores`]) of one router at one point on one arm,
 /// over the arm's repetitions.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RouterCpuSummary {
     /// Index of the point.
     pub point: usize,

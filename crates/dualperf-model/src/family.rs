@@ -6,7 +6,19 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 /// An IP address family under test.
-#[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum IpFamily {
     /// IPv4 (RFC 791).
@@ -63,7 +75,9 @@ impl fmt::Display for IpFamily {
 }
 
 /// One value per address family: the shape of every comparison.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct PerFamily<T> {
     /// The IPv4 value.
     pub v4: T,

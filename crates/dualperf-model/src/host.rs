@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What the host looked like when it measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostFacts {
     /// dualperf version (`CARGO_PKG_VERSION`).
     pub tool_version: String,
@@ -31,7 +31,7 @@ pub struct HostFacts {
 }
 
 /// One network interface.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InterfaceFacts {
     /// Interface name.
     pub name: String,

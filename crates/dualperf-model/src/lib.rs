@@ -7,8 +7,8 @@
 //! Each stage is its own crate and none depends on another: they exchange the
 //! values defined here, and the `dualperf` binary wires them together.
 //!
-//! Invariants of this crate: no I/O, no clock, no dependency but serde and
-//! thiserror. Units live in types ([`BitRate`]) or in field names
+//! Invariants of this crate: no I/O, no clock, no dependency but serde,
+//! thiserror and schemars (the published JSON Schemas are derived here). Units live in types ([`BitRate`]) or in field names
 //! (`duration_ms`, `rtt_ns`, `loss_ratio`), never in comments alone.
 //!
 //! The central shape is the **arm** ([`Arm`]): one thing measured — address
@@ -31,10 +31,12 @@ pub mod media;
 pub mod metric;
 pub mod observation;
 pub mod result;
+mod schema;
 pub mod spec;
 pub mod testbed;
 pub mod time;
 pub mod units;
+pub mod wire;
 
 pub use analysis::{
     AdjustmentMethod, Analysis, AnalysisMethod, Attribution, Comparison, ComparisonWarning,
@@ -61,3 +63,7 @@ pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
 pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};
+pub use wire::{
+    WireCheck, WireCounts, WireExpected, WireFinding, WireSide, WireValueCount,
+    WIRE_TOLERANCE_RATIO,
+};

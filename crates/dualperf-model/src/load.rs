@@ -23,7 +23,7 @@ use crate::observation::Observations;
 use crate::spec::TestSpec;
 
 /// A named competing load: one or more flows (a traffic mix).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadSpec {
     /// Name an arm's [`crate::LoadCondition::Under`] refers to, e.g.
     /// `udp-115pct-be` or `tcp-1x` (a machine key: lower case, digits, `-`).
@@ -39,7 +39,7 @@ pub struct LoadSpec {
 
 /// One flow of a load: a test spec (its duration and warm-up are set by the
 /// engine so that it spans the measured trial), a family and a marking.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadFlow {
     /// What people read, e.g. "LBE bulk TCP".
     pub label: String,
@@ -59,7 +59,7 @@ pub struct LoadFlow {
 /// What one load flow of a trial saw over its own measured interval, which
 /// spans the trial's measured interval (it starts after the load's warm-up
 /// and ends after the measured trial ends).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadObservations {
     /// Index of the flow in its [`LoadSpec::flows`].
     pub flow: usize,

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What a media stream sends.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "media", rename_all = "kebab-case")]
 pub enum MediaProfile {
     /// A constant-bitrate voice stream: one packet per `packet_ms`.
@@ -20,7 +20,7 @@ pub enum MediaProfile {
 }
 
 /// A voice stream.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VoiceProfile {
     /// The codec (decides the payload per packet and the E-model's
     /// equipment impairment).
@@ -30,7 +30,7 @@ pub struct VoiceProfile {
 }
 
 /// Voice codecs with known payload rates and G.113 impairment factors.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "codec", rename_all = "kebab-case")]
 pub enum VoiceCodec {
     /// ITU-T G.711 (PCM, 64 kbit/s: 160 B of payload per 20 ms).
@@ -49,7 +49,7 @@ pub enum VoiceCodec {
 /// `i_frame_ratio` times larger than the others; each frame is split into
 /// packets of at most `max_payload_bytes` sent back to back (like iperf2's
 /// `--isochronous`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VideoProfile {
     /// Frames per second.
     pub frames_per_second: u32,

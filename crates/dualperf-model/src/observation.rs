@@ -9,7 +9,7 @@ use crate::family::IpFamily;
 use crate::spec::TestSpec;
 
 /// One repetition of one point on one arm, with its outcome.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Trial {
     /// Index of the point in [`crate::RunConfig::points`].
     pub point: usize,
@@ -37,7 +37,7 @@ pub struct Trial {
 }
 
 /// The result of a trial: observations, or why there are none.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum TrialOutcome {
     /// The trial ran to the end.
@@ -50,7 +50,7 @@ pub enum TrialOutcome {
 }
 
 /// Everything measured in one trial.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Observations {
     /// Length of the measured interval (warm-up excluded), nanoseconds.
     pub measured_ns: u64,
@@ -103,6 +103,10 @@ pub struct Observations {
     /// in the order of the load's flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loads: Vec<crate::load::LoadObservations>,
+    /// What a packet capture showed of this trial's data flow
+    /// (`--verify-wire`); `None` when nothing was captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<crate::wire::WireCheck>,
     /// CPU each router of a lab testbed spent in softirq context during
     /// the trial (DiffServ experiments; empty elsewhere).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -110,7 +114,7 @@ pub struct Observations {
 }
 
 /// Where the client and the server of a trial ran relative to each other.
-#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EndsPlacement {
     /// Both ends in one process (`dualperf run --loopback`): the client's
@@ -132,7 +136,7 @@ impl EndsPlacement {
 }
 
 /// What an isochronous probe stream saw while another test loaded the path.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeObservations {
     /// Interval between probes, microseconds.
     pub interval_us: u64,
@@ -148,7 +152,9 @@ pub struct ProbeObservations {
 }
 
 /// Bytes and packets (datagrams, or write/read calls for TCP) counted at one end.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct FlowCounters {
     /// Application payload bytes.
     pub bytes: u64,
@@ -157,7 +163,9 @@ pub struct FlowCounters {
 }
 
 /// Counter deltas over one sampling interval.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct IntervalSample {
     /// End of the interval, nanoseconds after the measured interval began.
     pub end_ns: u64,
@@ -178,7 +186,7 @@ pub struct IntervalSample {
 }
 
 /// Per-transaction times: an HDR histogram plus the raw series up to a bound.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencySamples {
     /// Number of transactions timed.
     pub count: u64,
@@ -198,13 +206,16 @@ pub struct LatencySamples {
     /// string beyond: serde cannot read u128 inside the internally tagged
     /// [`TrialOutcome`], so a plain u128 made results unreadable.
     #[serde(with = "u128_as_u64_or_string")]
+    #[schemars(with = "crate::schema::U128Wire")]
     pub sum_ns: u128,
     /// Exact sum of squares, ns², as f64 (for the standard deviation).
     pub sum_squares_ns2: f64,
 }
 
 /// One bucket of a histogram.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct HistogramBucket {
     /// Highest value equivalent to this bucket, nanoseconds.
     pub value_ns: u64,
@@ -213,7 +224,7 @@ pub struct HistogramBucket {
 }
 
 /// Receive-side UDP counters, kept incrementally by the receiver.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UdpReceiveCounters {
     /// Datagrams the sender reports having sent in the measured interval.
     pub sent: u64,
@@ -245,7 +256,9 @@ pub struct UdpReceiveCounters {
 }
 
 /// One received datagram.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Arrival {
     /// Sequence number the sender wrote, from 0.
     pub sequence: u64,
@@ -256,7 +269,9 @@ pub struct Arrival {
 }
 
 /// TCP counters from `TCP_INFO` (Linux `struct tcp_info`), summed over streams.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct TcpCounters {
     /// Segments sent (`tcpi_segs_out`).
     pub segments_sent: u64,
@@ -275,7 +290,7 @@ pub struct TcpCounters {
 }
 
 /// CPU use during the measured interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuObservations {
     /// The measuring client process.
     pub client: ProcessCpu,
@@ -297,7 +312,9 @@ pub struct CpuObservations {
 }
 
 /// CPU time used by one process over a wall-clock interval (getrusage).
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ProcessCpu {
     /// User-mode CPU time, nanoseconds.
     pub user_ns: u64,
@@ -314,7 +331,9 @@ pub struct ProcessCpu {
 }
 
 /// System-wide CPU time from `/proc/stat`, as jiffy deltas over all CPUs.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct SystemCpu {
     /// user + nice jiffies.
     pub user: u64,
@@ -338,7 +357,7 @@ pub struct SystemCpu {
 }
 
 /// Socket settings in force for the data sockets.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SocketFacts {
     /// `SO_SNDBUF` as the kernel reports it (already doubled by Linux), bytes.
     pub send_buffer_bytes: Option<u32>,

@@ -21,7 +21,7 @@ pub const RESULT_SCHEMA_VERSION: u32 = 2;
 /// Reads schema v1 (two families) and v2 (arms): a v1 trial gets its
 /// family's native arm, and a v1 analysis, whose shape was per family, is
 /// dropped so that the stats stage recomputes it from the trials.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(from = "RunResultWire")]
 pub struct RunResult {
     /// Always [`RESULT_SCHEMA`].
@@ -54,7 +54,7 @@ pub struct RunResult {
 }
 
 /// [`RunResult`] as stored, any schema version.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct RunResultWire {
     schema: String,
     schema_version: u32,
@@ -75,11 +75,11 @@ struct RunResultWire {
 }
 
 /// A v2 analysis, or anything else (a v1 analysis), which is dropped.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 enum AnalysisWire {
     Current(Box<Analysis>),
-    Older(serde::de::IgnoredAny),
+    Older(#[schemars(with = "crate::schema::AnyValue")] serde::de::IgnoredAny),
 }
 
 impl From<RunResultWire> for RunResult {

@@ -11,7 +11,19 @@ use crate::family::{IpFamily, PerFamily};
 use crate::units::BitRate;
 
 /// The kinds of test the engine runs. Names are the CLI and JSON spelling.
-#[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum TestKind {
     /// Bulk TCP transfer with a given application write size.
@@ -83,7 +95,7 @@ impl FromStr for TestKind {
 
 /// One measurement point: a test kind with its parameters. A run measures
 /// each point on each arm, `repeat` times.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestSpec {
     /// Which test.
     pub kind: TestKind,
@@ -133,7 +145,9 @@ impl TestSpec {
 }
 
 /// How repetitions of one point are ordered across arms.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RepetitionOrder {
     /// a, b, c, a, b, c …: machine drift hits every arm alike (default).
@@ -144,7 +158,7 @@ pub enum RepetitionOrder {
 }
 
 /// The exact configuration of a run, stored with its results.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(from = "RunConfigWire")]
 pub struct RunConfig {
     /// The measurement points, in the order they run.
@@ -221,7 +235,7 @@ impl RunConfig {
 
 /// [`RunConfig`] as stored: schema v2 has `arms` and `baseline`; schema v1
 /// had `families` and per-family `targets`, which become native arms.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct RunConfigWire {
     points: Vec<TestSpec>,
     #[serde(default)]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A testbed as built: enough to know where a number was measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestbedFacts {
     /// Preset name or topology file.
     pub name: String,
@@ -33,7 +33,7 @@ pub struct TestbedFacts {
 }
 
 /// A transition mechanism of a testbed as built: which implementation ran.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestbedMechanism {
     /// "6in4", "4in6" or "nat64".
     pub kind: String,
@@ -58,7 +58,7 @@ pub struct TestbedMechanism {
 }
 
 /// One node of a testbed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestbedNode {
     /// Node name in the topology.
     pub name: String,
@@ -80,7 +80,7 @@ pub struct TestbedNode {
 }
 
 /// One link (a veth pair) of a testbed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestbedLink {
     /// The two node names.
     pub between: [String; 2],
@@ -99,7 +99,7 @@ pub struct TestbedLink {
 }
 
 /// Shaping of one direction of a link, applied on the sender's egress.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TestbedEgress {
     /// Sending node.
     pub from: String,

@@ -10,7 +10,18 @@ use serde::{Deserialize, Serialize};
 /// Parses the words iperf3 and tc users type: `10M`, `10Mbit`, `1.5G`,
 /// `100k`, `2500000` (decimal prefixes, k = 1000).
 #[derive(
-    Clone, Copy, Debug, Default, Eq, Hash, Ord, PartialEq, PartialOrd, Serialize, Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(transparent)]
 pub struct BitRate(u64);

@@ -3,7 +3,7 @@
 use crate::rule::Severity;
 
 /// One reported construct.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The rule id (see [`crate::rules::RULES`]).
     pub rule: &'static str,

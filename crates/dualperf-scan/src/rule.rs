@@ -5,7 +5,9 @@
 use crate::language::Language;
 
 /// How much a finding matters for an IPv6 port.
-#[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The code cannot work over IPv6 as written (an IPv4-only API).

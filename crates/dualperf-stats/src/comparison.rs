@@ -104,6 +104,8 @@ struct ArmData {
     evidence: Option<ContentionEvidence>,
     /// Pacing of the paced trials ([`crate::pacing`]).
     pacing: PacingTally,
+    /// Wire checks of the successful trials ([`crate::wire`]).
+    wire: crate::wire::WireTally,
 }
 
 /// How an arm's paced trials at one point kept their rate.
@@ -239,6 +241,7 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
         if let Some(pacing) = pacing(trial) {
             data.pacing.add(&pacing);
         }
+        data.wire.add(trial);
         let path = arm.map(|a| a.path.clone()).unwrap_or_default();
         let measured = measure_trial_on(trial, &path);
         for (metric, value) in measured.values {
@@ -585,7 +588,15 @@ fn compare(
             });
         }
     }
-    let significant = significant && !contended;
+    // A trial the wire contradicts withholds significance too.
+    let mut miswired = false;
+    for arm in [pair.baseline, pair.arm] {
+        if let Some(warning) = point.arms.get(arm).and_then(|d| d.wire.warning(arm)) {
+            miswired = true;
+            warnings.push(warning);
+        }
+    }
+    let significant = significant && !contended && !miswired;
     for arm in [pair.baseline, pair.arm] {
         if let Some(warning) = point.arms.get(arm).and_then(|d| d.pacing.warning(arm)) {
             warnings.push(warning);

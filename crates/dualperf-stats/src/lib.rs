@@ -52,6 +52,8 @@
 //!   between an arm and its baseline.
 //! * [`tidy`]: one row of numbers per point × arm × metric.
 //! * [`voice`]: the ITU-T G.107 E-model (R factor, MOS) from delay and loss.
+//! * [`wire`]: trials whose packet capture contradicts the engine or the
+//!   plan (`--verify-wire`); a comparison resting on them is never significant.
 //!
 //! Every metric's definition is listed in `docs/metrics.md`.
 
@@ -76,6 +78,7 @@ pub mod theory;
 pub mod throughput;
 pub mod tidy;
 pub mod voice;
+pub mod wire;
 
 pub use comparison::{analyse, analyse_with, AnalysisOptions};
 pub use error::StatsError;

@@ -39,8 +39,11 @@ fn run_loopback_quick_writes_a_complete_json_result() {
         stdout.contains("IPv4") && stdout.contains("IPv6") && stdout.contains("RTT p50"),
         "{stdout}"
     );
-    let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     std::fs::remove_dir_all(&directory).unwrap();
+    // A real result is what the published schema describes (errors name the instance path).
+    dualperf_fixtures::schema::assert_valid("result.schema.json", &value);
+    let result: RunResult = serde_json::from_value(value).unwrap();
     assert_eq!(
         (result.schema.as_str(), result.schema_version),
         ("dualperf.run", 2)

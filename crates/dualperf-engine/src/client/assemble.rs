@@ -184,6 +184,7 @@ pub fn observations(
         probe: None,
         control_min_rtt_ns: None,
         placement: None,
+        wire: None,
     }
 }
 

@@ -13,6 +13,7 @@
 //! - [`contention`]: why a contended comparison is not significant;
 //! - [`clocks`]: what a one-way delay rests on (one kernel, or a declared
 //!   synchronisation with its error bound);
+//! - [`wire`]: what a packet capture showed beside the engine (`--verify-wire`);
 //! - [`arms`]: arm labels by id;
 //! - [`axis`]: chart tick labels.
 
@@ -25,6 +26,7 @@ pub mod diffserv;
 pub mod value;
 pub mod verdict;
 pub mod warning;
+pub mod wire;
 
 pub use arms::ArmNames;
 pub use attribution::{attribution_clause, attribution_rest};

@@ -54,6 +54,12 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             contended_trials(names.label(arm), *contended, *trials),
             contention_cause(evidence)
         ),
+        ComparisonWarning::WireMismatch {
+            arm,
+            failed,
+            checked,
+            finding,
+        } => super::wire::wire_warning(names.label(arm), *failed, *checked, finding),
         ComparisonWarning::MultipleComparisons {
             comparisons,
             p_value: p,
@@ -137,6 +143,9 @@ pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
         ComparisonWarning::UnequalRepetitions { .. } => "unequal repetitions".to_string(),
         ComparisonWarning::Contended { arm, .. } => format!("{} contended", names.label(arm)),
         ComparisonWarning::OffRate { arm, .. } => format!("{} off rate", names.label(arm)),
+        ComparisonWarning::WireMismatch { arm, .. } => {
+            format!("{} wire mismatch", names.label(arm))
+        }
         ComparisonWarning::MultipleComparisons { .. } => "Holm-adjusted".to_string(),
     }
 }
@@ -162,6 +171,7 @@ pub fn warning_key(warning: &ComparisonWarning) -> String {
         ComparisonWarning::UnequalRepetitions { .. } => "unequal-repetitions".to_string(),
         ComparisonWarning::Contended { arm, .. } => format!("contended:{arm}"),
         ComparisonWarning::OffRate { arm, .. } => format!("off-rate:{arm}"),
+        ComparisonWarning::WireMismatch { arm, .. } => format!("wire-mismatch:{arm}"),
         ComparisonWarning::MultipleComparisons { .. } => "multiple-comparisons".to_string(),
     }
 }

@@ -6,7 +6,7 @@ mod plan;
 mod sarif;
 mod text;
 
-pub use json::to_json;
+pub use json::{scan_document, to_json, ScanDocument, ScanSummary, SCAN_SCHEMA_VERSION, SCAN_TOOL};
 pub use plan::{porting_plan, FilePlan, PortingPlan, RulePlan};
 pub use sarif::to_sarif;
 pub use text::{to_text, TextOptions};

@@ -9,7 +9,7 @@ use crate::rules::rule;
 use crate::ScanReport;
 
 /// Findings of one rule.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct RulePlan {
     /// Rule id.
     pub rule: &'static str,
@@ -26,7 +26,7 @@ pub struct RulePlan {
 }
 
 /// Findings in one file.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct FilePlan {
     /// The file.
     pub path: String,
@@ -39,7 +39,7 @@ pub struct FilePlan {
 }
 
 /// The whole plan.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct PortingPlan {
     /// Rules, errors first, then by count.
     pub by_rule: Vec<RulePlan>,

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use dualperf_check::{
-    check_host, measure_local, render_host, render_table, SystemResolver, Target,
+    check_host, measure_local, render_host, render_table, CheckDocument, SystemResolver, Target,
 };
 
 /// Arguments of `dualperf check`.
@@ -39,7 +39,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.local {
         let matrix = measure_local().map_err(|e| super::Failure::environment(format!("{e:#}")))?;
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&matrix)?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&CheckDocument::local(matrix))?
+            );
         } else {
             print!("{}", render_table(&matrix));
         }
@@ -53,12 +56,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         &SystemResolver,
         Duration::from_millis(args.timeout_ms),
     );
+    let clean = report.faults.is_empty();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&CheckDocument::host(report))?
+        );
     } else {
         print!("{}", render_host(&report));
     }
-    Ok(if report.faults.is_empty() {
+    Ok(if clean {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

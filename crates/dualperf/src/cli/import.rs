@@ -15,7 +15,7 @@ use anyhow::Context;
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct Args {
-    /// Result files (`--json` output) or results folders holding a result.json.
+    /// Result files (`--json` output, `.json` or `.json.gz`) or results folders holding a result.json.
     #[arg(required = true, value_name = "FILE|FOLDER")]
     pub results: Vec<PathBuf>,
     /// Results database [default: $XDG_DATA_HOME/dualperf/results.sqlite].

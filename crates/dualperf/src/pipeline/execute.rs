@@ -284,9 +284,9 @@ pub(crate) fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> 
 /// # Errors
 /// When the child wrote nothing (it died) or something unreadable.
 pub(crate) fn read_raw(path: &Path) -> anyhow::Result<RunResult> {
-    let text = std::fs::read_to_string(path)
+    let text = super::gzip::read_document(path)
         .with_context(|| format!("the measuring child wrote no result {}", path.display()))?;
-    serde_json::from_str(&text)
+    serde_json::from_slice(&text)
         .with_context(|| format!("reading the raw result {}", path.display()))
 }
 

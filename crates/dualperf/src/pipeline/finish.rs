@@ -161,6 +161,15 @@ pub(crate) fn print(result: &RunResult, view: View) {
             text.push('\n');
         }
     }
+    let wire = dualperf_report::present::wire::wire_lines(result);
+    if !wire.is_empty() {
+        text.push_str("wire check (--verify-wire):\n");
+        for line in wire {
+            text.push_str("  ");
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
     if !view.verbose {
         text.push_str(
             "(the per-metric table: --verbose; every value: --json or `dualperf report`)\n",

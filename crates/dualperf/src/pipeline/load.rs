@@ -1,19 +1,25 @@
-//! Reading a stored result back from its file: `result.json`, or the
-//! results folder that holds it. A result without an analysis (written by
+//! Reading a stored result back from its file: `result.json` (or
+//! `result.json.gz`, see [`super::gzip`]), or the results folder that holds it. A result without an analysis (written by
 //! schema v1, or a measuring child's raw result) is analysed on the way in,
 //! by the same stats stage as a fresh run.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use dualperf_model::RunResult;
 
 use crate::cli::Failure;
 
-/// The file a path names: `PATH` itself, or `PATH/result.json` for a results folder.
+/// The file a path names: `PATH` itself, or `PATH/result.json` (else
+/// `PATH/result.json.gz`) for a results folder.
 pub(crate) fn result_file(path: &Path) -> PathBuf {
     if path.is_dir() {
-        path.join("result.json")
+        let plain = path.join("result.json");
+        let compressed = path.join("result.json.gz");
+        if !plain.is_file() && compressed.is_file() {
+            compressed
+        } else {
+            plain
+        }
     } else {
         path.to_path_buf()
     }
@@ -32,10 +38,8 @@ pub(crate) fn is_result_path(text: &str) -> bool {
 /// A usage error when the file is missing, truncated or not a dualperf result.
 pub(crate) fn load_result(path: &Path) -> anyhow::Result<RunResult> {
     let file = result_file(path);
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("reading {}", file.display()))
-        .map_err(|e| Failure::usage(format!("{e:#}")))?;
-    let mut result: RunResult = serde_json::from_str(&text).map_err(|e| {
+    let text = super::gzip::read_document(&file).map_err(|e| Failure::usage(format!("{e:#}")))?;
+    let mut result: RunResult = serde_json::from_slice(&text).map_err(|e| {
         Failure::usage(format!(
             "{} is not a complete dualperf result: {e}",
             file.display()

@@ -8,6 +8,8 @@
 //!                 file; one raw RunResult comes back        (execute.rs)
 //!   └─> finish    analyse once → save (JSON, database, CSV, HTML) → print
 //!                                                          (finish.rs)
+//! `--verify-wire` adds a packet capture around execute and a wire check
+//! of every trial before finish (verify_wire/).
 //! ```
 //!
 //! `dualperf run` and `dualperf lab` differ only in how they build the plan
@@ -17,8 +19,10 @@
 
 pub(crate) mod execute;
 pub(crate) mod finish;
+pub(crate) mod gzip;
 pub(crate) mod load;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod progress;
 pub(crate) mod router_cpu;
+pub(crate) mod verify_wire;

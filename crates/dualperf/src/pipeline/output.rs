@@ -48,7 +48,8 @@ pub(crate) fn write_atomically(path: &Path, body: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes `value` as JSON (compact, or indented with `pretty`) plus a newline.
+/// Writes `value` as JSON (compact, or indented with `pretty`) plus a newline,
+/// gzip-compressed when the file name ends in `.gz` (`out.json.gz`).
 ///
 /// # Errors
 /// As [`write_atomically`].
@@ -64,6 +65,9 @@ pub(crate) fn write_json<T: serde::Serialize>(
     }
     .context("encoding JSON")?;
     body.push(b'\n');
+    if !is_stdout(path) && super::gzip::is_gzip_name(path) {
+        body = super::gzip::compress(&body);
+    }
     write_atomically(path, &body)
 }
 

@@ -268,18 +268,19 @@ pub(crate) fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Resu
         .unwrap_or(v4))
 }
 
-/// Reads a plan file: a `RunConfig` as JSON, or a result whose `config` is taken.
+/// Reads a plan file: a `RunConfig` as JSON, or a result (`.json` or
+/// `.json.gz`) whose `config` is taken.
 ///
 /// # Errors
 /// A usage error when the file cannot be read or is neither document.
 pub(crate) fn load(path: &Path) -> anyhow::Result<RunConfig> {
-    let text = std::fs::read_to_string(path)
+    let text = super::gzip::read_document(path)
         .with_context(|| format!("reading plan {}", path.display()))
         .map_err(|e| Failure::usage(format!("{e:#}")))?;
-    if let Ok(config) = serde_json::from_str::<RunConfig>(&text) {
+    if let Ok(config) = serde_json::from_slice::<RunConfig>(&text) {
         return Ok(config);
     }
-    match serde_json::from_str::<RunResult>(&text) {
+    match serde_json::from_slice::<RunResult>(&text) {
         Ok(result) => Ok(result.config),
         Err(error) => Err(Failure::usage(format!(
             "{} is neither a dualperf plan (a run configuration) nor a result: {error}",

@@ -115,6 +115,12 @@ pub(crate) struct JobArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Capture the server node's interface (tcpdump, `wire.pcap` in the
+    /// results folder) and check every trial against it: udp-stream
+    /// datagram counts within 0.1 %, family, DSCP and flow label as asked.
+    /// Exit code 3 without tcpdump.
+    #[arg(long)]
+    pub verify_wire: bool,
 }
 
 /// The traffic step's inputs: which binary, which port, where the plan and
@@ -185,6 +191,9 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         print_dry_run(&topology, &run, &traffic, &config, &client, &server);
         return Ok(ExitCode::SUCCESS);
     }
+    if args.verify_wire {
+        crate::pipeline::verify_wire::require_tool()?;
+    }
     let interrupt = interrupt_flag()?;
     let options = BuildOptions {
         verbose: args.verbose,
@@ -239,9 +248,14 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .filter_map(|pid| dualperf_lab::SchedStat::of(pid).map(|stat| (pid, stat)))
         .collect();
+    let capture = match args.verify_wire {
+        true => Some(super::wire::start(&testbed, &server, &folder, args.port)?),
+        false => None,
+    };
     let measuring = std::time::Instant::now();
     let outcome = measure(&testbed, &client, &server, &traffic, &interrupt);
     let wall_ns = measuring.elapsed().as_nanos() as u64;
+    let captured = capture.map(crate::pipeline::verify_wire::Capture::stop);
     let mut facts = testbed.facts();
     for (pid, before) in &daemons {
         if let Some(after) = dualperf_lab::SchedStat::of(*pid) {
@@ -282,6 +296,9 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         Err(err) => return Err(err),
     };
     let mut result = read_raw(&traffic.raw)?;
+    if let Some(captured) = &captured {
+        super::wire::check(&mut result, captured)?;
+    }
     result.run_id = run_id;
     result.testbed = Some(facts);
     result.config.command_line = config.command_line.clone();

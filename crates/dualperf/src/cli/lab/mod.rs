@@ -14,6 +14,7 @@ mod experiment;
 pub(crate) mod job;
 pub(crate) mod manage;
 mod signal;
+mod wire;
 
 /// Build emulated testbeds in network namespaces and measure IPv4 against IPv6 across them.
 ///

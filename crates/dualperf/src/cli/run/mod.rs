@@ -17,7 +17,9 @@ use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
 use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOutcome};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod load;
 mod plan;
+mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, Outputs, View};
@@ -67,7 +69,7 @@ pub(crate) struct Args {
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label", "load"])]
     pub plan: Option<PathBuf>,
     /// The arm every other arm is compared with [default: v4, else the first arm].
     #[arg(long, value_name = "ARM")]
@@ -240,6 +242,13 @@ pub(crate) struct Args {
     /// trials that remain are never the basis of a significance claim.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
     pub rerun_contended: u32,
+    /// Capture the trials' packets (tcpdump, on this host's interface
+    /// towards the server) and check them against what the engine reported:
+    /// udp-stream datagram counts within 0.1 %, family, DSCP and flow label
+    /// as asked. A disagreement is a finding in the result and withholds
+    /// significance. Exit code 3 without tcpdump (see docs/metrics.md).
+    #[arg(long)]
+    pub verify_wire: bool,
     /// Latency under load: run a udp-probe stream (--probe-interval, 172 B)
     /// alongside every tcp-stream and udp-stream trial, in the same
     /// direction, and report its one-way delay, jitter and loss.
@@ -254,6 +263,13 @@ pub(crate) struct Args {
     /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
     #[arg(short = 'L', long = "flow-label", value_name = "N")]
     pub flow_label: Option<dualperf_model::FlowLabel>,
+    /// A competing load flow, repeatable: `udp` or `tcp` with `,key=value`
+    /// options (rate, size, streams, dscp, family, cc, reverse). Every arm
+    /// gets a twin measured under the load (v6 → v6-loaded); the load starts
+    /// 1 s before each of its trials and ends after it.
+    /// Example: --load udp,rate=50M,dscp=be --load tcp,streams=2,dscp=cs1
+    #[arg(long = "load", value_name = "FLOW", value_parser = load::parse_load_flow)]
+    pub load: Vec<dualperf_model::LoadFlow>,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -353,7 +369,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let routers = crate::pipeline::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
-    let result = if args.repeat == Some(Repeat::Auto) {
+    let capture = match args.verify_wire && args.measure_only.is_none() {
+        true => Some(wire::start(&config)?),
+        false => None,
+    };
+    let mut result = if args.repeat == Some(Repeat::Auto) {
         let mut view = ProgressView::until_precise(&config, tty);
         let target = dualperf_stats::repetition::NETPERF;
         execute::in_process_until_precise(
@@ -377,6 +397,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     };
     let interrupted = stop.load(Ordering::SeqCst);
+    if let Some(capture) = capture {
+        wire::finish(capture, &mut result)?;
+    }
 
     if let Some(raw) = &args.measure_only {
         write_json(raw, &result, false)?;
@@ -527,6 +550,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
             )));
         }
     }
+    let (arms, loads) = load::with_load(arms, args.load.clone());
     let options: PointOptions = point_options(args)?;
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let points = points(&options, &families)?;
@@ -536,7 +560,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         None => 3,
     };
     Ok(RunConfig {
-        loads: Vec::new(),
+        loads,
         points,
         baseline: choose_baseline(&arms, None)?,
         arms,

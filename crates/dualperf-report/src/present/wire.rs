@@ -1,0 +1,220 @@
+//! Words for wire checks (`--verify-wire`, issue 14): what the capture
+//! counted beside what the engine reported, and each disagreement as a
+//! sentence. The counts and findings are the binary's
+//! ([`dualperf_model::WireCheck`]); docs/metrics.md defines what is compared.
+
+use std::collections::BTreeMap;
+
+use dualperf_model::{
+    ArmId, Dscp, RunResult, TrialOutcome, WireCheck, WireFinding, WireSide, WIRE_TOLERANCE_RATIO,
+};
+
+use super::arms::ArmNames;
+use super::value::percent;
+
+/// A DSCP by its RFC 4594 name and number: "ef (46)".
+fn dscp(value: u8) -> String {
+    match Dscp::new(value) {
+        Ok(code) => format!("{} ({value})", code.name()),
+        Err(_) => value.to_string(),
+    }
+}
+
+/// One finding as a clause: "DSCP cs1 (8) on 1 204 packets, ef (46) asked".
+pub fn wire_finding(finding: &WireFinding) -> String {
+    match finding {
+        WireFinding::NothingCaptured => "no packet of the data flow was captured".to_string(),
+        WireFinding::CountMismatch { seen, expected } => format!(
+            "{seen} measured datagrams on the wire, {expected} reported by the engine \
+             ({} % apart; at most {} % agrees)",
+            percent(dualperf_model::wire::relative_difference(*seen, *expected)),
+            percent(WIRE_TOLERANCE_RATIO)
+        ),
+        WireFinding::BytesMismatch { seen, expected } => format!(
+            "{seen} payload bytes on the wire, {expected} reported ({} % apart)",
+            percent(dualperf_model::wire::relative_difference(*seen, *expected))
+        ),
+        WireFinding::WrongFamily { expected, packets } => format!(
+            "{packets} packets were not {} as the arm asked",
+            expected.label()
+        ),
+        WireFinding::WrongDscp {
+            expected,
+            seen,
+            packets,
+        } => format!(
+            "DSCP {} on {packets} packets (mostly), {} asked",
+            dscp(*seen),
+            dscp(*expected)
+        ),
+        WireFinding::WrongFlowLabel {
+            expected,
+            seen,
+            packets,
+        } => format!("flow label {seen} on {packets} IPv6 packets (mostly), {expected} asked"),
+        WireFinding::CaptureIncomplete { dropped } => {
+            format!("the capture itself dropped {dropped} packets, so counts were not compared")
+        }
+    }
+}
+
+/// "not significant: the wire contradicts 2 of 3 IPv6 trials: DSCP …".
+pub fn wire_warning(arm: &str, failed: u64, checked: u64, finding: &WireFinding) -> String {
+    format!(
+        "not significant: the wire contradicts {failed} of {checked} {arm} trials: {}",
+        wire_finding(finding)
+    )
+}
+
+/// One line per trial with a wire check, for the terminal and the report:
+/// "[2] udp-stream 1024 B, IPv6 #0 on lo (receiving end): 24410 measured
+/// datagrams captured, 24410 reported; DSCP ef (46) on all 24415 packets;
+/// flow label 12345 on all; agrees". Empty when no trial has one.
+pub fn wire_lines(result: &RunResult) -> Vec<String> {
+    let names = ArmNames::new(&result.config);
+    let mut lines = Vec::new();
+    for trial in &result.trials {
+        let TrialOutcome::Ok(observations) = &trial.outcome else {
+            continue;
+        };
+        let Some(check) = &observations.wire else {
+            continue;
+        };
+        lines.push(format!(
+            "[{}] {}, {} #{}: {}",
+            trial.point + 1,
+            trial.spec.label(),
+            names.label(&trial.arm),
+            trial.repetition + 1,
+            check_sentence(check)
+        ));
+    }
+    lines
+}
+
+/// The failed checks per arm: arm → (failed, checked).
+pub fn wire_failures(result: &RunResult) -> BTreeMap<ArmId, (u64, u64)> {
+    let mut tally: BTreeMap<ArmId, (u64, u64)> = BTreeMap::new();
+    for trial in &result.trials {
+        if let TrialOutcome::Ok(observations) = &trial.outcome {
+            if let Some(check) = &observations.wire {
+                let entry = tally.entry(trial.arm.clone()).or_default();
+                entry.1 += 1;
+                if check.failed() {
+                    entry.0 += 1;
+                }
+            }
+        }
+    }
+    tally
+}
+
+/// A value histogram as "ef (46) on all 812 packets" or "ef (46) 800, cs1 (8) 12".
+fn histogram(counts: &[dualperf_model::WireValueCount], name: impl Fn(u32) -> String) -> String {
+    match counts {
+        [] => "none".to_string(),
+        [one] => format!("{} on all {} packets", name(one.value), one.packets),
+        many => many
+            .iter()
+            .map(|c| format!("{} {}", name(c.value), c.packets))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// The sentence of one trial's check.
+pub fn check_sentence(check: &WireCheck) -> String {
+    let side = match check.side {
+        WireSide::Receiver => "receiving end",
+        WireSide::Sender => "sending end",
+    };
+    let mut parts = vec![format!(
+        "{} packets ({} B) sent, {} back",
+        check.seen.packets, check.seen.ip_bytes, check.seen.reverse_packets
+    )];
+    if let Some(seen) = check.seen.measured_datagrams {
+        parts.push(match check.expected.datagrams {
+            Some(expected) => {
+                format!("{seen} measured datagrams captured, {expected} reported")
+            }
+            None => format!("{seen} measured datagrams captured"),
+        });
+    }
+    parts.push(format!(
+        "DSCP {}",
+        histogram(&check.seen.dscp, |v| dscp(v as u8))
+    ));
+    if !check.seen.flow_labels.is_empty() {
+        parts.push(format!(
+            "flow label {}",
+            histogram(&check.seen.flow_labels, |v| v.to_string())
+        ));
+    }
+    if check.seen.fragments > 0 {
+        parts.push(format!("{} fragments", check.seen.fragments));
+    }
+    if check.seen.six_in_four > 0 {
+        parts.push(format!("{} in 6in4", check.seen.six_in_four));
+    }
+    if check.seen.four_in_six > 0 {
+        parts.push(format!("{} in 4in6", check.seen.four_in_six));
+    }
+    let failing: Vec<String> = check.findings.iter().map(wire_finding).collect();
+    let verdict = if failing.is_empty() {
+        "agrees".to_string()
+    } else if check.failed() {
+        format!("DISAGREES: {}", failing.join("; "))
+    } else {
+        failing.join("; ")
+    };
+    format!(
+        "on {} ({side}): {}; {verdict}",
+        check.interface,
+        parts.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::{WireCounts, WireExpected, WireValueCount};
+
+    #[test]
+    fn a_remarked_flow_reads_as_a_disagreement_with_both_codepoints_named() {
+        let check = WireCheck {
+            interface: "lo".into(),
+            side: WireSide::Receiver,
+            seen: WireCounts {
+                packets: 100,
+                ip_bytes: 104_800,
+                dscp: vec![WireValueCount {
+                    value: 8,
+                    packets: 100,
+                }],
+                measured_datagrams: Some(90),
+                ..WireCounts::default()
+            },
+            expected: WireExpected {
+                dscp: Some(46),
+                datagrams: Some(90),
+                ..WireExpected::default()
+            },
+            capture_dropped: Some(0),
+            findings: vec![WireFinding::WrongDscp {
+                expected: 46,
+                seen: 8,
+                packets: 100,
+            }],
+        };
+        let text = check_sentence(&check);
+        assert!(
+            text.contains("90 measured datagrams captured, 90 reported"),
+            "{text}"
+        );
+        assert!(
+            text.contains("DISAGREES: DSCP cs1 (8) on 100 packets (mostly), ef (46) asked"),
+            "{text}"
+        );
+        assert!(wire_warning("IPv6", 1, 3, &check.findings[0]).starts_with("not significant"));
+    }
+}

@@ -1,0 +1,179 @@
+//! IPv4-only APIs that name no constant: functions named for IPv4, Go's
+//! `To4`/`ParseIP` habits, Java's address `toString`, JavaScript family strings.
+
+use super::*;
+
+impl<'s> Matcher<'_, 's> {
+    /// C/C++: calls of functions whose name says IPv4 (`ip4_fmt`, `dns_ip4`,
+    /// `socket_bind4`) in a file that never calls their IPv6 twin (`*6`).
+    pub(in crate::matcher) fn check_ipv4_named_api(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if !self.next_is(i, "(") {
+            return;
+        }
+        let Some(four) = ipv4_named(name) else { return };
+        // A call, not a declaration: not preceded by a type name.
+        if let Some(previous) = i.checked_sub(1).map(|j| &self.tokens[j]) {
+            if previous.kind == TokenKind::Ident
+                && !matches!(
+                    previous.text,
+                    "return" | "if" | "while" | "else" | "case" | "do"
+                )
+            {
+                return;
+            }
+            if previous.is_punct("*")
+                && i >= 2
+                && self.tokens[i - 2].kind == TokenKind::Ident
+                && !self.tokens[i - 2].is_ident("return")
+            {
+                return;
+            }
+        }
+        let twin = format!("{}6{}", &name[..four], &name[four + 1..]);
+        if self.idents.contains(twin.as_str()) {
+            return;
+        }
+        self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never calls `{twin}`; pass the family or call both"));
+    }
+
+    /// Go: `golang.org/x/net/ipv4` (`ipv4.ICMPTypeEcho`, `ipv4.NewPacketConn`)
+    /// in a file that never imports its ipv6 twin; `net.IPv4(a, b, c, d)`
+    /// literals; `net.IPv4zero`/`IPv4bcast`/`IPv4allsys` constants.
+    pub(in crate::matcher) fn check_go_ipv4(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if name == "ipv4"
+            && self.next_is(i, ".")
+            && self.strings.contains("golang.org/x/net/ipv4")
+            && !self.strings.contains("golang.org/x/net/ipv6")
+            && !self.has_match("ipv4-only-package", self.tokens[i].line)
+        {
+            let member = self.text_at(i + 2);
+            self.push("ipv4-only-package", Severity::Warning, i, format!("`ipv4.{member}` (golang.org/x/net/ipv4) and no golang.org/x/net/ipv6 in this file; add the ipv6 path (ipv6.ICMPTypeEchoRequest, ipv6.NewPacketConn)"));
+            return;
+        }
+        if !(i >= 2 && self.tokens[i - 1].is_punct(".") && self.tokens[i - 2].is_ident("net")) {
+            return;
+        }
+        match name {
+            "IPv4" if self.next_is(i, "(") => {
+                let Some(args) = self.call_arguments(i + 1) else {
+                    return;
+                };
+                let octets: Vec<&str> = args
+                    .iter()
+                    .filter(|a| a.len() == 1 && self.tokens[a.start].kind == TokenKind::Number)
+                    .map(|a| self.tokens[a.start].text)
+                    .collect();
+                if octets.len() == 4 {
+                    let address = octets.join(".");
+                    self.push("ipv4-literal", Severity::Warning, i, format!("hard-coded IPv4 address {address} (`net.IPv4`); make it configurable or resolve a name"));
+                }
+            }
+            "IPv4zero" | "IPv4bcast" | "IPv4allsys" | "IPv4allrouter" => {
+                let fix = match name {
+                    "IPv4zero" => "net.IPv6unspecified with a dual-stack listener",
+                    "IPv4bcast" => "a multicast group (IPv6 has no broadcast)",
+                    _ => "net.IPv6linklocalallnodes / IPv6linklocalallrouters as well",
+                };
+                self.push(
+                    "inaddr-constant",
+                    Severity::Warning,
+                    i,
+                    format!("`net.{name}` is an IPv4 address; use {fix}"),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Java: `InetSocketAddress`/`InetAddress` turned into text with
+    /// `toString()`, `String.valueOf` or `+` (gives `host/1.2.3.4:80`, and an
+    /// unbracketed IPv6 address).
+    pub(in crate::matcher) fn check_java_to_string(&mut self, i: usize) {
+        const ADDRESS_GETTERS: &[&str] = &[
+            "getRemoteSocketAddress",
+            "getLocalSocketAddress",
+            "getInetAddress",
+            "getLocalAddress",
+            "getRemoteAddress",
+            "getSocketAddress",
+            "remoteAddress",
+            "localAddress",
+        ];
+        let token = &self.tokens[i];
+        let name = token.text;
+        // The receiver is either a getter call `x.getRemoteSocketAddress()`
+        // or a variable declared in this file with an address type.
+        let (is_address, end) = if ADDRESS_GETTERS.contains(&name)
+            && self.next_is(i, "(")
+            && self.text_at(i + 2) == ")"
+        {
+            (true, i + 2)
+        } else if token.kind == TokenKind::Ident
+            && !self.previous_is(i, ".")
+            && self.address_variables.contains(name)
+        {
+            (true, i)
+        } else {
+            (false, i)
+        };
+        if !is_address {
+            return;
+        }
+        // `endpoint.getPort()` uses a member, not the address's text.
+        if self.text_at(end + 1) == "." && self.text_at(end + 2) != "toString" {
+            return;
+        }
+        let to_string = self.text_at(end + 1) == "."
+            && self.text_at(end + 2) == "toString"
+            && self.text_at(end + 3) == "(";
+        let start = if end == i { i } else { self.receiver_start(i) };
+        let concatenated = |j: Option<usize>, k: Option<usize>| {
+            j.and_then(|j| self.tokens.get(j))
+                .is_some_and(|t| t.is_punct("+"))
+                && k.and_then(|k| self.tokens.get(k))
+                    .is_some_and(|t| t.kind == TokenKind::Str)
+        };
+        let joined = concatenated(start.checked_sub(1), start.checked_sub(2))
+            || concatenated(Some(end + 1), Some(end + 2));
+        let value_of = start >= 4
+            && self.tokens[start - 1].is_punct("(")
+            && self.tokens[start - 2].is_ident("valueOf")
+            && self.tokens[start - 4].is_ident("String");
+        if to_string || joined || value_of {
+            self.push("address-to-string", Severity::Warning, i, format!("`{name}` as text is `host/1.2.3.4:80`, with an unbracketed IPv6 address; use getHostString() and getPort(), bracketing IPv6 hosts"));
+        }
+    }
+
+    /// The first token of the dotted receiver chain ending at `i` (`a.b.c`).
+    fn receiver_start(&self, i: usize) -> usize {
+        let mut start = i;
+        while start >= 2
+            && self.tokens[start - 1].is_punct(".")
+            && self.tokens[start - 2].kind == TokenKind::Ident
+        {
+            start -= 2;
+        }
+        start
+    }
+
+    /// JavaScript/TypeScript: `'udp4'` socket types, and address families
+    /// filtered to `'IPv4'` (`iface.family === 'IPv4'`, `family: 'IPv4'`).
+    pub(in crate::matcher) fn check_js_family_string(&mut self, i: usize) {
+        let content = self.tokens[i].string_content();
+        match content {
+            "udp4" => self.push("tcp4-network", Severity::Warning, i, "socket type 'udp4' forces IPv4; create a 'udp6' socket (dual-stack unless ipv6Only) or pick the type from the address family".into()),
+            "IPv4" => {
+                let compared = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().any(|j| {
+                    self.tokens.get(j).is_some_and(|t| matches!(t.text, "===" | "==" | "!==" | "!="))
+                });
+                let option = self.previous_is(i, ":") && i >= 2 && self.tokens[i - 2].is_ident("family");
+                if (compared || option) && !self.in_dispatch(i) {
+                    self.push("is-ipv4-only", Severity::Warning, i, "filtering on family 'IPv4' drops every IPv6 address; accept 'IPv6' (and family 6 on Node 18+) too".into());
+                }
+            }
+            _ => {}
+        }
+    }
+}

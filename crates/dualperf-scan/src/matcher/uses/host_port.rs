@@ -1,0 +1,320 @@
+//! Hand-written host:port and dotted-quad text handling: sockaddr pairs and
+//! formats, colon comparisons, dotted-quad strings and parsers, 4-byte
+//! arguments.
+
+use super::*;
+
+impl<'s> Matcher<'_, 's> {
+    /// Python: a socket address taken as a (host, port) pair:
+    /// `host, port = sock.getpeername()` (an IPv6 address is a 4-tuple).
+    pub(in crate::matcher) fn check_sockaddr_pair(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if !matches!(name, "getpeername" | "getsockname")
+            || !self.next_is(i, "(")
+            || self.text_at(i + 2) != ")"
+        {
+            return;
+        }
+        let line = self.tokens[i].line;
+        let range = self.lines(line, line);
+        // Nothing after the call on its line (no `[:2]`).
+        if i + 3 < range.end {
+            return;
+        }
+        let Some(equals) = (range.start..i).find(|&j| self.tokens[j].is_punct("=")) else {
+            return;
+        };
+        let commas = (range.start..equals)
+            .filter(|&j| self.tokens[j].is_punct(","))
+            .count();
+        if commas == 1 {
+            self.push("sockaddr-pair", Severity::Warning, i, format!("`{name}()` unpacked into (host, port): an IPv6 socket address is a 4-tuple; take [:2] or index [0] and [1]"));
+        }
+    }
+
+    /// Python: `'%s:%s' % sock.getsockname()` or `% addr`: a socket address
+    /// formatted as a pair (TypeError for an IPv6 4-tuple, and no brackets).
+    pub(in crate::matcher) fn check_sockaddr_format(&mut self, i: usize) {
+        let content = self.tokens[i].string_content();
+        if !(content.contains("%s:%s") || content.contains("%s:%d") || content.contains("%s:%i"))
+            || !self.next_is(i, "%")
+            || self.has_match("host-port-join", self.tokens[i].line)
+        {
+            return;
+        }
+        let mut j = i + 2;
+        // `% self.socket.getsockname()` or `% addr`
+        while self.text_at(j + 1) == "." {
+            j += 2;
+        }
+        let Some(last) = self.tokens.get(j) else {
+            return;
+        };
+        let sockaddr = if matches!(last.text, "getsockname" | "getpeername") {
+            self.text_at(j + 1) == "(" && self.text_at(j + 2) == ")" && self.text_at(j + 3) != "["
+        } else {
+            last.kind == TokenKind::Ident
+                && matches!(
+                    last.text,
+                    "addr"
+                        | "address"
+                        | "sockaddr"
+                        | "peer"
+                        | "client_address"
+                        | "peername"
+                        | "sockname"
+                )
+                && self.text_at(j + 1) != "["
+                && self.text_at(j + 1) != "."
+        };
+        if sockaddr {
+            self.push("sockaddr-pair", Severity::Warning, i, "a socket address formatted as '%s:%s' fails for an IPv6 4-tuple and leaves the host unbracketed; format [host]:port from addr[0] and addr[1]".into());
+        }
+    }
+
+    /// All languages: a character compared with ':' on an address
+    /// (`host[i] == ':'`, `addr.charAt(i) == ':'`) without bracket handling.
+    pub(in crate::matcher) fn check_colon_compare(&mut self, i: usize) {
+        if self.tokens[i].string_content() != ":" {
+            return;
+        }
+        let compared = |j: Option<usize>| {
+            j.and_then(|j| self.tokens.get(j))
+                .is_some_and(|t| matches!(t.text, "==" | "!=" | "===" | "!=="))
+        };
+        let operand_end = if compared(i.checked_sub(1)) {
+            i.checked_sub(2)
+        } else if compared(Some(i + 1)) {
+            None // `':' == c`: rare; left alone
+        } else {
+            return;
+        };
+        let Some(end) = operand_end else { return };
+        let operand = self.operand_name(end);
+        let char_at = self.operand_callee(end) == Some("charAt");
+        let addressed = operand.is_some_and(is_address_name);
+        let language = self.context.language;
+        let scan = addressed
+            || char_at
+                && matches!(
+                    language,
+                    Language::Java | Language::JavaScript | Language::TypeScript
+                );
+        if scan && !self.brackets_handled_near(i) && !self.credentials_near(i) {
+            self.push("host-port-split", Severity::Warning, i, "a hand-written scan for ':' splits IPv6 addresses; look for a leading '[' first or use a host:port parser".into());
+        }
+    }
+
+    /// The variable at the end of the operand ending at token `end`
+    /// (`host[i]` → host, `*p` → p, `addr.charAt(i)` → addr).
+    fn operand_name(&self, end: usize) -> Option<&'s str> {
+        let mut j = end;
+        let t = self.tokens.get(j)?;
+        if t.is_punct("]") || t.is_punct(")") {
+            let open = if t.is_punct("]") { "[" } else { "(" };
+            let close = t.text;
+            let mut depth = 0usize;
+            loop {
+                let u = self.tokens.get(j)?;
+                if u.is_punct(close) {
+                    depth += 1;
+                } else if u.is_punct(open) {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                j = j.checked_sub(1)?;
+            }
+            j = j.checked_sub(1)?;
+            // `addr.charAt(i)`: step over the method name to the receiver.
+            if self.tokens[j].kind == TokenKind::Ident && j >= 2 && self.tokens[j - 1].is_punct(".")
+            {
+                j -= 2;
+            }
+        }
+        let u = self.tokens.get(j)?;
+        (u.kind == TokenKind::Ident).then_some(u.text)
+    }
+
+    /// The method called in an operand ending with `)` (`s.charAt(i)` → charAt).
+    fn operand_callee(&self, end: usize) -> Option<&'s str> {
+        if !self.tokens.get(end)?.is_punct(")") {
+            return None;
+        }
+        let mut depth = 0usize;
+        let mut j = end;
+        loop {
+            let u = self.tokens.get(j)?;
+            if u.is_punct(")") {
+                depth += 1;
+            } else if u.is_punct("(") {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            j = j.checked_sub(1)?;
+        }
+        let callee = self.tokens.get(j.checked_sub(1)?)?;
+        (callee.kind == TokenKind::Ident).then_some(callee.text)
+    }
+
+    /// True if the code around token `i` handles credentials
+    /// (`user:password`), not endpoints.
+    pub(in crate::matcher) fn credentials_near(&self, i: usize) -> bool {
+        let line = self.tokens[i].line;
+        self.tokens[self.lines(line.saturating_sub(1), line + 2)]
+            .iter()
+            .any(|t| {
+                let lower = t.text.to_ascii_lowercase();
+                (t.kind == TokenKind::Ident || t.kind == TokenKind::Str)
+                    && [
+                        "user", "passw", "passwd", "auth", "cred", "login", "userinfo",
+                    ]
+                    .iter()
+                    .any(|w| lower.contains(w))
+            })
+    }
+
+    /// All languages: dotted-quad text handling with no IPv6 path: a
+    /// character set of digits and '.', an IPv4 regular expression.
+    pub(in crate::matcher) fn check_dotted_quad_string(&mut self, i: usize) {
+        if self.context.language == Language::Rust {
+            return;
+        }
+        let content = self.tokens[i].string_content();
+        // A set, not a number: most of the ten digits, each once, and a dot.
+        let mut seen = [false; 10];
+        let mut repeated = false;
+        for c in content.chars().filter(char::is_ascii_digit) {
+            let d = usize::from(c as u8 - b'0');
+            repeated |= seen[d];
+            seen[d] = true;
+        }
+        let distinct = seen.iter().filter(|s| **s).count();
+        let char_set = content.contains('.')
+            && distinct >= 8
+            && !repeated
+            && content.chars().all(|c| c.is_ascii_digit() || c == '.');
+        let pattern = is_ipv4_pattern(content);
+        if (char_set || pattern) && !self.in_dispatch(i) {
+            let what = if char_set {
+                "a dotted-quad character set"
+            } else {
+                "an IPv4 address pattern"
+            };
+            self.push("dotted-quad-text", Severity::Warning, i, format!("{what} treats only IPv4 text as an address; parse with inet_pton/getaddrinfo (ipaddress, net.ParseIP, InetAddress) for both families"));
+        }
+    }
+
+    /// All languages: an address split or scanned on '.' (`ip.split('.')`,
+    /// `strings.Split(ip, ".")`, `ip.replace('.', ',')`, `ip[n] == '.'`).
+    pub(in crate::matcher) fn check_dotted_quad_call(&mut self, i: usize) {
+        if self.context.language == Language::Rust {
+            return;
+        }
+        let name = self.tokens[i].text;
+        let is_dot = |t: &crate::token::Token<'_>| {
+            t.kind == TokenKind::Str && matches!(t.string_content(), "." | "\\." | "\\\\.")
+        };
+        if matches!(
+            name,
+            "split"
+                | "Split"
+                | "replace"
+                | "Replace"
+                | "count"
+                | "rsplit"
+                | "SplitN"
+                | "Count"
+                | "ReplaceAll"
+        ) && self.next_is(i, "(")
+        {
+            let Some(args) = self.call_arguments(i + 1) else {
+                return;
+            };
+            let method_on =
+                (i >= 2 && self.tokens[i - 1].is_punct(".")).then(|| self.tokens[i - 2].text);
+            let go_style = matches!(
+                name,
+                "Split" | "SplitN" | "Replace" | "ReplaceAll" | "Count"
+            ) && method_on == Some("strings");
+            let (subject, dot_argument) = if go_style {
+                let subject = args
+                    .first()
+                    .and_then(|a| self.tokens[a.clone()].last())
+                    .map(|t| t.text);
+                (subject, args.get(1))
+            } else {
+                (method_on, args.first())
+            };
+            let on_dot =
+                dot_argument.is_some_and(|a| a.len() == 1 && is_dot(&self.tokens[a.start]));
+            if on_dot && subject.is_some_and(is_address_name) && !self.in_dispatch(i) {
+                self.push("dotted-quad-text", Severity::Warning, i, format!("`{name}` of an address on '.' assumes dotted-quad IPv4 text; parse the address (inet_pton, ipaddress, net.ParseIP) instead"));
+            }
+            return;
+        }
+        // `ip[len - 1] == '.'` (not `host[len - 1] == '.'`: a name's trailing dot)
+        if is_address_name(name)
+            && !name.to_ascii_lowercase().contains("host")
+            && self.next_is(i, "[")
+        {
+            let mut depth = 0usize;
+            for j in i + 1..(i + 40).min(self.tokens.len()) {
+                let t = &self.tokens[j];
+                if t.is_punct("[") {
+                    depth += 1;
+                } else if t.is_punct("]") {
+                    depth -= 1;
+                    if depth == 0 {
+                        let compared = self
+                            .tokens
+                            .get(j + 1)
+                            .is_some_and(|c| matches!(c.text, "==" | "!="));
+                        if compared
+                            && self.tokens.get(j + 2).is_some_and(is_dot)
+                            && !self.in_dispatch(i)
+                        {
+                            self.push("dotted-quad-text", Severity::Warning, i, format!("`{name}[..] == '.'` scans dotted-quad IPv4 text; IPv6 addresses have no dots"));
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// C/C++: copies and comparisons with a literal 4 among their arguments
+    /// (not only the last: `byte_copy(ip, 4, src)`) where another argument
+    /// is an address.
+    pub(in crate::matcher) fn check_four_byte_any_argument(&mut self, i: usize) -> bool {
+        let name = self.tokens[i].text;
+        if !is_copy_or_compare(name) || !self.next_is(i, "(") {
+            return false;
+        }
+        let Some(args) = self.call_arguments(i + 1) else {
+            return false;
+        };
+        let four = args.iter().position(|a| {
+            a.len() == 1
+                && self.tokens[a.start].kind == TokenKind::Number
+                && self.tokens[a.start].text == "4"
+        });
+        let Some(four) = four else { return false };
+        let mentions_address = args
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != four)
+            .flat_map(|(_, a)| &self.tokens[a.clone()])
+            .any(|t| {
+                t.kind == TokenKind::Ident
+                    && (ADDRESS_FIELDS.contains(&t.text) || is_address_name(t.text))
+            });
+        if mentions_address {
+            self.push("four-byte-copy", Severity::Warning, i, format!("`{name}` of 4 bytes of an address copies a quarter of an IPv6 address; use the sockaddr length"));
+        }
+        mentions_address
+    }
+}

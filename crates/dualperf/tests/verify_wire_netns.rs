@@ -1,0 +1,244 @@
+//! `dualperf run --verify-wire` between two network namespaces: the
+//! capture on the client's veth (the receiving end with `-R`) agrees with
+//! the engine within 0.1 % for both families' udp-stream datagrams, and
+//! every packet carries `-S ef -L 12345`; then an nftables rule in the
+//! server namespace remarks UDP to CS1 and the check must say so and
+//! withhold significance. Needs root, `ip`, `nft` and `tcpdump`; skips
+//! without them unless DUALPERF_REQUIRE_PRIVILEGED is set, then it fails.
+
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
+
+use std::process::{Child, Command, Stdio};
+
+use dualperf_model::{ComparisonWarning, RunResult, TestKind, TrialOutcome, WireFinding};
+
+const PORT: &str = "5198";
+
+fn sh(args: &[&str]) -> Result<String, String> {
+    let output = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("running {}: {e}", args[0]))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// Two namespaces joined by a veth pair, deleted on drop (with whatever
+/// still runs in them).
+struct Lab {
+    client: String,
+    server: String,
+    children: Vec<Child>,
+}
+
+impl Lab {
+    fn create() -> Result<Lab, String> {
+        let pid = std::process::id();
+        let mut lab = Lab {
+            client: format!("dpvw-{pid}-c"),
+            server: format!("dpvw-{pid}-s"),
+            children: Vec::new(),
+        };
+        sh(&["ip", "netns", "add", &lab.client])?;
+        sh(&["ip", "netns", "add", &lab.server])?;
+        let (vc, vs) = (format!("dpvw{pid}c"), format!("dpvw{pid}s"));
+        sh(&[
+            "ip",
+            "link",
+            "add",
+            &vc,
+            "netns",
+            &lab.client,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &vs,
+            "netns",
+            &lab.server,
+        ])?;
+        for (ns, dev, v4, v6) in [
+            (&lab.client, &vc, "10.208.0.1/24", "fd20:8::1/64"),
+            (&lab.server, &vs, "10.208.0.2/24", "fd20:8::2/64"),
+        ] {
+            sh(&["ip", "-n", ns, "addr", "add", v4, "dev", dev])?;
+            sh(&["ip", "-n", ns, "addr", "add", v6, "dev", dev, "nodad"])?;
+            sh(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
+            sh(&["ip", "-n", ns, "link", "set", dev, "up"])?;
+        }
+        // Accepted TCP connections reflect the client's label (the only way
+        // Linux labels them); the server asks for it, the namespace allows it.
+        sh(&[
+            "ip",
+            "netns",
+            "exec",
+            &lab.server,
+            "sysctl",
+            "-qw",
+            "net.ipv6.flowlabel_consistency=0",
+        ])?;
+        sh(&["which", "tcpdump"])?;
+        lab.children.clear();
+        Ok(lab)
+    }
+
+    fn spawn(&mut self, ns: &str, args: &[&str]) -> Result<(), String> {
+        let child = Command::new("ip")
+            .args(["netns", "exec", ns])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("spawning {args:?}: {e}"))?;
+        self.children.push(child);
+        Ok(())
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = sh(&["ip", "netns", "delete", &self.client]);
+        let _ = sh(&["ip", "netns", "delete", &self.server]);
+    }
+}
+
+fn run(lab: &Lab, json: &std::path::Path) -> RunResult {
+    let bin = env!("CARGO_BIN_EXE_dualperf");
+    let output = Command::new("ip")
+        .args(["netns", "exec", &lab.client, bin, "run"])
+        .args(["--v4", "10.208.0.2", "--v6", "fd20:8::2", "-p", PORT])
+        .args([
+            "-S",
+            "ef",
+            "-L",
+            "12345",
+            "--no-store",
+            "--repeat",
+            "2",
+            "-R",
+        ])
+        .args(["-t", "0.4", "--warmup", "0.1", "-b", "20M", "--verify-wire"])
+        .args(["--tests", "udp-stream,tcp-stream", "--json"])
+        .arg(json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    eprintln!("{stdout}");
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result: RunResult = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    std::fs::remove_file(json).unwrap();
+    result
+}
+
+#[test]
+fn the_capture_agrees_with_the_engine_and_a_remarking_rule_is_found() {
+    let mut lab = match Lab::create() {
+        Ok(lab) => lab,
+        Err(error) => {
+            assert!(
+                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
+                "privileged test cannot run: {error}"
+            );
+            eprintln!("skipped: {error}");
+            return;
+        }
+    };
+    let bin = env!("CARGO_BIN_EXE_dualperf");
+    let server_ns = lab.server.clone();
+    lab.spawn(&server_ns, &[bin, "serve", "-p", PORT]).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let json = std::env::temp_dir().join(format!("dpvw-{}.json", std::process::id()));
+
+    let result = run(&lab, &json);
+    let mut udp_checked = 0;
+    for trial in &result.trials {
+        let TrialOutcome::Ok(observations) = &trial.outcome else {
+            panic!("a trial failed: {trial:?}");
+        };
+        let wire = observations
+            .wire
+            .as_ref()
+            .expect("every trial has a wire check");
+        assert!(wire.findings.is_empty(), "{:?}: {:?}", trial.arm, wire);
+        assert!(wire.seen.dscp.iter().all(|c| c.value == 46), "{wire:?}");
+        if trial.spec.kind == TestKind::UdpStream {
+            let (seen, expected) = (
+                wire.seen.measured_datagrams.unwrap(),
+                wire.expected.datagrams.unwrap(),
+            );
+            eprintln!(
+                "{} udp-stream: capture {seen} measured datagrams, engine {expected} ({} packets in all, {} warm-up)",
+                trial.arm,
+                wire.seen.packets,
+                wire.seen.warmup_datagrams.unwrap()
+            );
+            assert!(seen > 100);
+            assert!(seen.abs_diff(expected) as f64 <= expected as f64 * 0.001);
+            udp_checked += 1;
+        }
+        if trial.family == dualperf_model::IpFamily::V6 {
+            assert!(
+                wire.seen.flow_labels.iter().all(|c| c.value == 12345),
+                "{wire:?}"
+            );
+        }
+    }
+    assert_eq!(udp_checked, 4, "both families, two repetitions");
+
+    // Remark the server's UDP to CS1 on its way out: the wire must disagree.
+    for rule in [
+        "add table inet dpvw",
+        "add chain inet dpvw post { type filter hook postrouting priority 0 ; }",
+        "add rule inet dpvw post meta l4proto udp ip dscp set cs1",
+        "add rule inet dpvw post meta l4proto udp ip6 dscp set cs1",
+    ] {
+        let mut args = vec!["ip", "netns", "exec", &server_ns, "nft"];
+        args.extend(rule.split(' '));
+        sh(&args).unwrap();
+    }
+    let result = run(&lab, &json);
+    let remarked = result
+        .trials
+        .iter()
+        .filter(|t| t.spec.kind == TestKind::UdpStream)
+        .filter_map(|t| match &t.outcome {
+            TrialOutcome::Ok(o) => o.wire.clone(),
+            TrialOutcome::Failed { .. } => None,
+        })
+        .filter(|w| {
+            w.findings.iter().any(|f| {
+                matches!(
+                    f,
+                    WireFinding::WrongDscp {
+                        expected: 46,
+                        seen: 8,
+                        ..
+                    }
+                )
+            })
+        })
+        .count();
+    assert_eq!(remarked, 4, "every udp-stream trial is found remarked");
+    let analysis = result.analysis.as_ref().unwrap();
+    let udp_comparison = analysis.comparisons.iter().find(|c| c.point == 0).unwrap();
+    assert!(!udp_comparison.significant);
+    assert!(udp_comparison
+        .warnings
+        .iter()
+        .any(|w| matches!(w, ComparisonWarning::WireMismatch { .. })));
+}
