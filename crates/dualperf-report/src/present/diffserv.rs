@@ -475,7 +475,7 @@ impl<'a> DiffServView<'a> {
         let findings = self.result.testbed.as_ref()?.diffserv.as_ref()?;
         (!findings.steering.is_empty()).then(|| {
             format!(
-                "router CPU = softirq + ksoftirqd time of the CPU each router's receive processing \
+                "router CPU = softirq time of the CPU each router's receive processing \
                  was steered to ({}), over each trial; it includes anything else the kernel did in \
                  softirq on that CPU (docs/metrics.md, Router CPU)",
                 findings.steering.join("; ")

@@ -1,9 +1,9 @@
 //! Router CPU per trial (`dualperf run --router-cpus edge:1,core:0`, set by
 //! `dualperf lab` for a testbed whose routers' receive processing it steered
 //! to CPUs of their own with RPS): before and after each trial, the softirq
-//! time of each router's CPUs (`/proc/stat`, per CPU) and the CPU time of
-//! their `ksoftirqd/N` threads (`/proc/PID/stat`), so that each trial records
-//! a [`RouterCpu`] per router. Namespaces share one kernel, so this is
+//! time of each router's CPUs (`/proc/stat`, per CPU) and, as the part of
+//! it that ran deferred, the CPU time of their `ksoftirqd/N` threads
+//! (`/proc/PID/stat`), so that each trial records a [`RouterCpu`] per router. Namespaces share one kernel, so this is
 //! everything the kernel did in softirq context on those CPUs during the
 //! trial: the steered router's forwarding and anything else that ran there
 //! (docs/metrics.md, "Router CPU"). The window is the whole trial, its
