@@ -64,7 +64,7 @@ pub(crate) fn attach(result: &mut RunResult, packets: &[(i64, Packet<'_>)], fact
         let path = arms
             .iter()
             .find(|a| a.id == trial.arm)
-            .map(|a| (a.path.clone(), a.marking.clone()));
+            .map(|a| (a.path.clone(), a.marking));
         let Some(check) = check_trial(trial, packets, (start - HEAD_NS, end), path, facts) else {
             continue;
         };
