@@ -111,13 +111,13 @@ impl WriteOptions {
 /// and re-reading, where 1 % is finer than a pixel. An rr trial's histogram
 /// shrinks about sevenfold (a default lab run: 138,265 → 18,811 buckets,
 /// 4.1 → 0.6 MB of JSON).
-pub const COMPACT_BUCKET_WIDTH: f64 = 0.01;
+pub(crate) const COMPACT_BUCKET_WIDTH: f64 = 0.01;
 
 /// `histogram` with neighbouring buckets merged while they lie within
 /// `width` (relative) of the first bucket of their group; a merged bucket's
 /// value is the count-weighted mean of its members (so percentiles move by
 /// less than `width`), its count their sum.
-pub fn coarsened(histogram: &[HistogramBucket], width: f64) -> Vec<HistogramBucket> {
+pub(crate) fn coarsened(histogram: &[HistogramBucket], width: f64) -> Vec<HistogramBucket> {
     let mut merged: Vec<HistogramBucket> = Vec::new();
     let (mut start, mut weighted) = (0u64, 0u128);
     for bucket in histogram {
@@ -133,7 +133,7 @@ pub fn coarsened(histogram: &[HistogramBucket], width: f64) -> Vec<HistogramBuck
         } else {
             start = bucket.value_ns;
             weighted = u128::from(bucket.value_ns) * u128::from(bucket.count);
-            merged.push(bucket.clone());
+            merged.push(*bucket);
         }
     }
     merged
