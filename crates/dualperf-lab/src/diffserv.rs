@@ -256,7 +256,7 @@ pub(crate) fn validate(
 }
 
 /// nftables table names (one per testbed namespace, so fixed names are fine).
-const CONDITIONER: &str = "dualperf_ds_cond";
+pub(crate) const CONDITIONER: &str = "dualperf_ds_cond";
 const CLASSIFIER: &str = "dualperf_ds_cls";
 
 fn kbit(bps: u64) -> String {

@@ -137,6 +137,7 @@ pub fn testbed_facts(
         notes,
         run_id: run.to_string(),
         mechanisms: mechanism_facts(topology, implementations),
+        diffserv: None,
     }
 }
 

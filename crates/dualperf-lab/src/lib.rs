@@ -50,6 +50,7 @@ pub mod cleanup;
 pub mod command;
 pub mod delay_line;
 pub mod diffserv;
+pub mod diffserv_counters;
 pub mod emulation;
 mod error;
 pub mod facts;
@@ -62,6 +63,7 @@ pub mod process;
 pub mod routes;
 pub mod shaping;
 pub mod state;
+pub mod steering;
 pub mod testbed;
 pub mod topology;
 

@@ -362,6 +362,15 @@ pub struct Analysis {
     /// loss waiting time, theory assumptions).
     #[serde(default)]
     pub method: Option<AnalysisMethod>,
+    /// Every metric of every competing-load flow, per point and arm.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_flows: Vec<crate::diffserv::LoadFlowSummary>,
+    /// Load flows of an arm against the same flows on its baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_comparisons: Vec<crate::diffserv::LoadFlowComparison>,
+    /// Router CPU per router, point and arm.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routers: Vec<crate::diffserv::RouterCpuSummary>,
 }
 
 /// The choices behind an [`Analysis`], stored with it so that a number can

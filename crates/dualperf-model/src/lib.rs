@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod diffserv;
 pub mod execution;
 pub mod family;
 pub mod forwarder;
@@ -45,6 +46,10 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use diffserv::{
+    DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
+    RouterCpuSummary,
+};
 pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};

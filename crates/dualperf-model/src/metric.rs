@@ -142,6 +142,7 @@ metrics! {
     ServerCpuCores => "server_cpu_cores", "cores", false, Quantity::Cores, "server CPU", "server process (user + system CPU time) / wall time, as the server reports";
     SystemBusyRatio => "system_busy_ratio", "ratio", false, Quantity::Ratio, "system CPU busy", "/proc/stat: (user + nice + system + irq + softirq + steal) / all jiffies";
     SoftirqRatio => "softirq_ratio", "ratio", false, Quantity::Ratio, "softirq share", "/proc/stat: softirq / all jiffies (network stack work outside processes)";
+    RouterCpuCores => "router_cpu_cores", "cores", false, Quantity::Cores, "router CPU", "softirq time of the CPUs a router's receive processing is steered to (RPS), over the trial's wall time";
     ClientServiceDemandUsPerMib => "client_service_demand_us_per_mib", "µs/MiB", false, Quantity::MicrosecondsPerMib, "client CPU per MiB", "netperf service demand: client CPU µs per MiB delivered";
     ServerServiceDemandUsPerMib => "server_service_demand_us_per_mib", "µs/MiB", false, Quantity::MicrosecondsPerMib, "server CPU per MiB", "netperf service demand: server CPU µs per MiB delivered";
 }

@@ -107,6 +107,10 @@ pub struct Observations {
     /// (`--verify-wire`); `None` when nothing was captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wire: Option<crate::wire::WireCheck>,
+    /// CPU each router of a lab testbed spent in softirq context during
+    /// the trial (DiffServ experiments; empty elsewhere).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routers: Vec<crate::diffserv::RouterCpu>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

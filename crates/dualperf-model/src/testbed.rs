@@ -26,6 +26,10 @@ pub struct TestbedFacts {
     /// implementation each one got on this kernel.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mechanisms: Vec<TestbedMechanism>,
+    /// What a DiffServ domain's conditioner counted in the policing and
+    /// unauthorised-source checks, and how router CPU was attributed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diffserv: Option<crate::diffserv::DiffServFindings>,
 }
 
 /// A transition mechanism of a testbed as built: which implementation ran.

@@ -732,6 +732,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
 
 mod media;
 pub use media::render_media;
+mod diffserv;
+pub use diffserv::render_diffserv;
 
 #[cfg(test)]
 mod tests;

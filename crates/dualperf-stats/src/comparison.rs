@@ -267,6 +267,7 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
     for (&index, point) in &points {
         analyse_point(index, point, &context, &mut analysis);
     }
+    crate::load_flows::analyse_load_flows(result, &mut analysis);
     let control = control_headline_comparisons(result, &mut analysis.comparisons);
     if let Some(method) = analysis.method.as_mut() {
         method.multiple_comparisons = Some(control);
@@ -393,7 +394,6 @@ struct RunContext<'a> {
 
 fn analyse_point(index: usize, point: &PointData, run: &RunContext, analysis: &mut Analysis) {
     let conditions = TheoryConditions::of_trials(point.trials.iter().copied());
-    let baseline = &run.result.config.baseline;
     for metric in point.metrics() {
         let mut summaries: BTreeMap<&ArmId, Summary> = BTreeMap::new();
         for arm in &run.arms {
@@ -421,11 +421,19 @@ fn analyse_point(index: usize, point: &PointData, run: &RunContext, analysis: &m
                 }),
             }
         }
-        let (Some(spec), Some(&baseline_summary)) = (point.spec, summaries.get(baseline)) else {
+        let Some(spec) = point.spec else {
             continue;
         };
-        for arm in run.arms.iter().filter(|arm| *arm != baseline) {
-            let Some(&arm_summary) = summaries.get(arm) else {
+        for arm in &run.arms {
+            // The arm of the baseline's family with the same class and load
+            // when there is one (crate::counterpart), else the baseline.
+            let baseline = crate::counterpart::baseline_of(&run.result.config, arm);
+            if arm == baseline {
+                continue;
+            }
+            let (Some(&arm_summary), Some(&baseline_summary)) =
+                (summaries.get(arm), summaries.get(baseline))
+            else {
                 continue;
             };
             let pair = Pair {

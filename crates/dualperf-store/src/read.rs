@@ -297,6 +297,11 @@ fn load_analysis(connection: &Connection, row_id: i64, run_id: &str) -> Result<A
         summaries: load_summaries(connection, row_id, run_id)?,
         comparisons: load_comparisons(connection, row_id, run_id)?,
         missing: load_missing(connection, row_id, run_id)?,
+        // Not stored in tables: recomputed from the trials (which keep the
+        // load flows' and routers' observations) by whoever needs them.
+        load_flows: Vec::new(),
+        load_comparisons: Vec::new(),
+        routers: Vec::new(),
     })
 }
 

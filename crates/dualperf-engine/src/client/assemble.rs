@@ -167,6 +167,7 @@ pub fn observations(
     }
     Observations {
         loads: Vec::new(),
+        routers: Vec::new(),
         measured_ns: client.sampler.measured_ns,
         sender,
         receiver,

@@ -3,6 +3,7 @@
 //! configuration and host facts, and the definitions of every number.
 
 mod compare;
+mod diffserv;
 mod facts;
 mod glossary;
 mod media;
@@ -152,7 +153,11 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     body.push_str(&format!(
         "<header class=\"report\"><h1>{title} — run <code>{id}</code></h1>\n\
          <p>{location} · {date} · dualperf {version} · {points} points × {arms} × {repeat} repetitions{state}</p></header>\n",
-        title = escape(&arms.join(" vs ")),
+        title = escape(&if arms.len() > 4 {
+            format!("{} … ({} arms)", arms[..3].join(" vs "), arms.len())
+        } else {
+            arms.join(" vs ")
+        }),
         id = escape(&run.run_id),
         location = location(run),
         date = date(run.started_at_unix_ms),
@@ -163,6 +168,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
     ));
     body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#media\">Media</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
+    body.push_str(&diffserv::section(run)?);
     body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
     for sentence in headline_sentences(&view) {
         body.push_str(&format!("<li>{}</li>\n", escape(&sentence)));

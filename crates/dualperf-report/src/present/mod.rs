@@ -25,6 +25,7 @@ pub mod attribution;
 pub mod axis;
 pub mod clocks;
 pub mod contention;
+pub mod diffserv;
 pub mod interval;
 pub mod mark;
 pub mod media;

@@ -122,6 +122,7 @@ pub fn wording(metric: MetricId) -> Wording {
         }
         M::ClientCpuCores | M::ServerCpuCores | M::SystemBusyRatio => CPU,
         M::SoftirqRatio => words("uses", "more softirq time", "less softirq time"),
+        M::RouterCpuCores => words("costs", "more router CPU", "less router CPU"),
         M::ClientServiceDemandUsPerMib | M::ServerServiceDemandUsPerMib => CPU_PER_MIB,
         // A metric added to the model after this table: neutral words.
         _ => words("has", "a higher value", "a lower value"),

@@ -103,10 +103,26 @@ pub(crate) fn open_read_only(path: &Path) -> anyhow::Result<Store> {
 /// # Errors
 /// A usage error for an unknown id; store errors otherwise.
 pub(crate) fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult> {
-    store.load_run(run_id).map_err(|error| match error {
+    let mut run = store.load_run(run_id).map_err(|error| match error {
         StoreError::RunNotFound { .. } => Failure::usage(error.to_string()),
         other => anyhow::Error::new(other),
-    })
+    })?;
+    // The database keeps the trials (load flows and routers included) but
+    // not their per-flow analysis: recomputed here, as a fresh run has it.
+    let missing = run
+        .analysis
+        .as_ref()
+        .is_some_and(|a| a.load_flows.is_empty() && a.routers.is_empty());
+    if missing {
+        let mut extra = dualperf_model::Analysis::default();
+        dualperf_stats::load_flows::analyse_load_flows(&run, &mut extra);
+        if let Some(analysis) = run.analysis.as_mut() {
+            analysis.load_flows = extra.load_flows;
+            analysis.load_comparisons = extra.load_comparisons;
+            analysis.routers = extra.routers;
+        }
+    }
+    Ok(run)
 }
 
 /// Writes `text` to `path` atomically; `-` writes to standard output.

@@ -26,6 +26,7 @@ use dualperf_stats::repetition::{is_precise, Precision};
 
 use super::output::write_json;
 use super::progress::ProgressView;
+use super::router_cpu::RouterCpuMeter;
 
 /// The hidden `run` flag of the measuring child: write the raw result here.
 pub(crate) const MEASURE_ONLY_FLAG: &str = "--measure-only";
@@ -41,6 +42,7 @@ pub(crate) fn in_process(
     stop: Option<Arc<AtomicBool>>,
     view: &mut ProgressView,
     reruns: u32,
+    routers: &RouterCpuMeter,
 ) -> RunResult {
     let client = Client::new(ClientOptions {
         stop: stop.clone(),
@@ -53,6 +55,7 @@ pub(crate) fn in_process(
         config,
         view,
         reruns,
+        routers,
     };
     runner.run(&order, &mut result, (0, order.len()));
     finish_result(&mut result, order.len());
@@ -78,6 +81,8 @@ struct Runner<'a> {
     view: &'a mut ProgressView,
     /// Most extra attempts of a contended trial.
     reruns: u32,
+    /// Router CPU recorded around each trial (lab testbeds with steered routers).
+    routers: &'a RouterCpuMeter,
 }
 
 impl Runner<'_> {
@@ -106,6 +111,7 @@ impl Runner<'_> {
         let mut earlier: Vec<f64> = Vec::new();
         loop {
             let view = &mut *self.view;
+            let routers_before = (!self.routers.is_empty()).then(|| self.routers.sample());
             // The progress view hears of the kept attempt only.
             let going = self.client.run_planned(
                 self.config,
@@ -123,6 +129,11 @@ impl Runner<'_> {
             );
             if !going {
                 return false;
+            }
+            if let (Some(before), Some(trial)) = (&routers_before, result.trials.last_mut()) {
+                if let TrialOutcome::Ok(observations) = &mut trial.outcome {
+                    observations.routers = self.routers.since(before);
+                }
             }
             let Some(trial) = result.trials.last() else {
                 return true;
@@ -180,6 +191,7 @@ pub(crate) fn in_process_until_precise(
     view: &mut ProgressView,
     target: &Precision,
     reruns: u32,
+    routers: &RouterCpuMeter,
 ) -> RunResult {
     let client = Client::new(ClientOptions {
         stop: stop.clone(),
@@ -195,6 +207,7 @@ pub(crate) fn in_process_until_precise(
         config,
         view,
         reruns,
+        routers,
     };
     'points: for point in 0..config.points.len() {
         let mut repetitions = 0;
@@ -231,6 +244,17 @@ pub(crate) fn in_process_until_precise(
 /// RAW`, and `--path-pids P,…` when the testbed has user-space forwarders
 /// whose CPU belongs to the path.
 pub(crate) fn child_args(plan: &Path, raw: &Path, path_pids: &[i32]) -> Vec<OsString> {
+    child_args_with_routers(plan, raw, path_pids, &[])
+}
+
+/// [`child_args`] plus `--router-cpus NODE:CPU,…` when the lab steered
+/// routers to CPUs of their own ([`RouterCpuMeter`]).
+pub(crate) fn child_args_with_routers(
+    plan: &Path,
+    raw: &Path,
+    path_pids: &[i32],
+    routers: &[String],
+) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "run".into(),
         "--plan".into(),
@@ -242,6 +266,10 @@ pub(crate) fn child_args(plan: &Path, raw: &Path, path_pids: &[i32]) -> Vec<OsSt
         let list: Vec<String> = path_pids.iter().map(i32::to_string).collect();
         args.push("--path-pids".into());
         args.push(list.join(",").into());
+    }
+    if !routers.is_empty() {
+        args.push("--router-cpus".into());
+        args.push(routers.join(",").into());
     }
     args
 }

@@ -32,7 +32,7 @@ use super::errors::{describe, to_cli_error};
 use super::signal::interrupt_flag;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
-use crate::pipeline::execute::{child_args, read_raw, write_plan};
+use crate::pipeline::execute::{child_args, child_args_with_routers, read_raw, write_plan};
 use crate::pipeline::finish::{finish, Outputs, View};
 use crate::pipeline::plan::{
     auto_target, choose_baseline, parse_tests, points, validate, PointOptions,
@@ -144,6 +144,8 @@ pub(crate) struct Traffic {
     pub plan: PathBuf,
     /// The raw result file the measuring child writes.
     pub raw: PathBuf,
+    /// `--router-cpus` entries for the measuring child (an experiment's).
+    pub routers: Vec<String>,
 }
 
 /// How the traffic step ended.
@@ -175,6 +177,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let started_at = dualperf_engine::clock::unix_ms();
     let run_id = dualperf_model::run_id(started_at, &run.to_string());
     let folder = args.results.join(&run_id);
+    let mut experiment = super::experiment::for_topology(&args, &topology, &server, &run)?;
     let traffic = Traffic {
         exe: match &args.engine {
             Some(path) => path.clone(),
@@ -183,8 +186,15 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         port: args.port,
         plan: folder.join("plan.json"),
         raw: folder.join("raw.json"),
+        routers: experiment
+            .as_ref()
+            .map(|e| e.child_routers())
+            .unwrap_or_default(),
     };
-    let config = plan(&args, &topology, &server)?;
+    let config = match &experiment {
+        Some(experiment) => experiment.config().clone(),
+        None => plan(&args, &topology, &server)?,
+    };
     if args.dry_run {
         let plan = dualperf_model::PlanFile {
             config: config.clone(),
@@ -238,6 +248,9 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     }
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating results folder {}", folder.display()))?;
+    if let Some(experiment) = experiment.as_mut() {
+        experiment.prepare(&testbed)?;
+    }
     write_plan(&traffic.plan, &config, &execution(&args))?;
     // User-space forwarders (TAYGA for NAT64) are watched: one that wanted
     // nearly a whole core limits its arm, and the result must say so rather
@@ -271,6 +284,17 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
+    if let (Some(experiment), Ok(_)) = (experiment.as_mut(), &outcome) {
+        let (testbed, server) = (&testbed, server.as_str());
+        let (traffic, interrupt) = (&traffic, interrupt.as_ref());
+        let step = super::experiment::Step {
+            testbed,
+            server,
+            traffic,
+            interrupt,
+        };
+        experiment.after(&step, &mut facts);
+    }
     let teardown = testbed.teardown();
     if let Err(err) = &teardown {
         eprintln!(
@@ -302,15 +326,18 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             Some(crate::cli::report::database_path(args.db.as_deref())?)
         },
     };
-    finish(
+    let result = finish(
         result,
         &outputs,
         View {
             verbose: args.table,
-            quiet: false,
+            quiet: experiment.as_ref().is_some_and(|e| e.replaces_verdicts()),
             more: "--table",
         },
     )?;
+    if let Some(experiment) = &experiment {
+        experiment.print(&result);
+    }
     let _ = std::fs::remove_file(&traffic.raw);
     crate::cli::say(&format!("results: {}", folder.display()));
     if interrupt.load(Ordering::SeqCst) {
@@ -400,9 +427,20 @@ fn execution(args: &JobArgs) -> dualperf_model::Execution {
     }
 }
 
-/// `serve` arguments: `serve -p PORT`.
+/// Sessions the lab's server accepts at once: a measured trial, its probe
+/// and the flows of a competing load each hold one (the DiffServ loads have
+/// four flows); every session is the lab's own.
+const LAB_MAX_SESSIONS: u32 = 16;
+
+/// `serve` arguments: `serve -p PORT --max-sessions 16`.
 fn server_args(traffic: &Traffic) -> Vec<OsString> {
-    vec!["serve".into(), "-p".into(), traffic.port.to_string().into()]
+    vec![
+        "serve".into(),
+        "-p".into(),
+        traffic.port.to_string().into(),
+        "--max-sessions".into(),
+        LAB_MAX_SESSIONS.to_string().into(),
+    ]
 }
 
 /// The traffic step: server in `server`, the measuring child in `client`,
@@ -453,7 +491,12 @@ pub(crate) fn measure(
         .spawn(
             client,
             traffic.exe.clone(),
-            &child_args(&traffic.plan, &traffic.raw, &testbed.daemon_pids()),
+            &child_args_with_routers(
+                &traffic.plan,
+                &traffic.raw,
+                &testbed.daemon_pids(),
+                &traffic.routers,
+            ),
             Stdio::null(),
             Stdio::inherit(),
         )
@@ -592,6 +635,7 @@ mod tests {
             port: 5299,
             plan: folder.join("plan.json"),
             raw: folder.join("raw.json"),
+            routers: Vec::new(),
         };
         let args = parse(&["router", "--quick", "-p", "5299"]);
         let mut config = plan(&args, &topology, "server").unwrap();

@@ -207,6 +207,16 @@ pub(crate) struct Args {
         value_delimiter = ','
     )]
     pub path_pids: Vec<i32>,
+    /// Measuring child of `dualperf lab`: routers whose receive processing
+    /// the lab steered to CPUs of their own, `NODE:CPU[+CPU…]`; each trial
+    /// records their softirq CPU.
+    #[arg(
+        long = "router-cpus",
+        value_name = "NODE:CPU",
+        hide = true,
+        value_delimiter = ','
+    )]
+    pub router_cpus: Vec<String>,
     /// Declare the two hosts' clocks synchronised (PTP, NTP…): one-way delay
     /// is then reported between hosts too, with an error bound of half the
     /// minimum RTT. Without it, one-way delay is reported only when both ends
@@ -392,6 +402,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         interval_sink: None,
     };
+    let routers = crate::pipeline::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
     let capture = match args.verify_wire && args.measure_only.is_none() {
         true => Some(wire::start(&config)?),
@@ -407,6 +418,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             &mut view,
             &target,
             rerun_contended,
+            &routers,
         )
     } else {
         let mut view = ProgressView::new(&config, tty).with_intervals(&options);
@@ -416,6 +428,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(stop.clone()),
             &mut view,
             rerun_contended,
+            &routers,
         )
     };
     let interrupted = stop.load(Ordering::SeqCst);

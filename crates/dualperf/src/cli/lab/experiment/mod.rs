@@ -1,16 +1,89 @@
-//! Experiment presets: a topology whose run is a designed experiment
-//! (arms under competing loads, chosen media points) rather than the
-//! standard battery. [`plan`] picks the planner by the topology's name;
-//! every other topology gets the battery (`super::job`).
+//! Experiments a preset runs instead of the generic battery
+//! (`dualperf lab diffserv` runs the DiffServ paper's experiments).
+//!
+//! An [`Experiment`] plans the main measurement (one [`RunConfig`], run by
+//! the main job exactly as the battery is), may prepare the built testbed
+//! before it, run extra steps on the testbed after it, and print its own
+//! answer after the one pipeline has analysed and saved the result. The
+//! dispatch is one match on the preset name.
+//!
+//! A preset whose experiment is only a plan (`dualperf lab realtime`: arms
+//! alone and under UDP and TCP loads, voice and video points) gives it
+//! through [`plan`]; the job then runs it like the battery.
 
+use std::sync::atomic::AtomicBool;
+
+use dualperf_lab::{RunId, Testbed, Topology};
+use dualperf_model::{RunConfig, RunResult, TestbedFacts};
+
+use super::job::{JobArgs, Traffic};
+
+pub(crate) mod diffserv;
+mod diffserv_checks;
 mod realtime;
 
-use dualperf_lab::Topology;
-use dualperf_model::RunConfig;
+/// What an experiment's steps after the main measurement get.
+pub(crate) struct Step<'a> {
+    /// The built testbed.
+    pub testbed: &'a Testbed,
+    /// The server node.
+    pub server: &'a str,
+    /// The main measurement's traffic step (binary, port, results folder).
+    pub traffic: &'a Traffic,
+    /// Ctrl-C / SIGTERM.
+    pub interrupt: &'a AtomicBool,
+}
 
-use super::job::JobArgs;
+/// A preset's own experiments.
+pub(crate) trait Experiment {
+    /// The plan of the main measurement.
+    fn config(&self) -> &RunConfig;
 
-/// The plan of an experiment preset, `None` for a plain topology.
+    /// `--router-cpus` entries for the measuring child (`NODE:CPU`).
+    fn child_routers(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Prepares the built testbed before the main measurement.
+    ///
+    /// # Errors
+    /// When the testbed cannot be prepared (the job then stops).
+    fn prepare(&mut self, _testbed: &Testbed) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Extra steps after the main measurement, the testbed still up; what
+    /// they find goes into `facts`.
+    fn after(&mut self, _step: &Step, _facts: &mut TestbedFacts) {}
+
+    /// True when [`Experiment::print`] replaces the generic verdicts.
+    fn replaces_verdicts(&self) -> bool {
+        false
+    }
+
+    /// Prints the experiment's answer from the analysed result.
+    fn print(&self, _result: &RunResult) {}
+}
+
+/// The experiment of `topology`'s preset, if it has one.
+///
+/// # Errors
+/// A plan that does not validate.
+pub(crate) fn for_topology(
+    args: &JobArgs,
+    topology: &Topology,
+    server: &str,
+    run: &RunId,
+) -> anyhow::Result<Option<Box<dyn Experiment>>> {
+    Ok(match topology.name() {
+        "diffserv" => Some(Box::new(diffserv::DiffServExperiment::plan(
+            args, topology, server, run,
+        )?)),
+        _ => None,
+    })
+}
+
+/// The plan of a plan-only experiment preset, `None` for any other topology.
 ///
 /// # Errors
 /// Usage errors of the planner (flags out of range, missing arms).

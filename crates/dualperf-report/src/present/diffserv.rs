@@ -1,0 +1,709 @@
+//! The DiffServ experiments of a run (`dualperf lab diffserv`, issue 12) in
+//! people's words: per-class rows (EF, BE, LBE × idle / below / above
+//! capacity × IPv4 / IPv6), per-class verdicts IPv6 against IPv4, the
+//! issue's done-when check, the load-step table (the paper's Table 2), the
+//! conditioner checks, and the series of the report's figures (router CPU,
+//! delay and jitter per class against load). The terminal and the HTML
+//! report both read this; nothing is formatted elsewhere.
+//!
+//! The experiment names its arms `v4-ef`, `v6-ef-be115`, `v4-s85-128`,
+//! `mixed-s115-1408` …; a run whose arms are not named so has no DiffServ
+//! view ([`DiffServView::of`] returns `None`).
+
+use dualperf_model::{
+    Analysis, IpFamily, LoadFlowSummary, MetricId, RemarkCase, RunResult, Summary,
+};
+
+use crate::present::value::{format_value, significant};
+
+/// Load conditions of the per-class experiment, percent of the link (0: idle).
+pub const CLASS_LOADS: [u32; 3] = [0, 85, 115];
+/// Load steps of the table, percent of the link.
+pub const STEPS: [u32; 3] = [85, 100, 115];
+/// A step whose sender reached less than this share of its asked rate is
+/// marked: the load it offered was lower than the step says.
+pub const SHORT_OF_RATE: f64 = 0.97;
+
+/// The footnote of a marked step cell.
+pub fn short_of_rate_note() -> String {
+    format!(
+        "* the BE sender reached less than {} % of its asked rate (the machine's CPU, not the \
+         link, limited it), so the load it offered was lower than the step says",
+        crate::present::value::percent(SHORT_OF_RATE)
+    )
+}
+
+/// The issue's bound on how much EF p99 one-way delay may grow under load.
+pub const EF_P99_BOUND_NS: f64 = 2_000_000.0;
+
+/// A traffic class of the experiment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Expedited Forwarding (DSCP 46): the measured probe.
+    Ef,
+    /// Best effort (DSCP 0): the load's probe.
+    Be,
+    /// Lower effort (CS1): the load's probe.
+    Lbe,
+}
+
+impl Class {
+    /// "EF", "BE", "LBE".
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Ef => "EF",
+            Class::Be => "BE",
+            Class::Lbe => "LBE",
+        }
+    }
+}
+
+/// The metrics a class row shows, in order.
+pub const CLASS_METRICS: [MetricId; 5] = [
+    MetricId::OwdP50Ns,
+    MetricId::OwdP99Ns,
+    MetricId::PdvP99Ns,
+    MetricId::LossRatio,
+    MetricId::ReorderedRatio,
+];
+
+/// A run seen as the DiffServ experiments.
+pub struct DiffServView<'a> {
+    result: &'a RunResult,
+    analysis: &'a Analysis,
+}
+
+/// The step-table cell's arm prefix of a family column.
+fn family_prefix(column: usize) -> &'static str {
+    ["v4", "v6", "mixed"][column]
+}
+
+impl<'a> DiffServView<'a> {
+    /// The view, when `result` is a DiffServ experiment with an analysis.
+    pub fn of(result: &'a RunResult) -> Option<DiffServView<'a>> {
+        let analysis = result.analysis.as_ref()?;
+        let has = |id: &str| result.config.arms.iter().any(|a| a.id.as_str() == id);
+        (has("v4-ef") && has("v6-ef")).then_some(DiffServView { result, analysis })
+    }
+
+    /// The arm id of `class`'s row at `load` (0: idle) for `family`.
+    fn class_arm(family: IpFamily, load: u32) -> String {
+        if load == 0 {
+            format!("{}-ef", family.key())
+        } else {
+            format!("{}-ef-be{load}", family.key())
+        }
+    }
+
+    /// The summary of `metric` for `class` at `load` over `family`.
+    pub fn class_summary(
+        &self,
+        class: Class,
+        load: u32,
+        family: IpFamily,
+        metric: MetricId,
+    ) -> Option<Summary> {
+        let arm = Self::class_arm(family, load);
+        match class {
+            Class::Ef => self.arm_summary(&arm, metric),
+            Class::Be | Class::Lbe => {
+                let label = format!("{} probe", class.label());
+                self.flow(&arm, |f| f.label == label, metric)
+                    .map(|f| f.summary)
+            }
+        }
+    }
+
+    fn arm_summary(&self, arm: &str, metric: MetricId) -> Option<Summary> {
+        self.analysis
+            .summaries
+            .iter()
+            .find(|s| s.arm.as_str() == arm && s.metric == metric)
+            .map(|s| s.summary)
+    }
+
+    fn flow(
+        &self,
+        arm: &str,
+        which: impl Fn(&LoadFlowSummary) -> bool,
+        metric: MetricId,
+    ) -> Option<&'a LoadFlowSummary> {
+        self.analysis
+            .load_flows
+            .iter()
+            .find(|f| f.arm.as_str() == arm && f.metric == metric && which(f))
+    }
+
+    /// BE UDP load loss on the class arm of `family` at `load` %.
+    pub fn be_load_loss(&self, family: IpFamily, load: u32) -> Option<f64> {
+        let arm = Self::class_arm(family, load);
+        self.flow(&arm, |f| f.label.starts_with("BE UDP"), MetricId::LossRatio)
+            .map(|f| f.summary.mean)
+    }
+
+    /// Load-step loss, mean over repetitions (mixed: mean of its two
+    /// flows); `column` 0 IPv4, 1 IPv6, 2 mixed.
+    pub fn step_loss(&self, column: usize, percent: u32, size: u32) -> Option<f64> {
+        let arm = format!("{}-s{percent}-{size}", family_prefix(column));
+        let losses: Vec<f64> = self
+            .analysis
+            .load_flows
+            .iter()
+            .filter(|f| {
+                f.arm.as_str() == arm
+                    && f.metric == MetricId::LossRatio
+                    && f.label.starts_with("BE UDP")
+            })
+            .map(|f| f.summary.mean)
+            .collect();
+        (!losses.is_empty()).then(|| losses.iter().sum::<f64>() / losses.len() as f64)
+    }
+
+    /// The share of its asked rate the step's BE sender reached (mixed:
+    /// the smaller of its two flows), mean over repetitions.
+    pub fn step_achieved(&self, column: usize, percent: u32, size: u32) -> Option<f64> {
+        let arm = format!("{}-s{percent}-{size}", family_prefix(column));
+        let load = match &self.result.config.arm(&arm_key(&arm)?)?.load {
+            dualperf_model::LoadCondition::Under { load } => {
+                self.result.config.loads.iter().find(|l| &l.name == load)?
+            }
+            dualperf_model::LoadCondition::Idle => return None,
+        };
+        self.analysis
+            .load_flows
+            .iter()
+            .filter(|f| f.arm.as_str() == arm && f.metric == MetricId::SenderThroughputBps)
+            .filter_map(|f| {
+                let asked = load.flows.get(f.flow)?.spec.rate?.bits_per_second() as f64;
+                (asked > 0.0).then(|| f.summary.mean / asked)
+            })
+            .reduce(f64::min)
+    }
+
+    /// A measured metric of a step arm (the EF probe beside the step).
+    pub fn step_arm(
+        &self,
+        column: usize,
+        percent: u32,
+        size: u32,
+        metric: MetricId,
+    ) -> Option<Summary> {
+        self.arm_summary(
+            &format!("{}-s{percent}-{size}", family_prefix(column)),
+            metric,
+        )
+    }
+
+    /// Router CPU (cores) of `node` on a step arm, or on an idle EF arm
+    /// when `percent` is 0.
+    pub fn router_cpu(&self, node: &str, column: usize, percent: u32, size: u32) -> Option<f64> {
+        let arm = if percent == 0 {
+            format!("{}-ef", ["v4", "v6", "v4"][column])
+        } else {
+            format!("{}-s{percent}-{size}", family_prefix(column))
+        };
+        self.analysis
+            .routers
+            .iter()
+            .find(|r| r.arm.as_str() == arm && r.node == node)
+            .map(|r| r.summary.mean)
+    }
+
+    /// The routers with a CPU figure, in first-seen order.
+    pub fn routers(&self) -> Vec<String> {
+        let mut nodes: Vec<String> = Vec::new();
+        for r in &self.analysis.routers {
+            if !nodes.contains(&r.node) {
+                nodes.push(r.node.clone());
+            }
+        }
+        nodes
+    }
+
+    /// Sizes of the load-step table, ascending.
+    pub fn step_sizes(&self) -> Vec<u32> {
+        let mut sizes: Vec<u32> = self
+            .result
+            .config
+            .arms
+            .iter()
+            .filter_map(|a| {
+                let rest = a.id.as_str().strip_prefix("v4-s")?;
+                rest.split_once('-')?.1.parse().ok()
+            })
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
+    /// The per-class table: one row per (load, class), columns per family.
+    pub fn class_rows(&self) -> Vec<ClassRow> {
+        let mut rows = Vec::new();
+        for load in CLASS_LOADS {
+            let classes: &[Class] = if load == 0 {
+                &[Class::Ef]
+            } else {
+                &[Class::Ef, Class::Be, Class::Lbe]
+            };
+            for &class in classes {
+                let cells = IpFamily::ALL.map(|family| {
+                    CLASS_METRICS.map(|metric| {
+                        self.class_summary(class, load, family, metric)
+                            .map_or_else(|| "–".to_string(), |s| format_value(metric, s.mean))
+                    })
+                });
+                rows.push(ClassRow {
+                    condition: condition_label(load),
+                    class: class.label(),
+                    cells,
+                });
+            }
+        }
+        rows
+    }
+
+    /// Per-class verdicts IPv6 against IPv4: one sentence per (load,
+    /// class) on the p99 one-way delay and the loss.
+    pub fn verdicts(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for load in CLASS_LOADS {
+            let v6 = Self::class_arm(IpFamily::V6, load);
+            for class in [Class::Ef, Class::Be, Class::Lbe] {
+                if load == 0 && class != Class::Ef {
+                    continue;
+                }
+                let mut parts = Vec::new();
+                for metric in [MetricId::OwdP99Ns, MetricId::LossRatio] {
+                    let found = match class {
+                        Class::Ef => self
+                            .analysis
+                            .comparisons
+                            .iter()
+                            .find(|c| c.arm.as_str() == v6 && c.metric == metric)
+                            .map(|c| {
+                                let contended = c.warnings.iter().any(|w| {
+                                    matches!(w, dualperf_model::ComparisonWarning::Contended { .. })
+                                });
+                                (
+                                    c.arm_summary.mean,
+                                    c.baseline_summary.mean,
+                                    c.difference_ci95,
+                                    c.significant,
+                                    c.pairs,
+                                    contended,
+                                )
+                            }),
+                        Class::Be | Class::Lbe => {
+                            let label = format!("{} probe", class.label());
+                            self.analysis
+                                .load_comparisons
+                                .iter()
+                                .find(|c| {
+                                    c.arm.as_str() == v6 && c.metric == metric && c.label == label
+                                })
+                                .map(|c| {
+                                    (
+                                        c.arm_summary.mean,
+                                        c.baseline_summary.mean,
+                                        c.difference_ci95,
+                                        c.significant,
+                                        c.pairs,
+                                        false,
+                                    )
+                                })
+                        }
+                    };
+                    if let Some((v6_mean, v4_mean, ci, significant, pairs, contended)) = found {
+                        parts.push(comparison_words(
+                            metric,
+                            (v6_mean, v4_mean),
+                            ci,
+                            significant,
+                            pairs,
+                            contended,
+                        ));
+                    }
+                }
+                if !parts.is_empty() {
+                    lines.push(format!(
+                        "{} {}: IPv6 against IPv4 — {}",
+                        class.label(),
+                        condition_label(load),
+                        parts.join("; ")
+                    ));
+                }
+            }
+        }
+        lines
+    }
+
+    /// The issue's done-when check at 115 %, one line per family and one
+    /// for BE, each starting with "ok" or "MISSED".
+    pub fn done_when(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for family in IpFamily::ALL {
+            let idle = self.class_summary(Class::Ef, 0, family, MetricId::OwdP99Ns);
+            let loaded = self.class_summary(Class::Ef, 115, family, MetricId::OwdP99Ns);
+            let loss = self.class_summary(Class::Ef, 115, family, MetricId::LossRatio);
+            let (Some(idle), Some(loaded)) = (idle, loaded) else {
+                lines.push(format!(
+                    "MISSED {}: no EF p99 one-way delay idle and under 115 %",
+                    family.label()
+                ));
+                continue;
+            };
+            // Medians over repetitions: one repetition stalled by the
+            // machine (a shared 2-core host) must not decide alone; the
+            // worst repetition is shown beside it.
+            let growth = loaded.median - idle.median;
+            let worst = loaded.max - idle.median;
+            let lost = loss.map_or(0.0, |l| l.max);
+            let ok = growth <= EF_P99_BOUND_NS && lost == 0.0;
+            lines.push(format!(
+                "{} {} EF p99 one-way delay {} idle, {} under BE at 115 % (medians over repetitions: {}{}, worst repetition {}{}; bound +2 ms), EF loss {}",
+                if ok { "ok" } else { "MISSED" },
+                family.label(),
+                format_value(MetricId::OwdP99Ns, idle.median),
+                format_value(MetricId::OwdP99Ns, loaded.median),
+                if growth >= 0.0 { "+" } else { "−" },
+                format_value(MetricId::OwdP99Ns, growth.abs()),
+                if worst >= 0.0 { "+" } else { "−" },
+                format_value(MetricId::OwdP99Ns, worst.abs()),
+                loss.map_or_else(|| "not measured".to_string(), |l| format_value(MetricId::LossRatio, l.max)),
+            ));
+        }
+        let be: Vec<String> = IpFamily::ALL
+            .into_iter()
+            .filter_map(|f| self.be_load_loss(f, 115).map(|l| (f, l)))
+            .map(|(f, l)| format!("{} {}", f.label(), format_value(MetricId::LossRatio, l)))
+            .collect();
+        let be_loses = IpFamily::ALL
+            .into_iter()
+            .all(|f| self.be_load_loss(f, 115).is_some_and(|l| l > 0.0));
+        lines.push(format!(
+            "{} BE UDP at 115 % loses packets: {}",
+            if be_loses { "ok" } else { "MISSED" },
+            if be.is_empty() {
+                "not measured".to_string()
+            } else {
+                be.join(", ")
+            }
+        ));
+        lines
+    }
+
+    /// The load-step table: header cells, then per size the loss cells
+    /// (IPv4 85/100/115, IPv6 …, mixed …) as "0", "12.6" (percent).
+    pub fn step_table(&self) -> (Vec<String>, Vec<(u32, Vec<String>)>) {
+        let mut header = Vec::new();
+        for family in ["IPv4", "IPv6", "mixed"] {
+            for step in STEPS {
+                header.push(format!("{family} {step}"));
+            }
+        }
+        let rows = self
+            .step_sizes()
+            .into_iter()
+            .map(|size| {
+                let cells = (0..3)
+                    .flat_map(|column| STEPS.map(move |step| (column, step)))
+                    .map(|(column, step)| {
+                        let short = self
+                            .step_achieved(column, step, size)
+                            .is_some_and(|share| share < SHORT_OF_RATE);
+                        self.step_loss(column, step, size).map_or_else(
+                            || "–".to_string(),
+                            |l| format!("{}{}", loss_percent(l), if short { "*" } else { "" }),
+                        )
+                    })
+                    .collect();
+                (size, cells)
+            })
+            .collect();
+        (header, rows)
+    }
+
+    /// The conditioner checks, one sentence each.
+    pub fn checks(&self) -> Vec<String> {
+        let Some(findings) = self
+            .result
+            .testbed
+            .as_ref()
+            .and_then(|t| t.diffserv.as_ref())
+        else {
+            return Vec::new();
+        };
+        let mut lines: Vec<String> = findings
+            .checks
+            .iter()
+            .map(|c| {
+                let offered = format_value(MetricId::SenderThroughputBps, c.offered_bps as f64);
+                match c.case {
+                    RemarkCase::Policing => {
+                        let total = c.kept_ef_packets + c.excess_remarked_packets;
+                        format!(
+                            "{} EF from {} at {offered} (twice its allowance of {} packets/s): \
+                             {} packets kept as EF, {} remarked to DSCP 0 ({} of {}); {} received of {} sent",
+                            c.family.label(),
+                            c.source,
+                            c.allowance_pps,
+                            c.kept_ef_packets,
+                            c.excess_remarked_packets,
+                            loss_percent(ratio(c.excess_remarked_packets, total)) + " %",
+                            total,
+                            c.received_packets,
+                            c.sent_packets
+                        )
+                    }
+                    RemarkCase::Unauthorised => format!(
+                        "{} EF from unauthorised {} at {offered}: {} packets remarked to DSCP 0, {} kept as EF",
+                        c.family.label(),
+                        c.source,
+                        c.unauthorised_remarked_packets,
+                        c.kept_ef_packets
+                    ),
+                }
+            })
+            .collect();
+        lines.extend(findings.notes.iter().map(|n| format!("note: {n}")));
+        lines
+    }
+
+    /// How router CPU was attributed, one line.
+    pub fn steering(&self) -> Option<String> {
+        let findings = self.result.testbed.as_ref()?.diffserv.as_ref()?;
+        (!findings.steering.is_empty()).then(|| {
+            format!(
+                "router CPU = softirq time of the CPU each router's receive processing \
+                 was steered to ({}), over each trial; it includes anything else the kernel did in \
+                 softirq on that CPU (docs/metrics.md, Router CPU)",
+                findings.steering.join("; ")
+            )
+        })
+    }
+
+    /// The size the router-CPU figure uses: 512 B as the paper, else the smallest.
+    pub fn cpu_size(&self) -> Option<u32> {
+        let sizes = self.step_sizes();
+        sizes
+            .iter()
+            .copied()
+            .find(|&s| s == 512)
+            .or_else(|| sizes.first().copied())
+    }
+}
+
+/// One row of the per-class table.
+pub struct ClassRow {
+    /// "idle", "BE at 85 %", "BE at 115 %".
+    pub condition: String,
+    /// "EF", "BE", "LBE".
+    pub class: &'static str,
+    /// Per family (IPv4, IPv6), the [`CLASS_METRICS`] formatted.
+    pub cells: [[String; 5]; 2],
+}
+
+/// "idle" or "BE at 115 %".
+pub fn condition_label(load: u32) -> String {
+    if load == 0 {
+        "idle".to_string()
+    } else {
+        format!("BE at {load} %")
+    }
+}
+
+/// A loss ratio as a percentage without its sign: "0", "0.17", "12.6".
+pub fn loss_percent(ratio: f64) -> String {
+    if ratio == 0.0 {
+        "0".to_string()
+    } else {
+        significant(ratio * 100.0)
+    }
+}
+
+fn arm_key(text: &str) -> Option<dualperf_model::ArmId> {
+    dualperf_model::ArmId::new(text).ok()
+}
+
+fn ratio(part: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        part as f64 / total as f64
+    }
+}
+
+/// "p99 one-way delay 0.21 ms vs 0.19 ms (+0.02 ms, not significant)".
+/// `contended`: the comparison's trials ran while other programs took the
+/// tool's CPUs, so a difference whose interval excludes 0 is not claimed.
+fn comparison_words(
+    metric: MetricId,
+    (v6, v4): (f64, f64),
+    ci: Option<(f64, f64)>,
+    significant: bool,
+    pairs: u64,
+    contended: bool,
+) -> String {
+    let difference = v6 - v4;
+    let sign = if difference >= 0.0 { "+" } else { "−" };
+    let excludes_zero = ci.is_some_and(|(low, high)| low > 0.0 || high < 0.0);
+    let verdict = if ci.is_none() {
+        format!("{pairs} pair(s), no interval")
+    } else if significant {
+        "significant".to_string()
+    } else if excludes_zero && contended {
+        "interval excludes 0 but not claimed: the trials ran contended".to_string()
+    } else {
+        "not significant".to_string()
+    };
+    format!(
+        "{} {} vs {} ({sign}{}, {verdict})",
+        metric.label(),
+        format_value(metric, v6),
+        format_value(metric, v4),
+        format_value(metric, difference.abs())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_cells_read_like_the_papers_table() {
+        assert_eq!(loss_percent(0.0), "0");
+        assert_eq!(loss_percent(0.0017), "0.17");
+        assert_eq!(loss_percent(0.1255), "12.6");
+        assert_eq!(condition_label(115), "BE at 115 %");
+    }
+
+    #[test]
+    fn verdict_words_give_both_values_and_the_difference() {
+        let text = comparison_words(
+            MetricId::OwdP99Ns,
+            (210_000.0, 190_000.0),
+            Some((-1.0, 1.0)),
+            false,
+            3,
+            false,
+        );
+        assert!(
+            text.contains("vs") && text.contains("not significant"),
+            "{text}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod view_tests {
+    use dualperf_model::{
+        Arm, ArmId, IpFamily, LoadCondition, LoadFlowSummary, Marking, MetricSummary, Summary,
+    };
+
+    use super::*;
+
+    fn summary(mean: f64) -> Summary {
+        Summary {
+            count: 3,
+            mean,
+            median: mean,
+            min: mean,
+            max: mean,
+            ..Summary::default()
+        }
+    }
+
+    fn arm(id: &str, family: IpFamily) -> Arm {
+        Arm {
+            id: ArmId::new(id).unwrap(),
+            label: id.into(),
+            load: LoadCondition::Idle,
+            ..Arm::native(family, None)
+        }
+    }
+
+    /// A DiffServ-shaped run: idle and 115 % class arms, one step cell.
+    fn run() -> RunResult {
+        let ids = [
+            ("v4-ef", IpFamily::V4),
+            ("v6-ef", IpFamily::V6),
+            ("v4-ef-be115", IpFamily::V4),
+            ("v6-ef-be115", IpFamily::V6),
+            ("v4-s115-128", IpFamily::V4),
+            ("mixed-s115-128", IpFamily::V4),
+        ];
+        let mut result = dualperf_fixtures::result(
+            dualperf_fixtures::config(Vec::new(), Vec::new()),
+            Vec::new(),
+        );
+        result.config.arms = ids.iter().map(|(id, f)| arm(id, *f)).collect();
+        let mut analysis = Analysis::default();
+        for (id, p99) in [
+            ("v4-ef", 90e3),
+            ("v6-ef", 100e3),
+            ("v4-ef-be115", 95e3),
+            ("v6-ef-be115", 3.0e6),
+        ] {
+            for (metric, value) in [(MetricId::OwdP99Ns, p99), (MetricId::LossRatio, 0.0)] {
+                analysis.summaries.push(MetricSummary {
+                    point: 0,
+                    arm: ArmId::new(id).unwrap(),
+                    metric,
+                    summary: summary(value),
+                });
+            }
+        }
+        let flow = |arm: &str, flow: usize, label: &str, family, loss| LoadFlowSummary {
+            point: 0,
+            arm: ArmId::new(arm).unwrap(),
+            flow,
+            label: label.into(),
+            family,
+            marking: Marking::default(),
+            metric: MetricId::LossRatio,
+            summary: summary(loss),
+        };
+        analysis.load_flows = vec![
+            flow("v4-ef-be115", 0, "BE UDP 115 %", IpFamily::V4, 0.14),
+            flow("v6-ef-be115", 0, "BE UDP 115 %", IpFamily::V6, 0.15),
+            flow("v4-s115-128", 0, "BE UDP 115 %", IpFamily::V4, 0.1255),
+            flow(
+                "mixed-s115-128",
+                0,
+                "BE UDP IPv4 115/2 %",
+                IpFamily::V4,
+                0.10,
+            ),
+            flow(
+                "mixed-s115-128",
+                1,
+                "BE UDP IPv6 115/2 %",
+                IpFamily::V6,
+                0.20,
+            ),
+        ];
+        result.analysis = Some(analysis);
+        result
+    }
+
+    #[test]
+    fn the_step_table_and_the_done_when_check_read_the_analysis() {
+        let result = run();
+        let view = DiffServView::of(&result).unwrap();
+        let (header, rows) = view.step_table();
+        assert_eq!(header[2], "IPv4 115");
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].0, 128);
+        assert_eq!(rows[0].1[2], "12.6");
+        assert_eq!(rows[0].1[8], "15.0", "mixed: the mean of its two flows");
+        assert_eq!(rows[0].1[0], "–");
+        let done = view.done_when();
+        assert!(done[0].starts_with("ok IPv4"), "{done:?}");
+        // IPv6: 3 ms under load against 0.1 ms idle misses the 2 ms bound.
+        assert!(done[1].starts_with("MISSED IPv6"), "{done:?}");
+        assert!(done[2].starts_with("ok BE"), "{done:?}");
+        let text = crate::terminal::render_diffserv(&result);
+        assert!(text.contains("Load-step table"), "{text}");
+    }
+}
