@@ -226,7 +226,8 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
     };
     let rank = |c: &Comparison| -> Option<usize> {
         let kind = view.kind(c.point)?;
-        if c.metric == MetricId::headline(kind) {
+        let spec = view.run.config.points.get(c.point)?;
+        if c.metric == MetricId::headline_of(spec) {
             Some(0)
         } else if c.metric == view::LOSS && kind == dualperf_model::TestKind::UdpStream {
             Some(1)

@@ -99,6 +99,27 @@ pub fn wording(metric: MetricId) -> Wording {
             "better voice quality (MOS)",
             "worse voice quality (MOS)",
         ),
+        M::MediaMos | M::MediaFixedBufferMos | M::MediaWorstWindowMos => words(
+            "has",
+            "better call quality (MOS)",
+            "worse call quality (MOS)",
+        ),
+        M::PlayoutLossRatio => words(
+            "loses",
+            "more packets to loss and lateness",
+            "fewer packets to loss and lateness",
+        ),
+        M::JitterBufferNs => words(
+            "needs",
+            "a deeper jitter buffer",
+            "a shallower jitter buffer",
+        ),
+        M::MouthToEarNs => words("has", "more mouth-to-ear delay", "less mouth-to-ear delay"),
+        M::LossBurstMaxPackets => words("has", "longer loss bursts", "shorter loss bursts"),
+        M::FrameDeliveryRatio => words("delivers", "more whole frames", "fewer whole frames"),
+        M::FrameDelayP50Ns | M::FrameDelayP99Ns => {
+            words("has", "higher frame delay", "lower frame delay")
+        }
         M::ClientCpuCores | M::ServerCpuCores | M::SystemBusyRatio => CPU,
         M::SoftirqRatio => words("uses", "more softirq time", "less softirq time"),
         M::RouterCpuCores => words("costs", "more router CPU", "less router CPU"),

@@ -46,7 +46,7 @@ pub fn render_answer_table(result: &RunResult, analysis: &Analysis, width: usize
             let metric = context
                 .spec(point)
                 .map(|spec| {
-                    dualperf_model::MetricId::headline(spec.kind)
+                    dualperf_model::MetricId::headline_of(spec)
                         .label()
                         .to_string()
                 })

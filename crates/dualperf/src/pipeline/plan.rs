@@ -375,6 +375,21 @@ mod tests {
     }
 
     #[test]
+    fn a_media_point_carries_its_profile_and_samples_every_50_ms() {
+        let mut with = options("media");
+        with.time_seconds = 10.0;
+        let point = &points(&with, &IpFamily::ALL).unwrap()[0];
+        assert_eq!(point.kind, TestKind::Media);
+        assert_eq!(point.media, Some(default_media()));
+        assert_eq!((point.size_bytes, point.sample_interval_ms), (172, 50));
+        with.interval_ms = Some(20);
+        assert_eq!(
+            points(&with, &IpFamily::ALL).unwrap()[0].sample_interval_ms,
+            20
+        );
+    }
+
+    #[test]
     fn tcp_connect_has_one_point_whatever_the_sizes() {
         assert_eq!(sizes_for(TestKind::TcpConnect, "papers").unwrap(), vec![0]);
         assert_eq!(

@@ -30,6 +30,7 @@ mod wire;
   dualperf lab                     the standard battery on `router` (about 4 minutes)
   dualperf lab --quick             a first look in under a minute
   dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
+  dualperf lab realtime --quick    voice and video alone and under UDP/TCP load: MOS per family
   dualperf lab my-topology.toml    your own testbed
   dualperf lab --dry-run           the ip/tc commands, to build it by hand
   dualperf lab up two-routers && dualperf lab exec client -- ping -c1 -6 fd00:dead:beef:3::2"
