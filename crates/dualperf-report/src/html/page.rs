@@ -65,7 +65,8 @@ table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--rule); vertical-align: top; }
 th { background: var(--bg-soft); font-weight: 600; position: sticky; top: 0; }
 .table-wrap { overflow-x: auto; }
-td.point, td.arm-name { white-space: nowrap; }
+td.point { white-space: nowrap; } td.arm-name { min-width: 9em; }
+td.why { min-width: 16em; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.significant td.delta { font-weight: 600; }
 td.worse { color: var(--bad); } td.better { color: var(--good); }

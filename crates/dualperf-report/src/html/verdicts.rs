@@ -199,7 +199,7 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
     };
     format!(
         "<tr class=\"{row_class}\"><td class=\"point\" data-sort=\"{point}\">{point_label}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{label}</a></td>{arm_column}{baseline}{value}\
-         <td class=\"{class}\" data-sort=\"{sort}\" title=\"{sentence} (absolute difference {absolute})\">{delta}</td><td class=\"num\">{ci}</td><td class=\"num\">{theory}</td><td>{verdict}{notes}</td></tr>\n",
+         <td class=\"{class}\" data-sort=\"{sort}\" title=\"{sentence} (absolute difference {absolute})\">{delta}</td><td class=\"num\">{ci}</td><td class=\"num\">{theory}</td><td class=\"why\">{verdict}{notes}</td></tr>\n",
         row_class = if significant { "significant" } else { "" },
         point = comparison.point,
         point_label = escape(&view.label(comparison.point)),
