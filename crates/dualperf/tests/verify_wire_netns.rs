@@ -8,110 +8,15 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
 
-use std::process::{Child, Command, Stdio};
+#[path = "common/netns_pair.rs"]
+mod netns_pair;
+use netns_pair::{sh, Lab};
+
+use std::process::Command;
 
 use dualperf_model::{ComparisonWarning, RunResult, TestKind, TrialOutcome, WireFinding};
 
 const PORT: &str = "5198";
-
-fn sh(args: &[&str]) -> Result<String, String> {
-    let output = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("running {}: {e}", args[0]))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-    }
-}
-
-/// Two namespaces joined by a veth pair, deleted on drop (with whatever
-/// still runs in them).
-struct Lab {
-    client: String,
-    server: String,
-    children: Vec<Child>,
-}
-
-impl Lab {
-    fn create() -> Result<Lab, String> {
-        let pid = std::process::id();
-        let mut lab = Lab {
-            client: format!("dpvw-{pid}-c"),
-            server: format!("dpvw-{pid}-s"),
-            children: Vec::new(),
-        };
-        sh(&["ip", "netns", "add", &lab.client])?;
-        sh(&["ip", "netns", "add", &lab.server])?;
-        let (vc, vs) = (format!("dpvw{pid}c"), format!("dpvw{pid}s"));
-        sh(&[
-            "ip",
-            "link",
-            "add",
-            &vc,
-            "netns",
-            &lab.client,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &vs,
-            "netns",
-            &lab.server,
-        ])?;
-        for (ns, dev, v4, v6) in [
-            (&lab.client, &vc, "10.208.0.1/24", "fd20:8::1/64"),
-            (&lab.server, &vs, "10.208.0.2/24", "fd20:8::2/64"),
-        ] {
-            sh(&["ip", "-n", ns, "addr", "add", v4, "dev", dev])?;
-            sh(&["ip", "-n", ns, "addr", "add", v6, "dev", dev, "nodad"])?;
-            sh(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
-            sh(&["ip", "-n", ns, "link", "set", dev, "up"])?;
-        }
-        // Accepted TCP connections reflect the client's label (the only way
-        // Linux labels them); the server asks for it, the namespace allows it.
-        sh(&[
-            "ip",
-            "netns",
-            "exec",
-            &lab.server,
-            "sysctl",
-            "-qw",
-            "net.ipv6.flowlabel_consistency=0",
-        ])?;
-        sh(&["which", "tcpdump"])?;
-        lab.children.clear();
-        Ok(lab)
-    }
-
-    fn spawn(&mut self, ns: &str, args: &[&str]) -> Result<(), String> {
-        let child = Command::new("ip")
-            .args(["netns", "exec", ns])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("spawning {args:?}: {e}"))?;
-        self.children.push(child);
-        Ok(())
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        for child in &mut self.children {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        let _ = sh(&["ip", "netns", "delete", &self.client]);
-        let _ = sh(&["ip", "netns", "delete", &self.server]);
-    }
-}
 
 fn run(lab: &Lab, json: &std::path::Path) -> RunResult {
     let bin = env!("CARGO_BIN_EXE_dualperf");
@@ -147,7 +52,7 @@ fn run(lab: &Lab, json: &std::path::Path) -> RunResult {
 
 #[test]
 fn the_capture_agrees_with_the_engine_and_a_remarking_rule_is_found() {
-    let mut lab = match Lab::create() {
+    let mut lab = match Lab::create("dpvw", 8, "tcpdump") {
         Ok(lab) => lab,
         Err(error) => {
             assert!(

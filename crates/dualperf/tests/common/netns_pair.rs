@@ -1,0 +1,120 @@
+//! Two network namespaces joined by a veth pair, with IPv4 and IPv6
+//! addresses, for the binary's tests that run `dualperf` on both sides and
+//! capture between them (`run_marking_netns`, `verify_wire_netns`).
+
+use std::process::{Child, Command, Stdio};
+
+/// Runs a command; its standard output, or an error naming the command.
+pub fn sh(args: &[&str]) -> Result<String, String> {
+    let output = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("running {}: {e}", args[0]))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// Two namespaces joined by a veth pair, deleted on drop (with whatever
+/// still runs in them).
+pub struct Lab {
+    pub client: String,
+    pub server: String,
+    /// Processes started with [`Lab::spawn`], last started last.
+    pub children: Vec<Child>,
+}
+
+impl Lab {
+    /// A pair named `{prefix}-PID-c`/`-s` on 10.2{subnet:02}.0.0/24 and
+    /// fd20:{subnet}::/64; `tool` must be on PATH (the capture the test uses).
+    pub fn create(prefix: &str, subnet: u8, tool: &str) -> Result<Lab, String> {
+        let pid = std::process::id();
+        let mut lab = Lab {
+            client: format!("{prefix}-{pid}-c"),
+            server: format!("{prefix}-{pid}-s"),
+            children: Vec::new(),
+        };
+        sh(&["ip", "netns", "add", &lab.client])?;
+        sh(&["ip", "netns", "add", &lab.server])?;
+        let (vc, vs) = (format!("{prefix}{pid}c"), format!("{prefix}{pid}s"));
+        sh(&[
+            "ip",
+            "link",
+            "add",
+            &vc,
+            "netns",
+            &lab.client,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &vs,
+            "netns",
+            &lab.server,
+        ])?;
+        for (ns, dev, v4, v6) in [
+            (
+                &lab.client,
+                &vc,
+                format!("10.2{subnet:02}.0.1/24"),
+                format!("fd20:{subnet}::1/64"),
+            ),
+            (
+                &lab.server,
+                &vs,
+                format!("10.2{subnet:02}.0.2/24"),
+                format!("fd20:{subnet}::2/64"),
+            ),
+        ] {
+            let (v4, v6) = (v4.as_str(), v6.as_str());
+            sh(&["ip", "-n", ns, "addr", "add", v4, "dev", dev])?;
+            sh(&["ip", "-n", ns, "addr", "add", v6, "dev", dev, "nodad"])?;
+            sh(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
+            sh(&["ip", "-n", ns, "link", "set", dev, "up"])?;
+        }
+        // Accepted TCP connections reflect the client's label (the only way
+        // Linux labels them); the server asks for it, the namespace allows it.
+        sh(&[
+            "ip",
+            "netns",
+            "exec",
+            &lab.server,
+            "sysctl",
+            "-qw",
+            "net.ipv6.flowlabel_consistency=0",
+        ])?;
+        sh(&["which", tool])?;
+        lab.children.clear();
+        Ok(lab)
+    }
+
+    /// Starts `args` in namespace `ns`; killed when the pair is dropped.
+    pub fn spawn(&mut self, ns: &str, args: &[&str]) -> Result<(), String> {
+        let child = Command::new("ip")
+            .args(["netns", "exec", ns])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("spawning {args:?}: {e}"))?;
+        self.children.push(child);
+        Ok(())
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = sh(&["ip", "netns", "delete", &self.client]);
+        let _ = sh(&["ip", "netns", "delete", &self.server]);
+    }
+}
