@@ -161,8 +161,8 @@ pub fn run_under_load(
     }
     for flow in running {
         let label = &load.flows[flow.flow].label;
-        match flow.thread.join() {
-            Ok(Ok(report)) => {
+        match joined(label, flow.thread) {
+            Ok(report) => {
                 let mut observations = report.observations;
                 let schedule_end = Duration::from_millis(flow.spec.duration_ms);
                 if Duration::from_nanos(observations.measured_ns) >= schedule_end {
@@ -184,8 +184,7 @@ pub fn run_under_load(
                     observations: Box::new(observations),
                 });
             }
-            Ok(Err(error)) => errors.push(format!("{label}: {}", error_chain(&error))),
-            Err(_) => errors.push(format!("{label}: its thread panicked")),
+            Err(error) => errors.push(error),
         }
     }
     let mut report = measured?;
@@ -205,19 +204,26 @@ fn stop_all(load: &LoadSpec, running: Vec<Running>) -> Vec<String> {
     for flow in &running {
         flow.halt.store(true, Ordering::Release);
     }
-    let mut errors = Vec::new();
-    for flow in running {
-        let label = &load.flows[flow.flow].label;
-        match flow.thread.join() {
-            Ok(Ok(_)) => {}
-            Ok(Err(error)) => errors.push(format!("{label}: {}", error_chain(&error))),
-            Err(_) => errors.push(format!("{label}: its thread panicked")),
-        }
-    }
+    let mut errors: Vec<String> = running
+        .into_iter()
+        .filter_map(|flow| joined(&load.flows[flow.flow].label, flow.thread).err())
+        .collect();
     if errors.is_empty() {
         errors.push("no flow reported an error before the wait ran out".into());
     }
     errors
+}
+
+/// The report of a load flow's thread, or its error prefixed with `label`.
+fn joined(
+    label: &str,
+    thread: std::thread::JoinHandle<Result<TrialReport>>,
+) -> std::result::Result<TrialReport, String> {
+    match thread.join() {
+        Ok(Ok(report)) => Ok(report),
+        Ok(Err(error)) => Err(format!("{label}: {}", error_chain(&error))),
+        Err(_) => Err(format!("{label}: its thread panicked")),
+    }
 }
 
 #[cfg(test)]
