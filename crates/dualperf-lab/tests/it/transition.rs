@@ -508,7 +508,10 @@ fn four_in_six_carries_ipv4_as_next_header_4_across_the_ipv6_only_core() {
     let capture = Capture::start(
         &core,
         &core_link,
-        "ip6 and not icmp6",
+        // Multicast excluded: MLD reports carry ICMPv6 behind a hop-by-hop
+        // header (next header 0), which `not icmp6` does not see; one sent
+        // while the capture ran failed CI once.
+        "ip6 and not icmp6 and not ip6 multicast",
         &["ipv6.nxt", "ip.dst"],
         2,
     );
