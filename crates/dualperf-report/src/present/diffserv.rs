@@ -424,6 +424,78 @@ impl<'a> DiffServView<'a> {
         (header, rows)
     }
 
+    /// Per (column, step) of `size`, the share of its asked rate the BE
+    /// sender reached ([`DiffServView::step_achieved`]), e.g. "92 %".
+    pub fn step_achieved_row(&self, size: u32) -> Vec<String> {
+        (0..3)
+            .flat_map(|column| STEPS.map(move |step| (column, step)))
+            .map(|(column, step)| {
+                self.step_achieved(column, step, size).map_or_else(
+                    || "–".to_string(),
+                    |share| format!("{} %", crate::present::value::percent(share)),
+                )
+            })
+            .collect()
+    }
+
+    /// The EF probe beside each step: per size, per (column, step) "p99 /
+    /// loss" of the measured EF probe, e.g. "0.15 ms / 0 %" — whether the
+    /// premium class stayed protected while the router was loaded.
+    pub fn step_ef_table(&self) -> Vec<(u32, Vec<String>)> {
+        self.step_sizes()
+            .into_iter()
+            .map(|size| {
+                let cells = (0..3)
+                    .flat_map(|column| STEPS.map(move |step| (column, step)))
+                    .map(|(column, step)| {
+                        let p99 = self.step_arm(column, step, size, MetricId::OwdP99Ns);
+                        let loss = self.step_arm(column, step, size, MetricId::LossRatio);
+                        match (p99, loss) {
+                            (Some(p99), Some(loss)) => format!(
+                                "{} / {}",
+                                format_value(MetricId::OwdP99Ns, p99.mean),
+                                format_value(MetricId::LossRatio, loss.mean)
+                            ),
+                            _ => "–".to_string(),
+                        }
+                    })
+                    .collect();
+                (size, cells)
+            })
+            .collect()
+    }
+
+    /// Router CPU per router at [`DiffServView::cpu_size`]: per router, the
+    /// cells idle (IPv4, IPv6) then IPv4, IPv6, mixed × 85/100/115, as "%
+    /// of one CPU".
+    pub fn router_table(&self) -> Option<(u32, Vec<(String, Vec<String>)>)> {
+        let size = self.cpu_size()?;
+        let rows = self
+            .routers()
+            .into_iter()
+            .map(|node| {
+                let mut cells: Vec<String> = [0, 1]
+                    .into_iter()
+                    .map(|column| self.router_cpu(&node, column, 0, size))
+                    .chain(
+                        (0..3)
+                            .flat_map(|column| STEPS.map(move |step| (column, step)))
+                            .map(|(column, step)| self.router_cpu(&node, column, step, size)),
+                    )
+                    .map(|cores| {
+                        cores.map_or_else(
+                            || "–".to_string(),
+                            |c| format!("{} %", significant(c * 100.0)),
+                        )
+                    })
+                    .collect();
+                cells.shrink_to_fit();
+                (node, cells)
+            })
+            .collect();
+        Some((size, rows))
+    }
+
     /// The conditioner checks, one sentence each.
     pub fn checks(&self) -> Vec<String> {
         let Some(findings) = self
