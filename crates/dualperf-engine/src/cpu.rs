@@ -387,7 +387,9 @@ mod tests {
             spinner.join().unwrap();
         }
         let (process, system) = meter.finish();
-        assert!(process.user_ns > 100_000_000, "{process:?}");
+        // Two spinners for 300 ms: well over 30 ms of user time even when
+        // other work shares the machine's CPUs.
+        assert!(process.user_ns > 30_000_000, "{process:?}");
         if std::thread::available_parallelism().map_or(1, |n| n.get()) < 3 {
             assert!(process.involuntary_switches > 0, "{process:?}");
         }

@@ -13,12 +13,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use dualperf_model::{FlowCounters, TestKind, TestSpec, UdpReceiveCounters};
+use dualperf_model::{FlowCounters, MediaProfile, TestKind, TestSpec, UdpReceiveCounters};
 
 use crate::flow::{
-    self, connect, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext, FlowOutput,
+    self, connect, media, rr, spawn_flow, tcp_stream, udp_probe, udp_stream, FlowContext,
+    FlowOutput,
 };
-use crate::meter::{spawn_sampler_watching, FlowMeter, Phase, SamplerOutput, Schedule};
+use crate::meter::{
+    spawn_sampler_reporting, FlowMeter, IntervalSink, Phase, SamplerOutput, Schedule,
+};
 
 /// Extra time after the schedule before every flow is stopped regardless.
 const GRACE: Duration = Duration::from_secs(10);
@@ -65,7 +68,7 @@ pub fn probe_interval(spec: &TestSpec) -> Duration {
 pub fn is_stream_kind(kind: TestKind) -> bool {
     matches!(
         kind,
-        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe
+        TestKind::TcpStream | TestKind::UdpStream | TestKind::UdpProbe | TestKind::Media
     )
 }
 
@@ -98,6 +101,19 @@ pub fn start_watching(
     sockets: DataSockets,
     cpus: &[u32],
     watched: &[u32],
+) -> RunningEnd {
+    start_reporting(spec, role, sockets, cpus, watched, None)
+}
+
+/// [`start_watching`], the sampler also sending each finished interval to
+/// `live` (the client's live interval lines).
+pub fn start_reporting(
+    spec: &TestSpec,
+    role: Role,
+    sockets: DataSockets,
+    cpus: &[u32],
+    watched: &[u32],
+    live: Option<IntervalSink>,
 ) -> RunningEnd {
     let phase = Arc::new(Phase::default());
     let schedule = Schedule {
@@ -164,6 +180,18 @@ pub fn start_watching(
                     (TestKind::UdpProbe, _, false) => {
                         spawn_flow(name, cpus, move || udp_probe::receive(socket, size, ctx))
                     }
+                    (TestKind::Media, _, sending) => {
+                        let profile = spec_copy.media.clone().unwrap_or(MediaProfile::Voice(
+                            dualperf_model::VoiceProfile {
+                                codec: dualperf_model::VoiceCodec::G711,
+                                packet_ms: 20,
+                            },
+                        ));
+                        spawn_flow(name, cpus, move || match sending {
+                            true => media::send(socket, profile, ctx),
+                            false => media::receive(socket, &profile, ctx),
+                        })
+                    }
                     (_, _, true) => spawn_flow(name, cpus, move || {
                         udp_stream::send(socket, size, rate, ctx)
                     }),
@@ -189,7 +217,7 @@ pub fn start_watching(
         }
     }
     let ends_at = Instant::now() + schedule.warmup + schedule.duration;
-    let sampler = spawn_sampler_watching(phase.clone(), meters, schedule, watched.to_vec());
+    let sampler = spawn_sampler_reporting(phase.clone(), meters, schedule, watched.to_vec(), live);
     RunningEnd {
         phase,
         ends_at,
@@ -252,6 +280,7 @@ impl EndOutcome {
     /// Sent counters: exact datagram counts for a UDP sender, otherwise the
     /// sampler's measured deltas.
     pub fn sent(&self, spec: &TestSpec, role: Role) -> FlowCounters {
+        // Media packets vary in size: the sampler counted their bytes.
         let udp_stream = matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe);
         if udp_stream && is_stream_sender(spec, role) {
             let packets: u64 = self.udp_sent_per_stream().iter().sum();
@@ -291,6 +320,10 @@ impl EndOutcome {
     /// receiver (`udp`), otherwise the sampler's measured deltas.
     pub fn received(&self, spec: &TestSpec, udp: Option<&UdpReceiveCounters>) -> FlowCounters {
         match udp {
+            Some(udp) if spec.kind == TestKind::Media => FlowCounters {
+                packets: udp.received,
+                bytes: self.sampler.measured.received.bytes,
+            },
             Some(udp) => FlowCounters {
                 packets: udp.received,
                 bytes: udp.received * u64::from(spec.size_bytes),

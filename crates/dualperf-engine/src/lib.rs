@@ -74,6 +74,7 @@
 pub mod affinity;
 pub mod client;
 pub mod clock;
+pub mod congestion;
 pub mod cpu;
 pub mod datagram;
 pub mod endpoint;

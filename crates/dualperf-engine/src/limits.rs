@@ -151,6 +151,9 @@ pub fn session_memory_bytes(spec: &TestSpec) -> u64 {
     let per_stream = match spec.kind {
         TestKind::TcpStream => size.max(TCP_READ_BYTES),
         TestKind::UdpStream => batch * (size.max(64) + 1) + ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES,
+        TestKind::Media => {
+            size.max(64) + 1 + crate::flow::media::MEDIA_ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES
+        }
         TestKind::UdpProbe => {
             size.max(64) + 1 + crate::flow::udp_probe::PROBE_ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES
         }
@@ -334,6 +337,9 @@ impl ServerLimits {
                     u64::from(spec.size_bytes) * 8 * 1_000_000
                         / crate::endpoint::probe_interval(spec).as_micros().max(1) as u64,
                 )),
+                TestKind::Media => spec.media.as_ref().map(|media| {
+                    BitRate::from_bits_per_second(media.mean_payload_bps().ceil() as u64)
+                }),
                 _ => spec.rate,
             };
             match rate {

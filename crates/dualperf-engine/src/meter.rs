@@ -185,9 +185,24 @@ pub fn spawn_sampler_watching(
     schedule: Schedule,
     cpus: Vec<u32>,
 ) -> JoinHandle<SamplerOutput> {
+    spawn_sampler_reporting(phase, meters, schedule, cpus, None)
+}
+
+/// Where a sampler sends a copy of every interval sample as it finishes it
+/// (live interval lines); one message per interval, never per packet.
+pub type IntervalSink = std::sync::mpsc::Sender<IntervalSample>;
+
+/// [`spawn_sampler_watching`], also sending each finished interval to `live`.
+pub fn spawn_sampler_reporting(
+    phase: Arc<Phase>,
+    meters: Vec<Arc<FlowMeter>>,
+    schedule: Schedule,
+    cpus: Vec<u32>,
+    live: Option<IntervalSink>,
+) -> JoinHandle<SamplerOutput> {
     std::thread::Builder::new()
         .name("dualperf-sampler".into())
-        .spawn(move || run_sampler(&phase, &meters, schedule, &cpus))
+        .spawn(move || run_sampler(&phase, &meters, schedule, &cpus, live.as_ref()))
         .expect("spawning a thread only fails when the process is out of resources")
 }
 
@@ -216,6 +231,7 @@ fn run_sampler(
     meters: &[Arc<FlowMeter>],
     schedule: Schedule,
     cpus: &[u32],
+    live: Option<&IntervalSink>,
 ) -> SamplerOutput {
     let start = Instant::now();
     let mut output = SamplerOutput::default();
@@ -236,7 +252,7 @@ fn run_sampler(
         let now = Instant::now();
         let totals = snapshot(meters);
         let delta = totals.minus(previous);
-        output.intervals.push(IntervalSample {
+        let sample = IntervalSample {
             end_ns: (now - measured_start).as_nanos() as u64,
             length_ns: (now - previous_at).as_nanos() as u64,
             sent_bytes: delta.sent.bytes,
@@ -245,7 +261,12 @@ fn run_sampler(
             received_packets: delta.received.packets,
             lost_packets: None,
             mean_delay_ns: delta.latency_sum_ns.checked_div(delta.latency_count),
-        });
+        };
+        output.intervals.push(sample);
+        if let Some(sink) = live {
+            // A receiver that went away only means nobody watches any more.
+            let _ = sink.send(sample);
+        }
         (previous, previous_at) = (totals, now);
         if !completed || target >= end {
             break;

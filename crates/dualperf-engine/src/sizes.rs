@@ -22,6 +22,9 @@ pub fn max_udp_payload(family: IpFamily) -> u32 {
 pub fn min_size(kind: TestKind) -> u32 {
     match kind {
         TestKind::UdpStream | TestKind::UdpProbe => HEADER_BYTES as u32,
+        TestKind::Media => {
+            dualperf_model::media::RTP_HEADER_BYTES + dualperf_model::media::STAMP_BYTES
+        }
         TestKind::UdpRr => 8,
         TestKind::TcpStream | TestKind::TcpRr => 1,
         TestKind::TcpConnect => 0,
@@ -104,7 +107,7 @@ pub fn default_size(kind: TestKind) -> u32 {
     match kind {
         TestKind::TcpStream => 131_072,
         TestKind::UdpStream => 1024,
-        TestKind::UdpProbe => 172,
+        TestKind::UdpProbe | TestKind::Media => 172,
         TestKind::TcpRr | TestKind::UdpRr => 64,
         TestKind::TcpConnect => 0,
     }

@@ -69,7 +69,7 @@ fn summary_of(kind: TestKind) -> Option<(Family, &'static [(Quantile, MetricId)]
         TestKind::TcpRr | TestKind::UdpRr => Some((Family::Rtt, RTT)),
         TestKind::TcpConnect => Some((Family::Connect, CONNECT)),
         TestKind::UdpProbe => Some((Family::OneWayDelay, OWD)),
-        TestKind::TcpStream | TestKind::UdpStream => None,
+        TestKind::TcpStream | TestKind::UdpStream | TestKind::Media => None,
     }
 }
 

@@ -425,7 +425,9 @@ impl SyntheticLab {
                 }
                 observations.cpu = cpu(0.45 + 0.02 * noise.next(), family);
             }
-            TestKind::UdpProbe => probe(&mut observations, family, repetition, noise),
+            TestKind::UdpProbe | TestKind::Media => {
+                probe(&mut observations, family, repetition, noise)
+            }
             TestKind::TcpConnect => {}
         }
         Trial {

@@ -19,6 +19,7 @@
 //! | one-way delay | RFC 7679 §3: `D = R − S` | [`DelayObserver`] |
 //! | PDV | RFC 5481 §4.2: `D(i) − D(min)`; RFC 8219 §5 summary `D(p99.9) − D(min)` | [`DelayObserver`] |
 //! | IPDV | RFC 3393 §2.4 with RFC 5481 §4.1's consecutive-packet selection | [`IpdvObserver`] |
+//! | jitter-buffer playout | fixed and adaptive buffers (Ramjee et al. 1994); late packets are lost (ITU-T G.1020 §6.2) | [`playout::play_out`] |
 //!
 //! The module documentation of each observer states the formulas, the units
 //! (nanoseconds, datagrams, packets of extent) and every choice the RFCs
@@ -73,6 +74,7 @@ pub mod delay;
 pub mod delivery;
 mod histogram;
 pub mod jitter;
+pub mod playout;
 mod quantile;
 pub mod sequence;
 pub mod sim;

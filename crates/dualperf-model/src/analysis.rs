@@ -115,6 +115,10 @@ pub struct Attribution {
     pub cpu: Option<CpuPart>,
     /// `measured` minus the parts.
     pub unexplained: f64,
+    /// A saturated user-space forwarder on the arm's path (TAYGA for
+    /// NAT64): the bottleneck, explaining what the other parts leave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forwarder: Option<crate::forwarder::ForwarderPart>,
 }
 
 /// Fragmentation's share of an [`Attribution`].

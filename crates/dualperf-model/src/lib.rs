@@ -24,7 +24,9 @@
 pub mod analysis;
 pub mod arm;
 pub mod diffserv;
+pub mod execution;
 pub mod family;
+pub mod forwarder;
 pub mod host;
 pub mod load;
 pub mod media;
@@ -48,6 +50,7 @@ pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
     RouterCpuSummary,
 };
+pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};

@@ -128,6 +128,16 @@ metrics! {
     RetransmittedSegments => "retransmitted_segments", "segments", false, Quantity::Count("segments"), "retransmissions", "TCP segments retransmitted, TCP_INFO tcpi_total_retrans";
     TcpEfficiencyRatio => "tcp_efficiency_ratio", "ratio", true, Quantity::Ratio, "TCP efficiency", "RFC 6349 §3.3.2: (bytes sent − bytes retransmitted) / bytes sent";
     VoiceMos => "voice_mos", "MOS", true, Quantity::Count("MOS"), "voice MOS", "ITU-T G.107 E-model (Cole-Rosenbluth) for G.711 with PLC: Ta = OWD p50 + PDV p99.9 buffer + probe interval";
+    MediaMos => "media_mos", "MOS", true, Quantity::Count("MOS"), "MOS", "ITU-T G.107 E-model with the codec's Ie/Bpl (G.113 App. I) behind an adaptive jitter buffer: Ta = one-way delay + buffer + packetisation, Ppl = lost + late packets";
+    MediaFixedBufferMos => "media_fixed_buffer_mos", "MOS", true, Quantity::Count("MOS"), "MOS, fixed buffer", "as media_mos behind a fixed jitter buffer (first packet's delay + 40 ms)";
+    MediaWorstWindowMos => "media_worst_window_mos", "MOS", true, Quantity::Count("MOS"), "MOS, worst 10 s", "media_mos of the worst 10-second window of the measured interval";
+    PlayoutLossRatio => "playout_loss_ratio", "ratio", false, Quantity::Ratio, "playout loss", "(packets lost + packets later than the adaptive jitter buffer's playout time) / packets sent";
+    JitterBufferNs => "jitter_buffer_ns", "ns", false, Quantity::Nanoseconds, "jitter buffer", "mean delay the adaptive jitter buffer adds: playout offset − one-way delay, over played packets";
+    MouthToEarNs => "mouth_to_ear_ns", "ns", false, Quantity::Nanoseconds, "mouth-to-ear delay", "G.107 Ta: mean playout offset (one-way delay + jitter buffer) + packetisation interval";
+    LossBurstMaxPackets => "loss_burst_max_packets", "packets", false, Quantity::Count("packets"), "longest loss burst", "longest run of consecutive lost datagrams (RFC 3357 loss period)";
+    FrameDeliveryRatio => "frame_delivery_ratio", "ratio", true, Quantity::Ratio, "frames delivered", "video frames whose every packet arrived / frames sent";
+    FrameDelayP50Ns => "frame_delay_p50_ns", "ns", false, Quantity::Nanoseconds, "frame delay p50", "median over delivered frames of (arrival of the frame's last packet − send time of its first)";
+    FrameDelayP99Ns => "frame_delay_p99_ns", "ns", false, Quantity::Nanoseconds, "frame delay p99", "99th percentile over delivered frames of (arrival of the frame's last packet − send time of its first)";
     ClientCpuCores => "client_cpu_cores", "cores", false, Quantity::Cores, "client CPU", "client process (user + system CPU time) / wall time (getrusage)";
     ServerCpuCores => "server_cpu_cores", "cores", false, Quantity::Cores, "server CPU", "server process (user + system CPU time) / wall time, as the server reports";
     SystemBusyRatio => "system_busy_ratio", "ratio", false, Quantity::Ratio, "system CPU busy", "/proc/stat: (user + nice + system + irq + softirq + steal) / all jiffies";
@@ -160,6 +170,18 @@ impl MetricId {
             TestKind::TcpRr | TestKind::UdpRr => MetricId::RttP50Ns,
             TestKind::TcpConnect => MetricId::ConnectP50Ns,
             TestKind::UdpProbe => MetricId::OwdP50Ns,
+            TestKind::Media => MetricId::MediaMos,
+        }
+    }
+
+    /// The headline of one point: [`MetricId::headline`] of its kind, but
+    /// frame delivery for a video media point (the E-model rates voice only).
+    pub fn headline_of(spec: &crate::spec::TestSpec) -> MetricId {
+        match &spec.media {
+            Some(media) if spec.kind == TestKind::Media && media.is_video() => {
+                MetricId::FrameDeliveryRatio
+            }
+            _ => MetricId::headline(spec.kind),
         }
     }
 }

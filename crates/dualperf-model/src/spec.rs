@@ -39,17 +39,21 @@ pub enum TestKind {
     TcpConnect,
     /// An isochronous UDP probe stream (one-way delay, PDV, loss, reordering).
     UdpProbe,
+    /// A real-time media stream (voice or video, [`TestSpec::media`]) sent
+    /// as RTP-shaped UDP: one-way delay, jitter, loss, MOS, frame delivery.
+    Media,
 }
 
 impl TestKind {
     /// Every kind, in the order of the standard battery.
-    pub const ALL: [TestKind; 6] = [
+    pub const ALL: [TestKind; 7] = [
         TestKind::TcpStream,
         TestKind::UdpStream,
         TestKind::TcpRr,
         TestKind::UdpRr,
         TestKind::TcpConnect,
         TestKind::UdpProbe,
+        TestKind::Media,
     ];
 
     /// The kebab-case name used on the command line and in results.
@@ -61,6 +65,7 @@ impl TestKind {
             TestKind::UdpRr => "udp-rr",
             TestKind::TcpConnect => "tcp-connect",
             TestKind::UdpProbe => "udp-probe",
+            TestKind::Media => "media",
         }
     }
 
@@ -68,7 +73,16 @@ impl TestKind {
     pub fn is_udp(self) -> bool {
         matches!(
             self,
-            TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe
+            TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe | TestKind::Media
+        )
+    }
+
+    /// True for the one-way UDP kinds whose receiver tracks sequence
+    /// numbers and send stamps (udp-stream, udp-probe, media).
+    pub fn is_one_way_udp(self) -> bool {
+        matches!(
+            self,
+            TestKind::UdpStream | TestKind::UdpProbe | TestKind::Media
         )
     }
 }
@@ -130,6 +144,13 @@ pub struct TestSpec {
 impl TestSpec {
     /// A short label for tables and progress lines, e.g. `tcp-stream 1024 B`.
     pub fn label(&self) -> String {
+        if let (TestKind::Media, Some(media)) = (self.kind, &self.media) {
+            let mut label = format!("media {}", media.label());
+            if self.reverse {
+                label.push_str(" rev");
+            }
+            return label;
+        }
         let mut label = format!("{} {} B", self.kind, self.size_bytes);
         if self.parallel_streams > 1 {
             label.push_str(&format!(" x{}", self.parallel_streams));

@@ -100,7 +100,7 @@ fn contention_sentence(view: &RunView<'_>) -> Option<String> {
             .config
             .points
             .get(c.point)
-            .is_some_and(|spec| MetricId::headline(spec.kind) == c.metric)
+            .is_some_and(|spec| MetricId::headline_of(spec) == c.metric)
     };
     let headlines: Vec<&Comparison> = analysis.comparisons.iter().filter(headline).collect();
     let mut most: Option<&dualperf_model::ContentionEvidence> = None;

@@ -26,6 +26,10 @@ use crate::present::value::{compact_relative, format_value, percent, signed_diff
 use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_SIGNIFICANCE};
 use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
+mod answer;
+
+pub use answer::{answer_is_a_table, render_answer, render_answer_table};
+
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;
 
@@ -257,8 +261,7 @@ impl<'a> Context<'a> {
     /// The headline comparison of `arm` at `point` (the one metric of the
     /// point's kind, [`MetricId::headline`]).
     fn headline(&self, point: usize, arm: &ArmId) -> Option<&'a Comparison> {
-        let kind = self.spec(point)?.kind;
-        self.comparison(point, MetricId::headline(kind), arm)
+        self.comparison(point, MetricId::headline_of(self.spec(point)?), arm)
     }
 
     /// The verdict sentence of a comparison, with its "why" when there is
@@ -327,7 +330,7 @@ impl<'a> Context<'a> {
     /// Why a point has no headline comparison for `arm`: the missing entry
     /// of its headline metric (either arm), else any missing entry.
     fn why_missing(&self, point: usize, arm: &ArmId) -> String {
-        let headline = self.spec(point).map(|s| MetricId::headline(s.kind));
+        let headline = self.spec(point).map(MetricId::headline_of);
         let at_point = || {
             self.analysis
                 .missing
@@ -729,6 +732,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
 
 mod diffserv;
 pub use diffserv::render_diffserv;
+mod media;
+pub use media::render_media;
 
 #[cfg(test)]
 mod tests;

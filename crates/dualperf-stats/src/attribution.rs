@@ -29,8 +29,12 @@
 //!   of the measured difference. Of the candidate ends (sender, receiver;
 //!   one process for both ends counts as both ends) the one that explains
 //!   most is kept;
+//! * **forwarder**: a user-space forwarder on the arm's path (TAYGA) that
+//!   kept at least [`CPU_BOUND_CORES`] of a core busy is the bottleneck and
+//!   explains what the parts above leave, when that points the way of a
+//!   slower arm ([`crate::forwarder`]);
 //! * **unexplained**: measured − header − encapsulation − fragmentation −
-//!   CPU.
+//!   CPU − forwarder.
 //!
 //! The header parts are byte-bound (a link is the limit) and the CPU part
 //! packet-bound (a CPU is); where both hold to some degree the parts are a
@@ -103,13 +107,15 @@ pub fn attribute(input: &Input) -> Option<Attribution> {
         + encapsulation.unwrap_or(0.0)
         + fragmentation.map_or(0.0, |f| f.explained)
         + cpu.map_or(0.0, |c| c.explained);
+    let forwarder = crate::forwarder::forwarder_part(input, input.measured - explained);
     Some(Attribution {
         measured: input.measured,
         header,
         encapsulation,
         fragmentation,
         cpu,
-        unexplained: input.measured - explained,
+        unexplained: input.measured - explained - forwarder.map_or(0.0, |f| f.explained),
+        forwarder,
     })
 }
 
@@ -210,12 +216,12 @@ fn ends_and_unit(kind: TestKind) -> Option<(&'static [CpuEnd], CostUnit)> {
         )),
         TestKind::TcpRr | TestKind::UdpRr => Some((&[CpuEnd::BothEnds], CostUnit::Transaction)),
         TestKind::TcpConnect => Some((&[CpuEnd::BothEnds], CostUnit::Connection)),
-        TestKind::UdpProbe => None,
+        TestKind::UdpProbe | TestKind::Media => None,
     }
 }
 
 /// Units of work at `end` in one trial.
-fn units(spec: &TestSpec, o: &Observations, end: CpuEnd) -> Option<f64> {
+pub(crate) fn units(spec: &TestSpec, o: &Observations, end: CpuEnd) -> Option<f64> {
     let fragments = u64::from(o.fragments_per_datagram.max(1));
     let count = match spec.kind {
         TestKind::TcpStream => o.tcp.map(|t| t.segments_sent)?,
@@ -224,7 +230,7 @@ fn units(spec: &TestSpec, o: &Observations, end: CpuEnd) -> Option<f64> {
             _ => o.sender.packets * fragments,
         },
         TestKind::TcpRr | TestKind::UdpRr | TestKind::TcpConnect => o.latency.as_ref()?.count,
-        TestKind::UdpProbe => return None,
+        TestKind::UdpProbe | TestKind::Media => return None,
     };
     (count > 0).then_some(count as f64)
 }

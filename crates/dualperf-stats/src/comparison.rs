@@ -304,26 +304,24 @@ fn control_headline_comparisons(
     result: &RunResult,
     comparisons: &mut [Comparison],
 ) -> dualperf_model::MultipleComparisonControl {
-    let kind_of = |point: usize| {
+    let headline_of = |point: usize| {
         result
             .config
             .points
             .get(point)
-            .map(|spec| spec.kind)
+            .map(MetricId::headline_of)
             .or_else(|| {
                 result
                     .trials
                     .iter()
                     .find(|t| t.point == point)
-                    .map(|t| t.spec.kind)
+                    .map(|t| MetricId::headline_of(&t.spec))
             })
     };
     let family: Vec<usize> = comparisons
         .iter()
         .enumerate()
-        .filter(|(_, c)| {
-            c.p_value.is_some() && kind_of(c.point).map(MetricId::headline) == Some(c.metric)
-        })
+        .filter(|(_, c)| c.p_value.is_some() && headline_of(c.point) == Some(c.metric))
         .map(|(index, _)| index)
         .collect();
     let p_values: Vec<f64> = family

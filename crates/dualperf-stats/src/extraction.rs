@@ -6,6 +6,7 @@
 //! | udp-stream | goodput, sender throughput, wire throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
 //! | tcp-rr, udp-rr | RTT mean, sd, min, p50, p90, p99, p99.9; transactions/s; CPU |
 //! | tcp-connect | setup time mean, min, p50, p90, p99; connections/s; CPU |
+//! | media | goodput, sender rate, pps, one-way delay, PDV, IPDV, jitter, loss, loss episodes, longest loss burst, reordering, duplicates; voice: MOS (adaptive and fixed jitter buffer, worst 10 s window), playout loss, jitter buffer, mouth-to-ear delay; video: frame delivery ratio and frame delay ([`crate::media`]) |
 //! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates, voice MOS (shared clocks only); RTT when probes are echoed |
 //!
 //! UDP loss, reordering, duplicates and jitter come from replaying the
@@ -47,7 +48,7 @@ pub struct TrialMetrics {
 
 impl TrialMetrics {
     /// Records `value` under `metric`, or the reason when it is `None` or not finite.
-    fn record(&mut self, metric: MetricId, value: Option<f64>, reason: &str) {
+    pub(crate) fn record(&mut self, metric: MetricId, value: Option<f64>, reason: &str) {
         match value.filter(|v| v.is_finite()) {
             Some(value) => self.values.push((metric, value)),
             None => self.missing.push((metric, reason.to_string())),
@@ -154,6 +155,34 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 cps,
                 "no connections were timed",
             );
+            record_cpu(&mut metrics, o, false);
+        }
+        TestKind::Media => {
+            record_stream_rates(&mut metrics, o);
+            metrics.record(MetricId::SentPps, sent_pps(o), "empty measured interval");
+            metrics.record(
+                MetricId::ReceivedPps,
+                received_pps(o),
+                "empty measured interval",
+            );
+            match &o.udp {
+                Some(udp) => {
+                    record_udp_delivery(&mut metrics, udp, Some(&trial.spec));
+                    let longest = replay_trace(udp)
+                        .filter(|_| is_complete_trace(udp))
+                        .map(|t| t.counts.loss.max_length as f64);
+                    metrics.record(
+                        MetricId::LossBurstMaxPackets,
+                        longest,
+                        "the arrival trace is incomplete or empty",
+                    );
+                }
+                None => {
+                    record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters");
+                    record_all_missing(&mut metrics, &PROBE_DELAY, "no UDP receive counters");
+                }
+            }
+            crate::media::record_media(&mut metrics, o.udp.as_ref(), trial.spec.media.as_ref());
             record_cpu(&mut metrics, o, false);
         }
         TestKind::UdpProbe => {
@@ -408,7 +437,12 @@ fn record_udp_delivery(
         }
     }
     let Some(spec) = probe else { return };
+    let media = spec.kind == TestKind::Media;
     let Some(t) = trace else {
+        if media {
+            record_all_missing(metrics, &PROBE_DELAY, "no arrival trace was recorded");
+            return;
+        }
         record_all_missing(metrics, &PROBE_DELAY, "no arrival trace was recorded");
         metrics.record(MetricId::VoiceMos, None, "no arrival trace was recorded");
         return;
@@ -438,6 +472,9 @@ fn record_udp_delivery(
         t.ipdv_absolute.map(|d| d.p99_ns),
         no_pair,
     );
+    if media {
+        return; // the media metrics rate the call (crate::media)
+    }
     let loss_ratio = metrics.value(MetricId::LossRatio);
     let mos = voice_mos(&t, loss_ratio, spec.probe_interval_us);
     let reason = if owd.is_none() {

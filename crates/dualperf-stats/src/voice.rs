@@ -25,6 +25,41 @@ impl Codec {
     pub const G711: Codec = Codec { ie: 0.0, bpl: 4.3 };
     /// G.711 with packet-loss concealment (Appendix I of G.711): Ie 0, Bpl 25.1.
     pub const G711_PLC: Codec = Codec { ie: 0.0, bpl: 25.1 };
+    /// G.729 Annex A (CS-ACELP, 8 kbit/s, 20 ms packets): Ie 11, Bpl 19.0
+    /// (ITU-T G.113 Appendix I, Tables I.1 and I.3, "G.729A + VAD").
+    pub const G729A: Codec = Codec {
+        ie: 11.0,
+        bpl: 19.0,
+    };
+
+    /// Opus (RFC 6716) at `bitrate_bps`, rated as a narrowband codec. No
+    /// ITU-T recommendation lists Opus (G.113 Appendix I stops at AMR and
+    /// G.722.2; G.107.1 rates wideband only), so this is an assumption,
+    /// stated as one: Ie 0 at 24 kbit/s and above (Opus there is at least
+    /// as good as G.711 in listening tests: Rämö and Toukomaa, "Voice
+    /// quality characterization of IETF Opus codec", Interspeech 2011),
+    /// rising linearly to Ie 11 (G.729A's) at 8 kbit/s; Bpl 25.1, the
+    /// value of G.711 with concealment, for Opus's built-in packet-loss
+    /// concealment (RFC 6716 §4.4).
+    pub fn opus(bitrate_bps: u64) -> Codec {
+        let kbps = bitrate_bps as f64 / 1000.0;
+        let ie = if kbps >= 24.0 {
+            0.0
+        } else {
+            11.0 * (24.0 - kbps.max(8.0)) / 16.0
+        };
+        Codec { ie, bpl: 25.1 }
+    }
+
+    /// The E-model values of a media profile's voice codec: G.711 with
+    /// concealment, G.729A, or [`Codec::opus`].
+    pub fn of(codec: &dualperf_model::VoiceCodec) -> Codec {
+        match codec {
+            dualperf_model::VoiceCodec::G711 => Codec::G711_PLC,
+            dualperf_model::VoiceCodec::G729 => Codec::G729A,
+            dualperf_model::VoiceCodec::Opus { bitrate_bps } => Codec::opus(*bitrate_bps),
+        }
+    }
 }
 
 /// What the E-model needs about a call.
@@ -110,6 +145,18 @@ mod tests {
         // 95·1 / (1 + 25.1) = 3.6398.
         let ie_eff = effective_equipment_impairment(&call(0.0, 1.0));
         assert!((ie_eff - 95.0 / 26.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn g729_starts_lower_than_g711_and_opus_sits_between_by_bitrate() {
+        let clean = |codec| CallConditions {
+            codec,
+            ..call(40.0, 0.0)
+        };
+        assert!(mos(&clean(Codec::G729A)) < mos(&clean(Codec::G711_PLC)) - 0.3);
+        assert_eq!(Codec::opus(32_000).ie, 0.0);
+        assert!((Codec::opus(8_000).ie - 11.0).abs() < 1e-12);
+        assert!((Codec::opus(16_000).ie - 5.5).abs() < 1e-12);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn observations(
     let clocks_shared = clocks.give_one_way_delay();
     let stream_kind = is_stream_kind(spec.kind);
     // udp-stream and udp-probe: one-way UDP with a sequence tracker at the receiver.
-    let one_way_udp = matches!(spec.kind, TestKind::UdpStream | TestKind::UdpProbe);
+    let one_way_udp = spec.kind.is_one_way_udp();
     let client_sends = !stream_kind || is_stream_sender(spec, Role::Client);
     let mut notes = client.notes(spec, "client");
     notes.extend(server.notes.iter().cloned());

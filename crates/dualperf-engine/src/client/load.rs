@@ -101,8 +101,14 @@ pub fn run_under_load(
             started: Some(started_tx.clone()),
             halt: Some(halt.clone()),
         };
-        let (thread_spec, marking, target, options) =
-            (spec.clone(), flow.marking, *target, options.clone());
+        // A load flow's intervals are its own (in `Observations.loads`),
+        // never the live lines of the measured trial.
+        let options = ClientOptions {
+            interval_sink: None,
+            live_intervals: false,
+            ..options.clone()
+        };
+        let (thread_spec, marking, target) = (spec.clone(), flow.marking, *target);
         let thread = std::thread::Builder::new()
             .name(format!("dualperf-load-{index}"))
             .spawn(move || {

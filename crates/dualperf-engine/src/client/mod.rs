@@ -5,6 +5,7 @@
 //! [`TrialOutcome::Failed`] and the plan goes on.
 
 pub mod assemble;
+mod live;
 pub mod load;
 pub mod probe_series;
 pub mod trial;
@@ -15,8 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use dualperf_model::{
-    Arm, HostFacts, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial, TrialOutcome,
-    RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    Arm, HostFacts, IntervalSample, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial,
+    TrialOutcome, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 
 pub use trial::TrialReport;
@@ -47,6 +48,12 @@ pub struct ClientOptions {
     /// The server runs in this process (`dualperf run --loopback`): the
     /// process CPU figures of both ends are then one and the same.
     pub server_in_process: bool,
+    /// Report every finished sample interval of the running trial as
+    /// [`Progress::IntervalFinished`] (live interval lines, like iperf3's).
+    pub live_intervals: bool,
+    /// Where the client's sampler sends finished intervals; set per trial
+    /// by [`Client::run_planned`] when `live_intervals` is on (leave `None`).
+    pub interval_sink: Option<crate::meter::IntervalSink>,
 }
 
 /// What [`Client::run_plan`] reports while it runs.
@@ -73,6 +80,18 @@ pub enum Progress<'a> {
         total: usize,
         /// The trial as recorded.
         trial: &'a Trial,
+    },
+    /// A sample interval of the running trial ended (client side; only
+    /// with [`ClientOptions::live_intervals`]).
+    IntervalFinished {
+        /// Index of the trial, from 0.
+        index: usize,
+        /// The point.
+        spec: &'a TestSpec,
+        /// The arm.
+        arm: &'a Arm,
+        /// The interval's counter deltas, as the client's sampler took them.
+        sample: &'a IntervalSample,
     },
 }
 
@@ -191,7 +210,23 @@ impl Client {
                 arm,
                 repetition,
             });
-            let trial = self.run_one(config, point, arm, repetition, &mut result.server_host);
+            let server_host = &mut result.server_host;
+            let trial = if self.options.live_intervals {
+                live::with_live_intervals(
+                    &self.options,
+                    |client| client.run_one(config, point, arm, repetition, server_host),
+                    &mut |sample| {
+                        on_progress(&Progress::IntervalFinished {
+                            index,
+                            spec,
+                            arm,
+                            sample,
+                        })
+                    },
+                )
+            } else {
+                self.run_one(config, point, arm, repetition, server_host)
+            };
             on_progress(&Progress::TrialFinished {
                 index,
                 total,

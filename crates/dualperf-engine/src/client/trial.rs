@@ -134,8 +134,14 @@ pub fn run_single(
         watched.sort_unstable();
         watched.dedup();
     }
-    let running =
-        endpoint::start_watching(spec, Role::Client, sockets, &options.client_cpus, &watched);
+    let running = endpoint::start_reporting(
+        spec,
+        Role::Client,
+        sockets,
+        &options.client_cpus,
+        &watched,
+        options.interval_sink.clone(),
+    );
     if let Some(started) = hooks.started {
         let _ = started.send(());
     }
@@ -225,7 +231,12 @@ fn open_data(
             };
             let mut streams = Vec::new();
             for _ in 0..count {
-                streams.push(connect_marked(target, marking)?);
+                let stream = connect_marked(target, marking)?;
+                if let Some(name) = &spec.congestion_control {
+                    crate::congestion::set_congestion_control(stream.as_raw_fd(), name)
+                        .map_err(EngineError::InvalidTest)?;
+                }
+                streams.push(stream);
             }
             let first = &streams[0];
             let (send, receive) =
@@ -236,7 +247,7 @@ fn open_data(
             let (local, remote) = (first.local_addr().ok(), first.peer_addr().ok());
             Ok((DataSockets::Tcp(streams), local, remote))
         }
-        TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe => {
+        TestKind::UdpStream | TestKind::UdpRr | TestKind::UdpProbe | TestKind::Media => {
             let unspecified = match family {
                 IpFamily::V4 => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
                 IpFamily::V6 => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
@@ -258,8 +269,13 @@ fn open_data(
                 socket
                     .connect(with_flow_label(peer, label_for(family, marking)))
                     .context(|| format!("connecting a UDP data socket to {peer}"))?;
-                // Three copies: a hello lost on a lossy path must not fail the trial.
-                for _ in 0..3 {
+                // Copies 10 ms apart: a hello lost on a lossy path must not
+                // fail the trial, and back-to-back copies meet a full
+                // tail-drop queue together (a competing load).
+                for copy in 0..HELLO_COPIES {
+                    if copy > 0 {
+                        std::thread::sleep(HELLO_SPACING);
+                    }
                     socket
                         .send(&hello(token, index as u32))
                         .context(|| format!("sending a UDP hello to {peer}"))?;
@@ -294,6 +310,11 @@ pub(crate) fn describe(marking: &Marking) -> String {
     }
     parts.join(", ")
 }
+
+/// Copies of the UDP hello a client sends per data socket.
+const HELLO_COPIES: u32 = 5;
+/// Time between two copies of the hello.
+const HELLO_SPACING: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// A TCP connection to `target`, its socket marked before `connect` so the
 /// SYN already carries the DSCP and flow label.
@@ -340,10 +361,7 @@ fn declared_clock_note(
     declared: bool,
     control_min_rtt_ns: Option<u64>,
 ) -> Option<String> {
-    let one_way = matches!(
-        kind,
-        dualperf_model::TestKind::UdpStream | dualperf_model::TestKind::UdpProbe
-    );
+    let one_way = kind.is_one_way_udp();
     if same_kernel || !declared || !one_way {
         return None;
     }

@@ -60,7 +60,11 @@ pub fn run_with_probe(
     let probe = probe_spec_for(spec);
     // The probe measures the arm's treatment: it carries the same marking.
     let probe_marking = *marking;
-    let probe_options = options.clone();
+    // The probe beside the load prints no live intervals: the load's are the trial's.
+    let probe_options = ClientOptions {
+        interval_sink: None,
+        ..options.clone()
+    };
     let (started_tx, started_rx) = std::sync::mpsc::channel();
     let probe_thread = std::thread::Builder::new()
         .name("dualperf-probe-session".into())

@@ -6,6 +6,7 @@
 //! | tcp-stream | [`tcp_stream::send`] or [`tcp_stream::receive`] | the other one |
 //! | udp-stream | [`udp_stream::send`] or [`udp_stream::receive`] | the other one |
 //! | udp-probe | [`udp_probe::send`] or [`udp_probe::receive`] | the other one |
+//! | media | [`media::send`] or [`media::receive`] | the other one |
 //! | tcp-rr | [`rr::tcp_request`] | [`rr::tcp_respond`] |
 //! | udp-rr | [`rr::udp_request`] | [`rr::udp_respond`] |
 //! | tcp-connect | [`connect::connect_repeatedly`] | [`connect::accept_repeatedly`] |
@@ -14,6 +15,7 @@
 //! counts into its [`FlowMeter`] and watches the shared [`Phase`].
 
 pub mod connect;
+pub mod media;
 pub mod rr;
 pub mod tcp_stream;
 pub mod udp_probe;

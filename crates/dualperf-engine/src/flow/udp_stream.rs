@@ -148,6 +148,18 @@ pub fn receive_keeping(
     arrivals_limit: usize,
     context: FlowContext,
 ) -> FlowOutput {
+    receive_at(socket, payload_bytes, arrivals_limit, 0, context)
+}
+
+/// [`receive_keeping`] for datagrams whose header starts `header_offset`
+/// bytes in (media: after the 12-byte RTP header).
+pub fn receive_at(
+    socket: UdpSocket,
+    payload_bytes: usize,
+    arrivals_limit: usize,
+    header_offset: usize,
+    context: FlowContext,
+) -> FlowOutput {
     let fd = socket.as_raw_fd();
     let kernel_timestamps = enable_receive_timestamps(fd).is_ok();
     let drop_counter = enable_drop_counter(fd);
@@ -173,6 +185,10 @@ pub fn receive_keeping(
     let (mut kernel_stamped, mut user_stamped) = (0u64, 0u64);
     let mut last_arrival = Instant::now();
     let mut done_at: Option<Instant> = None;
+    // The longest silence between arrivals while measuring: a path that
+    // paused that long (a starved user-space forwarder, a full queue
+    // draining) may pause that long again before its last datagrams arrive.
+    let mut longest_gap = Duration::ZERO;
     loop {
         for ((message, iovec), control) in messages
             .iter_mut()
@@ -208,7 +224,9 @@ pub fn receive_keeping(
             if context.phase.get() == Stage::Done {
                 let done = *done_at.get_or_insert(now);
                 let waited = now - done;
-                if now - last_arrival >= QUIET || waited >= Duration::from_millis(LOSS_WAIT_MS) {
+                if now - last_arrival >= quiet_after(longest_gap)
+                    || waited >= Duration::from_millis(LOSS_WAIT_MS)
+                {
                     break;
                 }
             }
@@ -216,6 +234,9 @@ pub fn receive_keeping(
                 break;
             }
             continue;
+        }
+        if context.phase.get() == Stage::Measured {
+            longest_gap = longest_gap.max(now - last_arrival);
         }
         last_arrival = now;
         let batch_ns = realtime_ns();
@@ -226,7 +247,7 @@ pub fn receive_keeping(
             if length == HELLO_BYTES && read_hello(datagram).is_some() {
                 continue; // a spare copy of the client's hello
             }
-            let Some(header) = read_header(datagram) else {
+            let Some(header) = datagram.get(header_offset..).and_then(read_header) else {
                 continue;
             };
             if header.flags & FLAG_WARMUP != 0 {
@@ -273,6 +294,14 @@ pub fn receive_keeping(
     output
 }
 
+/// How long the socket must stay quiet after the measured interval before
+/// the receiver concludes that the datagrams still missing are lost: at
+/// least [`QUIET`], and twice the longest silence seen while measuring
+/// (which [`LOSS_WAIT_MS`] bounds anyway).
+fn quiet_after(longest_gap: Duration) -> Duration {
+    QUIET.max(longest_gap.saturating_mul(2))
+}
+
 /// Asks the kernel to attach this socket's overflow drop counter to every
 /// received datagram (`SO_RXQ_OVFL`), so loss inside the receiving host can
 /// be told apart from loss on the path. False where the kernel refuses.
@@ -313,4 +342,21 @@ fn control_messages(header: &libc::msghdr) -> (Option<i64>, Option<u32>) {
         }
     }
     (time_ns, drops)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_receiver_waits_twice_the_longest_silence_it_saw_while_measuring() {
+        assert_eq!(quiet_after(Duration::ZERO), QUIET);
+        assert_eq!(quiet_after(Duration::from_millis(20)), QUIET);
+        // A forwarder that stalled for 300 ms during the run gets 600 ms to
+        // deliver its backlog before the missing datagrams count as lost.
+        assert_eq!(
+            quiet_after(Duration::from_millis(300)),
+            Duration::from_millis(600)
+        );
+    }
 }

@@ -196,6 +196,10 @@ pub fn tie_to_peer(
                             set_buffer_sizes(stream.as_raw_fd(), None, None).unwrap_or_default();
                         (facts.send_buffer_bytes, facts.receive_buffer_bytes) =
                             (Some(send), Some(receive));
+                        if let Some(name) = &spec.congestion_control {
+                            crate::congestion::set_congestion_control(stream.as_raw_fd(), name)
+                                .map_err(EngineError::InvalidTest)?;
+                        }
                         if streams.is_empty() {
                             record_marking(stream.as_raw_fd(), family, marking, facts);
                         }

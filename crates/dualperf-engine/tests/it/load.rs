@@ -108,12 +108,19 @@ fn an_arm_under_a_load_records_each_load_flow_over_an_interval_spanning_its_own(
         );
         assert!(load.observations.receiver.bytes > 0, "{}", load.label);
     }
-    // The UDP load held its 20 Mbit/s while it ran (±10 % on a busy machine).
+    // The UDP load held its 20 Mbit/s while it ran: never above it by more
+    // than the pacer's catch-up, and below it only when the pacer says the
+    // machine starved it.
     let udp_o = &udp.observations;
     let rate = udp_o.sender.bytes as f64 * 8e9 / udp_o.measured_ns as f64;
+    let starved = udp_o
+        .notes
+        .iter()
+        .any(|n| n.contains("pacing: the sending thread stalled"));
+    let low = if starved { 10e6 } else { 19e6 };
     assert!(
-        (18e6..22e6).contains(&rate),
-        "UDP load sent {rate:.0} bit/s for 20 Mbit/s"
+        (low..22e6).contains(&rate),
+        "UDP load sent {rate:.0} bit/s for 20 Mbit/s (starved: {starved})"
     );
     assert_eq!(
         udp.spec.sample_interval_ms, loaded.spec.sample_interval_ms,

@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod hardening;
+mod live_intervals;
 mod load;
 mod loopback;
 mod netns;

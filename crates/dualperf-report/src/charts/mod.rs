@@ -4,6 +4,7 @@
 
 pub(crate) mod cdf;
 pub(crate) mod line;
+pub(crate) mod media;
 pub(crate) mod overhead;
 pub(crate) mod style;
 pub(crate) mod sweep;

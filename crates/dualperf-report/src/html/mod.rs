@@ -6,6 +6,7 @@ mod compare;
 mod diffserv;
 mod facts;
 mod glossary;
+mod media;
 mod page;
 mod verdicts;
 
@@ -126,6 +127,24 @@ fn arm_legend(view: &RunView<'_>) -> String {
 ///
 /// # Errors
 /// [`ReportError::Chart`] when a chart fails to draw.
+/// The wire checks (`--verify-wire`), one line per trial; empty without any.
+fn wire_section(run: &RunResult) -> String {
+    let lines = crate::present::wire::wire_lines(run);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<section id=\"wire\"><h2>Wire check</h2>\n<p class=\"note\">A packet capture \
+         (--verify-wire) against what the engine reported: udp-stream measured datagrams \
+         within 0.1 %, family, DSCP and flow label as asked (docs/metrics.md).</p>\n<ul>\n",
+    );
+    for line in lines {
+        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
+    }
+    html.push_str("</ul></section>\n");
+    html
+}
+
 pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     let view = RunView::new(run);
     let figures = charts::figures(&view)?;
@@ -148,7 +167,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         repeat = run.config.repeat,
         state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
     ));
-    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
+    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#media\">Media</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
     body.push_str(&diffserv::section(run)?);
     body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
     for sentence in headline_sentences(&view) {
@@ -160,6 +179,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         baseline = escape(view.baseline_label()),
     ));
     body.push_str(&verdicts::key_table(&view));
+    body.push_str(&media::section(&view)?);
     body.push_str(&figure_section(
         &figures,
         Section::Throughput,
@@ -209,6 +229,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         false,
     ));
     body.push_str(&verdicts::full_table(&view));
+    body.push_str(&wire_section(run));
     body.push_str(&facts::section(run));
     body.push_str(&glossary::section(run));
     body.push_str(&format!(

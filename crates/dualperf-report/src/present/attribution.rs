@@ -11,9 +11,9 @@
 //! both ends would make it 4.2 % higher latency"), or that none predicts a
 //! difference. docs/metrics.md ("Attribution") defines the parts.
 
-use dualperf_model::{Attribution, Comparison, CostUnit, CpuEnd, CpuPart, MetricId};
+use dualperf_model::{Attribution, Comparison, CostUnit, CpuEnd, CpuPart, MetricId, Quantity};
 
-use super::value::percent;
+use super::value::{format_quantity, percent};
 use super::verdict::{claims_significance, wording};
 
 /// Below this the unexplained rest is rounding (0.05 percentage points).
@@ -97,7 +97,32 @@ fn other_parts(a: &Attribution, metric: MetricId) -> Vec<String> {
     if let Some(cpu) = &a.cpu {
         parts.push(explains(&cpu_cause(cpu), cpu.explained, a.measured, metric));
     }
+    if let Some(f) = &a.forwarder {
+        parts.push(format!(
+            "{}: it is the bottleneck and explains {} %",
+            forwarder_cause(f),
+            percent(f.explained.abs())
+        ));
+    }
     parts
+}
+
+/// "the path's user-space forwarder (the lab's TAYGA for NAT64) used 0.97
+/// cores (4.9 µs of CPU per packet)".
+fn forwarder_cause(f: &dualperf_model::forwarder::ForwarderPart) -> String {
+    let per_packet = f
+        .ns_per_packet
+        .map(|ns| {
+            format!(
+                ", {} of CPU per packet",
+                format_quantity(Quantity::Nanoseconds, ns)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "the path's user-space forwarder (TAYGA, the NAT64 translator, in the lab) used {:.2} cores{per_packet}",
+        f.cores
+    )
 }
 
 /// What is left: "0.2 % is unexplained", "nothing is left unexplained",
@@ -177,6 +202,14 @@ fn predictions(a: &Attribution, metric: MetricId) -> String {
             word(metric, cpu.explained)
         ));
     }
+    if let Some(f) = &a.forwarder {
+        parts.push(format!(
+            "{}, a bottleneck that would make it {} % {}",
+            forwarder_cause(f),
+            percent(f.explained.abs()),
+            word(metric, f.explained)
+        ));
+    }
     if parts.is_empty() {
         "no known cause predicts a difference".to_string()
     } else {
@@ -224,6 +257,39 @@ mod tests {
             unexplained: -0.064 + 0.014 - (1.0 / 1.05 - 1.0),
             ..Attribution::default()
         }
+    }
+
+    #[test]
+    fn a_saturated_translator_is_named_as_the_bottleneck() {
+        let attribution = Attribution {
+            measured: -0.89,
+            header: Some(-0.004),
+            unexplained: 0.0,
+            forwarder: Some(dualperf_model::forwarder::ForwarderPart {
+                cores: 0.97,
+                ns_per_packet: Some(4_850.0),
+                explained: -0.886,
+            }),
+            ..Attribution::default()
+        };
+        let clause =
+            attribution_clause(&comparison(MetricId::GoodputBps, true, attribution.clone()))
+                .unwrap();
+        assert!(
+            clause.contains("TAYGA, the NAT64 translator, in the lab) used 0.97 cores"),
+            "{clause}"
+        );
+        assert!(
+            clause.contains("it is the bottleneck and explains 89 %"),
+            "{clause}"
+        );
+        assert!(clause.ends_with("nothing is left unexplained"), "{clause}");
+        let predicted =
+            attribution_clause(&comparison(MetricId::GoodputBps, false, attribution)).unwrap();
+        assert!(
+            predicted.contains("a bottleneck that would make it 89 % slower"),
+            "{predicted}"
+        );
     }
 
     #[test]

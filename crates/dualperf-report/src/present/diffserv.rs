@@ -468,13 +468,13 @@ impl<'a> DiffServView<'a> {
     /// Router CPU per router at [`DiffServView::cpu_size`]: per router, the
     /// cells idle (IPv4, IPv6) then IPv4, IPv6, mixed × 85/100/115, as "%
     /// of one CPU".
-    pub fn router_table(&self) -> Option<(u32, Vec<(String, Vec<String>)>)> {
+    pub fn router_table(&self) -> Option<(u32, Vec<RouterRow>)> {
         let size = self.cpu_size()?;
         let rows = self
             .routers()
             .into_iter()
             .map(|node| {
-                let mut cells: Vec<String> = [0, 1]
+                let cells: Vec<String> = [0, 1]
                     .into_iter()
                     .map(|column| self.router_cpu(&node, column, 0, size))
                     .chain(
@@ -489,7 +489,6 @@ impl<'a> DiffServView<'a> {
                         )
                     })
                     .collect();
-                cells.shrink_to_fit();
                 (node, cells)
             })
             .collect();
@@ -565,6 +564,9 @@ impl<'a> DiffServView<'a> {
             .or_else(|| sizes.first().copied())
     }
 }
+
+/// A router and its CPU cells, as [`DiffServView::router_table`] gives them.
+pub type RouterRow = (String, Vec<String>);
 
 /// One row of the per-class table.
 pub struct ClassRow {

@@ -9,11 +9,14 @@
 //! - [`verdict`]: the verdict sentence of a comparison and its "why";
 //! - [`attribution`]: what explains a difference (header, encapsulation,
 //!   fragmentation, CPU cost, the rest);
+//! - [`mark`]: a comparison's verdict as a compact table cell (`+3.1 % ✓`);
 //! - [`warning`]: the words for each typed comparison warning;
 //! - [`contention`]: why a contended comparison is not significant;
 //! - [`clocks`]: what a one-way delay rests on (one kernel, or a declared
 //!   synchronisation with its error bound);
+//! - [`media`]: what a MOS means to callers, the media table's rows;
 //! - [`wire`]: what a packet capture showed beside the engine (`--verify-wire`);
+//! - [`interval`]: live interval lines while a trial runs;
 //! - [`arms`]: arm labels by id;
 //! - [`axis`]: chart tick labels.
 
@@ -23,6 +26,9 @@ pub mod axis;
 pub mod clocks;
 pub mod contention;
 pub mod diffserv;
+pub mod interval;
+pub mod mark;
+pub mod media;
 pub mod value;
 pub mod verdict;
 pub mod warning;

@@ -92,6 +92,34 @@ pub fn wire_lines(result: &RunResult) -> Vec<String> {
     lines
 }
 
+/// The terminal's wire lines: a heading with how many trials agree, then
+/// every trial (`all`) or only those that disagree. Empty without checks.
+pub fn wire_summary(result: &RunResult, all: bool) -> Vec<String> {
+    let lines = wire_lines(result);
+    if lines.is_empty() {
+        return lines;
+    }
+    let failures = wire_failures(result);
+    let failed: u64 = failures.values().map(|(f, _)| f).sum();
+    let checked: u64 = failures.values().map(|(_, c)| c).sum();
+    let mut out = vec![format!(
+        "wire check (--verify-wire): {} of {checked} trials agree with the capture{}",
+        checked - failed,
+        if all || failed == 0 {
+            ""
+        } else {
+            "; those that do not (every trial: --verbose or the report):"
+        }
+    )];
+    out.extend(
+        lines
+            .into_iter()
+            .filter(|line| all || line.contains("DISAGREES"))
+            .map(|line| format!("  {line}")),
+    );
+    out
+}
+
 /// The failed checks per arm: arm → (failed, checked).
 pub fn wire_failures(result: &RunResult) -> BTreeMap<ArmId, (u64, u64)> {
     let mut tally: BTreeMap<ArmId, (u64, u64)> = BTreeMap::new();

@@ -427,3 +427,63 @@ fn one_way_delay_between_hosts_says_the_clocks_were_declared_with_the_bound() {
         "{table}"
     );
 }
+
+#[test]
+fn with_several_compared_arms_the_answer_is_one_row_per_point() {
+    let result = three_arm_run();
+    let analysis = analysis_of(&result);
+    assert!(answer_is_a_table(&result));
+    let answer = render_answer(&result, analysis, 120);
+    let lines: Vec<&str> = answer.lines().collect();
+    assert!(lines[0].starts_with("vs IPv4"), "{answer}");
+    assert!(
+        lines[0].contains("IPv6 via 6in4 router to router"),
+        "{answer}"
+    );
+    let points = points(analysis).len();
+    let rows = lines.iter().filter(|l| l.starts_with('[')).count();
+    assert_eq!(rows, points, "one row per point: {answer}");
+    assert!(
+        answer.contains(crate::present::mark::MARK_LEGEND),
+        "{answer}"
+    );
+    // No verdict sentences on the first screen.
+    assert!(!answer.contains(" than IPv4"), "{answer}");
+    insta::assert_snapshot!(answer);
+}
+
+#[test]
+fn a_narrow_terminal_names_the_arms_by_id_with_a_key() {
+    let result = three_arm_run();
+    let answer = render_answer(&result, analysis_of(&result), 60);
+    assert!(
+        answer
+            .lines()
+            .next()
+            .unwrap()
+            .contains("v6-6in4-router-router"),
+        "{answer}"
+    );
+    assert!(answer.contains("arms: v6 = IPv6;"), "{answer}");
+    assert!(
+        answer.contains("v6-6in4-router-router = IPv6 via 6in4"),
+        "{answer}"
+    );
+    // The key wraps at the width (the table itself is as narrow as ids make it).
+    let key = &answer[answer.find("arms:").unwrap()..answer.find("✓ significant").unwrap()];
+    assert!(key.lines().count() > 1, "{key}");
+    for line in key.lines() {
+        assert!(line.chars().count() <= 60, "too wide: {line}");
+    }
+}
+
+#[test]
+fn with_one_compared_arm_the_answer_stays_the_verdict_sentences() {
+    let result = hand_built_run();
+    let analysis = analysis_of(&result);
+    assert!(!answer_is_a_table(&result));
+    assert_eq!(
+        render_answer(&result, analysis, 100),
+        render_verdicts(&result, analysis)
+    );
+}

@@ -101,3 +101,41 @@ fn a_lab_run_adds_at_most_two_megabytes() {
     assert!(probe <= 2_000_000, "{probe} B per lab run with --probe");
     assert!(minimal < probe && probe < raw);
 }
+
+#[test]
+fn a_competing_loads_arrivals_are_raw_samples_kept_only_with_raw() {
+    use dualperf_model::{LoadObservations, Trial};
+    let run = with_raw_samples(lab_sized_run("loads", 0, false));
+    let stream = run
+        .trials
+        .iter()
+        .find(|t| t.spec.kind == dualperf_model::TestKind::UdpStream)
+        .unwrap();
+    let TrialOutcome::Ok(load_observations) = &stream.outcome else {
+        panic!("a synthetic trial is ok")
+    };
+    assert!(!load_observations.udp.as_ref().unwrap().arrivals.is_empty());
+    let loaded = |mut trial: Trial| {
+        if let TrialOutcome::Ok(o) = &mut trial.outcome {
+            o.loads = vec![LoadObservations {
+                flow: 0,
+                label: "BE UDP".into(),
+                family: stream.family,
+                marking: Default::default(),
+                spec: stream.spec.clone(),
+                observations: load_observations.clone(),
+            }];
+        }
+        trial
+    };
+    let arrivals_of = |trial: &Trial| match &trial.outcome {
+        TrialOutcome::Ok(o) => o.loads[0].observations.udp.as_ref().unwrap().arrivals.len(),
+        TrialOutcome::Failed { .. } => unreachable!(),
+    };
+    let mut compact = loaded(stream.clone());
+    WriteOptions::default().apply(&mut compact);
+    assert_eq!(arrivals_of(&compact), 0, "the load's arrivals are dropped");
+    let mut raw = loaded(stream.clone());
+    WriteOptions::RAW.apply(&mut raw);
+    assert!(arrivals_of(&raw) > 0, "--raw keeps them");
+}

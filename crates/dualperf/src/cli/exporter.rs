@@ -197,6 +197,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         interval_ms: None,
         probe_interval_ms: 10.0,
         probe: false,
+        media: None,
     };
     let plan = RunConfig {
         loads: Vec::new(),
@@ -255,6 +256,8 @@ fn compare(
         clocks_synchronised: target.clocks_synchronised,
         server_in_process: false,
         path_pids: Vec::new(),
+        live_intervals: false,
+        interval_sink: None,
     });
     let mut result = client.run_plan(&plan, &mut |_| {});
     result.analysis = Some(dualperf_stats::analyse(&result));

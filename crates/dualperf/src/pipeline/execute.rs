@@ -119,7 +119,10 @@ impl Runner<'_> {
                 result,
                 (index, total),
                 &mut |progress| {
-                    if matches!(progress, Progress::TrialStarted { .. }) {
+                    if matches!(
+                        progress,
+                        Progress::TrialStarted { .. } | Progress::IntervalFinished { .. }
+                    ) {
                         view.show(progress);
                     }
                 },
@@ -271,12 +274,21 @@ pub(crate) fn child_args_with_routers(
     args
 }
 
-/// Writes `config` as the child's plan file.
+/// Writes `config` and how to execute it (`--repeat auto`,
+/// `--rerun-contended`) as the child's plan file.
 ///
 /// # Errors
 /// When the file cannot be written.
-pub(crate) fn write_plan(path: &Path, config: &RunConfig) -> anyhow::Result<()> {
-    write_json(path, config, true)
+pub(crate) fn write_plan(
+    path: &Path,
+    config: &RunConfig,
+    execution: &dualperf_model::Execution,
+) -> anyhow::Result<()> {
+    let plan = dualperf_model::PlanFile {
+        config: config.clone(),
+        execution: execution.clone(),
+    };
+    write_json(path, &plan, true)
 }
 
 /// Reads the raw result the measuring child wrote.

@@ -46,6 +46,9 @@ pub(crate) struct View {
     pub verbose: bool,
     /// Print nothing on standard output (the JSON goes there).
     pub quiet: bool,
+    /// The flag that sets `verbose` (`--verbose` for run, `--table` for lab),
+    /// named in the hint under the answer.
+    pub more: &'static str,
 }
 
 /// Analyses `result`, saves it everywhere `outputs` says, then prints it.
@@ -151,9 +154,16 @@ pub(crate) fn print(result: &RunResult, view: View) {
         return;
     };
     let mut text = String::new();
-    let verdicts = dualperf_report::terminal::render_verdicts(result, analysis);
-    if !verdicts.trim().is_empty() {
-        text.push_str(&verdicts);
+    let width = terminal_width();
+    // With more than two arms the answer is a table; the sentences (what
+    // explains each difference) come with --verbose.
+    let answer = dualperf_report::terminal::render_answer(result, analysis, width);
+    if !answer.trim().is_empty() {
+        text.push_str(&answer);
+    }
+    let table_first = dualperf_report::terminal::answer_is_a_table(result);
+    if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
+        text.push_str(&media);
     }
     if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
         text.push_str(&instability);
@@ -161,26 +171,31 @@ pub(crate) fn print(result: &RunResult, view: View) {
             text.push('\n');
         }
     }
-    let wire = dualperf_report::present::wire::wire_lines(result);
-    if !wire.is_empty() {
-        text.push_str("wire check (--verify-wire):\n");
-        for line in wire {
-            text.push_str("  ");
-            text.push_str(&line);
-            text.push('\n');
-        }
+    for line in dualperf_report::present::wire::wire_summary(result, view.verbose) {
+        text.push_str(&line);
+        text.push('\n');
     }
     if !view.verbose {
-        text.push_str(
-            "(the per-metric table: --verbose; every value: --json or `dualperf report`)\n",
-        );
+        let what = if table_first {
+            "each verdict in words and the per-metric tables"
+        } else {
+            "the per-metric table"
+        };
+        text.push_str(&format!(
+            "({what}: {}; every value: --json or `dualperf report`)\n",
+            view.more
+        ));
     }
     if view.verbose {
+        if table_first {
+            text.push('\n');
+            text.push_str(&dualperf_report::terminal::render_verdicts(
+                result, analysis,
+            ));
+        }
         text.push('\n');
         text.push_str(&dualperf_report::terminal::render_comparison_table_width(
-            result,
-            analysis,
-            terminal_width(),
+            result, analysis, width,
         ));
     }
     let mut stdout = std::io::stdout().lock();

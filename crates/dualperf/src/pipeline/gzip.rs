@@ -98,7 +98,7 @@ mod tests {
         let result = dualperf_fixtures::synthetic::small_synthetic_run();
         crate::pipeline::output::write_json(&path, &result, false).unwrap();
         assert!(is_gzip(&std::fs::read(&path).unwrap()));
-        let config = crate::pipeline::plan::load(&path).unwrap();
+        let config = crate::pipeline::plan::load(&path).unwrap().config;
         assert_eq!(config, result.config);
         std::fs::remove_dir_all(&directory).unwrap();
     }

@@ -9,7 +9,11 @@ use std::path::Path;
 
 use anyhow::Context;
 use dualperf_engine::sizes::{default_size, preset, size_for_kind, validate_size};
-use dualperf_model::{Arm, ArmId, BitRate, IpFamily, RunConfig, RunResult, TestKind, TestSpec};
+use dualperf_model::{
+    Arm, ArmId, BitRate, Execution, IpFamily, PlanFile, PrecisionTarget, RunConfig, RunResult,
+    TestKind, TestSpec,
+};
+use dualperf_stats::repetition::Precision;
 
 use crate::cli::Failure;
 
@@ -43,6 +47,8 @@ pub(crate) struct PointOptions {
     pub probe_interval_ms: f64,
     /// Run a probe beside every stream trial (latency under load).
     pub probe: bool,
+    /// The profile of the `media` points (`--media`); G.711 20 ms when unset.
+    pub media: Option<dualperf_model::MediaProfile>,
 }
 
 impl Default for PointOptions {
@@ -64,7 +70,41 @@ impl Default for PointOptions {
             interval_ms: None,
             probe_interval_ms: 10.0,
             probe: false,
+            media: None,
         }
+    }
+}
+
+/// Sample interval of media points when `-i` is not given, milliseconds
+/// (the OpenH323 experiments' 50 ms throughput series).
+pub(crate) const MEDIA_INTERVAL_MS: u64 = 50;
+
+/// G.711 in 20 ms packets: the media profile when none is named.
+pub(crate) fn default_media() -> dualperf_model::MediaProfile {
+    dualperf_model::MediaProfile::Voice(dualperf_model::VoiceProfile {
+        codec: dualperf_model::VoiceCodec::G711,
+        packet_ms: 20,
+    })
+}
+
+/// One `media` point of `media` with the timing of `options`.
+pub(crate) fn media_point(
+    media: &dualperf_model::MediaProfile,
+    options: &PointOptions,
+    interval_ms: u64,
+) -> TestSpec {
+    TestSpec {
+        kind: TestKind::Media,
+        size_bytes: media.largest_packet_bytes(),
+        duration_ms: (options.time_seconds * 1000.0).round() as u64,
+        warmup_ms: (options.warmup_seconds * 1000.0).round() as u64,
+        parallel_streams: 1,
+        reverse: options.reverse,
+        rate: None,
+        sample_interval_ms: interval_ms,
+        probe_interval_us: None,
+        congestion_control: None,
+        media: Some(media.clone()),
     }
 }
 
@@ -148,6 +188,8 @@ pub(crate) fn points(
             )))
         }
         Some(ms) => ms,
+        // Media points default to the OpenH323 experiments' 50 ms series.
+        None if options.tests == [TestKind::Media] => MEDIA_INTERVAL_MS.min(duration_ms.max(10)),
         None => (duration_ms / 10).clamp(10, 1000),
     };
     if !(1.0..=1000.0).contains(&options.probe_interval_ms) {
@@ -159,6 +201,13 @@ pub(crate) fn points(
     let mut points = Vec::new();
     let mut problems = Vec::new();
     for &kind in &options.tests {
+        if kind == TestKind::Media {
+            let media = options.media.clone().unwrap_or_else(default_media);
+            let mut point = crate::pipeline::plan::media_point(&media, options, interval_ms);
+            point.duration_ms = duration_ms;
+            points.push(point);
+            continue;
+        }
         for size in sizes_for(kind, &options.sizes)? {
             for &family in families {
                 if let Err(problem) = validate_size(kind, family, size) {
@@ -268,24 +317,49 @@ pub(crate) fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Resu
         .unwrap_or(v4))
 }
 
-/// Reads a plan file: a `RunConfig` as JSON, or a result (`.json` or
-/// `.json.gz`) whose `config` is taken.
+/// Reads a plan file: a `RunConfig` as JSON (with how to execute it, a
+/// [`PlanFile`], as the lab writes it), or a result (`.json` or `.json.gz`)
+/// whose `config` is taken.
 ///
 /// # Errors
 /// A usage error when the file cannot be read or is neither document.
-pub(crate) fn load(path: &Path) -> anyhow::Result<RunConfig> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<PlanFile> {
     let text = super::gzip::read_document(path)
         .with_context(|| format!("reading plan {}", path.display()))
         .map_err(|e| Failure::usage(format!("{e:#}")))?;
-    if let Ok(config) = serde_json::from_slice::<RunConfig>(&text) {
-        return Ok(config);
+    if let Ok(plan) = serde_json::from_slice::<PlanFile>(&text) {
+        return Ok(plan);
     }
     match serde_json::from_slice::<RunResult>(&text) {
-        Ok(result) => Ok(result.config),
+        Ok(result) => Ok(PlanFile {
+            config: result.config,
+            execution: Execution::default(),
+        }),
         Err(error) => Err(Failure::usage(format!(
             "{} is neither a dualperf plan (a run configuration) nor a result: {error}",
             path.display()
         ))),
+    }
+}
+
+/// The typed target of `--repeat auto` (netperf's -I 99,5 -i 10,3).
+pub(crate) fn auto_target() -> PrecisionTarget {
+    let netperf = dualperf_stats::repetition::NETPERF;
+    PrecisionTarget {
+        confidence: netperf.confidence,
+        half_width_ratio: netperf.half_width_ratio,
+        min_repetitions: netperf.min_repetitions,
+        max_repetitions: netperf.max_repetitions,
+    }
+}
+
+/// The stats stage's stopping rule for `target`.
+pub(crate) fn precision(target: &PrecisionTarget) -> Precision {
+    Precision {
+        confidence: target.confidence,
+        half_width_ratio: target.half_width_ratio,
+        min_repetitions: target.min_repetitions,
+        max_repetitions: target.max_repetitions,
     }
 }
 

@@ -2,11 +2,14 @@
 //! rewritten in place, with the trial, elapsed time and an estimate of the
 //! time left. Without a terminal (CI logs, pipes): one line per finished
 //! point, so a long run never looks hung. Failed trials are always printed.
+//! With live intervals on (standard output a terminal, no `--no-intervals`),
+//! a line per finished sample interval goes to standard output, like
+//! iperf3's, worded by `dualperf_report::present::interval`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use dualperf_engine::client::Progress;
+use dualperf_engine::client::{ClientOptions, Progress};
 use dualperf_model::{RunConfig, TrialOutcome};
 
 /// Progress display for one run.
@@ -21,6 +24,22 @@ pub(crate) struct ProgressView {
     points_done: usize,
     points_total: usize,
     labels: Vec<(String, String)>,
+    /// Print live interval lines (see [`live_intervals_wanted`]).
+    intervals: bool,
+    /// The status line last written (a terminal), rewritten after an interval line.
+    status: String,
+}
+
+/// Whether `dualperf run` prints live interval lines: not with
+/// `--no-intervals`, not in a lab's measuring child, not when the JSON
+/// goes to standard output (`-J`, `--json -`), and only when standard
+/// output is a terminal.
+pub(crate) fn live_intervals_wanted(
+    opted_out: bool,
+    measuring_child: bool,
+    json_on_stdout: bool,
+) -> bool {
+    !opted_out && !measuring_child && !json_on_stdout && std::io::stdout().is_terminal()
 }
 
 impl ProgressView {
@@ -39,6 +58,17 @@ impl ProgressView {
                 .iter()
                 .map(|arm| (arm.id.to_string(), arm.label.clone()))
                 .collect(),
+            intervals: false,
+            status: String::new(),
+        }
+    }
+
+    /// The display, printing live interval lines when `options` asks the
+    /// engine for them.
+    pub(crate) fn with_intervals(self, options: &ClientOptions) -> ProgressView {
+        ProgressView {
+            intervals: options.live_intervals,
+            ..self
         }
     }
 
@@ -65,9 +95,8 @@ impl ProgressView {
                 let left = estimate_left(elapsed, *index, *total)
                     .map(|left| format!(", ~{} left", clock(left)))
                     .unwrap_or_default();
-                let _ = write!(
-                    err,
-                    "\r\x1b[2K[{}/{}] {}{left} · {} on {} (repetition {})",
+                self.status = format!(
+                    "[{}/{}] {}{left} · {} on {} (repetition {})",
                     index + 1,
                     total,
                     clock(elapsed),
@@ -75,9 +104,26 @@ impl ProgressView {
                     arm.label,
                     repetition + 1
                 );
+                let _ = write!(err, "\r\x1b[2K{}", self.status);
                 let _ = err.flush();
             }
             Progress::TrialStarted { .. } => {}
+            Progress::IntervalFinished { arm, sample, .. } if self.intervals => {
+                let line =
+                    dualperf_report::present::interval::interval_line(arm.id.as_str(), sample);
+                if self.tty {
+                    let _ = write!(err, "\r\x1b[2K");
+                    let _ = err.flush();
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+                if self.tty && !self.status.is_empty() {
+                    let _ = write!(err, "{}", self.status);
+                    let _ = err.flush();
+                }
+            }
+            Progress::IntervalFinished { .. } => {}
             Progress::TrialFinished { trial, .. } => {
                 self.point_finished += 1;
                 if let TrialOutcome::Failed { error } = &trial.outcome {
@@ -179,6 +225,18 @@ mod tests {
         assert_eq!(
             estimate_left(Duration::from_secs(10), 1, 4),
             Some(Duration::from_secs(30))
+        );
+    }
+
+    #[test]
+    fn live_intervals_stay_off_when_asked_or_when_stdout_carries_json() {
+        assert!(!live_intervals_wanted(true, false, false));
+        assert!(!live_intervals_wanted(false, true, false));
+        assert!(!live_intervals_wanted(false, false, true));
+        // Under `cargo test` standard output is captured, not a terminal.
+        assert_eq!(
+            live_intervals_wanted(false, false, false),
+            std::io::stdout().is_terminal()
         );
     }
 

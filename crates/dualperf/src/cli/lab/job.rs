@@ -30,10 +30,13 @@ use dualperf_model::{Arm, IpFamily, RunConfig};
 
 use super::errors::{describe, to_cli_error};
 use super::signal::interrupt_flag;
+use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::execute::{child_args, child_args_with_routers, read_raw, write_plan};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::plan::{choose_baseline, parse_tests, points, validate, PointOptions};
+use crate::pipeline::plan::{
+    auto_target, choose_baseline, parse_tests, points, validate, PointOptions,
+};
 
 /// How long the server gets to start listening.
 const SERVER_START_TIMEOUT: Duration = Duration::from_secs(15);
@@ -60,9 +63,14 @@ pub(crate) struct JobArgs {
     /// (latency under load: one-way delay, PDV, loss).
     #[arg(long)]
     pub probe: bool,
-    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3].
-    #[arg(long, value_name = "R")]
-    pub repeat: Option<u32>,
+    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3];
+    /// `auto`: until the headline metric is known within ±2.5 % at 99 % on
+    /// every arm, 3 to 10 times (as `run --repeat auto`).
+    #[arg(long, value_name = "R|auto", value_parser = crate::cli::run::parse_repeat)]
+    pub repeat: Option<crate::cli::run::Repeat>,
+    /// Run a contended trial again, up to N times (as `run --rerun-contended`).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
+    pub rerun_contended: u32,
     /// Tests to run, comma-separated [default: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect].
     #[arg(long, value_name = "LIST")]
     pub tests: Option<String>,
@@ -115,8 +123,8 @@ pub(crate) struct JobArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Capture the server node's interface (tcpdump, `wire.pcap` in the
-    /// results folder) and check every trial against it: udp-stream
+    /// Capture the server node's interface (tcpdump; the pcap is removed
+    /// once checked) and check every trial against it: udp-stream
     /// datagram counts within 0.1 %, family, DSCP and flow label as asked.
     /// Exit code 3 without tcpdump.
     #[arg(long)]
@@ -188,7 +196,11 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         None => plan(&args, &topology, &server)?,
     };
     if args.dry_run {
-        print_dry_run(&topology, &run, &traffic, &config, &client, &server);
+        let plan = dualperf_model::PlanFile {
+            config: config.clone(),
+            execution: execution(&args),
+        };
+        print_dry_run(&topology, &run, &traffic, &plan, &client, &server);
         return Ok(ExitCode::SUCCESS);
     }
     if args.verify_wire {
@@ -239,7 +251,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     if let Some(experiment) = experiment.as_mut() {
         experiment.prepare(&testbed)?;
     }
-    write_plan(&traffic.plan, &config)?;
+    write_plan(&traffic.plan, &config, &execution(&args))?;
     // User-space forwarders (TAYGA for NAT64) are watched: one that wanted
     // nearly a whole core limits its arm, and the result must say so rather
     // than let the difference read as IPv6's.
@@ -320,6 +332,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.table,
             quiet: experiment.as_ref().is_some_and(|e| e.replaces_verdicts()),
+            more: "--table",
         },
     )?;
     if let Some(experiment) = &experiment {
@@ -372,6 +385,9 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
 /// speak them, and one arm per tunnel or translator, each aimed at the
 /// server address that makes its traffic take that path.
 fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
+    if let Some(config) = super::experiment::plan(args, topology, server)? {
+        return Ok(config);
+    }
     let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
     let cpus = |list: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match list {
@@ -386,7 +402,11 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
-        repeat: args.repeat.unwrap_or(3),
+        repeat: match args.repeat {
+            Some(Repeat::Count(count)) => count,
+            Some(Repeat::Auto) => auto_target().min_repetitions,
+            None => 3,
+        },
         order: Default::default(),
         host: None,
         port: args.port,
@@ -396,6 +416,15 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
     };
     validate(&config)?;
     Ok(config)
+}
+
+/// How the measuring child executes the plan: `--repeat auto` and
+/// `--rerun-contended`, typed in the plan file.
+fn execution(args: &JobArgs) -> dualperf_model::Execution {
+    dualperf_model::Execution {
+        until_precise: (args.repeat == Some(Repeat::Auto)).then(auto_target),
+        rerun_contended: args.rerun_contended,
+    }
 }
 
 /// Sessions the lab's server accepts at once: a measured trial, its probe
@@ -483,7 +512,7 @@ fn print_dry_run(
     topology: &Topology,
     run: &RunId,
     traffic: &Traffic,
-    config: &RunConfig,
+    config: &dualperf_model::PlanFile,
     client: &str,
     server: &str,
 ) {
@@ -611,7 +640,7 @@ mod tests {
         let args = parse(&["router", "--quick", "-p", "5299"]);
         let mut config = plan(&args, &topology, "server").unwrap();
         config.arms[1].label = "IPv6 (as planned)".into();
-        write_plan(&traffic.plan, &config).unwrap();
+        write_plan(&traffic.plan, &config, &execution(&args)).unwrap();
         let measured = measure(
             &testbed,
             "client",

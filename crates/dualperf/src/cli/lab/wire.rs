@@ -1,7 +1,8 @@
 //! `dualperf lab --verify-wire`: a capture in the server node (the
-//! receiving end of forward tests) around the measuring child, `wire.pcap`
-//! kept in the results folder, then a wire check of every trial
-//! (crate::pipeline::verify_wire).
+//! receiving end of forward tests) around the measuring child into
+//! `wire.pcap` in the results folder, then a wire check of every trial
+//! (crate::pipeline::verify_wire); the pcap (hundreds of MB for a battery)
+//! is removed once its counts are in the result.
 
 use std::path::Path;
 
@@ -42,5 +43,8 @@ pub(super) fn start(
 /// # Errors
 /// When the pcap cannot be read.
 pub(super) fn check(result: &mut RunResult, captured: &Captured) -> anyhow::Result<()> {
-    verify_wire::verify(result, captured, CaptureHost::Server)
+    let checked = verify_wire::verify(result, captured, CaptureHost::Server);
+    // Hundreds of MB for a battery; the counts are in result.json.
+    let _ = std::fs::remove_file(&captured.pcap);
+    checked
 }

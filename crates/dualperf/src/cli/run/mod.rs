@@ -14,16 +14,20 @@ use std::sync::atomic::Ordering;
 
 use dualperf_engine::client::ClientOptions;
 use dualperf_engine::server::{Server, ServerConfig, ServerHandle};
-use dualperf_model::{Arm, BitRate, IpFamily, RepetitionOrder, RunConfig, TrialOutcome};
+use dualperf_model::{
+    Arm, BitRate, Execution, IpFamily, PlanFile, RepetitionOrder, RunConfig, TrialOutcome,
+};
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod load;
+mod media;
+pub(crate) use media::VIDEO_CIF;
 mod plan;
 mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::output::write_json;
+use crate::pipeline::output::{is_stdout, write_json};
 use crate::pipeline::plan::{choose_baseline, load, points, validate, PointOptions};
 use crate::pipeline::progress::ProgressView;
 use plan::{point_options, resolve_targets, Targets};
@@ -42,6 +46,9 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run hostb -6 --tests tcp-stream -P 4 --reverse -t 10
   dualperf run hostb --tests udp-stream -b 100M --sizes 64,1408
   dualperf run hostb --tests tcp-stream --probe    one-way delay under load
+  dualperf run --loopback --test media --media g711 -t 10   RTP voice: delay, jitter, loss, MOS
+  dualperf run hostb --media video:cif -R -t 20    H.261-like video from the server, 50 ms series
+  dualperf run hostb --media opus:24k -i 20ms      Opus at 24 kbit/s, 20 ms samples
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
   dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
@@ -69,7 +76,7 @@ pub(crate) struct Args {
     /// Run the plan in FILE (a run configuration as JSON, or a result whose
     /// configuration is repeated) instead of building one from flags. The
     /// plan's arms keep their targets unless --loopback, --v4 or --v6 say otherwise.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label", "load"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tests", "media", "sizes", "time", "warmup", "repeat", "parallel", "reverse", "bitrate", "interval_ms", "quick", "probe", "probe_interval", "only_v4", "only_v6", "order", "dscp", "flow_label", "load"])]
     pub plan: Option<PathBuf>,
     /// The arm every other arm is compared with [default: v4, else the first arm].
     #[arg(long, value_name = "ARM")]
@@ -92,9 +99,10 @@ pub(crate) struct Args {
     /// Server control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
     pub port: u16,
-    /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe.
+    /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe,media.
     #[arg(
         long,
+        alias = "test",
         value_name = "LIST",
         default_value = DEFAULT_TESTS
     )]
@@ -137,6 +145,13 @@ pub(crate) struct Args {
     /// The server sends, the client receives.
     #[arg(short = 'R', long)]
     pub reverse: bool,
+    /// The media profile of `--test media` (implies it when --tests is not
+    /// given): g711, g729, opus:24k (voice, 20 ms packets; `g711:30ms`),
+    /// video:cif (H.261 CIF, about 16 KB/s, as the OpenH323 experiments) or
+    /// video:fps=25,frame=16000,iperiod=12,iratio=5,mtu=1200. Sent as
+    /// RTP (RFC 3550) over UDP; -i defaults to 50 ms for media.
+    #[arg(long, value_name = "NAME", value_parser = media::parse_media)]
+    pub media: Option<dualperf_model::MediaProfile>,
     /// Target UDP payload rate per stream (e.g. 100M); unlimited if unset
     /// (unlike iperf3's 1 Mbit/s default: mind shared paths).
     #[arg(short = 'b', long, value_name = "RATE")]
@@ -211,6 +226,11 @@ pub(crate) struct Args {
     /// Do not append the run to the results database (wins over --db).
     #[arg(long)]
     pub no_store: bool,
+    /// Do not print a line per finished sample interval while a trial runs
+    /// (printed, like iperf3's, only when standard output is a terminal and
+    /// the JSON does not go there).
+    #[arg(long)]
+    pub no_intervals: bool,
     /// A quick look: 0.5 s per trial, three repetitions (about 25 s in all).
     #[arg(long)]
     pub quick: bool,
@@ -338,9 +358,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let mut config = match &args.plan {
+    let (mut config, execution) = match &args.plan {
         Some(path) => plan_from_file(&args, path, loopback_port)?,
-        None => plan_from_flags(&args, loopback_port)?,
+        None => (plan_from_flags(&args, loopback_port)?, Execution::default()),
+    };
+    // Flags win over the plan file's execution (the lab writes one).
+    let until_precise = match args.repeat {
+        Some(Repeat::Auto) => Some(crate::pipeline::plan::auto_target()),
+        _ => execution.until_precise,
+    };
+    let rerun_contended = match args.rerun_contended {
+        0 => execution.rerun_contended,
+        n => n,
     };
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
@@ -366,6 +395,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
+        live_intervals: crate::pipeline::progress::live_intervals_wanted(
+            args.no_intervals,
+            args.measure_only.is_some(),
+            args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
+        ),
+        interval_sink: None,
     };
     let routers = crate::pipeline::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
@@ -373,26 +408,26 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         true => Some(wire::start(&config)?),
         false => None,
     };
-    let mut result = if args.repeat == Some(Repeat::Auto) {
-        let mut view = ProgressView::until_precise(&config, tty);
-        let target = dualperf_stats::repetition::NETPERF;
+    let mut result = if let Some(target) = &until_precise {
+        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
+        let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
             &config,
             options,
             Some(stop.clone()),
             &mut view,
             &target,
-            args.rerun_contended,
+            rerun_contended,
             &routers,
         )
     } else {
-        let mut view = ProgressView::new(&config, tty);
+        let mut view = ProgressView::new(&config, tty).with_intervals(&options);
         execute::in_process(
             &config,
             options,
             Some(stop.clone()),
             &mut view,
-            args.rerun_contended,
+            rerun_contended,
             &routers,
         )
     };
@@ -427,6 +462,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         View {
             verbose: args.verbose,
             quiet: false,
+            more: "--verbose",
         },
     )?;
     if let Some(path) = &args.openmetrics {
@@ -579,8 +615,11 @@ fn plan_from_file(
     args: &Args,
     path: &std::path::Path,
     loopback_port: Option<u16>,
-) -> anyhow::Result<RunConfig> {
-    let mut config = load(path)?;
+) -> anyhow::Result<(RunConfig, Execution)> {
+    let PlanFile {
+        mut config,
+        execution,
+    } = load(path)?;
     let targets = match loopback_port {
         Some(port) => {
             config.port = port;
@@ -602,7 +641,7 @@ fn plan_from_file(
             arm.target = targets.get(arm.family).clone();
         }
     }
-    Ok(config)
+    Ok((config, execution))
 }
 
 #[cfg(test)]

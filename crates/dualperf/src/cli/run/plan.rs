@@ -90,6 +90,8 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     };
     let tests = if args.udp && args.tests == super::DEFAULT_TESTS {
         "udp-stream"
+    } else if args.media.is_some() && args.tests == super::DEFAULT_TESTS {
+        "media"
     } else {
         args.tests.as_str()
     };
@@ -104,6 +106,7 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
         interval_ms: args.interval_ms,
         probe_interval_ms: args.probe_interval,
         probe: args.probe,
+        media: args.media.clone(),
     })
 }
 

@@ -42,6 +42,7 @@ use dualperf_model::{
 
 use super::{Experiment, Step};
 use crate::cli::lab::job::JobArgs;
+use crate::cli::run::Repeat;
 use crate::cli::Failure;
 
 /// Interval of the class probes (EF, BE, LBE), microseconds: 500 probes/s,
@@ -328,7 +329,11 @@ impl DiffServExperiment {
             points: vec![spec(TestKind::UdpProbe, PROBE_BYTES, None, &timing)],
             arms,
             baseline,
-            repeat: args.repeat.unwrap_or(3),
+            repeat: match args.repeat {
+                Some(Repeat::Count(count)) => count,
+                Some(Repeat::Auto) => crate::pipeline::plan::auto_target().min_repetitions,
+                None => 3,
+            },
             order: Default::default(),
             host: None,
             port: args.port,

@@ -1,7 +1,10 @@
-//! Experiments a preset runs instead of the generic battery
-//! (`dualperf lab diffserv` runs the DiffServ paper's experiments).
+//! Experiment presets: a topology whose run is a designed experiment
+//! (arms under competing loads, chosen media points) rather than the
+//! standard battery (`dualperf lab diffserv` runs the DiffServ paper's
+//! experiments, `dualperf lab realtime` the real-time media ones).
 //!
-//! An [`Experiment`] plans the main measurement (one [`RunConfig`], run by
+//! A preset whose experiment is only a plan answers [`plan`] (every other
+//! topology gets the battery, `super::job`). An [`Experiment`] plans the main measurement (one [`RunConfig`], run by
 //! the main job exactly as the battery is), may prepare the built testbed
 //! before it, run extra steps on the testbed after it, and print its own
 //! answer after the one pipeline has analysed and saved the result. The
@@ -16,6 +19,7 @@ use super::job::{JobArgs, Traffic};
 
 pub(crate) mod diffserv;
 mod diffserv_checks;
+mod realtime;
 
 /// What an experiment's steps after the main measurement get.
 pub(crate) struct Step<'a> {
@@ -76,4 +80,20 @@ pub(crate) fn for_topology(
         )?)),
         _ => None,
     })
+}
+
+/// The plan of an experiment preset that is only a plan, `None` for any
+/// other topology.
+///
+/// # Errors
+/// Usage errors of the planner (flags out of range, missing arms).
+pub(crate) fn plan(
+    args: &JobArgs,
+    topology: &Topology,
+    server: &str,
+) -> anyhow::Result<Option<RunConfig>> {
+    match topology.name() {
+        "realtime" => realtime::plan(args, topology, server).map(Some),
+        _ => Ok(None),
+    }
 }

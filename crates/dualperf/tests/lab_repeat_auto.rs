@@ -1,0 +1,67 @@
+//! `dualperf lab --repeat auto`: the measuring child in the client node
+//! repeats each point until its headline metric is precise (3 to 10
+//! interleaved repetitions per arm), as `run --repeat auto` does — the lab
+//! hands it the execution in the typed plan file, not as flags. Needs
+//! root: skipped locally, required when DUALPERF_REQUIRE_PRIVILEGED is set.
+
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
+
+use std::process::Command;
+
+use dualperf_model::{PlanFile, RunResult};
+
+#[test]
+fn the_lab_child_repeats_until_precise() {
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        assert!(
+            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
+            "needs root"
+        );
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let folder = std::env::temp_dir().join(format!("dpe-auto-{}", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
+        .args([
+            "lab", "router", "--tests", "tcp-rr", "--sizes", "64", "-t", "0.1",
+        ])
+        .args(["--repeat", "auto", "--rerun-contended", "1", "--no-store"])
+        .arg("--results")
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let run = std::fs::read_dir(&folder)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let result: RunResult =
+        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
+    let plan: PlanFile =
+        serde_json::from_slice(&std::fs::read(run.join("plan.json")).unwrap()).unwrap();
+    std::fs::remove_dir_all(&folder).unwrap();
+    let target = plan.execution.until_precise.expect("the plan says auto");
+    assert_eq!((target.min_repetitions, target.max_repetitions), (3, 10));
+    assert_eq!(plan.execution.rerun_contended, 1);
+    let count = |arm: &str| {
+        result
+            .trials
+            .iter()
+            .filter(|t| t.arm.as_str() == arm)
+            .count()
+    };
+    let (v4, v6) = (count("v4"), count("v6"));
+    eprintln!("--repeat auto in the lab: {v4} repetitions per arm");
+    assert_eq!(v4, v6, "every arm repeats alike");
+    assert!((3..=10).contains(&v4), "{v4} repetitions");
+    assert_eq!(result.config.repeat as usize, v4, "the count is recorded");
+    assert!(
+        stderr.contains("repetitions per arm)"),
+        "the child's progress says it adapts: {stderr}"
+    );
+}
