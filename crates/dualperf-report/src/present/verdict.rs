@@ -99,6 +99,27 @@ pub fn wording(metric: MetricId) -> Wording {
             "better voice quality (MOS)",
             "worse voice quality (MOS)",
         ),
+        M::MediaMos | M::MediaFixedBufferMos | M::MediaWorstWindowMos => words(
+            "has",
+            "better media quality (MOS)",
+            "worse media quality (MOS)",
+        ),
+        M::PlayoutLossRatio => words(
+            "loses",
+            "more packets at playout",
+            "fewer packets at playout",
+        ),
+        M::JitterBufferNs => words(
+            "needs",
+            "a deeper jitter buffer",
+            "a shallower jitter buffer",
+        ),
+        M::MouthToEarNs => words("has", "more mouth-to-ear delay", "less mouth-to-ear delay"),
+        M::LossBurstMaxPackets => words("has", "longer loss bursts", "shorter loss bursts"),
+        M::FrameDeliveryRatio => words("delivers", "more frames in time", "fewer frames in time"),
+        M::FrameDelayP50Ns | M::FrameDelayP99Ns => {
+            words("has", "more frame delay", "less frame delay")
+        }
         M::ClientCpuCores | M::ServerCpuCores | M::SystemBusyRatio => CPU,
         M::SoftirqRatio => words("uses", "more softirq time", "less softirq time"),
         M::RouterCpuCores => words("costs", "more router CPU", "less router CPU"),
