@@ -730,10 +730,10 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
     out
 }
 
-mod media;
-pub use media::render_media;
 mod diffserv;
 pub use diffserv::render_diffserv;
+mod media;
+pub use media::render_media;
 
 #[cfg(test)]
 mod tests;

@@ -125,12 +125,36 @@ fn step_table(view: &DiffServView) -> String {
         for cell in cells {
             html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
         }
+        html.push_str("</tr>\n<tr class=\"note\"><td>sent</td>");
+        for cell in view.step_achieved_row(size) {
+            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
+        }
         html.push_str("</tr>\n");
     }
     html.push_str(&format!(
-        "</tbody></table><p class=\"note\">{}</p>\n",
+        "</tbody></table><p class=\"note\">sent: the BE sender's steady rate, % of the rate the step asks. {}</p>\n",
         escape(&short_of_rate_note())
     ));
+    html.push_str(
+        "<h3>The EF probe beside each step: one-way delay p99 / loss</h3>\n\
+         <table class=\"diffserv-steps\"><thead><tr><th rowspan=\"2\">size (B)</th>\
+         <th colspan=\"3\">IPv4 (% of link)</th><th colspan=\"3\">IPv6 (% of link)</th>\
+         <th colspan=\"3\">IPv4 and IPv6 (% of link)</th></tr><tr>",
+    );
+    for _ in 0..3 {
+        for step in STEPS {
+            html.push_str(&format!("<th>{step}</th>"));
+        }
+    }
+    html.push_str("</tr></thead><tbody>\n");
+    for (size, cells) in view.step_ef_table() {
+        html.push_str(&format!("<tr><td>{size}</td>"));
+        for cell in cells {
+            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody></table>\n");
     html
 }
 

@@ -141,74 +141,6 @@ impl<'a> DiffServView<'a> {
             .map(|f| f.summary.mean)
     }
 
-    /// Load-step loss, mean over repetitions (mixed: mean of its two
-    /// flows); `column` 0 IPv4, 1 IPv6, 2 mixed.
-    pub fn step_loss(&self, column: usize, percent: u32, size: u32) -> Option<f64> {
-        let arm = format!("{}-s{percent}-{size}", family_prefix(column));
-        let losses: Vec<f64> = self
-            .analysis
-            .load_flows
-            .iter()
-            .filter(|f| {
-                f.arm.as_str() == arm
-                    && f.metric == MetricId::LossRatio
-                    && f.label.starts_with("BE UDP")
-            })
-            .map(|f| f.summary.mean)
-            .collect();
-        (!losses.is_empty()).then(|| losses.iter().sum::<f64>() / losses.len() as f64)
-    }
-
-    /// The share of its asked rate the step's BE sender reached (mixed:
-    /// the smaller of its two flows), mean over repetitions.
-    pub fn step_achieved(&self, column: usize, percent: u32, size: u32) -> Option<f64> {
-        let arm = format!("{}-s{percent}-{size}", family_prefix(column));
-        let load = match &self.result.config.arm(&arm_key(&arm)?)?.load {
-            dualperf_model::LoadCondition::Under { load } => {
-                self.result.config.loads.iter().find(|l| &l.name == load)?
-            }
-            dualperf_model::LoadCondition::Idle => return None,
-        };
-        self.analysis
-            .load_flows
-            .iter()
-            .filter(|f| f.arm.as_str() == arm && f.metric == MetricId::SenderThroughputBps)
-            .filter_map(|f| {
-                let asked = load.flows.get(f.flow)?.spec.rate?.bits_per_second() as f64;
-                (asked > 0.0).then(|| f.summary.mean / asked)
-            })
-            .reduce(f64::min)
-    }
-
-    /// A measured metric of a step arm (the EF probe beside the step).
-    pub fn step_arm(
-        &self,
-        column: usize,
-        percent: u32,
-        size: u32,
-        metric: MetricId,
-    ) -> Option<Summary> {
-        self.arm_summary(
-            &format!("{}-s{percent}-{size}", family_prefix(column)),
-            metric,
-        )
-    }
-
-    /// Router CPU (cores) of `node` on a step arm, or on an idle EF arm
-    /// when `percent` is 0.
-    pub fn router_cpu(&self, node: &str, column: usize, percent: u32, size: u32) -> Option<f64> {
-        let arm = if percent == 0 {
-            format!("{}-ef", ["v4", "v6", "v4"][column])
-        } else {
-            format!("{}-s{percent}-{size}", family_prefix(column))
-        };
-        self.analysis
-            .routers
-            .iter()
-            .find(|r| r.arm.as_str() == arm && r.node == node)
-            .map(|r| r.summary.mean)
-    }
-
     /// The routers with a CPU figure, in first-seen order.
     pub fn routers(&self) -> Vec<String> {
         let mut nodes: Vec<String> = Vec::new();
@@ -393,37 +325,6 @@ impl<'a> DiffServView<'a> {
         lines
     }
 
-    /// The load-step table: header cells, then per size the loss cells
-    /// (IPv4 85/100/115, IPv6 …, mixed …) as "0", "12.6" (percent).
-    pub fn step_table(&self) -> (Vec<String>, Vec<(u32, Vec<String>)>) {
-        let mut header = Vec::new();
-        for family in ["IPv4", "IPv6", "mixed"] {
-            for step in STEPS {
-                header.push(format!("{family} {step}"));
-            }
-        }
-        let rows = self
-            .step_sizes()
-            .into_iter()
-            .map(|size| {
-                let cells = (0..3)
-                    .flat_map(|column| STEPS.map(move |step| (column, step)))
-                    .map(|(column, step)| {
-                        let short = self
-                            .step_achieved(column, step, size)
-                            .is_some_and(|share| share < SHORT_OF_RATE);
-                        self.step_loss(column, step, size).map_or_else(
-                            || "–".to_string(),
-                            |l| format!("{}{}", loss_percent(l), if short { "*" } else { "" }),
-                        )
-                    })
-                    .collect();
-                (size, cells)
-            })
-            .collect();
-        (header, rows)
-    }
-
     /// The conditioner checks, one sentence each.
     pub fn checks(&self) -> Vec<String> {
         let Some(findings) = self
@@ -493,6 +394,9 @@ impl<'a> DiffServView<'a> {
             .or_else(|| sizes.first().copied())
     }
 }
+
+/// A router and its CPU cells, as [`DiffServView::router_table`] gives them.
+pub type RouterRow = (String, Vec<String>);
 
 /// One row of the per-class table.
 pub struct ClassRow {
@@ -566,6 +470,13 @@ fn comparison_words(
     )
 }
 
+#[path = "diffserv_steps.rs"]
+mod steps;
+
+#[cfg(test)]
+#[path = "diffserv_tests.rs"]
+mod view_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -592,118 +503,5 @@ mod tests {
             text.contains("vs") && text.contains("not significant"),
             "{text}"
         );
-    }
-}
-
-#[cfg(test)]
-mod view_tests {
-    use dualperf_model::{
-        Arm, ArmId, IpFamily, LoadCondition, LoadFlowSummary, Marking, MetricSummary, Summary,
-    };
-
-    use super::*;
-
-    fn summary(mean: f64) -> Summary {
-        Summary {
-            count: 3,
-            mean,
-            median: mean,
-            min: mean,
-            max: mean,
-            ..Summary::default()
-        }
-    }
-
-    fn arm(id: &str, family: IpFamily) -> Arm {
-        Arm {
-            id: ArmId::new(id).unwrap(),
-            label: id.into(),
-            load: LoadCondition::Idle,
-            ..Arm::native(family, None)
-        }
-    }
-
-    /// A DiffServ-shaped run: idle and 115 % class arms, one step cell.
-    fn run() -> RunResult {
-        let ids = [
-            ("v4-ef", IpFamily::V4),
-            ("v6-ef", IpFamily::V6),
-            ("v4-ef-be115", IpFamily::V4),
-            ("v6-ef-be115", IpFamily::V6),
-            ("v4-s115-128", IpFamily::V4),
-            ("mixed-s115-128", IpFamily::V4),
-        ];
-        let mut result = dualperf_fixtures::result(
-            dualperf_fixtures::config(Vec::new(), Vec::new()),
-            Vec::new(),
-        );
-        result.config.arms = ids.iter().map(|(id, f)| arm(id, *f)).collect();
-        let mut analysis = Analysis::default();
-        for (id, p99) in [
-            ("v4-ef", 90e3),
-            ("v6-ef", 100e3),
-            ("v4-ef-be115", 95e3),
-            ("v6-ef-be115", 3.0e6),
-        ] {
-            for (metric, value) in [(MetricId::OwdP99Ns, p99), (MetricId::LossRatio, 0.0)] {
-                analysis.summaries.push(MetricSummary {
-                    point: 0,
-                    arm: ArmId::new(id).unwrap(),
-                    metric,
-                    summary: summary(value),
-                });
-            }
-        }
-        let flow = |arm: &str, flow: usize, label: &str, family, loss| LoadFlowSummary {
-            point: 0,
-            arm: ArmId::new(arm).unwrap(),
-            flow,
-            label: label.into(),
-            family,
-            marking: Marking::default(),
-            metric: MetricId::LossRatio,
-            summary: summary(loss),
-        };
-        analysis.load_flows = vec![
-            flow("v4-ef-be115", 0, "BE UDP 115 %", IpFamily::V4, 0.14),
-            flow("v6-ef-be115", 0, "BE UDP 115 %", IpFamily::V6, 0.15),
-            flow("v4-s115-128", 0, "BE UDP 115 %", IpFamily::V4, 0.1255),
-            flow(
-                "mixed-s115-128",
-                0,
-                "BE UDP IPv4 115/2 %",
-                IpFamily::V4,
-                0.10,
-            ),
-            flow(
-                "mixed-s115-128",
-                1,
-                "BE UDP IPv6 115/2 %",
-                IpFamily::V6,
-                0.20,
-            ),
-        ];
-        result.analysis = Some(analysis);
-        result
-    }
-
-    #[test]
-    fn the_step_table_and_the_done_when_check_read_the_analysis() {
-        let result = run();
-        let view = DiffServView::of(&result).unwrap();
-        let (header, rows) = view.step_table();
-        assert_eq!(header[2], "IPv4 115");
-        assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0].0, 128);
-        assert_eq!(rows[0].1[2], "12.6");
-        assert_eq!(rows[0].1[8], "15.0", "mixed: the mean of its two flows");
-        assert_eq!(rows[0].1[0], "–");
-        let done = view.done_when();
-        assert!(done[0].starts_with("ok IPv4"), "{done:?}");
-        // IPv6: 3 ms under load against 0.1 ms idle misses the 2 ms bound.
-        assert!(done[1].starts_with("MISSED IPv6"), "{done:?}");
-        assert!(done[2].starts_with("ok BE"), "{done:?}");
-        let text = crate::terminal::render_diffserv(&result);
-        assert!(text.contains("Load-step table"), "{text}");
     }
 }

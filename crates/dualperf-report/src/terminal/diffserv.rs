@@ -40,7 +40,8 @@ pub fn render_diffserv(result: &RunResult) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     let (header, rows) = view.step_table();
-    if !rows.is_empty() {
+    let has_steps = !rows.is_empty();
+    if has_steps {
         out.push_str(
             "\nLoad-step table: BE UDP loss, % of datagrams (load in % of the core link):\n",
         );
@@ -54,9 +55,31 @@ pub fn render_diffserv(result: &RunResult) -> String {
             for cell in cells {
                 out.push_str(&format!(" {cell:>10}"));
             }
+            out.push_str(&format!("\n  {:>6}", "sent"));
+            for cell in view.step_achieved_row(size) {
+                out.push_str(&format!(" {cell:>10}"));
+            }
             out.push('\n');
         }
+        out.push_str("  (sent: the BE sender's steady rate, % of the rate the step asks)\n");
         out.push_str(&format!("  {}\n", short_of_rate_note()));
+        out.push_str("\nThe EF probe beside each step: one-way delay p99 / loss:\n");
+        for (size, cells) in view.step_ef_table() {
+            out.push_str(&format!("  {size:>6} B"));
+            for (cell, name) in cells.iter().zip(&header) {
+                out.push_str(&format!("  {name}: {cell}"));
+            }
+            out.push('\n');
+        }
+    }
+    if let Some((size, rows)) = view.router_table() {
+        out.push_str(&format!(
+            "\nRouter CPU, % of one CPU ({size} B steps): idle IPv4, idle IPv6, then {}\n",
+            header.join(", ")
+        ));
+        for (node, cells) in rows {
+            out.push_str(&format!("  {node:<6} {}\n", cells.join("  ")));
+        }
     }
     let checks = view.checks();
     if !checks.is_empty() {

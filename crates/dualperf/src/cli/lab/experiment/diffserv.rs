@@ -42,6 +42,7 @@ use dualperf_model::{
 
 use super::{Experiment, Step};
 use crate::cli::lab::job::JobArgs;
+use crate::cli::run::Repeat;
 use crate::cli::Failure;
 
 /// Interval of the class probes (EF, BE, LBE), microseconds: 500 probes/s,
@@ -329,10 +330,8 @@ impl DiffServExperiment {
             arms,
             baseline,
             repeat: match args.repeat {
-                Some(crate::cli::run::Repeat::Count(count)) => count,
-                Some(crate::cli::run::Repeat::Auto) => {
-                    crate::pipeline::plan::auto_target().min_repetitions
-                }
+                Some(Repeat::Count(count)) => count,
+                Some(Repeat::Auto) => crate::pipeline::plan::auto_target().min_repetitions,
                 None => 3,
             },
             order: Default::default(),

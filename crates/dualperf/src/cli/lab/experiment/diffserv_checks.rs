@@ -146,11 +146,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
             .with_file_name(format!("check-{node}-raw.json")),
         routers: Vec::new(),
     };
-    write_plan(
-        &traffic.plan,
-        &config,
-        &dualperf_model::Execution::default(),
-    )?;
+    write_plan(&traffic.plan, &config, &Default::default())?;
     let before = read_counters(step.testbed)?;
     let measured = measure(step.testbed, node, step.server, &traffic, step.interrupt)?;
     let after = read_counters(step.testbed)?;

@@ -1,15 +1,14 @@
-//! Experiments a preset runs instead of the generic battery
-//! (`dualperf lab diffserv` runs the DiffServ paper's experiments).
+//! Experiment presets: a topology whose run is a designed experiment
+//! (arms under competing loads, chosen media points) rather than the
+//! standard battery (`dualperf lab diffserv` runs the DiffServ paper's
+//! experiments, `dualperf lab realtime` the real-time media ones).
 //!
-//! An [`Experiment`] plans the main measurement (one [`RunConfig`], run by
+//! A preset whose experiment is only a plan answers [`plan`] (every other
+//! topology gets the battery, `super::job`). An [`Experiment`] plans the main measurement (one [`RunConfig`], run by
 //! the main job exactly as the battery is), may prepare the built testbed
 //! before it, run extra steps on the testbed after it, and print its own
 //! answer after the one pipeline has analysed and saved the result. The
 //! dispatch is one match on the preset name.
-//!
-//! A preset whose experiment is only a plan (`dualperf lab realtime`: arms
-//! alone and under UDP and TCP loads, voice and video points) gives it
-//! through [`plan`]; the job then runs it like the battery.
 
 use std::sync::atomic::AtomicBool;
 
@@ -83,7 +82,8 @@ pub(crate) fn for_topology(
     })
 }
 
-/// The plan of a plan-only experiment preset, `None` for any other topology.
+/// The plan of an experiment preset that is only a plan, `None` for any
+/// other topology.
 ///
 /// # Errors
 /// Usage errors of the planner (flags out of range, missing arms).
