@@ -16,7 +16,9 @@
 //!   tool's (its network work): it is left out of the busy time, unless the
 //!   tool's own time exceeds user + system — a kernel without IRQ time
 //!   accounting charges softirq work to the task it interrupted — in which
-//!   case it is counted on both sides. The share is thus a lower bound:
+//!   case it is counted on both sides, and the softirq time of a lab's
+//!   routers ([`Observations::routers`], their forwarding) on those CPUs
+//!   counts as the measured path's. The share is thus a lower bound:
 //!   the tool's busy network stack is never taken for another program.
 //!   Contended at [`FOREIGN_CPU_RATIO`] (25 %) or more;
 //! * **steal**: a hypervisor took [`STEAL_RATIO`] (5 %) or more of the CPU
@@ -118,7 +120,7 @@ fn observation_figures(o: &Observations) -> ContentionEvidence {
     };
     let foreign_cpu_ratio = scope.and_then(|scope| {
         let own = own_cpu_ns(cpu, o.placement?)?;
-        foreign_ratio(&scope, own, wall_ns)
+        foreign_ratio(&scope, own, router_softirq_ns(o, &cpus), wall_ns)
     });
     let pressure_ratio = cpu
         .system
@@ -168,6 +170,18 @@ fn own_cpu_ns(cpu: &CpuObservations, placement: EndsPlacement) -> Option<u64> {
     }
 }
 
+/// Softirq time of the lab's routers during the trial (`Observations::routers`)
+/// on CPUs inside the scope — all of them when the scope is the whole
+/// machine (`pinned` empty), else only routers steered entirely to pinned
+/// CPUs. A router's forwarding is the measured path's work, like TAYGA's.
+fn router_softirq_ns(o: &Observations, pinned: &[u32]) -> u64 {
+    o.routers
+        .iter()
+        .filter(|router| pinned.is_empty() || router.cpus.iter().all(|c| pinned.contains(c)))
+        .map(|router| router.softirq_ns)
+        .sum()
+}
+
 fn total_jiffies(s: &SystemCpu) -> u64 {
     s.user + s.system + s.irq + s.softirq + s.steal + s.idle
 }
@@ -175,18 +189,21 @@ fn total_jiffies(s: &SystemCpu) -> u64 {
 /// The share of `scope` other programs used: `(user + system) / all − own`,
 /// or, when the tool's own time exceeds user + system (a kernel without IRQ
 /// time accounting charges the softirq work it triggers to the running
-/// task), `(user + system + irq + softirq) / all − own`; clamped to 0..=1.
-/// Either way the network stack's interrupt work counts as the tool's.
-fn foreign_ratio(scope: &SystemCpu, own_ns: u64, wall_ns: u64) -> Option<f64> {
+/// task), `(user + system + irq + softirq) / all − own − routers`, where
+/// `routers` is the lab routers' softirq time (their forwarding, which
+/// the softirq column holds); clamped to 0..=1. Either way the network
+/// stack's interrupt work counts as the tool's.
+fn foreign_ratio(scope: &SystemCpu, own_ns: u64, routers_ns: u64, wall_ns: u64) -> Option<f64> {
     let total = total_jiffies(scope);
     if total == 0 || wall_ns == 0 || scope.cpus == 0 {
         return None;
     }
     let share = |jiffies: u64| jiffies as f64 / total as f64;
     let processes = share(scope.user + scope.system);
-    let own = own_ns as f64 / (wall_ns as f64 * f64::from(scope.cpus));
+    let capacity = wall_ns as f64 * f64::from(scope.cpus);
+    let own = own_ns as f64 / capacity;
     let foreign = if own > processes {
-        share(scope.user + scope.system + scope.irq + scope.softirq) - own
+        share(scope.user + scope.system + scope.irq + scope.softirq) - own - routers_ns as f64 / capacity
     } else {
         processes - own
     };
@@ -317,6 +334,41 @@ mod tests {
         }
         let foreign = figures(&with_tayga).unwrap().foreign_cpu_ratio.unwrap();
         assert!(foreign < 1e-9, "{foreign}");
+    }
+
+    #[test]
+    fn a_lab_routers_softirq_is_the_paths_work_not_foreign_load() {
+        // 2 CPUs: user + system 60 jiffies, softirq 80 of 200; the tool used
+        // 0.7 s (more than user + system: it was charged softirq work). The
+        // routers edge (CPU 1) and core (CPU 0) spent 0.6 s in softirq.
+        let mut lab = trial(700, 60, Some(EndsPlacement::SameProcess));
+        let TrialOutcome::Ok(o) = &mut lab.outcome else {
+            unreachable!()
+        };
+        o.cpu.system.as_mut().unwrap().softirq = 80;
+        o.cpu.system.as_mut().unwrap().idle = 60;
+        let foreign = figures(&lab).unwrap().foreign_cpu_ratio.unwrap();
+        assert!((foreign - 0.35).abs() < 1e-9, "without routers: {foreign}");
+        let TrialOutcome::Ok(o) = &mut lab.outcome else {
+            unreachable!()
+        };
+        for (node, cpu) in [("edge", 1), ("core", 0)] {
+            o.routers.push(dualperf_model::RouterCpu {
+                node: node.into(),
+                cpus: vec![cpu],
+                softirq_ns: 300_000_000,
+                ksoftirqd_ns: 0,
+                wall_ns: 1_000_000_000,
+            });
+        }
+        let foreign = figures(&lab).unwrap().foreign_cpu_ratio.unwrap();
+        assert!((foreign - 0.05).abs() < 1e-9, "with routers: {foreign}");
+        assert_eq!(classify(&lab), None);
+        // Pinned to CPU 0 only: the edge router on CPU 1 is outside the scope.
+        let TrialOutcome::Ok(o) = &mut lab.outcome else {
+            unreachable!()
+        };
+        assert_eq!(router_softirq_ns(o, &[0]), 300_000_000);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! tcp-stream: bulk transfer. The sender writes one reusable buffer of the
 //! application write size until the phase is done, reads TCP_INFO, then
-//! shuts its side down; the receiver reads until end of stream.
+//! shuts its side down; the receiver reads until end of stream. A halted
+//! sender closes abortively instead, discarding what it has not sent.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -34,6 +35,15 @@ pub fn send(mut stream: TcpStream, write_bytes: usize, context: FlowContext) -> 
         }
     }
     output.tcp = read_tcp_counters(stream.as_raw_fd()).ok();
+    if context.phase.is_halted() {
+        // A halted flow (a competing load whose measured trial ended) must
+        // stop at once: a graceful close would keep flushing the send
+        // buffer — megabytes, seconds on a 10 Mbit/s bottleneck — into the
+        // next trial. An abortive close (`SO_LINGER` 0) discards it and
+        // resets the connection.
+        let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+        return output;
+    }
     let _ = stream.shutdown(Shutdown::Write);
     // Wait for the receiver to close so the final bytes are acknowledged.
     let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
