@@ -203,7 +203,9 @@ fn foreign_ratio(scope: &SystemCpu, own_ns: u64, routers_ns: u64, wall_ns: u64) 
     let capacity = wall_ns as f64 * f64::from(scope.cpus);
     let own = own_ns as f64 / capacity;
     let foreign = if own > processes {
-        share(scope.user + scope.system + scope.irq + scope.softirq) - own - routers_ns as f64 / capacity
+        share(scope.user + scope.system + scope.irq + scope.softirq)
+            - own
+            - routers_ns as f64 / capacity
     } else {
         processes - own
     };

@@ -10,8 +10,10 @@
 //!    (a TCP flow reaches its window, queues fill) — which is also each load
 //!    flow's own warm-up, so its measured interval starts here;
 //! 3. the measured trial runs (its handshake, warm-up and measured interval);
-//! 4. the load flows are halted and report what they saw over their measured
-//!    interval, which therefore spans the measured trial's.
+//! 4. the load flows are halted as soon as the measured trial's flows have
+//!    ended — before its stop/results exchange, which thus crosses a quiet
+//!    path — and report what they saw over their measured interval, which
+//!    therefore spans the measured trial's.
 //!
 //! A load flow's schedule is the measured trial's warm-up and duration plus
 //! [`LOAD_SLACK`]: room for the measured trial's handshake on a congested
@@ -32,8 +34,9 @@ use crate::error::{EngineError, Result};
 use crate::protocol::error_chain;
 
 /// Time a load flow's schedule runs past the measured trial's warm-up and
-/// duration, for the measured trial's control exchanges on a busy path.
-pub const LOAD_SLACK: Duration = Duration::from_secs(10);
+/// duration, for the measured trial's handshake on a busy path (a lost SYN
+/// or control segment waits 1, 3, 7 … s for its retransmission).
+pub const LOAD_SLACK: Duration = Duration::from_secs(20);
 
 /// Longest wait for all load flows to start.
 const LOAD_START_WAIT: Duration = Duration::from_secs(15);
@@ -82,7 +85,7 @@ pub fn run_under_load(
     targets: &[LoadTarget],
     measured_spec: &TestSpec,
     options: &ClientOptions,
-    measured: impl FnOnce() -> Result<TrialReport>,
+    measured: impl FnOnce(SessionHooks) -> Result<TrialReport>,
 ) -> Result<TrialReport> {
     if targets.len() != load.flows.len() {
         return Err(EngineError::InvalidTest(format!(
@@ -100,6 +103,7 @@ pub fn run_under_load(
         let hooks = SessionHooks {
             started: Some(started_tx.clone()),
             halt: Some(halt.clone()),
+            flows_done: Vec::new(),
         };
         // A load flow's intervals are its own (in `Observations.loads`),
         // never the live lines of the measured trial.
@@ -152,8 +156,10 @@ pub fn run_under_load(
         )));
     }
     std::thread::sleep(Duration::from_millis(load.warmup_ms));
-    let measured = measured();
-    let ended_at = Instant::now();
+    let measured = measured(SessionHooks {
+        flows_done: running.iter().map(|flow| flow.halt.clone()).collect(),
+        ..SessionHooks::default()
+    });
     let mut loads = Vec::new();
     let mut errors = Vec::new();
     for flow in &running {
@@ -171,9 +177,8 @@ pub fn run_under_load(
                     ));
                 }
                 observations.notes.push(format!(
-                    "competing load `{}`: halted {} ms after the measured trial ended",
-                    load.name,
-                    ended_at.elapsed().as_millis()
+                    "competing load `{}`: halted when the measured trial's flows ended",
+                    load.name
                 ));
                 loads.push(LoadObservations {
                     flow: flow.flow,

@@ -289,8 +289,8 @@ impl Client {
                     trial.outcome = TrialOutcome::Failed { error };
                     return trial;
                 }
-                Ok(targets) => load::run_under_load(load, &targets, spec, &self.options, || {
-                    run_arm_trial(target, spec, arm, &self.options, want_host_facts)
+                Ok(targets) => load::run_under_load(load, &targets, spec, &self.options, |hooks| {
+                    run_arm_trial_with(target, spec, arm, &self.options, want_host_facts, hooks)
                 }),
             },
         };
@@ -443,6 +443,7 @@ pub fn run_marked_trial(
         marking,
         options,
         want_host_facts,
+        trial::SessionHooks::default(),
     )
 }
 
@@ -457,6 +458,26 @@ pub fn run_arm_trial(
     arm: &Arm,
     options: &ClientOptions,
     want_host_facts: bool,
+) -> crate::error::Result<TrialReport> {
+    run_arm_trial_with(
+        server,
+        spec,
+        arm,
+        options,
+        want_host_facts,
+        trial::SessionHooks::default(),
+    )
+}
+
+/// [`run_arm_trial`] coordinated with other sessions through `hooks` (a
+/// trial under a competing load).
+fn run_arm_trial_with(
+    server: SocketAddr,
+    spec: &TestSpec,
+    arm: &Arm,
+    options: &ClientOptions,
+    want_host_facts: bool,
+    hooks: trial::SessionHooks,
 ) -> crate::error::Result<TrialReport> {
     let seen_as = match arm.path {
         dualperf_model::ArmPath::Nat64 { .. } => dualperf_model::IpFamily::V4,
@@ -473,6 +494,7 @@ pub fn run_arm_trial(
         &arm.marking,
         options,
         want_host_facts,
+        hooks,
     )
 }
 
@@ -483,6 +505,7 @@ fn run_trial_seen_as(
     marking: &dualperf_model::Marking,
     options: &ClientOptions,
     want_host_facts: bool,
+    hooks: trial::SessionHooks,
 ) -> crate::error::Result<TrialReport> {
     if under_load::wants_probe(spec) {
         return under_load::run_with_probe(
@@ -501,7 +524,7 @@ fn run_trial_seen_as(
         marking,
         options,
         want_host_facts,
-        trial::SessionHooks::default(),
+        hooks,
     )
 }
 

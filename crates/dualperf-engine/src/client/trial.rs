@@ -69,6 +69,11 @@ pub struct SessionHooks {
     /// Raised: the session ends now instead of at the end of its schedule
     /// (a competing load stops when the measured trial has ended).
     pub halt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Raised as soon as this session's own flows have ended, before its
+    /// stop/results exchange: the competing loads of a measured trial halt
+    /// then, so that exchange crosses a quiet path instead of a congested
+    /// one (where a control message can wait seconds for retransmissions).
+    pub flows_done: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// One trial of `spec` alone, on one control session, coordinated with
@@ -150,6 +155,9 @@ pub fn run_single(
         None => running.wait_for_schedule(),
     }
     let outcome = running.finish();
+    for flag in &hooks.flows_done {
+        flag.store(true, std::sync::atomic::Ordering::Release);
+    }
     channel.send(&Message::Stop(StopReport {
         sent: outcome.sent(spec, Role::Client),
         sent_per_stream: outcome.udp_sent_per_stream(),

@@ -78,7 +78,7 @@ pub fn run_with_probe(
                 false,
                 SessionHooks {
                     started: Some(started_tx),
-                    halt: None,
+                    ..SessionHooks::default()
                 },
             );
             (probe, report)

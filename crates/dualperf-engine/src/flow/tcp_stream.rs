@@ -26,6 +26,19 @@ pub fn send(mut stream: TcpStream, write_bytes: usize, context: FlowContext) -> 
             Ok(0) => break,
             Ok(written) => context.meter.add_sent(written as u64, 1),
             Err(error) if is_timeout(&error) => continue,
+            // The receiver closed with data unread (it was halted before
+            // this end): the peer's own report says whether it failed.
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+                ) =>
+            {
+                output.note = Some(format!(
+                    "tcp-stream send: the receiver closed first ({error})"
+                ));
+                break;
+            }
             Err(error) => {
                 if !context.phase.is_halted() {
                     output.error = Some(format!("tcp-stream send: {error}"));
@@ -70,6 +83,16 @@ pub fn receive(mut stream: TcpStream, context: FlowContext) -> FlowOutput {
             Ok(0) => break,
             Ok(read) => context.meter.add_received(read as u64, 1),
             Err(error) if is_timeout(&error) => continue,
+            // The sender's abortive close (a halted load, see `send`) ends
+            // the stream like a FIN; a sender that really failed reports
+            // its own error and fails the trial from its side.
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {
+                output.note = Some(
+                    "tcp-stream receive: the sender reset the connection (an abortive close)"
+                        .into(),
+                );
+                break;
+            }
             Err(error) => {
                 output.error = Some(format!("tcp-stream receive: {error}"));
                 break;

@@ -345,7 +345,8 @@ impl<'a> DiffServView<'a> {
                         let total = c.kept_ef_packets + c.excess_remarked_packets;
                         format!(
                             "{} EF from {} at {offered} (twice its allowance of {} packets/s): \
-                             {} packets kept as EF, {} remarked to DSCP 0 ({} of {}); {} received of {} sent",
+                             {} packets kept as EF, {} remarked to DSCP 0 ({} of {}, warm-up included); \
+                             {} of {} measured datagrams received",
                             c.family.label(),
                             c.source,
                             c.allowance_pps,

@@ -14,7 +14,9 @@ pub fn render_diffserv(result: &RunResult) -> String {
         return String::new();
     };
     let mut out = String::new();
-    out.push_str("Per class (EF: the measured probe; BE, LBE: probes in the load), IPv4 | IPv6:\n");
+    out.push_str(
+        "Per class (EF: the measured probe; BE, LBE: probes in the load; means over repetitions), IPv4 | IPv6:\n",
+    );
     let names: Vec<&str> = CLASS_METRICS.iter().map(|m| m.label()).collect();
     out.push_str(&format!(
         "  {:<13} {:<5} {}\n",

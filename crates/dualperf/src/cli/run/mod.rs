@@ -496,11 +496,15 @@ fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
         .iter()
         .filter(|t| matches!(t.outcome, TrialOutcome::Failed { .. }))
         .count();
-    eprintln!(
-        "dualperf: {failed} of {} trials failed; {}",
-        result.trials.len(),
-        result.errors.join("; ")
+    let mut line = format!(
+        "dualperf: {failed} of {} trials failed",
+        result.trials.len()
     );
+    if !result.errors.is_empty() {
+        line.push_str("; ");
+        line.push_str(&result.errors.join("; "));
+    }
+    eprintln!("{line}");
     super::exit::FINDING
 }
 
