@@ -286,7 +286,7 @@ pub(crate) struct Args {
     /// A competing load flow, repeatable: `udp` or `tcp` with `,key=value`
     /// options (rate, size, streams, dscp, family, cc, reverse). Every arm
     /// gets a twin measured under the load (v6 → v6-loaded); the load starts
-    /// 1 s before each of its trials and ends after it.
+    /// 1 s before each of its trials and halts when the trial's own flows end.
     /// Example: --load udp,rate=50M,dscp=be --load tcp,streams=2,dscp=cs1
     #[arg(long = "load", value_name = "FLOW", value_parser = load::parse_load_flow)]
     pub load: Vec<dualperf_model::LoadFlow>,
