@@ -103,3 +103,56 @@ pub fn receive(mut stream: TcpStream, context: FlowContext) -> FlowOutput {
     let _ = stream.shutdown(Shutdown::Both);
     output
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meter::{FlowMeter, Phase};
+    use std::net::TcpListener;
+    use std::sync::Arc;
+
+    fn context(phase: &Arc<Phase>) -> FlowContext {
+        FlowContext {
+            phase: phase.clone(),
+            meter: Arc::new(FlowMeter::default()),
+            cpus: Vec::new(),
+            deadline: Instant::now() + Duration::from_secs(10),
+        }
+    }
+
+    /// A halted sender (a competing load whose trial ended) discards what
+    /// it has not sent: the peer sees a reset, not the rest of the stream,
+    /// and the receiver ends quietly with a note instead of failing.
+    #[test]
+    fn a_halted_sender_resets_instead_of_flushing_and_the_receiver_ends_without_error() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let sender = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (receiver, _) = listener.accept().unwrap();
+        // A receiver that does not read yet: the sender's buffers fill.
+        let phase = Arc::new(Phase::default());
+        phase.set(Stage::Measured);
+        let sending = {
+            let context = context(&phase);
+            std::thread::spawn(move || send(sender, 64 * 1024, context))
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        phase.halt();
+        let started = Instant::now();
+        let output = sending.join().unwrap();
+        assert!(output.error.is_none(), "{:?}", output.error);
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "a halted sender returned after {:?}",
+            started.elapsed()
+        );
+        // The receiver reads what was already delivered, then the reset.
+        let receiving = Arc::new(Phase::default());
+        let output = receive(receiver, context(&receiving));
+        assert!(output.error.is_none(), "{:?}", output.error);
+        assert!(
+            output.note.as_deref().is_some_and(|n| n.contains("reset")),
+            "{:?}",
+            output.note
+        );
+    }
+}
