@@ -515,6 +515,7 @@ fn run_trial_seen_as(
             marking,
             options,
             want_host_facts,
+            hooks,
         );
     }
     trial::run_single(

@@ -47,7 +47,8 @@ pub fn probe_spec_for(load: &TestSpec) -> TestSpec {
     }
 }
 
-/// Runs `spec` with a probe stream alongside. A failed probe does not fail
+/// Runs `spec` with a probe stream alongside; `hooks` coordinate the
+/// measured session with competing loads. A failed probe does not fail
 /// the load trial: the load's observations say why the probe is missing.
 pub fn run_with_probe(
     server: SocketAddr,
@@ -56,6 +57,7 @@ pub fn run_with_probe(
     marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
+    hooks: SessionHooks,
 ) -> Result<TrialReport> {
     let probe = probe_spec_for(spec);
     // The probe measures the arm's treatment: it carries the same marking.
@@ -95,7 +97,7 @@ pub fn run_with_probe(
         marking,
         options,
         want_host_facts,
-        SessionHooks::default(),
+        hooks,
     );
     let probed = probe_thread.join();
     let mut report = load?;
