@@ -1,7 +1,9 @@
 //! What a person sees while a run goes on. On a terminal: one status line,
 //! rewritten in place, with the trial, elapsed time and an estimate of the
 //! time left. Without a terminal (CI logs, pipes): one line per finished
-//! point, so a long run never looks hung. Failed trials are always printed.
+//! point, and within a long point a line at least every
+//! [`HEARTBEAT`] (trials done, time left), so a long run never looks hung.
+//! Failed trials are always printed.
 //! With live intervals on (standard output a terminal, no `--no-intervals`),
 //! a line per finished sample interval goes to standard output, like
 //! iperf3's, worded by `dualperf_report::present::interval`.
@@ -11,6 +13,10 @@ use std::time::{Duration, Instant};
 
 use dualperf_engine::client::{ClientOptions, Progress};
 use dualperf_model::{RunConfig, TrialOutcome};
+
+/// Longest silence without a terminal: a point that runs longer (a lab
+/// experiment's one point of 25 arms) gets a line per trial this often.
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(30);
 
 /// Progress display for one run.
 pub(crate) struct ProgressView {
@@ -28,6 +34,11 @@ pub(crate) struct ProgressView {
     intervals: bool,
     /// The status line last written (a terminal), rewritten after an interval line.
     status: String,
+    /// When the last progress line was written (without a terminal).
+    last_line: Instant,
+    /// Trials finished in the whole run, and how many it has (from the engine).
+    trials_done: usize,
+    trials_total: usize,
 }
 
 /// Whether `dualperf run` prints live interval lines: not with
@@ -60,6 +71,9 @@ impl ProgressView {
                 .collect(),
             intervals: false,
             status: String::new(),
+            last_line: Instant::now(),
+            trials_done: 0,
+            trials_total: 0,
         }
     }
 
@@ -107,7 +121,7 @@ impl ProgressView {
                 let _ = write!(err, "\r\x1b[2K{}", self.status);
                 let _ = err.flush();
             }
-            Progress::TrialStarted { .. } => {}
+            Progress::TrialStarted { total, .. } => self.trials_total = *total,
             Progress::IntervalFinished { arm, sample, .. } if self.intervals => {
                 let line =
                     dualperf_report::present::interval::interval_line(arm.id.as_str(), sample);
@@ -126,6 +140,7 @@ impl ProgressView {
             Progress::IntervalFinished { .. } => {}
             Progress::TrialFinished { trial, .. } => {
                 self.point_finished += 1;
+                self.trials_done += 1;
                 if let TrialOutcome::Failed { error } = &trial.outcome {
                     self.point_failed += 1;
                     let _ = writeln!(
@@ -152,6 +167,23 @@ impl ProgressView {
                     }
                     self.point_finished = 0;
                     self.point_failed = 0;
+                    self.last_line = Instant::now();
+                } else if !self.tty && self.last_line.elapsed() >= HEARTBEAT {
+                    let elapsed = self.started.elapsed();
+                    let left = estimate_left(elapsed, self.trials_done, self.trials_total)
+                        .map(|left| format!(", ~{} left", clock(left)))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        err,
+                        "dualperf: [{}/{} trials, {}{left}] {} on {}: {} failed so far",
+                        self.trials_done,
+                        self.trials_total,
+                        clock(elapsed),
+                        trial.spec.label(),
+                        self.arm_label(trial.arm.as_str()),
+                        self.point_failed
+                    );
+                    self.last_line = Instant::now();
                 }
             }
         }
@@ -185,6 +217,7 @@ impl ProgressView {
         }
         self.point_finished = 0;
         self.point_failed = 0;
+        self.last_line = Instant::now();
     }
 
     /// Clears the status line once the run is over.
@@ -197,7 +230,7 @@ impl ProgressView {
 
 /// Time left at the average pace so far, once a trial has finished.
 fn estimate_left(elapsed: Duration, finished: usize, total: usize) -> Option<Duration> {
-    (finished > 0).then(|| elapsed.mul_f64((total - finished) as f64 / finished as f64))
+    (finished > 0).then(|| elapsed.mul_f64(total.saturating_sub(finished) as f64 / finished as f64))
 }
 
 /// `m:ss` (or `h:mm:ss`).
@@ -225,6 +258,11 @@ mod tests {
         assert_eq!(
             estimate_left(Duration::from_secs(10), 1, 4),
             Some(Duration::from_secs(30))
+        );
+        // Reruns of contended trials can finish more trials than planned.
+        assert_eq!(
+            estimate_left(Duration::from_secs(10), 5, 4),
+            Some(Duration::ZERO)
         );
     }
 
