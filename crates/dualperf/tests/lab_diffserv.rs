@@ -8,20 +8,16 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::process::Command;
 
 use dualperf_model::{RemarkCase, RunResult, TrialOutcome};
 
 #[test]
 fn lab_diffserv_records_load_flows_router_cpu_and_the_conditioner_checks() {
-    let root = unsafe { libc::geteuid() } == 0;
-    let nft = Command::new("nft").arg("--version").output().is_ok();
-    if !(root && nft) {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root and nft"
-        );
-        eprintln!("skipped: needs root and nft");
+    if !privileged::ready(&["nft"]) {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpe-diffserv-{}", std::process::id()));

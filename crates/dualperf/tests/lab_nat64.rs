@@ -8,20 +8,16 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::process::Command;
 
 use dualperf_model::{IpFamily, RunResult, TrialOutcome};
 
 #[test]
 fn the_nat64_arm_is_measured_against_native_ipv4_and_the_translator_is_recorded() {
-    let root = unsafe { libc::geteuid() } == 0;
-    let tayga = Command::new("tayga").arg("--help").output().is_ok();
-    if !(root && tayga) {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root and tayga"
-        );
-        eprintln!("skipped: needs root and tayga");
+    if !privileged::ready(&["tayga"]) {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpe-nat64-{}", std::process::id()));

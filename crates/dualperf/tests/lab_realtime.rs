@@ -16,6 +16,9 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -27,12 +30,7 @@ const V6_FRAME: f64 = 234.0;
 
 #[test]
 fn the_quick_realtime_experiment_rates_voice_alone_and_under_load_with_50_ms_series() {
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root"
-        );
-        eprintln!("skipped: needs root");
+    if !privileged::ready(&[]) {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpt-realtime-{}", std::process::id()));

@@ -6,19 +6,16 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::process::Command;
 
 use dualperf_model::{PlanFile, RunResult};
 
 #[test]
 fn the_lab_child_repeats_until_precise() {
-    let root = unsafe { libc::geteuid() } == 0;
-    if !root {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root"
-        );
-        eprintln!("skipped: needs root");
+    if !privileged::ready(&[]) {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpe-auto-{}", std::process::id()));

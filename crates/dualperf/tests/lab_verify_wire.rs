@@ -9,20 +9,16 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::process::Command;
 
 use dualperf_model::{RunResult, TestKind, TrialOutcome, WireFinding, WireSide};
 
 #[test]
 fn a_lab_run_checks_every_trial_on_the_server_nodes_wire() {
-    let root = unsafe { libc::geteuid() } == 0;
-    let tcpdump = Command::new("tcpdump").arg("--version").output().is_ok();
-    if !(root && tcpdump) {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root and tcpdump"
-        );
-        eprintln!("skipped: needs root and tcpdump");
+    if !privileged::ready(&["tcpdump"]) {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpe-wire-{}", std::process::id()));

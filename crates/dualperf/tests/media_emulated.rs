@@ -11,6 +11,9 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::process::Command;
 
 use dualperf_model::{MetricId, RunResult};
@@ -36,12 +39,7 @@ loss_ratio = 0.01
 
 #[test]
 fn measured_mos_matches_the_e_model_for_the_measured_delay_and_loss() {
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root"
-        );
-        eprintln!("skipped: needs root");
+    if !privileged::ready(&[]) {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpt-media-emulated-{}", std::process::id()));

@@ -13,6 +13,9 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/privileged.rs"]
+mod privileged;
+
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -35,15 +38,6 @@ impl Drop for Scratch {
     }
 }
 
-fn available(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
-}
-
 fn tshark(pcap: &std::path::Path, extra: &[&str]) -> Vec<Vec<String>> {
     let output = Command::new("tshark")
         .arg("-r")
@@ -60,13 +54,7 @@ fn tshark(pcap: &std::path::Path, extra: &[&str]) -> Vec<Vec<String>> {
 
 #[test]
 fn g711_frames_are_rtp_and_ipv6_frames_are_20_bytes_longer() {
-    let root = unsafe { libc::geteuid() } == 0;
-    if !(root && available("tshark") && available("tcpdump")) {
-        assert!(
-            std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-            "needs root, tcpdump and tshark"
-        );
-        eprintln!("skipped: needs root, tcpdump and tshark");
+    if !privileged::ready(&["tshark", "tcpdump"]) {
         return;
     }
     let namespace = format!("dpt-media-{}", std::process::id());

@@ -103,16 +103,14 @@ fn class_table(view: &DiffServView) -> String {
     html
 }
 
-fn step_table(view: &DiffServView) -> String {
-    let (_, rows) = view.step_table();
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut html = String::from(
-        "<h3>Load steps: BE UDP loss, % of datagrams (the paper's Table 2)</h3>\n\
-         <table class=\"diffserv-steps\"><thead><tr><th rowspan=\"2\">size (B)</th>\
+/// A titled load-step table up to its body: size, then the steps of each
+/// family column (IPv4, IPv6, mixed).
+fn step_table_head(title: &str) -> String {
+    let mut html = format!(
+        "<h3>{}</h3>\n<table class=\"diffserv-steps\"><thead><tr><th rowspan=\"2\">size (B)</th>\
          <th colspan=\"3\">IPv4 (% of link)</th><th colspan=\"3\">IPv6 (% of link)</th>\
          <th colspan=\"3\">IPv4 and IPv6 (% of link)</th></tr><tr>",
+        escape(title)
     );
     for _ in 0..3 {
         for step in STEPS {
@@ -120,6 +118,15 @@ fn step_table(view: &DiffServView) -> String {
         }
     }
     html.push_str("</tr></thead><tbody>\n");
+    html
+}
+
+fn step_table(view: &DiffServView) -> String {
+    let (_, rows) = view.step_table();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut html = step_table_head("Load steps: BE UDP loss, % of datagrams (the paper's Table 2)");
     for (size, cells) in rows {
         html.push_str(&format!("<tr><td>{size}</td>"));
         for cell in cells {
@@ -135,18 +142,9 @@ fn step_table(view: &DiffServView) -> String {
         "</tbody></table><p class=\"note\">sent: the BE sender's steady rate, % of the rate the step asks. {}</p>\n",
         escape(&short_of_rate_note())
     ));
-    html.push_str(
-        "<h3>The EF probe beside each step: one-way delay p99 / loss</h3>\n\
-         <table class=\"diffserv-steps\"><thead><tr><th rowspan=\"2\">size (B)</th>\
-         <th colspan=\"3\">IPv4 (% of link)</th><th colspan=\"3\">IPv6 (% of link)</th>\
-         <th colspan=\"3\">IPv4 and IPv6 (% of link)</th></tr><tr>",
-    );
-    for _ in 0..3 {
-        for step in STEPS {
-            html.push_str(&format!("<th>{step}</th>"));
-        }
-    }
-    html.push_str("</tr></thead><tbody>\n");
+    html.push_str(&step_table_head(
+        "The EF probe beside each step: one-way delay p99 / loss",
+    ));
     for (size, cells) in view.step_ef_table() {
         html.push_str(&format!("<tr><td>{size}</td>"));
         for cell in cells {
