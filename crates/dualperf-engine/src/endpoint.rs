@@ -394,17 +394,10 @@ mod tests {
     #[test]
     fn reverse_makes_the_server_the_stream_sender() {
         let mut spec = TestSpec {
-            congestion_control: None,
-            media: None,
-            kind: TestKind::TcpStream,
-            size_bytes: 1024,
             duration_ms: 100,
             warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
             sample_interval_ms: 100,
-            probe_interval_us: None,
+            ..TestSpec::new(TestKind::TcpStream, 1024)
         };
         assert!(is_stream_sender(&spec, Role::Client) && !is_stream_sender(&spec, Role::Server));
         spec.reverse = true;

@@ -365,17 +365,10 @@ mod tests {
 
     fn spec(kind: TestKind) -> TestSpec {
         TestSpec {
-            congestion_control: None,
-            media: None,
-            kind,
-            size_bytes: 64,
             duration_ms: 1000,
             warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
             sample_interval_ms: 100,
-            probe_interval_us: None,
+            ..TestSpec::new(kind, 64)
         }
     }
 

@@ -93,17 +93,10 @@ fn a_thousand_slow_connections_cost_no_threads_and_lock_no_one_out() {
     );
     // A legitimate trial while they are still open.
     let spec = TestSpec {
-        congestion_control: None,
-        media: None,
-        kind: TestKind::TcpRr,
-        size_bytes: 64,
         duration_ms: 300,
         warmup_ms: 100,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
         sample_interval_ms: 100,
-        probe_interval_us: None,
+        ..TestSpec::new(TestKind::TcpRr, 64)
     };
     let legit = Instant::now();
     let report = run_trial(

@@ -48,17 +48,11 @@ pub const LOOPBACK: PerFamily<Option<&str>> = PerFamily {
 /// [`PROBE_INTERVAL_US`].
 pub fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
-        congestion_control: None,
-        media: None,
-        kind,
-        size_bytes,
         duration_ms: 1000,
         warmup_ms: 0,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
         sample_interval_ms: 100,
         probe_interval_us: (kind == TestKind::UdpProbe).then_some(PROBE_INTERVAL_US),
+        ..TestSpec::new(kind, size_bytes)
     }
 }
 

@@ -142,6 +142,27 @@ pub struct TestSpec {
 }
 
 impl TestSpec {
+    /// A point of `kind` at `size_bytes` with the defaults of a plain run:
+    /// 1 s measured after no warm-up, one stream, client sends, no rate
+    /// limit, 100 ms samples, no probe, the kernel's congestion control, no
+    /// media. Literals name what differs and end `..TestSpec::new(kind, size)`,
+    /// so a new field is one line here.
+    pub fn new(kind: TestKind, size_bytes: u32) -> TestSpec {
+        TestSpec {
+            kind,
+            size_bytes,
+            duration_ms: 1_000,
+            warmup_ms: 0,
+            parallel_streams: 1,
+            reverse: false,
+            rate: None,
+            sample_interval_ms: 100,
+            probe_interval_us: None,
+            congestion_control: None,
+            media: None,
+        }
+    }
+
     /// A short label for tables and progress lines, e.g. `tcp-stream 1024 B`.
     pub fn label(&self) -> String {
         if let (TestKind::Media, Some(media)) = (self.kind, &self.media) {

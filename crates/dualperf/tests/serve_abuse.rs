@@ -57,17 +57,10 @@ fn status_kb(pid: u32, field: &str) -> u64 {
 
 fn spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
-        congestion_control: None,
-        media: None,
-        kind,
-        size_bytes,
         duration_ms: 500,
         warmup_ms: 100,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
         sample_interval_ms: 100,
-        probe_interval_us: None,
+        ..TestSpec::new(kind, size_bytes)
     }
 }
 

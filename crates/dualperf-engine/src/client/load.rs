@@ -238,17 +238,10 @@ mod tests {
 
     fn spec(kind: TestKind, warmup_ms: u64, duration_ms: u64, interval: u64) -> TestSpec {
         TestSpec {
-            kind,
-            size_bytes: 1200,
             duration_ms,
             warmup_ms,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
             sample_interval_ms: interval,
-            probe_interval_us: None,
-            congestion_control: None,
-            media: None,
+            ..TestSpec::new(kind, 1200)
         }
     }
 

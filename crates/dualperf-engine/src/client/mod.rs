@@ -570,17 +570,10 @@ mod tests {
 
     fn config(order: RepetitionOrder) -> RunConfig {
         let spec = TestSpec {
-            congestion_control: None,
-            media: None,
-            kind: TestKind::TcpRr,
-            size_bytes: 64,
             duration_ms: 100,
             warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
             sample_interval_ms: 100,
-            probe_interval_us: None,
+            ..TestSpec::new(TestKind::TcpRr, 64)
         };
         RunConfig {
             loads: Vec::new(),

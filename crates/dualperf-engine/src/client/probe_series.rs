@@ -77,17 +77,11 @@ mod tests {
 
     fn spec() -> TestSpec {
         TestSpec {
-            congestion_control: None,
-            media: None,
-            kind: TestKind::UdpProbe,
-            size_bytes: 172,
             duration_ms: 100,
             warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
             sample_interval_ms: 50,
             probe_interval_us: Some(10_000),
+            ..TestSpec::new(TestKind::UdpProbe, 172)
         }
     }
 

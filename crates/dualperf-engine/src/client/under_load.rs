@@ -33,17 +33,12 @@ pub fn wants_probe(spec: &TestSpec) -> bool {
 /// The udp-probe spec that accompanies `load`.
 pub fn probe_spec_for(load: &TestSpec) -> TestSpec {
     TestSpec {
-        congestion_control: None,
-        media: None,
-        kind: TestKind::UdpProbe,
-        size_bytes: default_size(TestKind::UdpProbe),
         duration_ms: load.duration_ms,
         warmup_ms: load.warmup_ms,
-        parallel_streams: 1,
         reverse: load.reverse,
-        rate: None,
         sample_interval_ms: load.sample_interval_ms,
         probe_interval_us: load.probe_interval_us,
+        ..TestSpec::new(TestKind::UdpProbe, default_size(TestKind::UdpProbe))
     }
 }
 

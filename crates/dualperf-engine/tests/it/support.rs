@@ -59,17 +59,10 @@ impl TestServer {
 /// A short spec: 300 ms measured after 100 ms warm-up, 100 ms samples.
 pub fn short_spec(kind: TestKind, size_bytes: u32) -> TestSpec {
     TestSpec {
-        congestion_control: None,
-        media: None,
-        kind,
-        size_bytes,
         duration_ms: 300,
         warmup_ms: 100,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
         sample_interval_ms: 100,
-        probe_interval_us: None,
+        ..TestSpec::new(kind, size_bytes)
     }
 }
 

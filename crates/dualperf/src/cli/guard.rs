@@ -71,17 +71,10 @@ mod tests {
 
     fn point(kind: TestKind, size_bytes: u32) -> TestSpec {
         TestSpec {
-            congestion_control: None,
-            media: None,
-            kind,
-            size_bytes,
             duration_ms: 1000,
             warmup_ms: 0,
-            parallel_streams: 1,
-            reverse: false,
-            rate: None,
             sample_interval_ms: 1000,
-            probe_interval_us: None,
+            ..TestSpec::new(kind, size_bytes)
         }
     }
 

@@ -94,17 +94,12 @@ pub(crate) fn media_point(
     interval_ms: u64,
 ) -> TestSpec {
     TestSpec {
-        kind: TestKind::Media,
-        size_bytes: media.largest_packet_bytes(),
         duration_ms: (options.time_seconds * 1000.0).round() as u64,
         warmup_ms: (options.warmup_seconds * 1000.0).round() as u64,
-        parallel_streams: 1,
         reverse: options.reverse,
-        rate: None,
         sample_interval_ms: interval_ms,
-        probe_interval_us: None,
-        congestion_control: None,
         media: Some(media.clone()),
+        ..TestSpec::new(TestKind::Media, media.largest_packet_bytes())
     }
 }
 
@@ -216,10 +211,6 @@ pub(crate) fn points(
             }
             let stream = matches!(kind, TestKind::TcpStream | TestKind::UdpStream);
             points.push(TestSpec {
-                congestion_control: None,
-                media: None,
-                kind,
-                size_bytes: size,
                 duration_ms: (options.time_seconds * 1000.0).round() as u64,
                 warmup_ms: (options.warmup_seconds * 1000.0).round() as u64,
                 parallel_streams: if stream { options.parallel } else { 1 },
@@ -232,6 +223,7 @@ pub(crate) fn points(
                 sample_interval_ms: interval_ms,
                 probe_interval_us: (kind == TestKind::UdpProbe || (options.probe && stream))
                     .then(|| (options.probe_interval_ms * 1000.0).round() as u64),
+                ..TestSpec::new(kind, size)
             });
         }
     }

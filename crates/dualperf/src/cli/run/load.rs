@@ -41,21 +41,17 @@ pub(super) fn parse_load_flow(text: &str) -> Result<LoadFlow, String> {
         }
     };
     let mut spec = TestSpec {
-        kind,
-        size_bytes: if kind == TestKind::UdpStream {
-            1200
-        } else {
-            131_072
-        },
         duration_ms: 0,
         warmup_ms: 0,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
         sample_interval_ms: 100,
-        probe_interval_us: None,
-        congestion_control: None,
-        media: None,
+        ..TestSpec::new(
+            kind,
+            if kind == TestKind::UdpStream {
+                1200
+            } else {
+                131_072
+            },
+        )
     };
     let (mut family, mut marking) = (None, Marking::default());
     for part in parts.filter(|p| !p.is_empty()) {

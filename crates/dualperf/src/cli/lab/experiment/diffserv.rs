@@ -90,17 +90,12 @@ pub(crate) fn payload_bps(link_bps: u64, percent: u32, size: u32, family: IpFami
 /// A spec of `kind` (durations are set by the engine for load flows).
 fn spec(kind: TestKind, size: u32, rate: Option<u64>, timing: &Timing) -> TestSpec {
     TestSpec {
-        kind,
-        size_bytes: size,
         duration_ms: timing.duration_ms,
         warmup_ms: timing.warmup_ms,
-        parallel_streams: 1,
-        reverse: false,
         rate: rate.map(BitRate::from_bits_per_second),
         sample_interval_ms: timing.sample_interval_ms,
         probe_interval_us: (kind == TestKind::UdpProbe).then_some(PROBE_INTERVAL_US),
-        congestion_control: None,
-        media: None,
+        ..TestSpec::new(kind, size)
     }
 }
 

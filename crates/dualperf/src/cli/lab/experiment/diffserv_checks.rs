@@ -110,17 +110,11 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
         .collect::<anyhow::Result<_>>()?;
     let config = RunConfig {
         points: vec![TestSpec {
-            kind: TestKind::UdpStream,
-            size_bytes: size,
             duration_ms: CHECK_MS,
             warmup_ms: CHECK_WARMUP_MS,
-            parallel_streams: 1,
-            reverse: false,
             rate: Some(BitRate::from_bits_per_second(rate)),
             sample_interval_ms: 100,
-            probe_interval_us: None,
-            congestion_control: None,
-            media: None,
+            ..TestSpec::new(TestKind::UdpStream, size)
         }],
         baseline: arms[0].id.clone(),
         arms,

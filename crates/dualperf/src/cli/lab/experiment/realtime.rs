@@ -150,17 +150,10 @@ fn flow(label: &str, spec: TestSpec) -> LoadFlow {
 
 fn load_spec(kind: TestKind) -> TestSpec {
     TestSpec {
-        kind,
-        size_bytes: 1200,
         duration_ms: 0,
         warmup_ms: 0,
-        parallel_streams: 1,
-        reverse: false,
-        rate: None,
         sample_interval_ms: MEDIA_INTERVAL_MS,
-        probe_interval_us: None,
-        congestion_control: None,
-        media: None,
+        ..TestSpec::new(kind, 1200)
     }
 }
 
