@@ -125,6 +125,10 @@ impl NodeProcess {
             .arg(program)
             .args(args);
         command.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+        // A process group of its own: the terminal's Ctrl-C reaches the lab
+        // alone, which stops its processes in order (and forwards one
+        // interrupt to the measuring child, so it hears it exactly once).
+        command.process_group(0);
         // SAFETY: the closure only calls prctl(2), which is async-signal-safe,
         // between fork and exec. `ip netns exec` execs the program in place,
         // so the setting reaches it: if dualperf dies, so does the child.

@@ -284,7 +284,8 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    if let (Some(experiment), Ok(_)) = (experiment.as_mut(), &outcome) {
+    let interrupted_run = interrupt.load(Ordering::SeqCst);
+    if let (Some(experiment), Ok(_), false) = (experiment.as_mut(), &outcome, interrupted_run) {
         let (testbed, server) = (&testbed, server.as_str());
         let (traffic, interrupt) = (&traffic, interrupt.as_ref());
         let step = super::experiment::Step {
@@ -307,7 +308,14 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         Err(_) if interrupt.load(Ordering::SeqCst) => return interrupted(),
         Err(err) => return Err(err),
     };
-    let mut result = read_raw(&traffic.raw)?;
+    let mut result = match read_raw(&traffic.raw) {
+        Ok(result) => result,
+        Err(err) if interrupted_run => {
+            eprintln!("dualperf: nothing measured was saved ({err:#})");
+            return interrupted();
+        }
+        Err(err) => return Err(err),
+    };
     if let Some(captured) = &captured {
         super::wire::check(&mut result, captured)?;
     }
@@ -501,7 +509,16 @@ pub(crate) fn measure(
             Stdio::inherit(),
         )
         .map_err(anyhow::Error::new)?;
-    let status = client_process.wait(Some(interrupt), Some(CLIENT_TIMEOUT))?;
+    // An interrupt that came before the child started stops at once; after
+    // that the first one is forwarded to the child (it finishes its trial
+    // and saves), the second one stops it (`signal`).
+    if interrupt.load(Ordering::SeqCst) {
+        return Err(anyhow::Error::new(LabError::Interrupted));
+    }
+    let status = {
+        let _forwarding = super::signal::Forwarding::to(client_process.id());
+        client_process.wait(Some(&super::signal::again_flag()), Some(CLIENT_TIMEOUT))?
+    };
     server_process.stop();
     Ok(Measured {
         client_exit_code: status.code().unwrap_or(1),
