@@ -80,12 +80,18 @@ fn cdf(buckets: &BTreeMap<u64, u64>, clip: u64) -> Vec<ChartPoint> {
     points
 }
 
-/// 1, 2, 5 × 10ⁿ between `low` and `high`.
+/// 1, 2, 5 × 10ⁿ between `low` and `high`; only 10ⁿ over more than two
+/// decades, where the labels of 1-2-5 ticks run into each other.
 fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     let mut ticks = Vec::new();
     let mut power = 10f64.powf(low.max(1e-9).log10().floor());
+    let steps: &[f64] = if high / low.max(1e-9) > 100.0 {
+        &[1.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
     while power <= high * 1.5 {
-        for m in [1.0, 2.0, 5.0] {
+        for &m in steps {
             let t = m * power;
             if t >= low / 1.5 && t <= high * 1.5 {
                 ticks.push(t);
@@ -125,7 +131,7 @@ fn cdf_figure(
         .filter_map(|(_, _, b)| quantile(b, 0.5))
         .max()
         .unwrap_or(clip);
-    let series: Vec<Series> = histograms
+    let mut series: Vec<Series> = histograms
         .iter()
         .map(|(index, label, buckets)| {
             let (color, dashed, _) = style::arm(*index);
@@ -138,13 +144,21 @@ fn cdf_figure(
             }
         })
         .collect();
+    // The smallest positive value: a PDV distribution starts at 0 (the
+    // trial's fastest packet), which a log axis cannot place.
     let low = series
         .iter()
-        .flat_map(|s| s.points.first())
+        .flat_map(|s| s.points.iter().find(|p| p.x > 0.0))
         .map(|p| p.x)
         .fold(f64::MAX, f64::min);
     let high = clip as f64 / 1e3;
-    let log = low > 0.0 && high / low > LOG_RANGE;
+    let log = low < f64::MAX && high / low > LOG_RANGE;
+    if log {
+        // Values at 0 sit at the axis' left end, with their share.
+        for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+            point.x = point.x.max(low);
+        }
+    }
     let chart = LineChart {
         name: id.clone(),
         x_label: format!("{x_label}{}", if log { ", log scale" } else { "" }),
@@ -305,10 +319,33 @@ mod tests {
     }
 
     #[test]
+    fn a_distribution_from_zero_with_a_long_tail_gets_a_log_axis() {
+        // PDV: most packets 0–200 µs above the minimum, a tail to 30 ms.
+        let narrow: BTreeMap<u64, u64> = [(0, 400), (100_000, 500), (200_000, 100)]
+            .into_iter()
+            .collect();
+        let wide: BTreeMap<u64, u64> = [(0, 10), (5_000_000, 500), (30_000_000, 490)]
+            .into_iter()
+            .collect();
+        let figure = cdf_figure(
+            vec![(0, "alone".into(), narrow), (1, "loaded".into(), wide)],
+            ("pdv".into(), "PDV".into()),
+            ("delay (µs)", "%"),
+            "",
+        )
+        .unwrap()
+        .unwrap();
+        let log = figure.data.iter().find(|(key, _)| *key == "x-log").unwrap();
+        assert_eq!(log.1, "true");
+    }
+
+    #[test]
     fn log_ticks_are_one_two_five() {
         assert_eq!(
             log_ticks(40.0, 2_000.0),
             [50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0]
         );
+        // Over more than two decades only the powers of ten are labelled.
+        assert_eq!(log_ticks(20.0, 50_000.0), [100.0, 1_000.0, 10_000.0]);
     }
 }
