@@ -32,6 +32,7 @@ pub mod load;
 pub mod media;
 pub mod metric;
 pub mod observation;
+pub mod peer;
 pub mod result;
 mod schema;
 pub mod spec;
@@ -56,6 +57,7 @@ pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
+pub use peer::PeerKind;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
     Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
