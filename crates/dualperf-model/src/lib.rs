@@ -28,7 +28,6 @@ pub mod execution;
 pub mod family;
 pub mod forwarder;
 pub mod host;
-pub mod load;
 pub mod media;
 pub mod metric;
 pub mod observation;
@@ -36,6 +35,7 @@ pub mod peer;
 pub mod result;
 mod schema;
 pub mod spec;
+pub mod summary;
 pub mod testbed;
 pub mod time;
 pub mod units;
@@ -54,16 +54,17 @@ pub use diffserv::{
 pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
-pub use load::{LoadFlow, LoadObservations, LoadSpec};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
-pub use peer::PeerKind;
+pub use observation::LoadObservations;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
     Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
     TrialOutcome, UdpReceiveCounters,
 };
+pub use peer::PeerKind;
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
+pub use spec::{LoadFlow, LoadSpec};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
 pub use time::{run_id, UtcDateTime};

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::arm::ArmId;
+use crate::arm::{ArmId, Marking};
 use crate::family::IpFamily;
 use crate::spec::TestSpec;
 
@@ -102,7 +102,7 @@ pub struct Observations {
     /// What the flows of the competing load saw (arms under a load only),
     /// in the order of the load's flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loads: Vec<crate::load::LoadObservations>,
+    pub loads: Vec<LoadObservations>,
     /// What a packet capture showed of this trial's data flow
     /// (`--verify-wire`); `None` when nothing was captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -406,6 +406,26 @@ mod u128_as_u64_or_string {
             Either::Text(text) => text.parse().map_err(serde::de::Error::custom),
         }
     }
+}
+
+/// What one load flow of a trial saw over its own measured interval, which
+/// spans the trial's measured interval (it starts after the load's warm-up
+/// and ends after the measured trial ends).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadObservations {
+    /// Index of the flow in its [`crate::LoadSpec::flows`].
+    pub flow: usize,
+    /// The flow's label (a copy, so a trial stands alone).
+    pub label: String,
+    /// The flow's family.
+    pub family: IpFamily,
+    /// The flow's marking.
+    #[serde(default, skip_serializing_if = "Marking::is_empty")]
+    pub marking: Marking,
+    /// The spec the flow ran with (duration and warm-up as the engine set them).
+    pub spec: TestSpec,
+    /// Its observations (its own meters).
+    pub observations: Box<Observations>,
 }
 
 #[cfg(test)]

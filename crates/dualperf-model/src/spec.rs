@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::arm::{Arm, ArmId};
+use crate::arm::{Arm, ArmId, Marking};
 use crate::family::{IpFamily, PerFamily};
 use crate::units::BitRate;
 
@@ -186,6 +186,56 @@ impl TestSpec {
     }
 }
 
+/// A named competing load, one or more flows (a traffic mix): traffic that
+/// runs beside an arm's measured traffic.
+///
+/// An arm with [`crate::LoadCondition::Under`] names one [`LoadSpec`] of the
+/// run's configuration. Before each trial of that arm the client starts every
+/// [`LoadFlow`] of the load as its own session with the server (its own
+/// control connection, data sockets, marking, family and meters), waits until
+/// all of them run, lets them warm up for [`LoadSpec::warmup_ms`], and only
+/// then starts the measured trial. The loads keep running until the measured
+/// trial has ended, so the measured interval lies wholly inside the loaded
+/// one. What each load flow saw is kept in
+/// [`crate::Observations::loads`]: the DiffServ experiments read the
+/// best-effort class's loss there, the real-time ones the competing
+/// throughput.
+///
+/// A trial whose load could not be started fails: a measurement labelled
+/// "under load" that ran on an idle path would be a wrong answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadSpec {
+    /// Name an arm's [`crate::LoadCondition::Under`] refers to, e.g.
+    /// `udp-115pct-be` or `tcp-1x` (a machine key: lower case, digits, `-`).
+    pub name: String,
+    /// What people read, e.g. "BE UDP at 115 % of the link".
+    pub label: String,
+    /// The flows, started together.
+    pub flows: Vec<LoadFlow>,
+    /// How long the load runs before the measured traffic starts, in
+    /// milliseconds (TCP reaches its window, queues fill).
+    pub warmup_ms: u64,
+}
+
+/// One flow of a load: a test spec (its duration and warm-up are set by the
+/// engine so that it spans the measured trial), a family and a marking.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadFlow {
+    /// What people read, e.g. "LBE bulk TCP".
+    pub label: String,
+    /// Kind, size, rate, streams, direction and congestion control of the
+    /// flow. `duration_ms` and `warmup_ms` are ignored: the engine derives
+    /// them from the measured trial.
+    pub spec: TestSpec,
+    /// The family of the flow; `None`: the measured arm's family (a mixed
+    /// IPv4/IPv6 load names both explicitly).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<IpFamily>,
+    /// DSCP and flow label of the flow's data sockets (both ends).
+    #[serde(default, skip_serializing_if = "Marking::is_empty")]
+    pub marking: Marking,
+}
+
 /// How repetitions of one point are ordered across arms.
 #[derive(
     Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
@@ -225,7 +275,7 @@ pub struct RunConfig {
     pub command_line: Vec<String>,
     /// Competing loads the arms can name ([`crate::LoadCondition::Under`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loads: Vec<crate::load::LoadSpec>,
+    pub loads: Vec<LoadSpec>,
 }
 
 impl RunConfig {
@@ -257,7 +307,7 @@ impl RunConfig {
 
     /// The load `arm` runs under, if it names one that exists. `Err` names
     /// a load the configuration lacks.
-    pub fn load_of(&self, arm: &Arm) -> Result<Option<&crate::load::LoadSpec>, String> {
+    pub fn load_of(&self, arm: &Arm) -> Result<Option<&LoadSpec>, String> {
         match &arm.load {
             crate::arm::LoadCondition::Idle => Ok(None),
             crate::arm::LoadCondition::Under { load } => self
@@ -301,7 +351,7 @@ struct RunConfigWire {
     #[serde(default)]
     command_line: Vec<String>,
     #[serde(default)]
-    loads: Vec<crate::load::LoadSpec>,
+    loads: Vec<LoadSpec>,
 }
 
 impl From<RunConfigWire> for RunConfig {

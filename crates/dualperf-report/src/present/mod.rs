@@ -33,6 +33,7 @@ pub mod value;
 pub mod verdict;
 pub mod warning;
 pub mod wire;
+pub mod wording;
 
 pub use arms::ArmNames;
 pub use attribution::{attribution_clause, attribution_rest};

@@ -176,7 +176,7 @@ mod tests {
         ] {
             let error = limits_of(args).unwrap_err();
             let failure = error.downcast_ref::<super::super::Failure>().unwrap();
-            assert_eq!(failure.code, super::super::exit::USAGE);
+            assert_eq!(failure.code, crate::exit::USAGE);
             assert!(failure.message.contains(flag), "{args:?}: {failure}");
         }
     }

@@ -110,8 +110,8 @@ pub(crate) fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> 
     }
     if let Some(path) = &outputs.html {
         keep(
-            crate::cli::report::write_report(result, dualperf_report::Format::Html, Some(path))
-                .map(|written| format!("report: {}", written.display())),
+            crate::pipeline::output::write_report(result, dualperf_report::Format::Html, path)
+                .map(|()| format!("report: {}", path.display())),
         );
     }
     first_error.map_or(Ok(()), Err)

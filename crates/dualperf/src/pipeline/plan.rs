@@ -15,7 +15,7 @@ use dualperf_model::{
 };
 use dualperf_stats::repetition::Precision;
 
-use crate::cli::Failure;
+use crate::exit::Failure;
 
 /// Longest measured interval of one trial, seconds.
 pub(crate) const MAX_TRIAL_SECONDS: f64 = 3600.0;
@@ -262,7 +262,7 @@ pub(crate) fn validate(config: &RunConfig) -> anyhow::Result<()> {
     }
     // The protocol's bounds on every point (the server checks the same) and
     // on the repetitions.
-    crate::cli::guard::check_plan(&config.points, config.repeat)?;
+    crate::guard::check_plan(&config.points, config.repeat)?;
     if config.points.is_empty() {
         return Err(Failure::usage("the plan has no measurement point"));
     }

@@ -386,7 +386,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
 
-    let stop = super::guard::stop_flag();
+    let stop = crate::guard::stop_flag();
     let options = ClientOptions {
         auth_key,
         client_cpus: config.client_cpus.clone(),
@@ -486,7 +486,7 @@ fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
             "dualperf: interrupted after {} trials; they are kept",
             result.trials.len()
         );
-        return super::guard::INTERRUPTED;
+        return crate::guard::INTERRUPTED;
     }
     if result.complete {
         return 0;
@@ -505,7 +505,7 @@ fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
         line.push_str(&result.errors.join("; "));
     }
     eprintln!("{line}");
-    super::exit::FINDING
+    crate::exit::FINDING
 }
 
 /// The server the user named, positionally or with `-c`.
