@@ -54,16 +54,17 @@ pub mod diffserv_counters;
 pub mod emulation;
 mod error;
 pub mod facts;
+pub mod feature;
 pub mod mechanism;
 pub mod namespace;
 pub mod naming;
 pub mod plan;
 pub mod preset;
 pub mod process;
-pub mod routes;
 pub mod shaping;
 pub mod state;
 pub mod steering;
+pub mod step;
 pub mod testbed;
 pub mod topology;
 

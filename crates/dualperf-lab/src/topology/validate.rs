@@ -16,7 +16,7 @@ use dualperf_model::IpFamily;
 use crate::addressing::{self, Ipv4Subnet, Ipv6Subnet};
 use crate::error::TopologyError;
 use crate::naming::MAX_LINKS;
-use crate::routes;
+use crate::topology::routes;
 
 #[path = "validate_mechanisms.rs"]
 mod mechanisms;
@@ -108,7 +108,7 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
     let diffserv = raw
         .diffserv
         .as_ref()
-        .map(|d| crate::diffserv::validate(d, &names, &roles, &links))
+        .map(|d| super::diffserv::validate(d, &names, &roles, &links))
         .transpose()?;
     Ok(Topology {
         name: name.to_string(),

@@ -41,7 +41,7 @@ use dualperf_model::{
 };
 
 use super::{Experiment, Step};
-use crate::cli::lab::job::JobArgs;
+use crate::cli::lab::args::JobArgs;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
 

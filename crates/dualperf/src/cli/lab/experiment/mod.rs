@@ -15,7 +15,8 @@ use std::sync::atomic::AtomicBool;
 use dualperf_lab::{RunId, Testbed, Topology};
 use dualperf_model::{RunConfig, RunResult, TestbedFacts};
 
-use super::job::{JobArgs, Traffic};
+use super::args::JobArgs;
+use super::measure::Traffic;
 
 pub(crate) mod diffserv;
 mod diffserv_checks;

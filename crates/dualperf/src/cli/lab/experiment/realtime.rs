@@ -24,8 +24,8 @@ use dualperf_model::{
     VoiceCodec, VoiceProfile,
 };
 
+use crate::cli::lab::args::JobArgs;
 use crate::cli::lab::errors::to_cli_error;
-use crate::cli::lab::job::JobArgs;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::plan::{
