@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod design;
 pub mod diffserv;
 pub mod execution;
 pub mod family;
@@ -47,6 +48,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use design::{CarriedBy, Contrast, Factor, LoadTable, OfferedLoad};
 pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
     RouterCpuSummary,

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::arm::{Arm, ArmId, Marking};
+use crate::design::{Contrast, OfferedLoad};
 use crate::family::{IpFamily, PerFamily};
 use crate::units::BitRate;
 
@@ -215,6 +216,11 @@ pub struct LoadSpec {
     /// How long the load runs before the measured traffic starts, in
     /// milliseconds (TCP reaches its window, queues fill).
     pub warmup_ms: u64,
+    /// Where the load sits in the experiment's design (offered share of the
+    /// bottleneck, datagram size, carrying families); `None` for a load that
+    /// is not a level of a designed factor (`run --load`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<OfferedLoad>,
 }
 
 /// One flow of a load: a test spec (its duration and warm-up are set by the
@@ -276,6 +282,11 @@ pub struct RunConfig {
     /// Competing loads the arms can name ([`crate::LoadCondition::Under`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loads: Vec<LoadSpec>,
+    /// The questions the experiment asks ([`crate::design`]): which arm is
+    /// compared with which. Empty: the classic contrasts, derived from the
+    /// arms' levels by the statistics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contrasts: Vec<Contrast>,
 }
 
 impl RunConfig {
@@ -352,6 +363,8 @@ struct RunConfigWire {
     command_line: Vec<String>,
     #[serde(default)]
     loads: Vec<LoadSpec>,
+    #[serde(default)]
+    contrasts: Vec<Contrast>,
 }
 
 impl From<RunConfigWire> for RunConfig {
@@ -385,7 +398,24 @@ impl From<RunConfigWire> for RunConfig {
             client_cpus: wire.client_cpus,
             server_cpus: wire.server_cpus,
             command_line: wire.command_line,
-            loads: wire.loads,
+            loads: wire
+                .loads
+                .into_iter()
+                .map(|mut load| {
+                    if load.offered.is_none() {
+                        let stream = load
+                            .flows
+                            .iter()
+                            .find(|f| f.spec.kind == TestKind::UdpStream);
+                        load.offered = crate::design::legacy_level(
+                            &load.name,
+                            stream.map(|f| f.spec.size_bytes),
+                        );
+                    }
+                    load
+                })
+                .collect(),
+            contrasts: wire.contrasts,
         }
     }
 }
@@ -424,6 +454,7 @@ mod tests {
             client_cpus: vec![0],
             server_cpus: vec![],
             command_line: vec![],
+            contrasts: Vec::new(),
         };
         let text = serde_json::to_string(&config).unwrap();
         assert!(!text.contains("families"), "{text}");

@@ -62,7 +62,7 @@
 pub mod attribution;
 pub mod comparison;
 pub mod contention;
-pub mod counterpart;
+pub mod contrast;
 pub mod cpu;
 pub mod error;
 pub mod extraction;

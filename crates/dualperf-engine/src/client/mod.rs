@@ -590,6 +590,7 @@ mod tests {
             client_cpus: vec![],
             server_cpus: vec![],
             command_line: vec![],
+            contrasts: Vec::new(),
         }
     }
 

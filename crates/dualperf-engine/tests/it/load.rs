@@ -33,6 +33,7 @@ fn config(port: u16, loads: Vec<LoadSpec>, loaded_arm_load: &str) -> RunConfig {
         server_cpus: vec![],
         command_line: vec![],
         loads,
+        contrasts: Vec::new(),
     }
 }
 
@@ -61,6 +62,7 @@ fn mixed_load() -> LoadSpec {
             },
         ],
         warmup_ms: 200,
+        offered: None,
     }
 }
 

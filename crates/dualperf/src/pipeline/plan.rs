@@ -288,9 +288,11 @@ pub(crate) fn validate(config: &RunConfig) -> anyhow::Result<()> {
 /// A usage error when the named arm is not among `arms`.
 pub(crate) fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Result<ArmId> {
     if let Some(asked) = asked {
+        // The id the user typed names an arm; an invalid id names none.
+        let wanted = ArmId::new(asked).ok();
         return arms
             .iter()
-            .find(|arm| arm.id.as_str() == asked)
+            .find(|arm| Some(&arm.id) == wanted.as_ref())
             .map(|arm| arm.id.clone())
             .ok_or_else(|| {
                 let ids: Vec<&str> = arms.iter().map(|a| a.id.as_str()).collect();
@@ -489,6 +491,7 @@ mod tests {
             client_cpus: vec![],
             server_cpus: vec![],
             command_line: vec![],
+            contrasts: Vec::new(),
         };
         let error = validate(&config).unwrap_err();
         assert!(error.to_string().contains("baseline `v4`"), "{error}");
