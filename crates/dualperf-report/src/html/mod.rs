@@ -161,7 +161,10 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     body.push_str(&format!(
         "</ul><p class=\"legend-line\">Throughout: {}; differences are arm − {baseline} relative to {baseline}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
         arm_legend(&view),
-        baseline = escape(view.baseline_label()),
+        baseline = match run.analysis.as_ref().and_then(crate::present::baselines::shared_baseline) {
+            Some(_) => escape(view.baseline_label()),
+            None => "the baseline each comparison names".to_string(),
+        },
     ));
     body.push_str(&verdicts::key_table(&view));
     body.push_str(&media::section(&view)?);

@@ -18,11 +18,13 @@
 //! - [`wire`]: what a packet capture showed beside the engine (`--verify-wire`);
 //! - [`interval`]: live interval lines while a trial runs;
 //! - [`arms`]: arm labels by id;
+//! - [`baselines`]: which baseline each comparison names;
 //! - [`axis`]: chart tick labels.
 
 pub mod arms;
 pub mod attribution;
 pub mod axis;
+pub mod baselines;
 pub mod clocks;
 pub mod contention;
 pub mod diffserv;

@@ -63,13 +63,31 @@ pub fn render_answer_table(result: &RunResult, analysis: &Analysis, width: usize
             row
         })
         .collect();
+    // One baseline for every comparison heads the table ("vs IPv4"); a
+    // design with several names each column's own ("IPv6 … vs IPv4 …").
+    let shared = crate::present::baselines::shared_baseline(analysis);
     let header = |by_label: bool| {
-        let mut header = vec![format!("vs {baseline}"), "metric".to_string()];
-        header.extend(compared.iter().map(|arm| {
+        let name = |arm: &ArmId| {
             if by_label {
                 context.names.label(arm).to_string()
             } else {
                 arm.to_string()
+            }
+        };
+        let first = match shared {
+            Some(_) => format!("vs {baseline}"),
+            None => "headline".to_string(),
+        };
+        let mut header = vec![first, "metric".to_string()];
+        header.extend(compared.iter().map(|arm| {
+            let against = analysis
+                .comparisons
+                .iter()
+                .find(|c| &c.arm == *arm)
+                .map(|c| &c.baseline);
+            match (shared, against) {
+                (None, Some(against)) => format!("{} vs {}", name(arm), name(against)),
+                _ => name(arm),
             }
         }));
         header
