@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod contrasts;
 pub mod design;
 pub mod diffserv;
 pub mod execution;

@@ -290,6 +290,14 @@ pub(crate) struct Args {
     /// Example: --load udp,rate=50M,dscp=be --load tcp,streams=2,dscp=cs1
     #[arg(long = "load", value_name = "FLOW", value_parser = load::parse_load_flow)]
     pub load: Vec<dualperf_model::LoadFlow>,
+    /// Run a designed experiment instead of the standard tests: `rrul`
+    /// (latency under load: probes and request/response beside bulk TCP up
+    /// and down, idle against loaded, IPv6 against IPv4). Its points, arms,
+    /// loads and contrasts come from the design (dualperf-design); --quick
+    /// gives its short timing, --repeat its repetitions; -t, --tests and
+    /// --sizes do not apply. Example: dualperf run --experiment rrul hostb
+    #[arg(long, value_name = "NAME", value_parser = parse_design, conflicts_with_all = ["plan", "load"])]
+    pub experiment: Option<dualperf_design::Design>,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -567,6 +575,17 @@ fn loopback_targets() -> Targets {
     }
 }
 
+/// `--experiment NAME`: a design of dualperf-design, or a usage error listing them.
+fn parse_design(name: &str) -> Result<dualperf_design::Design, String> {
+    dualperf_design::Design::from_name(name).ok_or_else(|| {
+        let known: Vec<String> = dualperf_design::Design::ALL
+            .iter()
+            .map(|d| format!("{} ({})", d.name(), d.summary()))
+            .collect();
+        format!("no experiment `{name}`; known: {}", known.join("; "))
+    })
+}
+
 /// The plan the flags describe.
 fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<RunConfig> {
     let (targets, port) = match loopback_port {
@@ -589,6 +608,26 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
                 }
             )));
         }
+    }
+    if let Some(design) = args.experiment {
+        let repeat = match args.repeat {
+            Some(Repeat::Count(count)) => Some(count),
+            Some(Repeat::Auto) => Some(dualperf_stats::repetition::NETPERF.min_repetitions),
+            None => None,
+        };
+        let config = design.plan(&dualperf_design::PlanInputs {
+            base: arms,
+            quick: args.quick,
+            time_seconds: None,
+            repeat,
+            port,
+            command_line: Vec::new(),
+        });
+        return Ok(RunConfig {
+            host: server_name(args).map(str::to_string),
+            order: args.order.into(),
+            ..config
+        });
     }
     let (arms, loads) = load::with_load(arms, args.load.clone());
     let options: PointOptions = point_options(args)?;
