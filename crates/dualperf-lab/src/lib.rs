@@ -62,6 +62,7 @@ pub mod preset;
 pub mod process;
 pub mod routes;
 pub mod shaping;
+pub mod shell;
 pub mod state;
 pub mod steering;
 pub mod testbed;

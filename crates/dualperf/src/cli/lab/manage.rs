@@ -84,14 +84,17 @@ pub(crate) fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     };
     if args.dry_run {
         println!(
-            "# dualperf lab up {}: {}",
-            topology.name(),
-            topology.description()
+            "{}",
+            dualperf_lab::shell::comment(&format!(
+                "dualperf lab up {}: {}",
+                topology.name(),
+                topology.description()
+            ))
         );
         let (implementations, note) =
             dualperf_lab::Implementations::for_dry_run(&topology, &Runner::new(false));
         if !note.is_empty() {
-            println!("# {note}");
+            println!("{}", dualperf_lab::shell::comment(&note));
         }
         for step in dualperf_lab::plan::build_plan(&topology, &run, &implementations) {
             println!("{step}");
