@@ -62,6 +62,7 @@ pub mod plan;
 pub mod preset;
 pub mod process;
 pub mod shaping;
+pub mod shell;
 pub mod state;
 pub mod steering;
 pub mod step;

@@ -79,11 +79,31 @@ pub fn load(name: &str) -> Result<Topology, LabError> {
             presets: names.join(", "),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(|source| LabError::ReadTopology {
+    let text = read_bounded(path).map_err(|source| LabError::ReadTopology {
         path: path.into(),
         source,
     })?;
     Topology::from_toml(name, &text)
+}
+
+/// Largest topology file, bytes (1 MiB; the presets are under 4 KiB).
+pub const MAX_TOPOLOGY_BYTES: u64 = 1 << 20;
+
+/// Reads a topology file of at most [`MAX_TOPOLOGY_BYTES`] (`/dev/zero`
+/// or a huge file is refused, not read until memory runs out).
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_TOPOLOGY_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_TOPOLOGY_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than the {MAX_TOPOLOGY_BYTES}-byte (1 MiB) limit of a topology file"),
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -134,12 +134,10 @@ impl fmt::Display for Step {
                 path,
                 contents,
                 origin: FileOrigin::Text,
-            } => write!(
-                f,
-                "cat > {} <<'EOF'\n{}EOF",
-                KernelCommand::new(&path.display().to_string(), Vec::<String>::new()),
-                String::from_utf8_lossy(contents)
-            ),
+            } => f.write_str(&crate::shell::here_document(
+                &path.display().to_string(),
+                &String::from_utf8_lossy(contents),
+            )),
             Action::WriteFile {
                 path,
                 origin:
@@ -151,11 +149,14 @@ impl fmt::Display for Step {
                 ..
             } => write!(
                 f,
-                "# {}: the embedded crates/dualperf-lab/bpf/{} with 192.0.2.201 -> {local} and 192.0.2.202 -> {peer}; the same program from source:\n{} -o {}",
-                path.display(),
-                program.file_name(),
+                "{}\n{} -o {}",
+                crate::shell::comment(&format!(
+                    "{}: the embedded crates/dualperf-lab/bpf/{} with 192.0.2.201 -> {local} and 192.0.2.202 -> {peer}; the same program from source:",
+                    path.display(),
+                    program.file_name(),
+                )),
                 program.clang_command(*local, *peer),
-                path.display()
+                crate::shell::quote(&path.display().to_string())
             ),
         }
     }

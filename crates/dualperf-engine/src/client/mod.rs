@@ -558,9 +558,12 @@ pub fn target_address(config: &RunConfig, arm: &Arm) -> Result<SocketAddr, Strin
     Ok(SocketAddr::new(ip, config.port))
 }
 
-/// A run id like `20261121T235000Z-1a2b` (UTC start time and the pid).
+/// A run id like `20261121T235000Z-1a2b3c4d`: the UTC start time and 32
+/// random bits (`getrandom(2)`). Time and pid alone collide: two runs
+/// started in the same second as PID 1 of their own PID namespaces
+/// (containers) got the same id and one was lost.
 pub fn new_run_id(unix_ms: u64) -> String {
-    dualperf_model::run_id(unix_ms, &format!("{:04x}", std::process::id() & 0xffff))
+    dualperf_model::run_id(unix_ms, &crate::protocol::auth::new_challenge()[..8])
 }
 
 #[cfg(test)]
@@ -633,5 +636,7 @@ mod tests {
     fn run_id_is_the_utc_start_time() {
         // 2026-11-21 23:50:00 UTC
         assert!(new_run_id(1_795_305_000_000).starts_with("20261121T235000Z-"));
+        // Same instant, same pid (as PID 1 of two containers): still distinct.
+        assert_ne!(new_run_id(1_795_305_000_000), new_run_id(1_795_305_000_000));
     }
 }

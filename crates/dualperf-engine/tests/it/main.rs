@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+mod admission;
 mod bad_input;
 mod hardening;
 mod live_intervals;

@@ -34,6 +34,17 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
             "must say in one line what this testbed is for",
         ));
     }
+    // The description reaches the terminal, reports and `--dry-run`
+    // comments a root shell reads: one line, no control character.
+    if let Some(c) = raw.description.trim().chars().find(|c| c.is_control()) {
+        return Err(TopologyError::at(
+            "description",
+            format!(
+                "holds the control character {}; it must be one line of text",
+                c.escape_default()
+            ),
+        ));
+    }
     let nodes = validate_nodes(&raw)?;
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     if raw.link.len() > MAX_LINKS {

@@ -72,8 +72,11 @@ struct Prepared {
 /// Runs `dualperf exporter`.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.config.display().to_string();
-    let text = std::fs::read_to_string(&args.config)
-        .map_err(|e| Failure::usage(format!("reading {path}: {e}")))?;
+    let text = super::files::read_text_capped(
+        &args.config,
+        super::files::MAX_CONFIG_BYTES,
+        "the configuration file",
+    )?;
     let config = Config::parse(&text).map_err(|errors| {
         let lines: Vec<String> = errors
             .0
@@ -221,8 +224,11 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
     let auth_key = match &target.auth_key_file {
         None => None,
         Some(file) => {
-            let key = std::fs::read_to_string(file)
-                .with_context(|| format!("auth_key_file {}", file.display()))?;
+            let key = super::files::read_text_capped(
+                file,
+                super::files::MAX_KEY_FILE_BYTES,
+                "auth_key_file",
+            )?;
             Some(key.trim_end_matches(['\r', '\n']).as_bytes().to_vec())
         }
     };

@@ -263,6 +263,21 @@ pub(crate) fn validate(config: &RunConfig) -> anyhow::Result<()> {
     // The protocol's bounds on every point (the server checks the same) and
     // on the repetitions.
     crate::guard::check_plan(&config.points, config.repeat)?;
+    // Every load flow as the engine will run it beside every point: the
+    // same admission as a measured point (the server checks it too).
+    for load in &config.loads {
+        for flow in &load.flows {
+            for point in &config.points {
+                let spec = dualperf_engine::client::load::load_flow_spec(&flow.spec, load, point);
+                dualperf_engine::limits::validate_spec(&spec).map_err(|problem| {
+                    Failure::usage(format!(
+                        "load `{}`, flow {}: {problem}",
+                        load.name, flow.label
+                    ))
+                })?;
+            }
+        }
+    }
     if config.points.is_empty() {
         return Err(Failure::usage("the plan has no measurement point"));
     }

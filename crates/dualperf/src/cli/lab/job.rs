@@ -18,6 +18,7 @@
 //!    the testbed's facts, analyse once, write `result.json`, store the run,
 //!    write `report.html`, then print the verdicts.
 
+use dualperf_lab::shell::{comment, quote as shell_quote};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
@@ -334,14 +335,17 @@ fn print_dry_run(
     server: &str,
 ) {
     println!(
-        "# dualperf lab {}: {}",
-        topology.name(),
-        topology.description()
+        "{}",
+        comment(&format!(
+            "dualperf lab {}: {}",
+            topology.name(),
+            topology.description()
+        ))
     );
     let (implementations, note) =
         dualperf_lab::Implementations::for_dry_run(topology, &dualperf_lab::Runner::new(false));
     if !note.is_empty() {
-        println!("# {note}");
+        println!("{}", comment(&note));
     }
     println!("# build (as root):");
     for step in dualperf_lab::plan::build_plan(topology, run, &implementations) {
@@ -372,9 +376,11 @@ fn print_dry_run(
         )
     );
     println!(
-        "cat > {} <<'PLAN'\n{}\nPLAN",
-        shell_quote(&traffic.plan.display().to_string()),
-        serde_json::to_string_pretty(config).unwrap_or_default()
+        "{}",
+        dualperf_lab::shell::here_document(
+            &traffic.plan.display().to_string(),
+            &serde_json::to_string_pretty(config).unwrap_or_default()
+        )
     );
     println!("# measure:");
     println!("{} &", line(server, server_args(traffic)));
@@ -388,21 +394,12 @@ fn print_dry_run(
         println!("{command}");
     }
     println!(
-        "# then: dualperf report {} (or import it)",
-        traffic.raw.display()
+        "{}",
+        comment(&format!(
+            "then: dualperf report {} (or import it)",
+            traffic.raw.display()
+        ))
     );
-}
-
-/// `text` quoted for a POSIX shell when it needs it.
-fn shell_quote(text: &str) -> String {
-    if text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-:".contains(c))
-    {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 #[cfg(test)]
