@@ -332,7 +332,7 @@ fn tcp_verdict(evidence: &FamilyEvidence, mtu: &MtuVerdict) -> TcpVerdict {
     };
     let headers = ip_header_bytes(evidence.family) + 20;
     let (path_mtu, announced) = match mtu {
-        MtuVerdict::Clean { mtu, .. } => (Some(*mtu), true),
+        MtuVerdict::Clean { mtu, capped: false } => (Some(*mtu), true),
         MtuVerdict::Announced { mtu, .. } => (Some(*mtu), true),
         MtuVerdict::BlackHole { mtu, .. } => (Some(*mtu), false),
         _ => (None, true),
