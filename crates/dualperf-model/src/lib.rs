@@ -57,12 +57,12 @@ pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
+pub use peer::PeerKind;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
     Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
     TrialOutcome, UdpReceiveCounters,
 };
-pub use peer::PeerKind;
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
