@@ -57,6 +57,7 @@ pub mod facts;
 pub mod mechanism;
 pub mod namespace;
 pub mod naming;
+pub mod path_faults;
 pub mod plan;
 pub mod preset;
 pub mod process;

@@ -10,7 +10,7 @@ use crate::topology::Topology;
 pub const DEFAULT_PRESET: &str = "router";
 
 /// Every built-in topology: name and TOML text, in the order `lab list` shows them.
-pub const PRESETS: [(&str, &str); 12] = [
+pub const PRESETS: [(&str, &str); 13] = [
     ("p2p", include_str!("../presets/p2p.toml")),
     ("router", include_str!("../presets/router.toml")),
     ("two-routers", include_str!("../presets/two-routers.toml")),
@@ -32,6 +32,7 @@ pub const PRESETS: [(&str, &str); 12] = [
     ("nat64", include_str!("../presets/nat64.toml")),
     ("diffserv", include_str!("../presets/diffserv.toml")),
     ("realtime", include_str!("../presets/realtime.toml")),
+    ("path-faults", include_str!("../presets/path-faults.toml")),
 ];
 
 /// The presets with transition mechanisms (issue 11): `tunnels` offers

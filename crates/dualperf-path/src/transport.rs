@@ -82,6 +82,10 @@ pub enum Outcome {
     Lost,
 }
 
+/// The size of the send that finds the local MTU, bytes: more than any
+/// link but loopback carries, less than the largest UDP datagram.
+pub const LOCAL_MTU_PROBE_BYTES: u32 = 65_000;
+
 /// Bytes of the IP header, per family.
 pub fn ip_header_bytes(family: IpFamily) -> u32 {
     match family {
@@ -242,15 +246,16 @@ impl Prober {
     }
 
     /// The largest probe this host lets leave unfragmented towards the
-    /// target (the outgoing link's MTU), found without sending anything:
-    /// an oversized send fails locally with EMSGSIZE and the MTU. Capped
-    /// at `cap`.
-    pub fn local_mtu(&mut self, cap: u32) -> Option<u32> {
-        self.apply(&Probe::sized(cap)).ok()?;
+    /// target: the outgoing link's MTU, found by a send of
+    /// [`LOCAL_MTU_PROBE_BYTES`] that the kernel refuses with EMSGSIZE and
+    /// the MTU (nothing leaves the host). `None` when such a send passes
+    /// (a link of 64 KiB, e.g. loopback) or fails otherwise.
+    pub fn local_mtu(&mut self) -> Option<u32> {
+        self.apply(&Probe::sized(LOCAL_MTU_PROBE_BYTES)).ok()?;
         sock::clear_error(&self.socket);
-        let payload = vec![0u8; cap.saturating_sub(self.overhead(None)) as usize];
+        let payload = vec![0u8; (LOCAL_MTU_PROBE_BYTES - self.overhead(None)) as usize];
         match self.socket.send(&payload) {
-            Ok(_) => Some(cap),
+            Ok(_) => None,
             Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => {
                 let mut mtu = None;
                 while let Some(queued) = sock::read_error(&self.socket) {

@@ -68,10 +68,11 @@ pub fn search(
     ceiling: u32,
     icmp: &mut Vec<(Probe, IcmpReport)>,
 ) -> Result<MtuSearch, Exhausted> {
-    let local = prober.local_mtu(ceiling).unwrap_or(ceiling);
+    // no local limit below 64 KiB (loopback): the ceiling is the limit
+    let local = prober.local_mtu().unwrap_or(u32::MAX);
     let mut search = MtuSearch {
         local_mtu: local.min(ceiling),
-        capped: local >= ceiling,
+        capped: local > ceiling,
         largest_delivered: Some(smallest),
         smallest_lost: None,
         probes: Vec::new(),
