@@ -105,6 +105,8 @@ pub struct Prober {
     budget: Budget,
     /// Settings applied to the socket: fragmentation, hop limit, ext header.
     applied: Option<(Option<u32>, Option<u8>, Option<ExtHeader>)>,
+    /// The options header the socket carries (sticky), if any.
+    carried: Option<ExtHeader>,
 }
 
 fn family_of(target: IpAddr) -> IpFamily {
@@ -198,6 +200,7 @@ impl Prober {
             seq: 0,
             budget,
             applied: None,
+            carried: None,
         })
     }
 
@@ -303,15 +306,23 @@ impl Prober {
         };
         sock::set_fragmentation(&self.socket, self.family, mode)?;
         sock::set_hop_limit(&self.socket, self.family, probe.hop_limit)?;
-        if self.family == IpFamily::V6 {
-            let header = probe.ext.map(|e| e.encode());
-            let (hbh, dst) = match probe.ext.map(|e| e.kind) {
-                Some(ExtKind::HopByHop) => (header.as_deref(), None),
-                Some(ExtKind::DestinationOptions) => (None, header.as_deref()),
-                None => (None, None),
-            };
-            sock::set_options_header(&self.socket, true, hbh)?;
-            sock::set_options_header(&self.socket, false, dst)?;
+        // Options headers (CAP_NET_RAW even to remove one) are touched only
+        // when a probe's header differs from what the socket carries, so
+        // plain probes work without the capability.
+        if self.family == IpFamily::V6 && probe.ext != self.carried {
+            for kind in [ExtKind::HopByHop, ExtKind::DestinationOptions] {
+                let before = self.carried.filter(|e| e.kind == kind);
+                let after = probe.ext.filter(|e| e.kind == kind);
+                if before != after {
+                    let bytes = after.map(|e| e.encode());
+                    sock::set_options_header(
+                        &self.socket,
+                        kind == ExtKind::HopByHop,
+                        bytes.as_deref(),
+                    )?;
+                }
+            }
+            self.carried = probe.ext;
         }
         self.applied = Some(wanted);
         Ok(())

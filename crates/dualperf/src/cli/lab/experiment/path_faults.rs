@@ -35,7 +35,9 @@ use crate::cli::Failure;
 use crate::pipeline::verify_wire::capture::Capture;
 
 /// Wait per probe inside the testbed (round trips are well under 1 ms).
-const WAIT_MS: &str = "200";
+const WAIT_MS: &str = "100";
+/// Probes per second inside the testbed (the default is 50 for real paths).
+const RATE_PPS: &str = "200";
 /// How long a capture runs on after the probes (libpcap's block timeout is 1 s).
 const CAPTURE_FLUSH: Duration = Duration::from_millis(1_200);
 /// How long one `dualperf path` child may take.
@@ -198,6 +200,8 @@ fn case(
             "-p",
             &args.port.to_string(),
             "--json",
+            "--rate",
+            RATE_PPS,
             "--wait",
             WAIT_MS,
             "--max-hops",
