@@ -19,6 +19,9 @@ pub enum ExtKind {
     HopByHop,
     /// Destination Options (next header 60): for the destination only.
     DestinationOptions,
+    /// A Fragment header (next header 44, 8 bytes) on a packet that needs
+    /// no fragmenting: an atomic fragment ([`crate::atomic`]).
+    Fragment,
 }
 
 impl ExtKind {
@@ -27,6 +30,7 @@ impl ExtKind {
         match self {
             ExtKind::HopByHop => "HBH",
             ExtKind::DestinationOptions => "DST",
+            ExtKind::Fragment => "FRAG",
         }
     }
 }
@@ -46,8 +50,12 @@ const EXPERIMENTAL_SKIP: u8 = 0x1e;
 const PAD_N: u8 = 1;
 
 impl ExtHeader {
-    /// A header of `bytes`, if that length is allowed (a multiple of 8, 8 to 256).
+    /// A header of `bytes`, if that length is allowed (a multiple of 8, 8 to
+    /// 256; a Fragment header is 8).
     pub fn new(kind: ExtKind, bytes: u16) -> Option<Self> {
+        if kind == ExtKind::Fragment {
+            return (bytes == 8).then_some(ExtHeader { kind, bytes });
+        }
         (bytes.is_multiple_of(8) && (8..=256).contains(&bytes)).then_some(ExtHeader { kind, bytes })
     }
 
@@ -75,12 +83,18 @@ impl ExtHeader {
     }
 }
 
-/// The headers `dualperf path` tries by default: each kind at 8 and 64 bytes.
+/// The headers `dualperf path` tries by default: each options header at 8
+/// and 64 bytes, and a Fragment header on a small packet.
 pub fn default_set() -> Vec<ExtHeader> {
-    [ExtKind::DestinationOptions, ExtKind::HopByHop]
+    let mut set: Vec<ExtHeader> = [ExtKind::DestinationOptions, ExtKind::HopByHop]
         .into_iter()
         .flat_map(|kind| [8, 64].map(|bytes| ExtHeader { kind, bytes }))
-        .collect()
+        .collect();
+    set.push(ExtHeader {
+        kind: ExtKind::Fragment,
+        bytes: 8,
+    });
+    set
 }
 
 #[cfg(test)]
@@ -109,6 +123,8 @@ mod tests {
         assert!(ExtHeader::new(ExtKind::HopByHop, 12).is_none());
         assert!(ExtHeader::new(ExtKind::HopByHop, 0).is_none());
         assert!(ExtHeader::new(ExtKind::HopByHop, 264).is_none());
-        assert_eq!(default_set().len(), 4);
+        assert_eq!(default_set().len(), 5);
+        assert!(ExtHeader::new(ExtKind::Fragment, 8).is_some());
+        assert!(ExtHeader::new(ExtKind::Fragment, 16).is_none());
     }
 }

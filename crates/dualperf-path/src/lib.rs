@@ -19,14 +19,15 @@
 //! - **fragments**: IPv4 with DF clear and IPv6 Fragment headers (RFC 8200
 //!   §4.5), delivered or not, at which sizes;
 //! - **extension headers** (RFC 7872): Destination Options and Hop-by-Hop
-//!   Options headers of 8 B and larger, and with a hop-limit sweep the hop
-//!   after which they disappear;
+//!   Options headers of 8 B and larger and a Fragment header on a small
+//!   packet, and with a hop-limit sweep the hop after which they disappear;
 //! - **TCP's view**: the MSS the connection settles on (`TCP_MAXSEG`).
 //!
 //! Probes go only to the target they are given, one at a time, paced and
 //! counted by a [`bounds::Budget`]. Everything here is blocking socket code
 //! with explicit timeouts; no async runtime.
 
+mod atomic;
 pub mod bounds;
 pub mod evidence;
 pub mod exthdr;

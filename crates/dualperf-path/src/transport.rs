@@ -19,6 +19,7 @@ use dualperf_model::IpFamily;
 use serde::{Deserialize, Serialize};
 use socket2::{Domain, Protocol, Socket, Type};
 
+use crate::atomic;
 use crate::bounds::{Budget, Exhausted};
 use crate::error::PathError;
 use crate::exthdr::{ExtHeader, ExtKind};
@@ -107,6 +108,8 @@ pub struct Prober {
     applied: Option<(Option<u32>, Option<u8>, Option<ExtHeader>)>,
     /// The options header the socket carries (sticky), if any.
     carried: Option<ExtHeader>,
+    /// The raw socket atomic fragments leave by (made on first use).
+    raw: Option<Socket>,
 }
 
 fn family_of(target: IpAddr) -> IpFamily {
@@ -201,6 +204,7 @@ impl Prober {
             budget,
             applied: None,
             carried: None,
+            raw: None,
         })
     }
 
@@ -423,7 +427,11 @@ impl Prober {
         let seq = self.seq;
         let packet = self.packet(probe, seq);
         let sent_at = Instant::now();
-        if let Err(e) = self.socket.send(&packet) {
+        let sent = match probe.ext {
+            Some(ext) if ext.kind == ExtKind::Fragment => self.send_atomic(probe, &packet),
+            _ => self.socket.send(&packet),
+        };
+        if let Err(e) = sent {
             let local = self.drain();
             if e.raw_os_error() == Some(libc::EMSGSIZE) {
                 let mtu = local.into_iter().find_map(|r| match r.kind {
@@ -440,6 +448,36 @@ impl Prober {
             return Ok(Outcome::Lost);
         }
         Ok(self.await_answer(seq, sent_at, sent_at + wait))
+    }
+
+    /// Sends `payload` as UDP in an atomic fragment from this socket's
+    /// address and port (responder transport, IPv6 only).
+    fn send_atomic(&mut self, probe: &Probe, payload: &[u8]) -> io::Result<usize> {
+        let TransportKind::Responder { port } = self.kind else {
+            return Err(io::Error::other(
+                "atomic fragments go to the responder only",
+            ));
+        };
+        let (IpAddr::V6(target), Some(source)) =
+            (self.target, self.socket.local_addr()?.as_socket_ipv6())
+        else {
+            return Err(io::Error::other("atomic fragments are IPv6"));
+        };
+        let flow = atomic::Flow {
+            source,
+            destination: std::net::SocketAddrV6::new(target, port, 0, 0),
+            hop_limit: probe.hop_limit.unwrap_or(64),
+            id: self.seq ^ (self.token as u32),
+        };
+        if self.raw.is_none() {
+            self.raw = Some(atomic::raw_socket()?);
+        }
+        let raw = self
+            .raw
+            .as_ref()
+            .ok_or_else(|| io::Error::other("no raw socket"))?;
+        let to = SocketAddr::new(IpAddr::V6(target), 0);
+        raw.send_to(&atomic::packet(&flow, payload), &to.into())
     }
 
     fn await_answer(&mut self, seq: u32, sent_at: Instant, deadline: Instant) -> Outcome {

@@ -8,7 +8,7 @@ use crate::bounds::Exhausted;
 use crate::evidence::{ExtHeaderTrial, FamilyEvidence, FragmentTrial};
 use crate::exthdr::ExtHeader;
 use crate::probe::sweep::sweep;
-use crate::transport::{Outcome, Probe, Prober};
+use crate::transport::{Outcome, Probe, Prober, TransportKind};
 
 /// Tries of each fragment or extension-header probe.
 const TRIES: u32 = 2;
@@ -86,6 +86,13 @@ pub fn ext_headers(
 ) -> Result<(), Exhausted> {
     let max_hops = prober.bounds().max_hops;
     for &header in headers {
+        if header.kind == crate::exthdr::ExtKind::Fragment && prober.kind() == TransportKind::Echo {
+            evidence.skip(
+                "a Fragment header on a small packet",
+                "sent only to a dualperf responder (the packet is built whole, as UDP)",
+            );
+            continue;
+        }
         let probe = Probe {
             ext: Some(header),
             ..Probe::sized(prober.smallest(Some(header)))

@@ -75,8 +75,14 @@ pub(crate) struct Args {
     /// Datagram sizes of the fragment test, bytes, comma-separated.
     #[arg(long, value_name = "LIST", default_value = "2000,4000")]
     pub fragment_sizes: String,
-    /// IPv6 extension headers to try: `dst8,dst64,hbh8,hbh64` (the default), or `none`.
-    #[arg(long, value_name = "LIST", default_value = "dst8,dst64,hbh8,hbh64")]
+    /// IPv6 extension headers to try: Destination Options (`dstN`) and
+    /// Hop-by-Hop (`hbhN`) headers of N bytes, a Fragment header on a small
+    /// packet (`frag8`, responder only), or `none`.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "dst8,dst64,hbh8,hbh64,frag8"
+    )]
     pub ext_headers: String,
     /// Print the full evidence and the verdicts as JSON.
     #[arg(long)]
@@ -104,9 +110,11 @@ pub(crate) fn parse_ext_headers(text: &str) -> anyhow::Result<Vec<ExtHeader>> {
                 (ExtKind::DestinationOptions, rest)
             } else if let Some(rest) = item.strip_prefix("hbh") {
                 (ExtKind::HopByHop, rest)
+            } else if let Some(rest) = item.strip_prefix("frag") {
+                (ExtKind::Fragment, rest)
             } else {
                 return Err(Failure::usage(format!(
-                    "--ext-headers: `{item}` is not dstN or hbhN (e.g. dst8, hbh64)"
+                    "--ext-headers: `{item}` is not dstN, hbhN or frag8 (e.g. dst8, hbh64)"
                 )));
             };
             bytes
@@ -115,7 +123,7 @@ pub(crate) fn parse_ext_headers(text: &str) -> anyhow::Result<Vec<ExtHeader>> {
                 .and_then(|b| ExtHeader::new(kind, b))
                 .ok_or_else(|| {
                     Failure::usage(format!(
-                        "--ext-headers: `{item}`: the length must be a multiple of 8 from 8 to 256"
+                        "--ext-headers: `{item}`: the length must be a multiple of 8 from 8 to 256 (a Fragment header: 8)"
                     ))
                 })
         })
@@ -245,7 +253,11 @@ mod tests {
         assert_eq!(headers[1].kind, ExtKind::HopByHop);
         assert_eq!(headers[1].bytes, 64);
         assert!(parse_ext_headers("none").unwrap().is_empty());
-        for bad in ["dst7", "rh0", "hbh512", "dst"] {
+        assert_eq!(
+            parse_ext_headers("frag8").unwrap()[0].kind,
+            ExtKind::Fragment
+        );
+        for bad in ["dst7", "rh0", "hbh512", "dst", "frag16"] {
             let error = parse_ext_headers(bad).unwrap_err();
             assert_eq!(
                 error.downcast_ref::<Failure>().map(|f| f.code),

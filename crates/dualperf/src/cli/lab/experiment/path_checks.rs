@@ -104,6 +104,8 @@ pub(crate) fn check(fault: PathFault, verdicts: &[FamilyVerdicts], expect: &Expe
             let dropped_kind = match fault {
                 PathFault::HopByHopDropped => Some(ExtKind::HopByHop),
                 PathFault::DestOptionsDropped => Some(ExtKind::DestinationOptions),
+                // the atomic fragment carries a Fragment header too
+                PathFault::V6FragmentsDropped => Some(ExtKind::Fragment),
                 _ => None,
             };
             let ok = match dropped_kind == Some(e.header.kind) {

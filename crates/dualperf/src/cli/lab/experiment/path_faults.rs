@@ -303,7 +303,14 @@ fn wire_expectations(fault: PathFault, port: u16) -> Vec<(String, bool)> {
                 true,
             ));
         }
-        PathFault::V6FragmentsDropped => out.push(("ipv6.fraghdr".into(), true)),
+        PathFault::V6FragmentsDropped => {
+            out.push(("ipv6.fraghdr.more == 1".into(), true));
+            // the atomic fragment: offset 0, no more, on a small packet
+            out.push((
+                "ipv6.fraghdr.offset == 0 && ipv6.fraghdr.more == 0 && ipv6.plen < 100".into(),
+                true,
+            ));
+        }
         PathFault::HopByHopDropped => out.push(("ipv6.hopopts".into(), true)),
         PathFault::DestOptionsDropped => out.push(("ipv6.dstopts".into(), true)),
         PathFault::Tunnel6in4 => {
