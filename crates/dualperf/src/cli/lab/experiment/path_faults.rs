@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -118,14 +118,22 @@ pub(crate) fn run(args: &JobArgs, topology: &Topology) -> anyhow::Result<ExitCod
             .and_then(|arm| arm.target)
             .and_then(|t| t.parse().ok()),
     };
+    let cases = Cases {
+        testbed: &testbed,
+        runner: &runner,
+        targets: &targets,
+        expect: &expect,
+        args,
+        exe: &exe,
+        folder: &folder,
+        interrupt: &interrupt,
+    };
     let mut records = Vec::new();
     for fault in PathFault::ALL {
         if interrupt.load(Ordering::SeqCst) {
             break;
         }
-        let record = case(
-            &testbed, &runner, fault, &targets, &expect, args, &exe, &folder,
-        );
+        let record = case(&cases, fault);
         let record = record.unwrap_or_else(|err| CaseRecord {
             fault: fault.key(),
             description: fault.description(),
@@ -167,17 +175,30 @@ struct Targets {
     tunnel: Option<IpAddr>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn case(
-    testbed: &Testbed,
-    runner: &Runner,
-    fault: PathFault,
-    targets: &Targets,
-    expect: &Expect,
-    args: &JobArgs,
-    exe: &Path,
-    folder: &Path,
-) -> anyhow::Result<CaseRecord> {
+/// What every case needs.
+struct Cases<'a> {
+    testbed: &'a Testbed,
+    runner: &'a Runner,
+    targets: &'a Targets,
+    expect: &'a Expect,
+    args: &'a JobArgs,
+    exe: &'a Path,
+    folder: &'a Path,
+    interrupt: &'a AtomicBool,
+}
+
+/// Makes `fault`, probes across it, undoes it and checks the verdicts.
+fn case(cases: &Cases, fault: PathFault) -> anyhow::Result<CaseRecord> {
+    let Cases {
+        testbed,
+        runner,
+        targets,
+        expect,
+        args,
+        exe,
+        folder,
+        interrupt,
+    } = *cases;
     for node in ["client", "router1", "router2"] {
         path_faults::flush_route_cache(testbed, node, runner)?;
     }
@@ -215,7 +236,7 @@ fn case(
         true => Some(start_capture(testbed, folder, fault, args.port)?),
         false => None,
     };
-    let output = run_child(testbed, exe, &path_args)?;
+    let output = run_child(testbed, exe, &path_args, interrupt)?;
     if capture.is_some() {
         // libpcap hands packets to tcpdump in TPACKET_V3 blocks, at the
         // latest after its 1 s timeout: a stop sooner loses the last block.
@@ -238,7 +259,12 @@ fn case(
 }
 
 /// Runs `dualperf path …` in the client node and returns its stdout.
-fn run_child(testbed: &Testbed, exe: &Path, args: &[OsString]) -> anyhow::Result<Vec<u8>> {
+fn run_child(
+    testbed: &Testbed,
+    exe: &Path,
+    args: &[OsString],
+    interrupt: &AtomicBool,
+) -> anyhow::Result<Vec<u8>> {
     let out = tempfile_in(testbed)?;
     let file = std::fs::File::create(&out)?;
     let mut child = testbed.spawn(
@@ -248,9 +274,10 @@ fn run_child(testbed: &Testbed, exe: &Path, args: &[OsString]) -> anyhow::Result
         Stdio::from(file),
         Stdio::null(),
     )?;
-    let status = child.wait(None, Some(CASE_TIMEOUT)).map_err(to_cli_error)?;
-    let bytes = std::fs::read(&out).with_context(|| format!("reading {}", out.display()))?;
+    let status = child.wait(Some(interrupt), Some(CASE_TIMEOUT));
+    let bytes = std::fs::read(&out).with_context(|| format!("reading {}", out.display()));
     let _ = std::fs::remove_file(&out);
+    let (status, bytes) = (status.map_err(to_cli_error)?, bytes?);
     // exit 1 is a finding (expected for the faults); anything else is not a result
     match status.code() {
         Some(0 | 1) => Ok(bytes),
