@@ -160,6 +160,10 @@ pub struct FamilyEvidence {
     pub ext_headers: Vec<ExtHeaderTrial>,
     /// TCP's view.
     pub tcp: Option<TcpView>,
+    /// Transports that were tried and never answered a small probe.
+    pub unanswered: Vec<TransportKind>,
+    /// True when a step was skipped for lack of CAP_NET_RAW.
+    pub lacks_privilege: bool,
     /// What could not be tested, and why.
     pub untested: Vec<Untested>,
     /// Probes sent (all kinds).
@@ -184,6 +188,8 @@ impl FamilyEvidence {
             fragment_sweep: None,
             ext_headers: Vec::new(),
             tcp: None,
+            unanswered: Vec::new(),
+            lacks_privilege: false,
             untested: Vec::new(),
             probes_sent: 0,
             stopped: None,

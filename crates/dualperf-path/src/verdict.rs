@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::evidence::{FamilyEvidence, Sweep, Untested};
 use crate::exthdr::ExtHeader;
 use crate::icmp::IcmpKind;
-use crate::transport::{ip_header_bytes, Outcome};
+use crate::transport::{ip_header_bytes, Outcome, TransportKind};
 
 /// What a common smaller MTU usually means (a hint, not a proof).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -267,12 +267,8 @@ pub fn judge(evidence: &FamilyEvidence) -> FamilyVerdicts {
 
 fn mtu_verdict(evidence: &FamilyEvidence) -> MtuVerdict {
     if evidence.transport.is_none() {
-        return if evidence.stopped.is_none()
-            && evidence
-                .untested
-                .iter()
-                .any(|u| u.reason.contains("no echo reply"))
-        {
+        // ICMP echo is the probe every host should answer
+        return if evidence.unanswered.contains(&TransportKind::Echo) {
             MtuVerdict::Unreachable
         } else {
             MtuVerdict::NotTested

@@ -21,6 +21,7 @@ use std::time::Duration;
 use dualperf_model::IpFamily;
 
 use crate::bounds::{Bounds, Budget, Exhausted};
+use crate::error::PathError;
 use crate::evidence::FamilyEvidence;
 use crate::exthdr::ExtHeader;
 use crate::icmp::IcmpKind;
@@ -128,6 +129,7 @@ fn connect(
                         ),
                     );
                     evidence.probes_sent = prober.sent();
+                    evidence.unanswered.push(prober.kind());
                     budget = Some(prober.into_budget());
                 }
                 Err(e) => evidence.skip("packetization-layer probes (UDP)", e.to_string()),
@@ -143,8 +145,12 @@ fn connect(
                 }
                 evidence.probes_sent = prober.sent();
                 evidence.skip("ICMP echo", "no echo reply to small requests");
+                evidence.unanswered.push(prober.kind());
             }
-            Err(e) => evidence.skip("ICMP echo", e.to_string()),
+            Err(e) => {
+                evidence.lacks_privilege |= matches!(e, PathError::Privilege { .. });
+                evidence.skip("ICMP echo", e.to_string());
+            }
         }
     }
     Ok(None)
@@ -217,6 +223,7 @@ fn steps(
         if can_send_options_headers() {
             features::ext_headers(prober, &options.ext_headers, destination_hop, evidence)?;
         } else {
+            evidence.lacks_privilege = true;
             evidence.skip(
                 "extension headers",
                 "setting IPV6_HOPOPTS / IPV6_DSTOPTS needs CAP_NET_RAW (run as root)",

@@ -268,9 +268,13 @@ fn dropped_fragments_and_a_silent_host_are_faults_and_rate_limited_hops_are_list
     assert_eq!(verdicts.rate_limited_hops, [2]);
 
     let mut silent = FamilyEvidence::new(IpFamily::V4, ip("10.0.3.2"));
-    silent.skip("ICMP echo", "no echo reply to small requests");
+    silent.unanswered = vec![TransportKind::Responder { port: 5180 }, TransportKind::Echo];
     assert_eq!(judge(&silent).mtu, MtuVerdict::Unreachable);
     assert!(judge(&silent).has_fault());
+    // no echo tried (no privilege): not tested, not unreachable
+    silent.unanswered.truncate(1);
+    silent.lacks_privilege = true;
+    assert_eq!(judge(&silent).mtu, MtuVerdict::NotTested);
 }
 
 #[test]

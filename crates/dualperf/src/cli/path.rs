@@ -217,11 +217,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let verdicts: Vec<FamilyVerdicts> = evidence.families.iter().map(judge).collect();
     let nothing_tested = evidence.families.iter().all(|f| f.transport.is_none());
-    let privileges = evidence
-        .families
-        .iter()
-        .flat_map(|f| &f.untested)
-        .any(|u| u.reason.contains("CAP_NET_RAW"));
+    let privileges = evidence.families.iter().any(|f| f.lacks_privilege);
     let fault = verdicts.iter().any(FamilyVerdicts::has_fault);
     if args.json {
         let document = PathDocument { evidence, verdicts };
