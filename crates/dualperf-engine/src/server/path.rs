@@ -45,3 +45,45 @@ pub(crate) fn spawn(socket: UdpSocket, state: Arc<SharedState>) -> Option<JoinHa
         .spawn(move || dualperf_path::responder::serve(&socket, &state.stop))
         .ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::limits::ServerLimits;
+    use crate::server::{Server, ServerConfig};
+
+    #[test]
+    fn a_running_server_answers_path_probes_on_its_port_over_both_families() {
+        let server = Server::bind(ServerConfig {
+            bind: None,
+            port: 0,
+            limits: ServerLimits::default(),
+            auth_key: None,
+            host_facts: false,
+            log: None,
+        })
+        .unwrap();
+        let handle = server.spawn();
+        for target in ["127.0.0.1", "[::1]"] {
+            let local = if target.starts_with('[') {
+                "[::1]:0"
+            } else {
+                "127.0.0.1:0"
+            };
+            let client = std::net::UdpSocket::bind(local).unwrap();
+            client
+                .set_read_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            let address = format!("{target}:{}", handle.port());
+            client
+                .send_to(&dualperf_path::wire::probe(9, 3, 1200), &address)
+                .unwrap();
+            let mut buffer = [0u8; 64];
+            let n = client.recv(&mut buffer).unwrap();
+            let ack = dualperf_path::wire::Header::decode(&buffer[..n]).unwrap();
+            assert_eq!((ack.seq, ack.length), (3, 1200), "{target}");
+            assert!(n <= 1200, "never more bytes than the probe");
+        }
+    }
+}

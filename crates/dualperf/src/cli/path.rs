@@ -179,9 +179,11 @@ fn options(args: &Args) -> anyhow::Result<Options> {
         max_time_ms: args.max_time.saturating_mul(1000),
         wait_ms: args.wait,
     };
-    bounds
-        .validate()
-        .map_err(|e| Failure::usage(format!("bounds: {e}")))?;
+    bounds.validate().map_err(|e| {
+        Failure::usage(format!(
+            "{e} (--rate, --max-probes, --max-hops, --max-time SECS, --wait MS)"
+        ))
+    })?;
     Ok(Options {
         bounds,
         port: args.port,
