@@ -58,6 +58,7 @@ pub mod feature;
 pub mod mechanism;
 pub mod namespace;
 pub mod naming;
+pub mod path_faults;
 pub mod plan;
 pub mod preset;
 pub mod process;

@@ -33,6 +33,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("diffserv", include_str!("../presets/diffserv.toml")),
     ("realtime", include_str!("../presets/realtime.toml")),
     ("rrul", include_str!("../presets/rrul.toml")),
+    ("path-faults", include_str!("../presets/path-faults.toml")),
 ];
 
 /// The presets with transition mechanisms (issue 11): `tunnels` offers

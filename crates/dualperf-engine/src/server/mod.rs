@@ -19,6 +19,7 @@
 
 pub mod accept;
 pub mod data;
+pub mod path;
 pub mod session;
 
 use std::collections::HashMap;
@@ -177,6 +178,8 @@ impl Drop for SessionSlot {
 pub struct Server {
     listeners: Vec<TcpListener>,
     state: Arc<SharedState>,
+    /// The path-probe responder's UDP socket ([`path`]), if it could be bound.
+    path_responder: Option<std::net::UdpSocket>,
 }
 
 /// A server running on a background thread; stops when dropped.
@@ -248,7 +251,24 @@ impl Server {
             stop: AtomicBool::new(false),
             log: config.log,
         });
-        Ok(Server { listeners, state })
+        let port = listeners
+            .first()
+            .and_then(|l| l.local_addr().ok())
+            .map_or(port, |a| a.port());
+        let path_responder = match path::bind(config.bind, port) {
+            Ok(socket) => Some(socket),
+            Err(err) => {
+                state.log(&format!(
+                    "path-probe responder off: UDP port {port} could not be bound ({err})"
+                ));
+                None
+            }
+        };
+        Ok(Server {
+            listeners,
+            state,
+            path_responder,
+        })
     }
 
     /// The addresses the server listens on.
@@ -277,10 +297,14 @@ impl Server {
             .name("dualperf-accept".into())
             .spawn(move || accept::run(listeners, loop_state))
             .expect("spawning a thread only fails when the process is out of resources");
+        let mut threads = vec![thread];
+        if let Some(socket) = self.path_responder {
+            threads.extend(path::spawn(socket, state.clone()));
+        }
         ServerHandle {
             port,
             state,
-            threads: vec![thread],
+            threads,
         }
     }
 

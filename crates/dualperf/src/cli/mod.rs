@@ -15,6 +15,7 @@ pub(crate) mod history;
 pub(crate) mod import;
 pub(crate) mod lab;
 pub(crate) mod overhead;
+pub(crate) mod path;
 pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod scan;
@@ -76,6 +77,8 @@ pub(crate) enum Command {
     Completions(completions::CompletionArgs),
     /// Print the manual page (roff), e.g. into /usr/local/share/man/man1/dualperf.1.
     Man(completions::ManArgs),
+    /// Find path MTU black holes, dropped fragments and extension headers, per family and hop.
+    Path(path::Args),
 }
 
 /// iperf3's habits at the top level: `dualperf -c HOST …` is `dualperf run
@@ -118,6 +121,7 @@ pub(crate) fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Addr(args) => addr::run(args),
         Command::Completions(args) => completions::completions(args),
         Command::Man(args) => completions::man(args),
+        Command::Path(args) => path::run(args),
     }
 }
 

@@ -48,6 +48,9 @@ const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
 /// Runs `dualperf lab [PRESET|FILE]`.
 pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
+    if topology.name() == "path-faults" {
+        return super::experiment::path_faults::run(&args, &topology);
+    }
     let (client, server) = match (topology.client(), topology.server()) {
         (Some(c), Some(s)) => (c.name.clone(), s.name.clone()),
         _ => {

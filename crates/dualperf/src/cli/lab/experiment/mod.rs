@@ -20,6 +20,8 @@ use super::measure::Traffic;
 
 pub(crate) mod diffserv;
 mod diffserv_checks;
+mod path_checks;
+pub(crate) mod path_faults;
 mod realtime;
 
 /// What an experiment's steps after the main measurement get.
