@@ -28,6 +28,7 @@ pub mod execution;
 pub mod family;
 pub mod forwarder;
 pub mod host;
+pub mod iperf3;
 pub mod load;
 pub mod media;
 pub mod metric;
@@ -54,15 +55,16 @@ pub use diffserv::{
 pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
+pub use iperf3::{Iperf3Report, Iperf3StreamReport};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
-pub use peer::PeerKind;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
     Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
     TrialOutcome, UdpReceiveCounters,
 };
+pub use peer::PeerKind;
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;

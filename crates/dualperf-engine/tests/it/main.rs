@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod hardening;
+mod iperf3_loopback;
 mod live_intervals;
 mod load;
 mod loopback;

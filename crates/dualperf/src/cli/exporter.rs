@@ -200,6 +200,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         media: None,
     };
     let plan = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: points(&options, &target.families)?,
         arms: target
