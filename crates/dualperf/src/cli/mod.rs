@@ -11,6 +11,7 @@ pub(crate) mod completions;
 pub(crate) mod doctor;
 pub(crate) mod exit;
 pub(crate) mod exporter;
+mod exporter_probe;
 pub(crate) mod guard;
 pub(crate) mod history;
 pub(crate) mod import;
