@@ -143,13 +143,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             prober,
         )
         .context("starting the /metrics server")?;
-    eprintln!(
-        "dualperf exporter: serving http://{}/metrics; {} targets, measuring about {:.0} % of the time (cap {:.0} %)",
-        http.address(),
-        prepared.len(),
-        config.planned_duty_cycle().max(0.0) * 100.0,
-        config.duty_cycle * 100.0
-    );
+    if prepared.is_empty() {
+        eprintln!(
+            "dualperf exporter: serving http://{}/metrics; no scheduled targets",
+            http.address()
+        );
+    } else {
+        eprintln!(
+            "dualperf exporter: serving http://{}/metrics; {} targets, measuring about {:.0} % of the time (cap {:.0} %)",
+            http.address(),
+            prepared.len(),
+            config.planned_duty_cycle() * 100.0,
+            config.duty_cycle * 100.0
+        );
+    }
     if !config.modules.is_empty() {
         let names: Vec<&str> = config.modules.iter().map(|m| m.name.as_str()).collect();
         eprintln!(
