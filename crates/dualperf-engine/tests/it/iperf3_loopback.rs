@@ -190,3 +190,25 @@ fn a_second_client_meets_a_busy_server_and_is_told_so() {
     let outcome = iperf3::run_trial(address, &short, &arm, &ClientOptions::default());
     assert!(outcome.is_ok(), "{outcome:?}");
 }
+
+#[test]
+fn parallel_streams_carry_iperf3_s_stream_ids() {
+    let Some(server) = Iperf3Server::start() else {
+        return;
+    };
+    // The server rejects results whose stream ids are not its own (1, 3, 4 …).
+    for (kind, size, rate) in [
+        (TestKind::TcpStream, 131_072, None),
+        (TestKind::UdpStream, 1200, Some(BitRate::from_mbit(10))),
+    ] {
+        let spec = TestSpec {
+            parallel_streams: 3,
+            ..spec(kind, size, false, rate)
+        };
+        let o = run(&server, IpFamily::V6, &spec);
+        let report = o.iperf3.unwrap();
+        let ids: Vec<i64> = report.streams.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [1, 3, 4], "{kind}");
+        assert!(report.streams.iter().all(|s| s.bytes > 0), "{report:?}");
+    }
+}
