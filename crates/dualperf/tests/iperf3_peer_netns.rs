@@ -165,6 +165,7 @@ fn dualperf_against_debian_s_iperf3_server_matches_iperf3_s_own_client() {
             .chain(["-l", "1200", "-b", "20M", "--repeat", "2"])
             .collect::<Vec<_>>(),
     );
+    eprintln!("{stdout}");
     assert_eq!(forward["config"]["peer"], "iperf3");
     assert!(
         stdout.contains("[1] tcp-stream") && stdout.contains("goodput"),
