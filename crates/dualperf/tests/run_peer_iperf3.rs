@@ -44,6 +44,17 @@ fn what_an_iperf3_server_cannot_run_is_a_usage_error() {
             "cannot be combined with --probe",
         ),
         (
+            &[
+                "--peer",
+                "iperf3",
+                "--v4",
+                "127.0.0.1",
+                "-4",
+                "--verify-wire",
+            ][..],
+            "cannot be combined with --verify-wire",
+        ),
+        (
             &["--peer", "netperf", "--v4", "127.0.0.1"][..],
             "known peers: dualperf, iperf3, stamp",
         ),

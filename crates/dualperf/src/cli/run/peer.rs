@@ -45,8 +45,8 @@ pub(super) fn default_tests(peer: PeerKind) -> Option<&'static str> {
 /// Flags that make no sense against `peer`, as a usage error.
 ///
 /// # Errors
-/// `--loopback` (the in-process server is dualperf's) and `--load` or
-/// `--probe` against a peer that is not dualperf.
+/// `--loopback` (the in-process server is dualperf's), `--load`,
+/// `--probe` or `--verify-wire` against a peer that is not dualperf.
 pub(super) fn check_flags(args: &Args) -> anyhow::Result<()> {
     if args.peer.is_dualperf() {
         return Ok(());
@@ -57,6 +57,8 @@ pub(super) fn check_flags(args: &Args) -> anyhow::Result<()> {
         Some("--load (load flows need a dualperf peer)")
     } else if args.probe {
         Some("--probe (the probe stream needs a dualperf peer)")
+    } else if args.verify_wire {
+        Some("--verify-wire (its capture leaves out the control port, which iperf3's TCP data streams share)")
     } else {
         None
     };
