@@ -46,7 +46,8 @@ pub(super) fn default_tests(peer: PeerKind) -> Option<&'static str> {
 ///
 /// # Errors
 /// `--loopback` (the in-process server is dualperf's), `--load`,
-/// `--probe` or `--verify-wire` against a peer that is not dualperf.
+/// `--probe`, `--server-cpus`/`--pin`, `--auth-key` or `--verify-wire`
+/// against a peer that is not dualperf.
 pub(super) fn check_flags(args: &Args) -> anyhow::Result<()> {
     if args.peer.is_dualperf() {
         return Ok(());
@@ -57,6 +58,10 @@ pub(super) fn check_flags(args: &Args) -> anyhow::Result<()> {
         Some("--load (load flows need a dualperf peer)")
     } else if args.probe {
         Some("--probe (the probe stream needs a dualperf peer)")
+    } else if args.server_cpus.is_some() || args.pin {
+        Some("--server-cpus or --pin (the far end's CPUs are not the client's to choose)")
+    } else if args.auth_key.is_some() || args.auth_key_file.is_some() {
+        Some("--auth-key (dualperf's key; iperf3's RSA authentication is not supported)")
     } else if args.verify_wire {
         Some("--verify-wire (its capture leaves out the control port, which iperf3's TCP data streams share)")
     } else {
