@@ -106,6 +106,7 @@ pub fn plan(inputs: &PlanInputs) -> RunConfig {
             |a| a.id.clone(),
         );
     let mut config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         points: vec![point(TestKind::UdpProbe), point(TestKind::UdpRr)],
         arms,
         baseline,

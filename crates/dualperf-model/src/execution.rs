@@ -51,6 +51,7 @@ mod tests {
     fn a_plan_file_is_a_run_configuration_with_an_execution_key() {
         let plan = PlanFile {
             config: RunConfig {
+                peer: crate::PeerKind::Dualperf,
                 loads: Vec::new(),
                 points: vec![],
                 arms: vec![Arm::native(IpFamily::V4, None)],

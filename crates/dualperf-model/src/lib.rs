@@ -30,6 +30,7 @@ pub mod execution;
 pub mod family;
 pub mod forwarder;
 pub mod host;
+pub mod iperf3;
 pub mod media;
 pub mod metric;
 pub mod observation;
@@ -57,6 +58,7 @@ pub use diffserv::{
 pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
+pub use iperf3::{Iperf3Report, Iperf3StreamReport};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
 pub use observation::LoadObservations;

@@ -111,6 +111,11 @@ pub struct Observations {
     /// the trial (DiffServ experiments; empty elsewhere).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routers: Vec<crate::diffserv::RouterCpu>,
+    /// What an iperf3 server at the far end reported about this trial
+    /// (`--peer iperf3`): its own byte counts, UDP loss and jitter, beside
+    /// dualperf's view above; `None` against other peers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iperf3: Option<crate::iperf3::Iperf3Report>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

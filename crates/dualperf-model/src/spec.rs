@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::arm::{Arm, ArmId, Marking};
 use crate::design::{Contrast, OfferedLoad};
 use crate::family::{IpFamily, PerFamily};
+use crate::peer::PeerKind;
 use crate::units::BitRate;
 
 /// The kinds of test the engine runs. Names are the CLI and JSON spelling.
@@ -287,6 +288,11 @@ pub struct RunConfig {
     /// arms' levels by the statistics.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contrasts: Vec<Contrast>,
+    /// Which implementation answers at the far end of every arm: dualperf's
+    /// own server (the default, omitted from JSON), an iperf3 server or a
+    /// STAMP reflector.
+    #[serde(default, skip_serializing_if = "PeerKind::is_dualperf")]
+    pub peer: PeerKind,
 }
 
 impl RunConfig {
@@ -365,6 +371,8 @@ struct RunConfigWire {
     loads: Vec<LoadSpec>,
     #[serde(default)]
     contrasts: Vec<Contrast>,
+    #[serde(default)]
+    peer: PeerKind,
 }
 
 impl From<RunConfigWire> for RunConfig {
@@ -416,6 +424,7 @@ impl From<RunConfigWire> for RunConfig {
                 })
                 .collect(),
             contrasts: wire.contrasts,
+            peer: wire.peer,
         }
     }
 }
@@ -440,6 +449,7 @@ mod tests {
     #[test]
     fn a_version_2_config_reads_back_unchanged() {
         let config = RunConfig {
+            peer: crate::PeerKind::Dualperf,
             loads: Vec::new(),
             points: vec![],
             arms: vec![
@@ -460,5 +470,19 @@ mod tests {
         assert!(!text.contains("families"), "{text}");
         assert_eq!(serde_json::from_str::<RunConfig>(&text).unwrap(), config);
         assert_eq!(config.compared_arms().count(), 1);
+    }
+
+    #[test]
+    fn the_peer_is_stored_only_when_it_is_not_dualperf() {
+        let mut config: RunConfig = serde_json::from_str(
+            r#"{"points":[],"repeat":1,"port":5201,"arms":[],"baseline":"v4"}"#,
+        )
+        .unwrap();
+        assert_eq!(config.peer, PeerKind::Dualperf);
+        assert!(!serde_json::to_string(&config).unwrap().contains("peer"));
+        config.peer = PeerKind::Iperf3;
+        let text = serde_json::to_string(&config).unwrap();
+        assert!(text.contains(r#""peer":"iperf3""#), "{text}");
+        assert_eq!(serde_json::from_str::<RunConfig>(&text).unwrap(), config);
     }
 }

@@ -185,6 +185,7 @@ pub fn observations(
         control_min_rtt_ns: None,
         placement: None,
         wire: None,
+        iperf3: None,
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod assemble;
 mod live;
 pub mod load;
+pub mod peer;
 pub mod probe_series;
 pub mod trial;
 pub mod under_load;
@@ -16,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use dualperf_model::{
-    Arm, HostFacts, IntervalSample, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial,
-    TrialOutcome, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    Arm, HostFacts, IntervalSample, PeerKind, RepetitionOrder, RunConfig, RunResult, TestSpec,
+    Trial, TrialOutcome, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 
 pub use trial::TrialReport;
@@ -278,13 +279,15 @@ impl Client {
                     .collect()
             });
         let want_host_facts = server_host.is_none();
-        let outcome = match config.load_of(arm) {
-            Err(error) => {
+        let outcome = match (config.peer, config.load_of(arm)) {
+            (_, Err(error)) => {
                 trial.outcome = TrialOutcome::Failed { error };
                 return trial;
             }
-            Ok(None) => run_arm_trial(target, spec, arm, &self.options, want_host_facts),
-            Ok(Some(load)) => match load_targets(config, arm, target, load) {
+            (PeerKind::Dualperf, Ok(None)) => {
+                run_arm_trial(target, spec, arm, &self.options, want_host_facts)
+            }
+            (PeerKind::Dualperf, Ok(Some(load))) => match load_targets(config, arm, target, load) {
                 Err(error) => {
                     trial.outcome = TrialOutcome::Failed { error };
                     return trial;
@@ -293,7 +296,27 @@ impl Client {
                     run_arm_trial_with(target, spec, arm, &self.options, want_host_facts, hooks)
                 }),
             },
+            (PeerKind::Iperf3, Ok(None)) => {
+                crate::client::peer::iperf3::run_trial(target, spec, arm, &self.options)
+            }
+            (peer, Ok(load)) => Err(crate::EngineError::InvalidTest(match load {
+                Some(_) => format!("arms under a load need a dualperf peer, not {peer}"),
+                None => format!("this build has no {peer} client"),
+            })),
         };
+        self.record_outcome(&mut trial, outcome, path_before, started, server_host);
+        trial
+    }
+
+    /// Fills `trial` from the outcome of its run.
+    fn record_outcome(
+        &self,
+        trial: &mut Trial,
+        outcome: crate::error::Result<TrialReport>,
+        path_before: Option<Vec<(u64, u64)>>,
+        started: std::time::Instant,
+        server_host: &mut Option<HostFacts>,
+    ) {
         match outcome {
             Ok(report) => {
                 trial.local_address = report.local_address;
@@ -324,7 +347,6 @@ impl Client {
                 }
             }
         }
-        trial
     }
 }
 
@@ -579,6 +601,7 @@ mod tests {
             ..TestSpec::new(TestKind::TcpRr, 64)
         };
         RunConfig {
+            peer: dualperf_model::PeerKind::Dualperf,
             loads: Vec::new(),
             points: vec![spec],
             arms: vec![

@@ -20,6 +20,7 @@ fn events(live: bool) -> (Vec<(usize, u64)>, Vec<String>, RunConfig) {
         ..short_spec(TestKind::TcpStream, 16 * 1024)
     };
     let config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: vec![spec],
         arms: vec![Arm::native(IpFamily::V4, Some("127.0.0.1".into()))],

@@ -6,6 +6,7 @@
 mod admission;
 mod bad_input;
 mod hardening;
+mod iperf3_loopback;
 mod live_intervals;
 mod load;
 mod loopback;

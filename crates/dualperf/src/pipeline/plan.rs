@@ -495,6 +495,7 @@ mod tests {
     #[test]
     fn a_plan_with_a_baseline_outside_its_arms_is_refused() {
         let config = RunConfig {
+            peer: dualperf_model::PeerKind::Dualperf,
             loads: Vec::new(),
             points: points(&options("tcp-rr"), &IpFamily::ALL).unwrap(),
             arms: vec![Arm::native(IpFamily::V6, Some("::1".into()))],

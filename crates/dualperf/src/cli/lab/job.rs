@@ -299,6 +299,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
     };
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,

@@ -22,6 +22,7 @@ use dualperf_model::{
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
+mod peer;
 mod plan;
 mod wire;
 
@@ -52,7 +53,9 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
   dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
-  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run";
+  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run
+  dualperf run --peer iperf3 iperf.example.net     against a public iperf3 server: tcp-stream, udp-stream
+  dualperf -c iperf.example.net --peer iperf3 -u -b 10M -R   UDP from the iperf3 server at 10 Mbit/s";
 
 /// Arguments of `dualperf run`.
 ///
@@ -96,9 +99,9 @@ pub(crate) struct Args {
     /// Measure IPv6 only.
     #[arg(short = '6')]
     pub only_v6: bool,
-    /// Server control port.
-    #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
-    pub port: u16,
+    /// Server control port [default: 5180; 5201 with --peer iperf3].
+    #[arg(short, long)]
+    pub port: Option<u16>,
     /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe,media.
     #[arg(
         long,
@@ -298,6 +301,12 @@ pub(crate) struct Args {
     /// --sizes do not apply. Example: dualperf run --experiment rrul hostb
     #[arg(long, value_name = "NAME", value_parser = parse_design, conflicts_with_all = ["plan", "load"])]
     pub experiment: Option<dualperf_design::Design>,
+    /// The far end: `dualperf` (`dualperf serve`, every test), `iperf3`
+    /// (an iperf3 3.x server, port 5201: tcp-stream and udp-stream, UDP at
+    /// 1 Mbit/s unless -b says otherwise) or `stamp` (a STAMP reflector).
+    /// Example: dualperf run --peer iperf3 --v4 192.0.2.7 --v6 2001:db8::7 -b 20M
+    #[arg(long, value_name = "KIND", default_value = "dualperf", value_parser = peer::parse_peer)]
+    pub peer: dualperf_model::PeerKind,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -349,6 +358,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             (None, false) => Ok(Vec::new()),
         }
     };
+    peer::check_flags(&args)?;
     let client_cpus = parse_cpus(&args.client_cpus)?;
     let server_cpus = parse_cpus(&args.server_cpus)?;
     // An in-process server for --loopback; it stops when `_server` drops.
@@ -391,6 +401,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The recorded command line never carries a secret (--auth-key is redacted).
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
+    peer::check_points(&config)?;
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
 
@@ -591,8 +602,8 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
     let (targets, port) = match loopback_port {
         Some(port) => (loopback_targets(), port),
         None => (
-            resolve_targets(server_name(args), args.v4, args.v6, args.port)?,
-            args.port,
+            resolve_targets(server_name(args), args.v4, args.v6, peer::port(args))?,
+            peer::port(args),
         ),
     };
     let arms = native_arms(args, &targets);
@@ -638,7 +649,8 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         Some(Repeat::Auto) => dualperf_stats::repetition::NETPERF.min_repetitions,
         None => 3,
     };
-    Ok(RunConfig {
+    let mut config = RunConfig {
+        peer: args.peer,
         loads,
         points,
         baseline: choose_baseline(&arms, None)?,
@@ -651,7 +663,9 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         server_cpus: Vec::new(),
         command_line: Vec::new(),
         contrasts: Vec::new(),
-    })
+    };
+    peer::adapt_points(&mut config);
+    Ok(config)
 }
 
 /// The plan in `path`, its native arms retargeted by --loopback, --v4 or --v6.
@@ -670,12 +684,15 @@ fn plan_from_file(
             Some(loopback_targets())
         }
         None if args.v4.is_some() || args.v6.is_some() || server_name(args).is_some() => {
-            config.port = args.port;
+            if !args.peer.is_dualperf() {
+                config.peer = args.peer;
+            }
+            config.port = args.port.unwrap_or_else(|| peer::default_port(config.peer));
             Some(resolve_targets(
                 server_name(args),
                 args.v4,
                 args.v6,
-                args.port,
+                config.port,
             )?)
         }
         None => None,

@@ -342,6 +342,7 @@ impl DiffServExperiment {
             Some(args.baseline.as_deref().unwrap_or("v4-ef")),
         )?;
         let mut config = RunConfig {
+            peer: dualperf_model::PeerKind::Dualperf,
             points: vec![spec(TestKind::UdpProbe, PROBE_BYTES, None, &timing)],
             arms,
             baseline,

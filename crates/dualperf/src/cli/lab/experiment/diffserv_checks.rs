@@ -109,6 +109,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
         })
         .collect::<anyhow::Result<_>>()?;
     let config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         points: vec![TestSpec {
             duration_ms: CHECK_MS,
             warmup_ms: CHECK_WARMUP_MS,

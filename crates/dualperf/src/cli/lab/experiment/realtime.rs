@@ -83,6 +83,7 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         .collect();
     let loads = vec![udp_load(warmup_ms), tcp_load(warmup_ms)];
     let mut config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: loads.clone(),
         points,
         baseline: choose_baseline(&base, args.baseline.as_deref())?,
