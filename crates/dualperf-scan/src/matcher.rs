@@ -6,7 +6,9 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod layout;
 mod names;
+mod prose;
 mod text;
 mod uses;
 
@@ -62,6 +64,12 @@ struct Matcher<'t, 's> {
     defined_classes: HashSet<&'s str>,
     /// Java: names declared with an address type (`InetSocketAddress peer`).
     address_variables: HashSet<&'s str>,
+    /// Rust: the index of the first token of a `#[cfg(test)] mod` (test code
+    /// inside a source file), if any.
+    rust_test_module: Option<usize>,
+    /// Lines with a trailing comment that names a host or address field
+    /// (`+ 8 // 10 BORNHOST`): a layout table's annotation.
+    address_comment_lines: HashSet<usize>,
     matches: Vec<Match>,
 }
 
@@ -105,6 +113,8 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         ipv4_classes: Vec::new(),
         defined_classes: HashSet::new(),
         address_variables: HashSet::new(),
+        rust_test_module: None,
+        address_comment_lines: layout::address_comment_lines(tokens),
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -149,9 +159,16 @@ impl<'s> Matcher<'_, 's> {
                         }
                         Java => self.check_java_to_string(i),
                         JavaScript | TypeScript => self.check_js_family(i),
-                        Rust => self.check_rust_types(i),
+                        Rust => {
+                            self.check_rust_types(i);
+                            self.check_rust_variants(i);
+                        }
                         _ => {}
                     }
+                    if !language.is_c_family() && language != Config {
+                        self.check_ipv4_named_identifier(i);
+                    }
+                    self.check_ihl(i);
                     self.check_split(i);
                     self.check_dotted_quad_call(i);
                 }
@@ -167,7 +184,12 @@ impl<'s> Matcher<'_, 's> {
                         _ => {}
                     }
                 }
-                TokenKind::Number if language.is_c_family() => self.check_four_byte_length(i),
+                TokenKind::Number => {
+                    if language.is_c_family() {
+                        self.check_four_byte_length(i);
+                    }
+                    self.check_layout_number(i);
+                }
                 _ => {}
             }
         }
@@ -180,6 +202,19 @@ impl<'s> Matcher<'_, 's> {
         token_index: usize,
         message: String,
     ) {
+        self.push_with(rule, severity, token_index, message, true);
+    }
+
+    /// [`Matcher::push`]; `prose` false keeps the severity in text for
+    /// people (a URL in a log line is still made to be used).
+    fn push_with(
+        &mut self,
+        rule: &'static str,
+        severity: Severity,
+        token_index: usize,
+        message: String,
+        prose: bool,
+    ) {
         let token = &self.tokens[token_index];
         // Flow-aware, where it is cheap: inside a branch on the address
         // family of a file that also handles IPv6, an IPv4 construct is the
@@ -191,6 +226,14 @@ impl<'s> Matcher<'_, 's> {
                     "{message} (inside a branch on the address family: check it is the IPv4 side)"
                 ),
             )
+        } else if prose && severity != Severity::Note && PROSE_RULES.contains(&rule) {
+            match self.prose_context(token_index) {
+                Some(what) => (
+                    Severity::Note,
+                    format!("{message} (in {what}: read by people, check it is not also used)"),
+                ),
+                None => (severity, message),
+            }
         } else {
             (severity, message)
         };
@@ -201,6 +244,12 @@ impl<'s> Matcher<'_, 's> {
             column: token.column,
             message,
         });
+    }
+
+    /// True for test code: a test file, or a Rust `#[cfg(test)] mod` (taken
+    /// to run to the end of the file, where Rust puts it).
+    fn in_test_code(&self, i: usize) -> bool {
+        self.context.is_test || self.rust_test_module.is_some_and(|start| i > start)
     }
 
     /// True inside a family-testing branch of a file that has an IPv6 path.
@@ -217,6 +266,11 @@ impl<'s> Matcher<'_, 's> {
             .any(|m| m.rule == rule && m.line == line)
     }
 
+    /// True if any match is already on `line`.
+    fn has_any_match(&self, line: usize) -> bool {
+        self.matches.iter().rev().take(8).any(|m| m.line == line)
+    }
+
     /// The tokens on lines `first..=last`.
     fn lines(&self, first: usize, last: usize) -> std::ops::Range<usize> {
         let start = self.line_start[first.min(self.line_start.len() - 1)];
@@ -231,8 +285,14 @@ impl<'s> Matcher<'_, 's> {
     /// Index of the `(` that opens the call or group enclosing token `i`
     /// (at most 80 tokens back), if any.
     fn enclosing_open(&self, i: usize) -> Option<usize> {
+        self.enclosing_open_within(i, 80)
+    }
+
+    /// [`Matcher::enclosing_open`], looking at most `limit` tokens back (a
+    /// log call continued over several lines).
+    fn enclosing_open_within(&self, i: usize, limit: usize) -> Option<usize> {
         let mut depth = 0usize;
-        let lower = i.saturating_sub(80);
+        let lower = i.saturating_sub(limit);
         for j in (lower..i).rev() {
             let t = &self.tokens[j];
             if t.kind != TokenKind::Punct {
@@ -300,6 +360,16 @@ impl<'s> Matcher<'_, 's> {
         }
         if self.context.language == Language::Java {
             self.address_variables = uses::java_address_variables(self.tokens);
+        }
+        if self.context.language == Language::Rust {
+            self.rust_test_module = self.tokens.windows(6).position(|w| {
+                w[0].is_ident("cfg")
+                    && w[1].is_punct("(")
+                    && w[2].is_ident("test")
+                    && w[3].is_punct(")")
+                    && w[4].is_punct("]")
+                    && w[5].is_ident("mod")
+            });
         }
         if self.context.language != Language::Python {
             return;
@@ -403,6 +473,15 @@ impl<'s> Matcher<'_, 's> {
     }
 }
 
+/// Rules whose findings in text for people (log, help, thread names,
+/// `toString()`) are notes.
+const PROSE_RULES: &[&str] = &[
+    "ipv4-literal",
+    "address-to-string",
+    "host-port-join",
+    "dotted-quad-text",
+];
+
 /// Identifiers that show a file has an IPv6 or family-agnostic path.
 const IPV6_IDENTS: &[&str] = &[
     "AF_INET6",
@@ -420,6 +499,14 @@ const IPV6_IDENTS: &[&str] = &[
     "is_ipv6",
     "ipv6",
     "IPv6",
+    "To16",
+    "IPv6len",
+    "Is6",
+    "V6",
+    "new_v6",
+    "IPv6zero",
+    "IPv6unspecified",
+    "isValidInet6Address",
 ];
 
 /// String contents that show a file has an IPv6 path (Node families, Go networks).
@@ -605,8 +692,8 @@ pub fn is_address_name(name: &str) -> bool {
 fn role_word(word: &str) -> bool {
     const ROLES: &[&str] = &[
         "local", "remote", "peer", "src", "dst", "source", "dest", "client", "server", "bind",
-        "listen", "my", "gw", "gateway", "next", "public", "private", "sender", "target", "str",
-        "buf", "list",
+        "net", "listen", "my", "gw", "gateway", "next", "public", "private", "sender", "target",
+        "str", "buf", "list",
     ];
     for core in ["ip", "addr", "address"] {
         if let Some(role) = word.strip_suffix(core) {

@@ -402,12 +402,70 @@ pub static RULES: &[Rule] = &[
         },
     },
     Rule {
+        id: "address-byte-layout",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
+        what: "Byte layouts that assume a 4-byte address. Java, Go, Rust, JavaScript and \
+               TypeScript: a literal 4, 6 or 8 (an address; address and 2-byte port; address \
+               and 4-byte port) as a buffer size, call argument or slice end in a statement \
+               that names an address (`ByteBuffer hostHolder = ByteBuffer.allocate(8)`, \
+               `byte[] bornHost = new byte[4]`, `put(addr.getAddress(), 0, 4)`, \
+               `resetByteBuffer(hostHolder, 8)`, `copy(buf[:4], ip)`, `var ip [4]byte`, \
+               `addr: [u8; 4]`), or a buffer allocated within three lines of an address API \
+               (`getAddress()`, `To4()`, `octets()`, `sin_addr`), where it receives the \
+               address. Every language with a parser: the IPv4 header's address offsets \
+               (`data[12:16]`, `data[16:20]`, RFC 791), the version nibble compared with 4 \
+               (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`). Misses: sizes \
+               held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
+               offsets computed from such constants, and buffers whose address arrives more \
+               than three lines away through a variable not named for an address.",
+        why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
+              (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
+              (§7) found these 4-byte assumptions the costliest part of a port, because no \
+              tool reported them. An IPv4 header has the addresses at bytes 12..20 and an IHL; \
+              an IPv6 header (RFC 8200) has 16-byte addresses at 8..40 and no IHL.",
+        fix: "Size the buffer by the address's family (`addr.getAddress().length`, \
+              `len(ip)`, `match ip { V4 => 4, V6 => 16 }`), record the family in the layout (a \
+              flag or a length byte), and parse IPv6 headers (version 6, 40 bytes) beside IPv4 \
+              ones.",
+        example: Example {
+            language: Java,
+            before: "ByteBuffer hostHolder = ByteBuffer.allocate(8);\nhostHolder.put(addr.getAddress().getAddress(), 0, 4);",
+            after: "byte[] ip = addr.getAddress().getAddress(); // 4 or 16 bytes\nByteBuffer hostHolder = ByteBuffer.allocate(ip.length + 4);\nhostHolder.put(ip);",
+        },
+    },
+    Rule {
+        id: "v4-only-variant",
+        severity: Severity::Warning,
+        languages: &[Rust],
+        what: "Rust code that takes the IPv4 variant only: `IpAddr::V4(..)` or \
+               `SocketAddr::V4(..)` (a pattern or a constructor) with no `V6` within twelve \
+               lines, `TcpSocket::new_v4()` in a file that never calls `new_v6`, and \
+               `is_ipv4()` as a filter (`.find(|a| a.is_ipv4())`) in a file that never calls \
+               `is_ipv6`. Misses: a `V6` arm that only panics (`V6(_) => unreachable!()`).",
+        why: "`if let SocketAddr::V4(a) = addr { .. } else { unreachable!() }` and a resolver \
+              result filtered to `is_ipv4()` reject every IPv6 peer; `new_v4()` can only \
+              connect to or bind IPv4 addresses.",
+        fix: "Keep `IpAddr`/`SocketAddr` and match both variants; create the socket with \
+              `if addr.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }`; try \
+              every resolved address in order instead of the first IPv4 one.",
+        example: Example {
+            language: Rust,
+            before: "let remote = addrs.find(|a| a.is_ipv4()).expect(\"no A record\");",
+            after: "let remote = addrs.next().expect(\"no address\"); // IPv4 or IPv6",
+        },
+    },
+    Rule {
         id: "ipv4-named-api",
         severity: Severity::Warning,
-        languages: C_FAMILY,
+        languages: &[C, Cpp, Python, Go, Java, JavaScript, TypeScript, Rust],
         what: "Calls of functions whose name says IPv4 (`ip4_fmt`, `ip4_scan`, `dns_ip4`, \
                `socket_bind4`, `socket_connect4`, `getIPv4Address`...) in a file that never calls \
-               their IPv6 twin (the same name with 6).",
+               their IPv6 twin (the same name with 6). In the other languages also types, \
+               constants and modules named for IPv4 (`parse_ipv4_packet`, `IPV4_HEADER_LEN`, \
+               `Ipv4Packet`, pnet's `ipv4`, `ipToIPv4Str`) in a file that never names the twin; \
+               names with a rule of their own (`Inet4Address`, `Ipv4Addr`, `isIPv4`, Go's \
+               `net.IPv4*` and `x/net/ipv4`) are left to it.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",

@@ -123,7 +123,7 @@ fn is_family_branch(node: &tree_sitter::Node<'_>, source: &[u8]) -> bool {
 pub fn names_a_family(text: &[u8]) -> bool {
     const MARKERS: &[&[u8]] = &[
         b"af_inet", b"pf_inet", b"family", b"ipv6", b"ipv4", b"inet6", b"inet4", b"is4", b"is6",
-        b"to4", b"to16",
+        b"to4", b"to16", b"::v4", b"::v6", b"is_ipv", b"v4(", b"v6(",
     ];
     let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
     MARKERS

@@ -325,7 +325,7 @@ impl Matcher<'_, '_> {
             }
         } else if has_url_join_format(content) && !self.brackets_handled_near(i) {
             // A URL is made to be used, even in a log line.
-            self.push("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into());
+            self.push_with("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into(), false);
         } else if has_join_format(content)
             && !self.brackets_handled_near(i)
             && !self.in_message_call(i)
@@ -363,10 +363,27 @@ impl Matcher<'_, '_> {
                 })
                 .count()
                 >= 3;
-        let (severity, context) = if self.context.is_test {
+        let prose = self.prose_context(i);
+        // `addr == "0.0.0.0" || addr == "[::]"`: handled beside its IPv6 twin.
+        let beside_ipv6 = self.tokens[self.statement(i)].iter().any(|t| {
+            t.kind == TokenKind::Str
+                && t.string_content()
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::Ipv6Addr>()
+                    .is_ok()
+        });
+        let (severity, context) = if self.in_test_code(i) {
             (Severity::Note, " (test code: probably data)")
         } else if in_table {
             (Severity::Note, " (in a table of addresses: probably data)")
+        } else if let Some(what) = prose {
+            (Severity::Note, prose_note(what))
+        } else if beside_ipv6 {
+            (
+                Severity::Note,
+                " (beside an IPv6 literal: check both are handled)",
+            )
         } else {
             (Severity::Warning, "")
         };
@@ -386,5 +403,15 @@ impl Matcher<'_, '_> {
                 message,
             });
         }
+    }
+}
+
+/// The note added to a literal found in text for people.
+fn prose_note(what: &str) -> &'static str {
+    match what {
+        "help text" => " (in help text: read by people)",
+        "a thread name" => " (in a thread name: read by people)",
+        "debug text (toString)" => " (in debug text (toString): read by people)",
+        _ => " (in log or error text: read by people)",
     }
 }

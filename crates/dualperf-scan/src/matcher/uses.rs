@@ -103,7 +103,12 @@ impl<'s> Matcher<'_, 's> {
         if !matches!(name, "sin_port" | "sin_addr" | "sin_family")
             || !member
             || name == "sin_family" && !filled
-            || self.idents.contains("sockaddr_in") && !filled
+            // In a file that declares the sockaddr_in and has no IPv6
+            // path, the port read is reported: the address reads have
+            // rules of their own (s_addr, inet_ntoa, 4-byte copies).
+            || self.idents.contains("sockaddr_in")
+                && !filled
+                && (self.has_ipv6_path || name != "sin_port")
             || self.in_dispatch(i)
             || self.has_match("sockaddr-in", self.tokens[i].line)
         {
@@ -284,6 +289,12 @@ impl<'s> Matcher<'_, 's> {
             TEXT_WRITERS
                 .iter()
                 .any(|(writer, argument)| *writer == callee && *argument == position)
+                // A wrapper that formats an address (`toIpPort(buf, sizeof
+                // buf, addr)`, `format_addr(buf, ...)`).
+                || position == 0
+                    && callee != name
+                    && is_address_name(callee)
+                    && !callee.to_ascii_lowercase().contains("len")
                 || matches!(
                     callee,
                     "sprintf" | "snprintf" | "g_snprintf" | "_snprintf" | "sprintf_s"

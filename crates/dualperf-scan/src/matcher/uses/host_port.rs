@@ -239,7 +239,8 @@ impl<'s> Matcher<'_, 's> {
             let go_style = matches!(
                 name,
                 "Split" | "SplitN" | "Replace" | "ReplaceAll" | "Count"
-            ) && method_on == Some("strings");
+            ) && method_on == Some("strings")
+                || name == "split" && method_on == Some("StringUtils");
             let (subject, dot_argument) = if go_style {
                 let subject = args
                     .first()
