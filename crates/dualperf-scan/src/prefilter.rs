@@ -34,6 +34,9 @@ const NECESSARY: &[&str] = &[
     r"\[\s*[0-9]{1,2}\s*\]",
     // four-byte-copy: a literal 4 argument, a length compared with or stepped by 4
     r"[(,]\s*4\s*[),]|(?:[<>=!]=?|\+=?|-=)\s*4(?:[^0-9]|$)|(?:^|[^0-9.])4\s*(?:[<>=!]=|[<>+])",
+    // address-byte-layout: fixed 4/6/8 sizes and slices, header offsets, the
+    // IHL, the version nibble; v4-only-variant
+    r"[(\[,;:+]\s*[468]\s*[)\],:;]|\[\s*1[26]\s*(?::|\.\.)|(?i:ihl)|>>\s*4|octets|new_v4|::V4|\+\s*[468]\b",
     // host-port-split, host-port-join, sockaddr-pair: a colon in a string or
     // a host:port placeholder pair
     r#"["'`]:|:["'`]|[sv}]:[%{$]"#,
@@ -83,6 +86,15 @@ mod tests {
             "dns_ip4_qualify(&a, &b, &c)",
             "socket_bind4(s, ip, port)",
             "if (iface.family === 'IPv4')",
+            "ByteBuffer hostHolder = ByteBuffer.allocate(8);",
+            "byte[] bornHost = new byte[4];",
+            "srcIP := data[12:16]",
+            "copy(buf[:4], ip)",
+            "let a: [u8; 4] = x;",
+            "ihl := data[0] & 0x0f",
+            "sum.add(&ip.octets());",
+            "TcpSocket::new_v4()",
+            "+ 8 // BORNHOST",
         ] {
             assert!(may_match(source), "{source}");
         }

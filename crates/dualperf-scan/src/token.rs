@@ -126,9 +126,13 @@ pub fn names_a_family(text: &[u8]) -> bool {
         b"to4", b"to16", b"::v4", b"::v6", b"is_ipv", b"v4(", b"v6(",
     ];
     let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
-    MARKERS
-        .iter()
-        .any(|marker| lower.windows(marker.len()).any(|w| w == *marker))
+    let has = |marker: &[u8]| lower.windows(marker.len()).any(|w| w == marker);
+    // `if version == 4`: the IP version of a packet.
+    let version_test = has(b"version")
+        && [&b"== 4"[..], b"== 6", b"!= 4", b"!= 6", b"==4", b"==6"]
+            .iter()
+            .any(|m| has(m));
+    version_test || MARKERS.iter().any(|marker| has(marker))
 }
 
 /// What each node kind of one grammar is, by kind id: looked up once per

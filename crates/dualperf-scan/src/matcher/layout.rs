@@ -264,8 +264,9 @@ impl<'s> Matcher<'_, 's> {
         let name = self.tokens[i].text;
         // Where the IHL is read (`ihl := data[0] & 0x0f`), not every use.
         let defined = self.next_is(i, "=") || self.next_is(i, ":=");
+        let to_bytes = self.next_is(i, "*") && self.text_at(i + 2) == "4";
         if !name.eq_ignore_ascii_case("ihl")
-            || !defined
+            || !(defined || to_bytes)
             || !judged(self.context.language) && !self.context.language.is_c_family()
             || self.has_match("address-byte-layout", self.tokens[i].line)
         {

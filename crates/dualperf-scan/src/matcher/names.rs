@@ -302,7 +302,17 @@ impl Matcher<'_, '_> {
             };
             // An import is not a use: the uses are reported where they are.
             let import = self.tokens[self.lines(token.line, token.line).start].is_ident("use");
-            if own_rule || import || self.has_match("ipv4-only-type", token.line) {
+            if own_rule || self.has_match("ipv4-only-type", token.line) {
+                return;
+            }
+            if import {
+                // An import is not a use: a note that the file works with
+                // the type; the uses are reported where they are.
+                let message = format!(
+                    "`{}` (IPv4-only) is imported here; its uses are reported where they are",
+                    token.text
+                );
+                self.push("ipv4-only-type", Severity::Note, i, message);
                 return;
             }
             let severity = if self.idents.contains(twin) {
