@@ -13,7 +13,9 @@ mod text;
 mod uses;
 mod words;
 
-use std::collections::HashSet;
+/// Sets of identifiers are built for every file: a fast, non-cryptographic
+/// hash (foldhash, also hashbrown's) instead of SipHash.
+pub(crate) type HashSet<T> = foldhash::HashSet<T>;
 
 use crate::language::Language;
 use crate::literal::find_ipv4_literals;
@@ -116,8 +118,8 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         line_start,
         has_ipv6_path,
         ipv4_classes: Vec::new(),
-        defined_classes: HashSet::new(),
-        address_variables: HashSet::new(),
+        defined_classes: HashSet::default(),
+        address_variables: HashSet::default(),
         rust_test_module: None,
         address_comment_lines: layout::address_comment_lines(tokens),
         matches: Vec::new(),

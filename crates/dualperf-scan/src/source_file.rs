@@ -60,16 +60,21 @@ impl FileScanner {
         };
         let mut suppressions = Suppressions::default();
         let grammar = language.grammar(relative_path);
-        if grammar.is_some() && prefilter::enabled() && !prefilter::may_match(source) {
+        if grammar.is_some() && prefilter::enabled() && !prefilter::may_match(source, language) {
             return FileResult {
                 lines: source.lines().count(),
                 ..FileResult::default()
             };
         }
         let lexed = language.is_c_family() && !c_grammar_requested();
+        let java_lexed = language == Language::Java && !java_grammar_requested();
         let matches = match grammar {
-            Some(_) if lexed => {
-                let tokens = crate::clex::tokenize_c(source);
+            Some(_) if lexed || java_lexed => {
+                let tokens = if java_lexed {
+                    crate::clex::tokenize_java(source)
+                } else {
+                    crate::clex::tokenize_c(source)
+                };
                 add_comment_suppressions(source, &tokens, &mut suppressions);
                 match_tokens(&tokens, context)
             }
@@ -156,6 +161,14 @@ fn add_comment_suppressions(
 fn c_grammar_requested() -> bool {
     static REQUESTED: std::sync::LazyLock<bool> =
         std::sync::LazyLock::new(|| std::env::var_os("DUALPERF_SCAN_C_GRAMMAR").is_some());
+    *REQUESTED
+}
+
+/// True if `DUALPERF_SCAN_JAVA_GRAMMAR` asks to scan Java with the
+/// tree-sitter grammar instead of the lexer in [`crate::clex`].
+fn java_grammar_requested() -> bool {
+    static REQUESTED: std::sync::LazyLock<bool> =
+        std::sync::LazyLock::new(|| std::env::var_os("DUALPERF_SCAN_JAVA_GRAMMAR").is_some());
     *REQUESTED
 }
 

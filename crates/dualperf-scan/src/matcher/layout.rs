@@ -14,7 +14,7 @@
 //! an address API (`getAddress()`, `To4()`, `octets()`, `sin_addr`) is used
 //! within three lines, where the buffer later receives the address.
 
-use std::collections::HashSet;
+use super::HashSet;
 
 use super::{is_address_name, Matcher};
 use crate::language::Language;
@@ -309,7 +309,14 @@ impl<'s> Matcher<'_, 's> {
             {
                 self.push("address-byte-layout", Severity::Warning, i, "`octets()` of an Ipv4Addr is 4 bytes and this file never handles an Ipv6Addr (16); size the layout by the address's family".into());
             }
-            "new_v4" if self.next_is(i, "(") && !self.idents.contains("new_v6") => {
+            // `TcpSocket::new_v4()`, not `Uuid::new_v4()`.
+            "new_v4"
+                if self.next_is(i, "(")
+                    && i >= 2
+                    && self.previous_is(i, "::")
+                    && self.tokens[i - 2].text.contains("Socket")
+                    && !self.idents.contains("new_v6") =>
+            {
                 self.push("v4-only-variant", Severity::Warning, i, "`new_v4()` creates an IPv4-only socket; choose new_v4/new_v6 by the address (`if addr.is_ipv4()`)".into());
             }
             "is_ipv4"

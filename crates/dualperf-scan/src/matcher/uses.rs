@@ -380,7 +380,7 @@ fn is_ipv4_pattern(content: &str) -> bool {
 /// (`InetSocketAddress peer`), found once per file.
 pub(super) fn java_address_variables<'s>(
     tokens: &[crate::token::Token<'s>],
-) -> std::collections::HashSet<&'s str> {
+) -> super::HashSet<&'s str> {
     const ADDRESS_TYPES: &[&str] = &[
         "InetSocketAddress",
         "InetAddress",

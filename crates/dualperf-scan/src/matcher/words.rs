@@ -182,6 +182,16 @@ pub(super) fn has_join_format(content: &str) -> bool {
 /// True if an identifier names an address: one of its words (split at `_`
 /// and case changes) is `ip`, `addr`, `address`, `host`, `ipaddr`...
 pub fn is_address_name(name: &str) -> bool {
+    // Every address word contains `ip`, `addr` or `host`: most identifiers
+    // are rejected here without splitting them into words.
+    let has = |needle: &[u8]| {
+        name.as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    if !(has(b"ip") || has(b"addr") || has(b"host")) {
+        return false;
+    }
     let mut words = Vec::new();
     let mut word = String::new();
     let mut previous_lower = false;

@@ -258,9 +258,9 @@ impl<'s> Matcher<'_, 's> {
             return;
         }
         // `ip[len - 1] == '.'` (not `host[len - 1] == '.'`: a name's trailing dot)
-        if is_address_name(name)
+        if self.next_is(i, "[")
+            && is_address_name(name)
             && !name.to_ascii_lowercase().contains("host")
-            && self.next_is(i, "[")
         {
             let mut depth = 0usize;
             for j in i + 1..(i + 40).min(self.tokens.len()) {
