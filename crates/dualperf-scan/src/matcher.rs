@@ -74,22 +74,27 @@ struct Matcher<'t, 's> {
 }
 
 /// Runs every rule that applies to `context.language` over `tokens`.
-pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
-    let code: Vec<Token<'_>> = tokens
-        .iter()
-        .filter(|t| t.kind != TokenKind::Comment)
-        .cloned()
-        .collect();
+pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Match> {
+    let address_comment_lines = layout::address_comment_lines(&tokens);
+    tokens.retain(|t| t.kind != TokenKind::Comment);
+    let code = tokens;
     let idents: HashSet<&str> = code
         .iter()
         .filter(|t| t.kind == TokenKind::Ident)
         .map(|t| t.text)
         .collect();
-    let strings: HashSet<&str> = code
-        .iter()
-        .filter(|t| t.kind == TokenKind::Str)
-        .map(|t| t.string_content())
-        .collect();
+    // C and C++ rules look strings up only for the IPv6 markers below.
+    let strings: HashSet<&str> = if context.language.is_c_family() {
+        code.iter()
+            .filter(|t| t.kind == TokenKind::Str && IPV6_STRINGS.contains(&t.string_content()))
+            .map(|t| t.string_content())
+            .collect()
+    } else {
+        code.iter()
+            .filter(|t| t.kind == TokenKind::Str)
+            .map(|t| t.string_content())
+            .collect()
+    };
     let last_line = code.last().map_or(0, |t| t.line);
     let mut line_start = vec![code.len(); last_line + 2];
     for (index, token) in code.iter().enumerate().rev() {
@@ -121,7 +126,7 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         defined_classes: HashSet::default(),
         address_variables: HashSet::default(),
         rust_test_module: None,
-        address_comment_lines: layout::address_comment_lines(tokens),
+        address_comment_lines,
         matches: Vec::new(),
     };
     matcher.prepare();

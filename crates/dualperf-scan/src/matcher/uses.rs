@@ -50,7 +50,7 @@ fn is_copy_or_compare(name: &str) -> bool {
 /// `ip4_fmt`, `dns_ip4`, `socket_bind4_reuse`, `getIPv4Address`: a function
 /// whose name says it handles IPv4 only. Returns the byte offset of the `4`.
 pub(super) fn ipv4_named(name: &str) -> Option<usize> {
-    if name == "accept4" {
+    if name == "accept4" || !name.contains('4') {
         return None; // Linux accept4(2): flags, not a family
     }
     let lower = name.to_ascii_lowercase();

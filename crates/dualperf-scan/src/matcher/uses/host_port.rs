@@ -184,6 +184,9 @@ impl<'s> Matcher<'_, 's> {
             return;
         }
         let content = self.tokens[i].string_content();
+        if !content.contains('.') {
+            return; // both a digit set and an IPv4 pattern have a dot
+        }
         // A set, not a number: most of the ten digits, each once, and a dot.
         let mut seen = [false; 10];
         let mut repeated = false;
@@ -292,7 +295,7 @@ impl<'s> Matcher<'_, 's> {
     /// is an address.
     pub(in crate::matcher) fn check_four_byte_any_argument(&mut self, i: usize) -> bool {
         let name = self.tokens[i].text;
-        if !is_copy_or_compare(name) || !self.next_is(i, "(") {
+        if !self.next_is(i, "(") || !is_copy_or_compare(name) {
             return false;
         }
         let Some(args) = self.call_arguments(i + 1) else {
