@@ -11,7 +11,7 @@ themselves (by the first removed line, 1-based, in the old file).
 
     bench/scan/corpus.py fetch                 # download and unpack into the cache
     bench/scan/corpus.py hunks PROJECT         # print a project's hunks (for curating)
-    bench/scan/corpus.py measure [--scanner CMD] [--json] [--set tuning|held-out]
+    bench/scan/corpus.py measure [--scanner CMD] [--json] [--set developers|tuning|held-out]
 
 `measure` scans the old version of every listed file and prints, per language:
   * hunk recall: the share of IPv4-dependency hunks with a finding on one of
@@ -23,9 +23,10 @@ themselves (by the first removed line, 1-based, in the old file).
 The scanner command must accept paths and print `dualperf scan --json`
 output; by default the scanner-only example is built and run:
     cargo run -q --release -p dualperf-scan --example scan_json --
-Projects are in one of two sets: `tuning` (the rules were developed
-looking at them) and `held-out` (never looked at while changing a rule:
-only measured). `--set` measures one set; default both, reported apart.
+Projects are in one of three sets: `developers` (the issue-17 corpus),
+`tuning` (real IPv6-porting commits the issue-28 rules were developed
+looking at) and `held-out` (labelled, never used to change a rule: only
+measured). `--set` measures one set; default all, reported apart.
 
 Downloaded sources go to $DUALPERF_CORPUS_CACHE (default target/scan-corpus)
 and are never committed. Git projects (`"source": "git"`) are read from a
@@ -277,7 +278,7 @@ def command_measure(args):
     if scanner == DEFAULT_SCANNER:
         run(["cargo", "build", "-q", "--release", "-p", "dualperf-scan", "--example", "scan_json"], cwd=REPO)
         scanner = os.path.join(REPO, "target", "release", "examples", "scan_json")
-    for name in ("tuning", "held-out"):
+    for name in ("developers", "tuning", "held-out"):
         if args.set in (None, name):
             measure_set(args, scanner, name)
 
@@ -285,7 +286,7 @@ def command_measure(args):
 def measure_set(args, scanner, set_name):
     totals = {}
     details = []
-    projects = [p for p in load_corpus() if p.get("set", "tuning") == set_name]
+    projects = [p for p in load_corpus() if p.get("set", "developers") == set_name]
     if not projects:
         return
     for project in projects:
@@ -362,8 +363,8 @@ def main():
     measure.add_argument("--scanner", default=DEFAULT_SCANNER,
                          help="command that prints `dualperf scan --json` for the paths appended to it")
     measure.add_argument("--json", action="store_true")
-    measure.add_argument("--set", choices=["tuning", "held-out"],
-                         help="measure one set only (default: both, reported apart)")
+    measure.add_argument("--set", choices=["developers", "tuning", "held-out"],
+                         help="measure one set only (default: all, reported apart)")
     measure.add_argument("-v", "--verbose", action="count", default=0,
                          help="list every hunk (and with -vv every outside finding)")
     args = parser.parse_args()
