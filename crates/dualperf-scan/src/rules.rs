@@ -79,7 +79,8 @@ pub static RULES: &[Rule] = &[
         languages: &[C, Cpp, Rust],
         what: "IPv4-only address structures: `struct sockaddr_in` and `struct in_addr` (also \
                `libc::sockaddr_in` in Rust), and their fields `sin_port`/`sin_addr` read in a \
-               file that declares no `sockaddr_in` (the struct came in as a `sockaddr *`). A note \
+               file that declares no `sockaddr_in` (the struct came in as a `sockaddr *`); \
+               `sin_port` read in a file that declares one and has no IPv6 path. A note \
                in a file that also handles IPv6; nothing inside the IPv4 branch of a family \
                switch (`case AF_INET:`), where it is that branch's own type.",
         why: "`sockaddr_in` holds a 4-byte address. Code that declares one for `accept()`, \
@@ -180,8 +181,12 @@ pub static RULES: &[Rule] = &[
         what: "A hard-coded IPv4 address (`127.0.0.1`, `0.0.0.0`, any dotted quad that parses as \
                an address) in a string literal or a configuration file, or built from four \
                numbers (Go `net.IPv4(127, 0, 0, 1)`, Rust `Ipv4Addr::new(127, 0, 0, 1)`). \
-               Reported as a note in test files and in tables of several addresses, where it is \
-               probably data.",
+               Reported as a note in test files (and Rust `#[cfg(test)]` modules) and in \
+               tables of several addresses, where it is probably data; in text for people \
+               (log, exception, help and thread-name text, continuation lines of a multi-line \
+               log call included, and `toString()`/`String()`/`Display`/`__repr__` bodies); \
+               and beside an IPv6 literal (`addr == \"0.0.0.0\" || addr == \"[::]\"`). \
+               Misses: addresses assembled at run time from numbers held in variables.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
               `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
               resolution and with it AAAA records (the OpenH323 porting study, §8: hard-coded addresses were most \
@@ -222,8 +227,10 @@ pub static RULES: &[Rule] = &[
         what: "A byte or char array for an address with an IPv4-sized length: `char ip[16]`, \
                `char host_addr[15]`, `unsigned char addr[4]`, `char localip[4]`, \
                `char ipstr[IP4_FMT]`; and any char buffer shorter than 46 that an address \
-               formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, or \
-               `snprintf` with `%d.%d.%d.%d` or `%s:%d`).",
+               formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, a \
+               wrapper named for an address such as `toIpPort(buf, sizeof buf, addr)`, or \
+               `snprintf` with `%d.%d.%d.%d` or `%s:%d`). Misses: buffers sized by a named \
+               constant other than the IPv4 ones.",
         why: "16 characters fit the longest dotted quad plus NUL; 4 bytes fit a binary IPv4 \
               address. IPv6 needs 46 characters of text or 16 bytes of binary.",
         fix: "Size text buffers with `INET6_ADDRSTRLEN` or `NI_MAXHOST`, binary buffers with \
@@ -263,7 +270,10 @@ pub static RULES: &[Rule] = &[
                n)`...; a character of an address compared with `':'` (`host[i] == ':'`, \
                `s.charAt(i) == ':'` in Java and JavaScript). Not reported when the code within \
                12 lines before or 3 after looks for `[` or `]`, nor around `user`/`password` \
-               names. After a Python `':' in host` guard the guard's line is reported.",
+               names. After a Python `':' in host` guard the guard's line is reported. \
+               Misses: the colon held in a named constant \
+               (`StringUtils.substringBefore(addr, COLON)`) and splits behind a helper \
+               function.",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
               RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
               host `[2001` and port `db8::1]:80`.",
@@ -285,7 +295,8 @@ pub static RULES: &[Rule] = &[
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
                `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
                exception messages (`log.info(...)`, `raise ValueError(...)`), except URLs \
-               (`\"http://%s:%s/\"`), which are made to be used.",
+               (`\"http://%s:%s/\"`), which are made to be used; a note in help and \
+               thread-name text and in `toString()`-style debug output.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
               §3.2.2).",
@@ -319,7 +330,12 @@ pub static RULES: &[Rule] = &[
         id: "to4-conversion",
         severity: Severity::Warning,
         languages: &[Go],
-        what: "Go `ip.To4()`, which returns nil for every IPv6 address.",
+        what: "Go `ip.To4()`, which returns nil for every IPv6 address. `ip.To4() != nil` \
+               (or `== nil`) is a family test and a note; so is any construct of any rule \
+               inside a branch on the family in a file that also handles IPv6 (every \
+               language: `if family == AF_INET6`, `if ip.To4() != nil`, `instanceof \
+               Inet6Address`, `SocketAddr::V4(..) =>` beside a `V6` arm, `if version == 4` \
+               beside an IPv6 header slice).",
         why: "Code that calls `To4()` and then uses the 4-byte result (or treats nil as \
               invalid) rejects IPv6 peers; `To4() != nil` as a family test also treats \
               IPv4-mapped IPv6 addresses as IPv4.",
@@ -335,9 +351,12 @@ pub static RULES: &[Rule] = &[
         id: "ipv4-only-type",
         severity: Severity::Warning,
         languages: &[Python, Java, Rust],
-        what: "IPv4-only address types in signatures and checks: Java `Inet4Address`; Rust \
-               `Ipv4Addr` and `SocketAddrV4` used as types; Python `ipaddress.IPv4Address`, \
-               `IPv4Network`, `IPv4Interface`.",
+        what: "IPv4-only address types in signatures, casts and checks: Java \
+               `Inet4Address` (`(Inet4Address) a`, `instanceof Inet4Address`); Rust `Ipv4Addr` \
+               and `SocketAddrV4` as types and in expressions (`SocketAddrV4::new(ip, port)`, \
+               `parse::<Ipv4Addr>()`; a note in a file that also names the V6 twin, and on a \
+               `use` line); Python `ipaddress.IPv4Address`, `IPv4Network`, `IPv4Interface`. \
+               Misses: addresses kept as `u32`/`int` outside C.",
         why: "A parameter, field or return type that is IPv4-only forces every caller to be \
               IPv4-only too; an `instanceof Inet4Address` filter drops IPv6 peers.",
         fix: "Java `InetAddress` / `InetSocketAddress`; Rust `IpAddr` / `SocketAddr`; Python \
