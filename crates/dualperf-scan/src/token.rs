@@ -106,8 +106,9 @@ const BRANCH_KINDS: &[&str] = &[
 fn is_family_branch(node: &tree_sitter::Node<'_>, source: &[u8]) -> bool {
     let condition = node
         .child_by_field_name("condition")
-        .or_else(|| node.child_by_field_name("value"))
+        // A Rust `match_arm` has both: its `value` is the arm's body.
         .or_else(|| node.child_by_field_name("pattern"))
+        .or_else(|| node.child_by_field_name("value"))
         .or_else(|| node.named_child(0));
     let Some(condition) = condition else {
         return false;

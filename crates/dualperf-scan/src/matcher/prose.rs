@@ -201,5 +201,15 @@ mod tests {
             severities(java, Language::Java, "A.java", "address-byte-layout"),
             [Severity::Note]
         );
+        let rust = "fn f(ip: IpAddr) {\n    match ip {\n        IpAddr::V4(a) => {\n            let ip_bytes: [u8; 4] = a.octets();\n        }\n        IpAddr::V6(b) => {}\n    }\n}\n";
+        assert_eq!(
+            severities(rust, Language::Rust, "a.rs", "address-byte-layout"),
+            [Severity::Note]
+        );
+        let python = "import socket\n\ndef f(ip, port, family):\n    if family == socket.AF_INET6:\n        return None\n    else:\n        return ip + ':' + str(port)\n";
+        assert_eq!(
+            severities(python, Language::Python, "a.py", "host-port-join"),
+            [Severity::Note]
+        );
     }
 }
