@@ -785,6 +785,53 @@ mod tests {
         assert!(compared >= 20, "only {compared} C/C++ fixtures compared");
     }
 
+    #[test]
+    fn the_java_lexer_agrees_with_tree_sitter_on_the_java_fixtures() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+        let mut compared = 0;
+        for entry in walk(std::path::Path::new(root)) {
+            if !entry.extension().is_some_and(|e| e == "java") {
+                continue;
+            }
+            let source = std::fs::read_to_string(&entry).expect("fixture reads");
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&tree_sitter_java::LANGUAGE.into())
+                .expect("grammar loads");
+            let tree = parser.parse(&source, None).expect("parser returns a tree");
+            let shape = |t: &Token<'_>| {
+                (
+                    t.kind,
+                    t.text.to_string(),
+                    t.line,
+                    t.column,
+                    t.in_family_branch,
+                )
+            };
+            let theirs: Vec<_> = tokenize(&tree, &source).iter().map(shape).collect();
+            let ours: Vec<_> = tokenize_java(&source).iter().map(shape).collect();
+            assert_eq!(ours, theirs, "{}", entry.display());
+            compared += 1;
+        }
+        assert!(compared >= 5, "only {compared} Java fixtures compared");
+    }
+
+    #[test]
+    fn java_text_blocks_are_one_string_and_hash_is_not_a_directive() {
+        let source = "class A {\n  String s = \"\"\"\n    host: \"10.0.0.1\"\n    \"\"\";\n  int x = 1; // #define\n}\n";
+        let tokens = tokenize_java(source);
+        let strings: Vec<&str> = tokens
+            .iter()
+            .filter(|t| t.kind == TokenKind::Str)
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(strings, ["\"\"\"\n    host: \"10.0.0.1\"\n    \"\"\""]);
+        assert_eq!(
+            tokens.iter().find(|t| t.text == "int").map(|t| t.line),
+            Some(4)
+        );
+    }
+
     fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         let mut files = Vec::new();
         for entry in std::fs::read_dir(dir).expect("fixtures directory reads") {
