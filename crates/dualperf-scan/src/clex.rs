@@ -790,7 +790,7 @@ mod tests {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
         let mut compared = 0;
         for entry in walk(std::path::Path::new(root)) {
-            if !entry.extension().is_some_and(|e| e == "java") {
+            if entry.extension().is_none_or(|e| e != "java") {
                 continue;
             }
             let source = std::fs::read_to_string(&entry).expect("fixture reads");
