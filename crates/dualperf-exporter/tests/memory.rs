@@ -69,6 +69,7 @@ fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
+        peer: Default::default(),
     }
 }
 

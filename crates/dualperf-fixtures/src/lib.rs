@@ -115,6 +115,7 @@ pub fn config(points: Vec<TestSpec>, arms: Vec<Arm>) -> RunConfig {
         client_cpus: vec![],
         server_cpus: vec![],
         command_line: vec!["dualperf".into(), "run".into()],
+        peer: Default::default(),
     }
 }
 

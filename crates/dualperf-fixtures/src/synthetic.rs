@@ -205,6 +205,7 @@ impl SyntheticLab {
                     "--preset".into(),
                     "one-router".into(),
                 ],
+                peer: Default::default(),
             },
             client_host: self.host("client"),
             server_host: Some(self.host("server")),

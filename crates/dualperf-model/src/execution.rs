@@ -62,6 +62,7 @@ mod tests {
                 client_cpus: vec![],
                 server_cpus: vec![],
                 command_line: vec![],
+                peer: Default::default(),
             },
             execution: Execution {
                 until_precise: Some(PrecisionTarget {

@@ -36,6 +36,7 @@ pub mod peer;
 pub mod result;
 mod schema;
 pub mod spec;
+pub mod stamp;
 pub mod testbed;
 pub mod time;
 pub mod units;
@@ -57,14 +58,15 @@ pub use host::{HostFacts, InterfaceFacts};
 pub use load::{LoadFlow, LoadObservations, LoadSpec};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
-pub use peer::PeerKind;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
     Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
     TrialOutcome, UdpReceiveCounters,
 };
+pub use peer::PeerKind;
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
+pub use stamp::{StampClassOfService, StampObservations};
 pub use testbed::TestbedFacts;
 pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};

@@ -111,6 +111,10 @@ pub struct Observations {
     /// the trial (DiffServ experiments; empty elsewhere).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routers: Vec<crate::diffserv::RouterCpu>,
+    /// What a STAMP session told beyond the round-trip view (trials against
+    /// a STAMP Session-Reflector, `--peer stamp`); `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Box<crate::stamp::StampObservations>>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

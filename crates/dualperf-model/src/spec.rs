@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arm::{Arm, ArmId};
 use crate::family::{IpFamily, PerFamily};
+use crate::peer::PeerKind;
 use crate::units::BitRate;
 
 /// The kinds of test the engine runs. Names are the CLI and JSON spelling.
@@ -226,6 +227,10 @@ pub struct RunConfig {
     /// Competing loads the arms can name ([`crate::LoadCondition::Under`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loads: Vec<crate::load::LoadSpec>,
+    /// Which implementation answers at the far end of every arm
+    /// (`dualperf run --peer`); dualperf's own server by default.
+    #[serde(default, skip_serializing_if = "PeerKind::is_dualperf")]
+    pub peer: PeerKind,
 }
 
 impl RunConfig {
@@ -302,6 +307,8 @@ struct RunConfigWire {
     command_line: Vec<String>,
     #[serde(default)]
     loads: Vec<crate::load::LoadSpec>,
+    #[serde(default)]
+    peer: PeerKind,
 }
 
 impl From<RunConfigWire> for RunConfig {
@@ -336,6 +343,7 @@ impl From<RunConfigWire> for RunConfig {
             server_cpus: wire.server_cpus,
             command_line: wire.command_line,
             loads: wire.loads,
+            peer: wire.peer,
         }
     }
 }
@@ -374,6 +382,7 @@ mod tests {
             client_cpus: vec![0],
             server_cpus: vec![],
             command_line: vec![],
+            peer: Default::default(),
         };
         let text = serde_json::to_string(&config).unwrap();
         assert!(!text.contains("families"), "{text}");

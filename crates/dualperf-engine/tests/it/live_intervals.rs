@@ -31,6 +31,7 @@ fn events(live: bool) -> (Vec<(usize, u64)>, Vec<String>, RunConfig) {
         client_cpus: vec![],
         server_cpus: vec![],
         command_line: vec![],
+        peer: Default::default(),
     };
     let client = Client::new(ClientOptions {
         live_intervals: live,

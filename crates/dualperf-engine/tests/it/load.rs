@@ -33,6 +33,7 @@ fn config(port: u16, loads: Vec<LoadSpec>, loaded_arm_load: &str) -> RunConfig {
         server_cpus: vec![],
         command_line: vec![],
         loads,
+        peer: Default::default(),
     }
 }
 

@@ -215,6 +215,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
+        peer: Default::default(),
     };
     validate(&plan)?;
     let auth_key = match &target.auth_key_file {

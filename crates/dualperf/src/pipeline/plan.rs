@@ -489,6 +489,7 @@ mod tests {
             client_cpus: vec![],
             server_cpus: vec![],
             command_line: vec![],
+            peer: Default::default(),
         };
         let error = validate(&config).unwrap_err();
         assert!(error.to_string().contains("baseline `v4`"), "{error}");

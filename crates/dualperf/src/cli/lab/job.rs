@@ -421,6 +421,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         client_cpus: cpus(&args.client_cpus)?,
         server_cpus: cpus(&args.server_cpus)?,
         command_line: std::env::args().collect(),
+        peer: Default::default(),
     };
     validate(&config)?;
     Ok(config)

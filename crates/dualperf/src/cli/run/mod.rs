@@ -22,6 +22,7 @@ use dualperf_model::{
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
+mod peer;
 mod plan;
 mod wire;
 
@@ -52,7 +53,9 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
   dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
-  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run";
+  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run
+  dualperf run --peer stamp --v4 192.0.2.7 --v6 2001:db8::7 -t 10   against a STAMP reflector
+  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector";
 
 /// Arguments of `dualperf run`.
 ///
@@ -290,6 +293,12 @@ pub(crate) struct Args {
     /// Example: --load udp,rate=50M,dscp=be --load tcp,streams=2,dscp=cs1
     #[arg(long = "load", value_name = "FLOW", value_parser = load::parse_load_flow)]
     pub load: Vec<dualperf_model::LoadFlow>,
+    /// The far end: `dualperf` (dualperf serve), `iperf3` (an iperf3
+    /// server) or `stamp` (a STAMP Session-Reflector, RFC 8762: udp-probe
+    /// points to UDP port 862; --auth-key-file makes the session
+    /// authenticated). Example: --peer stamp --v4 192.0.2.7 --v6 2001:db8::7
+    #[arg(long, value_name = "PEER", default_value = "dualperf", value_parser = peer::parse_peer)]
+    pub peer: dualperf_model::PeerKind,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -345,7 +354,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let server_cpus = parse_cpus(&args.server_cpus)?;
     // An in-process server for --loopback; it stops when `_server` drops.
     let mut _server: Option<ServerHandle> = None;
-    let loopback_port = if args.loopback {
+    let mut _reflector: Option<peer::LoopbackReflector> = None;
+    let loopback_port = if args.loopback && args.peer == dualperf_model::PeerKind::Stamp {
+        let key =
+            super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+        let reflector = peer::LoopbackReflector::start(key).map_err(|e| {
+            super::Failure::environment(format!("starting the loopback STAMP reflector: {e}"))
+        })?;
+        let port = reflector.port;
+        _reflector = Some(reflector);
+        Some(port)
+    } else if args.loopback {
         let handle = Server::bind(ServerConfig {
             port: 0,
             ..Default::default()
@@ -383,6 +402,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The recorded command line never carries a secret (--auth-key is redacted).
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
+    peer::check_stamp_plan(&config)?;
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
 
@@ -571,6 +591,13 @@ fn loopback_targets() -> Targets {
 fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<RunConfig> {
     let (targets, port) = match loopback_port {
         Some(port) => (loopback_targets(), port),
+        None if args.peer == dualperf_model::PeerKind::Stamp => {
+            let port = peer::stamp_port(args.port);
+            (
+                resolve_targets(server_name(args), args.v4, args.v6, port)?,
+                port,
+            )
+        }
         None => (
             resolve_targets(server_name(args), args.v4, args.v6, args.port)?,
             args.port,
@@ -611,6 +638,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
+        peer: args.peer,
     })
 }
 

@@ -88,13 +88,16 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     } else {
         (args.time, args.warmup)
     };
-    let tests = if args.udp && args.tests == super::DEFAULT_TESTS {
-        "udp-stream"
-    } else if args.media.is_some() && args.tests == super::DEFAULT_TESTS {
-        "media"
-    } else {
-        args.tests.as_str()
-    };
+    let tests =
+        if args.peer == dualperf_model::PeerKind::Stamp && args.tests == super::DEFAULT_TESTS {
+            super::peer::STAMP_TESTS
+        } else if args.udp && args.tests == super::DEFAULT_TESTS {
+            "udp-stream"
+        } else if args.media.is_some() && args.tests == super::DEFAULT_TESTS {
+            "media"
+        } else {
+            args.tests.as_str()
+        };
     Ok(PointOptions {
         tests: parse_tests(tests)?,
         sizes: args.sizes.clone(),

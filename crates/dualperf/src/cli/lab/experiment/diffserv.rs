@@ -336,6 +336,7 @@ impl DiffServExperiment {
             server_cpus: Vec::new(),
             command_line: std::env::args().collect(),
             loads,
+            peer: Default::default(),
         };
         crate::pipeline::plan::validate(&config)?;
         // SAFETY: sysconf has no preconditions.

@@ -126,6 +126,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
         server_cpus: Vec::new(),
         command_line: Vec::new(),
         loads: Vec::new(),
+        peer: Default::default(),
     };
     let traffic = Traffic {
         exe: step.traffic.exe.clone(),

@@ -94,6 +94,7 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: std::env::args().collect(),
+        peer: Default::default(),
     };
     validate(&config)?;
     Ok(config)
