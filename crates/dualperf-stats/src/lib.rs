@@ -74,6 +74,7 @@ pub mod media;
 pub mod overhead;
 pub mod pacing;
 pub mod repetition;
+mod stamp;
 pub mod student_t;
 pub mod summary;
 pub mod theory;

@@ -17,6 +17,8 @@
 
 pub mod account;
 pub mod auth;
+#[cfg(test)]
+mod fixtures;
 pub mod packet;
 pub mod reflector;
 pub mod sender;
