@@ -418,3 +418,27 @@ mod tests {
         assert_eq!(list.tlvs[0].value, vec![1, 2]);
     }
 }
+
+#[cfg(test)]
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_datagram_is_answered_no_longer_or_dropped_never_a_panic(
+            request in proptest::collection::vec(any::<u8>(), 0..400),
+            authenticated in any::<bool>(),
+        ) {
+            let key = StampKey::new(b"0123456789abcdef").unwrap();
+            let key = authenticated.then_some(&key);
+            let arrival = Arrival { received_ns: 0, tos: Some(0), ttl: Some(1) };
+            if let Some(reply) = reflect(&request, arrival, Some(3), key, 0) {
+                prop_assert!(reply.bytes.len() <= request.len());
+                prop_assert!(!authenticated, "a random datagram cannot carry a valid HMAC");
+            }
+            let _ = TlvList::read(&request);
+            let _ = ReflectedPacket::read(&request, Mode::Authenticated);
+        }
+    }
+}

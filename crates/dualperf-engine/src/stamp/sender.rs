@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dualperf_model::observation::Observations;
+use dualperf_model::observation::{EndsPlacement, Observations};
 use dualperf_model::{IpFamily, Marking, TestSpec};
 
 use super::account::{account, ReplyRecord, Session};
@@ -219,6 +219,21 @@ pub fn run_trial(
     let mut observations = account(&session, &replies);
     observations.notes.push(clock_note(settings));
     observations.socket.dscp = marking.dscp;
+    // A reflector at an address of this host shares its kernel and clock;
+    // any other is taken as another kernel (its clock is only declared).
+    observations.placement = Some(if settings.clocks_shared {
+        EndsPlacement::SameKernel
+    } else {
+        EndsPlacement::SeparateKernels
+    });
+    // The error bound of declared-synchronised one-way delays: half the
+    // smallest round trip of the path measured (as the control RTT of
+    // dualperf's own server).
+    observations.control_min_rtt_ns = observations
+        .latency
+        .as_ref()
+        .filter(|l| l.count > 0)
+        .map(|l| l.min_ns);
     Ok(StampTrial {
         observations,
         local_address: socket.local_addr().ok(),

@@ -658,7 +658,10 @@ fn plan_from_file(
             Some(loopback_targets())
         }
         None if args.v4.is_some() || args.v6.is_some() || server_name(args).is_some() => {
-            config.port = args.port;
+            config.port = match config.peer {
+                dualperf_model::PeerKind::Stamp => peer::stamp_port(args.port),
+                _ => args.port,
+            };
             Some(resolve_targets(
                 server_name(args),
                 args.v4,

@@ -36,6 +36,13 @@ pub(crate) fn stamp_port(port: u16) -> u16 {
 /// # Errors
 /// A usage error naming the first other test.
 pub(crate) fn check_stamp_plan(config: &RunConfig) -> anyhow::Result<()> {
+    // The iperf3 client lives on another branch (issue 26): until it is
+    // merged, say so rather than speak dualperf's protocol to an iperf3 server.
+    if config.peer == PeerKind::Iperf3 {
+        return Err(super::super::Failure::usage(
+            "--peer iperf3 is not in this build yet (issue 26); use --peer dualperf or stamp",
+        ));
+    }
     if config.peer != PeerKind::Stamp {
         return Ok(());
     }
