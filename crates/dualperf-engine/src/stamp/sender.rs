@@ -406,3 +406,67 @@ mod tests {
         assert!(plan(&spec(172, 10_000_000, 1000), Mode::Unauthenticated, 0).is_err());
     }
 }
+
+#[cfg(test)]
+mod loopback {
+    use super::*;
+    use crate::stamp::reflector::{Reflector, ReflectorConfig};
+    use dualperf_model::TestKind;
+    use std::sync::atomic::AtomicBool;
+
+    /// A session of 50 packets against dualperf's own reflector on 127.0.0.1.
+    fn session(stateful: bool, key: Option<StampKey>) -> Observations {
+        let reflector = Reflector::bind(ReflectorConfig {
+            bind: vec![std::net::Ipv4Addr::LOCALHOST.into()],
+            port: 0,
+            key: key.clone(),
+            stateful,
+            max_sessions: 4,
+            idle_timeout: Duration::from_secs(10),
+            max_packet_rate: 10_000,
+        })
+        .unwrap();
+        let target = reflector.local_addresses()[0];
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || reflector.run(flag));
+        let spec = TestSpec {
+            duration_ms: 100,
+            probe_interval_us: Some(2_000),
+            ..TestSpec::new(TestKind::UdpProbe, 172)
+        };
+        let settings = SenderSettings {
+            key,
+            clocks_shared: true,
+            clocks_synchronised: false,
+        };
+        let trial = run_trial(target, &spec, &Marking::default(), &settings).unwrap();
+        stop.store(true, Ordering::SeqCst);
+        thread.join().unwrap();
+        trial.observations
+    }
+
+    #[test]
+    fn a_stateless_reflector_is_recognised_and_its_loss_not_split() {
+        let o = session(false, None);
+        let stamp = o.stamp.unwrap();
+        assert_eq!((stamp.sent, stamp.replies), (50, 50));
+        assert_eq!(stamp.reflector_stateful, Some(false));
+        assert_eq!(stamp.forward_lost, None);
+        assert!(stamp.reverse.is_none());
+    }
+
+    #[test]
+    fn an_authenticated_stateful_session_counts_every_packet_both_ways() {
+        let key = StampKey::new(b"0123456789abcdef").unwrap();
+        let o = session(true, Some(key));
+        let stamp = o.stamp.unwrap();
+        assert!(stamp.authenticated);
+        assert_eq!(stamp.reflector_received, Some(50));
+        assert_eq!((stamp.forward_lost, stamp.reverse_lost), (Some(0), Some(0)));
+        let udp = o.udp.unwrap();
+        assert!(udp.clocks_shared);
+        assert!(udp.arrivals.iter().all(|a| a.received_ns >= a.sent_ns));
+        assert_eq!(o.latency.unwrap().count, 50);
+    }
+}
