@@ -37,8 +37,9 @@ fn work_file(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("dpst-{}-{name}", std::process::id()))
 }
 
-/// `dualperf run --peer stamp` in the client namespace; the trials of the result.
-fn dualperf_sender(lab: &Lab, port: u16, extra: &[&str]) -> Vec<Value> {
+/// `dualperf run --peer stamp` in the client namespace; the trials of the
+/// result and what it printed.
+fn dualperf_run(lab: &Lab, port: u16, extra: &[&str]) -> (Vec<Value>, String) {
     let json = work_file("run.json");
     let output = Command::new("ip")
         .args([
@@ -65,7 +66,12 @@ fn dualperf_sender(lab: &Lab, port: u16, extra: &[&str]) -> Vec<Value> {
     let _ = std::fs::remove_file(&json);
     let trials = result["trials"].as_array().unwrap().clone();
     assert_eq!(trials.len(), 2, "one trial per family");
-    trials
+    (trials, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The trials of [`dualperf_run`].
+fn dualperf_sender(lab: &Lab, port: u16, extra: &[&str]) -> Vec<Value> {
+    dualperf_run(lab, port, extra).0
 }
 
 /// The STAMP record of a trial, which must have succeeded.
@@ -325,7 +331,18 @@ fn stamp_interoperates_with_stamp_suite_in_both_families() {
     .unwrap();
     let _ = std::fs::remove_file(&rules_file);
     start_stamp_suite_reflectors(&mut lab, &tool, false);
-    for trial in dualperf_sender(&lab, 862, &["-S", "ef"]) {
+    let (trials, printed) = dualperf_run(&lab, 862, &["-S", "ef"]);
+    for family in ["IPv4 EF", "IPv6 EF"] {
+        let line = printed
+            .lines()
+            .find(|l| l.contains(&format!("] {family}:")));
+        let line = line.unwrap_or_else(|| panic!("no STAMP line for {family}: {printed}"));
+        assert!(
+            line.contains("DSCP sent 46, reflector received 0 ×100 — re-marked"),
+            "{line}"
+        );
+    }
+    for trial in trials {
         let cos = &stamp(&trial)["class_of_service"];
         assert_eq!(cos["sent_dscp"], 46, "{cos}");
         assert_eq!(cos["reported"], PACKETS, "{cos}");
