@@ -66,7 +66,11 @@ fn dualperf_run(lab: &Lab, port: u16, extra: &[&str]) -> (Vec<Value>, String) {
     let _ = std::fs::remove_file(&json);
     let trials = result["trials"].as_array().unwrap().clone();
     assert_eq!(trials.len(), 2, "one trial per family");
-    (trials, String::from_utf8_lossy(&output.stdout).into_owned())
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+    for line in printed.lines().filter(|l| l.starts_with("  [")) {
+        eprintln!("dualperf {extra:?}: {line}");
+    }
+    (trials, printed)
 }
 
 /// The trials of [`dualperf_run`].
@@ -108,7 +112,12 @@ fn stamp_suite_sender(lab: &Lab, tool: &Path, target: &str, port: u16, hmac: boo
     );
     let text = String::from_utf8_lossy(&output.stdout);
     let line = text.lines().rev().find(|l| l.starts_with('{')).unwrap();
-    serde_json::from_str(line).unwrap()
+    let summary: Value = serde_json::from_str(line).unwrap();
+    eprintln!(
+        "stamp-suite sender → {target} (hmac {hmac}): sent {}, received {}, lost {}",
+        summary["packets_sent"], summary["packets_received"], summary["packets_lost"]
+    );
+    summary
 }
 
 /// Starts stamp-suite's stateful reflector on port 862 of both server addresses.

@@ -405,6 +405,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     peer::check_stamp_plan(&config)?;
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+    if config.peer == dualperf_model::PeerKind::Stamp {
+        if let Some(key) = &auth_key {
+            dualperf_engine::stamp::auth::StampKey::new(key).map_err(super::Failure::usage)?;
+        }
+    }
 
     let stop = super::guard::stop_flag();
     let options = ClientOptions {
