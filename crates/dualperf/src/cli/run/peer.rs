@@ -46,6 +46,11 @@ pub(crate) fn check_stamp_plan(config: &RunConfig) -> anyhow::Result<()> {
     if config.peer != PeerKind::Stamp {
         return Ok(());
     }
+    if !config.loads.is_empty() {
+        return Err(super::super::Failure::usage(
+            "a STAMP peer is measured idle: --load needs dualperf servers",
+        ));
+    }
     if let Some(point) = config.points.iter().find(|p| p.kind != TestKind::UdpProbe) {
         return Err(super::super::Failure::usage(format!(
             "a STAMP peer answers udp-probe streams only, not {} (use --tests udp-probe)",
