@@ -92,6 +92,7 @@ pub mod sequence_tracker;
 pub mod server;
 pub mod sizes;
 pub mod socket_options;
+pub mod stamp;
 pub mod tcp_info;
 
 pub use error::{EngineError, Result};

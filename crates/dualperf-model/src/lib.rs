@@ -61,6 +61,7 @@ pub use host::{HostFacts, InterfaceFacts};
 pub use iperf3::{Iperf3Report, Iperf3StreamReport};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
+pub use observation::stamp::{StampClassOfService, StampObservations};
 pub use observation::LoadObservations;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,

@@ -2,6 +2,8 @@
 //! family, one repetition). Nothing here is summarised beyond counting; the
 //! stats stage computes every metric from these values.
 
+pub mod stamp;
+
 use serde::{Deserialize, Serialize};
 
 use crate::arm::{ArmId, Marking};
@@ -116,6 +118,10 @@ pub struct Observations {
     /// dualperf's view above; `None` against other peers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iperf3: Option<crate::iperf3::Iperf3Report>,
+    /// What a STAMP session told beyond the round-trip view (trials against
+    /// a STAMP Session-Reflector, `--peer stamp`); `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Box<stamp::StampObservations>>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.

@@ -738,6 +738,8 @@ mod diffserv;
 pub use diffserv::render_diffserv;
 mod media;
 pub use media::render_media;
+mod stamp;
+pub use stamp::render_stamp;
 
 #[cfg(test)]
 mod tests;

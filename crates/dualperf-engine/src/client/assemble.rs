@@ -168,6 +168,7 @@ pub fn observations(
     Observations {
         loads: Vec::new(),
         routers: Vec::new(),
+        stamp: None,
         measured_ns: client.sampler.measured_ns,
         sender,
         receiver,

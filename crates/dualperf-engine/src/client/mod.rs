@@ -269,6 +269,17 @@ impl Client {
                 return trial;
             }
         };
+        if config.peer == dualperf_model::PeerKind::Stamp {
+            match crate::client::peer::stamp::run_arm_trial(target, spec, arm, &self.options) {
+                Ok(stamp) => {
+                    trial.local_address = stamp.local_address.map(|a| a.to_string());
+                    trial.remote_address = Some(stamp.remote_address.to_string());
+                    trial.outcome = TrialOutcome::Ok(Box::new(stamp.observations));
+                }
+                Err(error) => trial.outcome = TrialOutcome::Failed { error },
+            }
+            return trial;
+        }
         let started = std::time::Instant::now();
         let path_before: Option<Vec<(u64, u64)>> =
             (!self.options.path_pids.is_empty()).then(|| {

@@ -77,6 +77,31 @@ pub fn wording(metric: MetricId) -> Wording {
         M::ReorderedRatio | M::LoadedReorderedRatio => REORDERING,
         M::MaxReorderExtentPackets => words("has", "deeper reordering", "shallower reordering"),
         M::DuplicatePackets => words("has", "more duplicates", "fewer duplicates"),
+        M::ForwardLossRatio => words(
+            "loses",
+            "more packets on the way to the reflector",
+            "fewer packets on the way to the reflector",
+        ),
+        M::ReverseLossRatio => words(
+            "loses",
+            "more replies on the way back",
+            "fewer replies on the way back",
+        ),
+        M::ReverseOwdP50Ns => words(
+            "has",
+            "more one-way delay back from the reflector",
+            "less one-way delay back from the reflector",
+        ),
+        M::DscpRemarkedRatio => words(
+            "has",
+            "more packets re-marked (DSCP) on the way",
+            "fewer packets re-marked (DSCP) on the way",
+        ),
+        M::EcnChangedRatio => words(
+            "has",
+            "more packets with a changed ECN field",
+            "fewer packets with a changed ECN field",
+        ),
         M::RetransmittedSegments => words("has", "more retransmissions", "fewer retransmissions"),
         M::TcpEfficiencyRatio => words("is", "more efficient", "less efficient"),
         M::VoiceMos => words(

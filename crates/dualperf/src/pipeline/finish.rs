@@ -165,6 +165,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
         text.push_str(&media);
     }
+    if let Some(stamp) = dualperf_report::terminal::render_stamp(result) {
+        text.push_str(&stamp);
+    }
     if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
         text.push_str(&instability);
         if !instability.ends_with('\n') {

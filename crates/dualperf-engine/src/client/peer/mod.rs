@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`iperf3`] | an iperf3 3.x server (esnet/iperf): tcp-stream, udp-stream |
 //!
-//! A STAMP Session-Sender (RFC 8762) belongs here too, as `stamp`.
+//! | [`stamp`] | a STAMP Session-Reflector (RFC 8762): udp-probe |
 
 pub mod iperf3;
+pub mod stamp;

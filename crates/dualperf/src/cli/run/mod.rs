@@ -55,7 +55,10 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
   dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run
   dualperf run --peer iperf3 iperf.example.net     against a public iperf3 server: tcp-stream, udp-stream
-  dualperf -c iperf.example.net --peer iperf3 -u -b 10M -R   UDP from the iperf3 server at 10 Mbit/s";
+  dualperf -c iperf.example.net --peer iperf3 -u -b 10M -R   UDP from the iperf3 server at 10 Mbit/s
+
+  dualperf run --peer stamp --v4 192.0.2.7 --v6 2001:db8::7 -t 10   against a STAMP reflector
+  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector";
 
 /// Arguments of `dualperf run`.
 ///
@@ -303,7 +306,9 @@ pub(crate) struct Args {
     pub experiment: Option<dualperf_design::Design>,
     /// The far end: `dualperf` (`dualperf serve`, every test), `iperf3`
     /// (an iperf3 3.x server, port 5201: tcp-stream and udp-stream, UDP at
-    /// 1 Mbit/s unless -b says otherwise) or `stamp` (a STAMP reflector).
+    /// 1 Mbit/s unless -b says otherwise) or `stamp` (a STAMP Session-Reflector,
+    /// RFC 8762: udp-probe points to UDP port 862; --auth-key-file makes the
+    /// session authenticated).
     /// Example: dualperf run --peer iperf3 --v4 192.0.2.7 --v6 2001:db8::7 -b 20M
     #[arg(long, value_name = "KIND", default_value = "dualperf", value_parser = peer::parse_peer)]
     pub peer: dualperf_model::PeerKind,
@@ -363,7 +368,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let server_cpus = parse_cpus(&args.server_cpus)?;
     // An in-process server for --loopback; it stops when `_server` drops.
     let mut _server: Option<ServerHandle> = None;
-    let loopback_port = if args.loopback {
+    let mut _reflector: Option<peer::LoopbackReflector> = None;
+    let loopback_port = if args.loopback && args.peer == dualperf_model::PeerKind::Stamp {
+        let key =
+            super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+        let reflector = peer::LoopbackReflector::start(key).map_err(|e| {
+            super::Failure::environment(format!("starting the loopback STAMP reflector: {e}"))
+        })?;
+        let port = reflector.port;
+        _reflector = Some(reflector);
+        Some(port)
+    } else if args.loopback {
         let handle = Server::bind(ServerConfig {
             port: 0,
             ..Default::default()
@@ -402,8 +417,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
     peer::check_points(&config)?;
+    peer::check_stamp_plan(&config)?;
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+    if config.peer == dualperf_model::PeerKind::Stamp {
+        if let Some(key) = &auth_key {
+            dualperf_engine::stamp::auth::StampKey::new(key).map_err(super::Failure::usage)?;
+        }
+    }
 
     let stop = crate::guard::stop_flag();
     let options = ClientOptions {
