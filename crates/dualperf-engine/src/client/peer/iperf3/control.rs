@@ -225,7 +225,7 @@ impl Control {
             Ok(stream) => stream,
             Err(error) if error.kind() == io::ErrorKind::ConnectionRefused => {
                 return Err(ControlError::Busy(format!(
-                    "the iperf3 server at {server} refused the connection"
+                    "{server} refused the connection (no iperf3 server listening there, or one restarting between clients)"
                 )))
             }
             Err(error) => {

@@ -125,7 +125,7 @@ pub fn run_trial_with(
         }
     }
     Err(EngineError::Refused(format!(
-        "{last_busy}; still busy after {} attempts over {:.0} s. An iperf3 server runs one test at a time: try again later or use another server",
+        "{last_busy}; still so after {} attempts over {:.0} s. An iperf3 server runs one test at a time: try again later or use another server",
         policy.attempts.max(1),
         began.elapsed().as_secs_f64()
     )))
@@ -316,7 +316,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("busy running another test"), "{error}");
-        assert!(error.contains("still busy after 3 attempts"), "{error}");
+        assert!(error.contains("still so after 3 attempts"), "{error}");
         assert_eq!(answered.load(Ordering::SeqCst), 3);
     }
 }
