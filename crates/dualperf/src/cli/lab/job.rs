@@ -129,6 +129,11 @@ pub(crate) struct JobArgs {
     /// Exit code 3 without tcpdump.
     #[arg(long)]
     pub verify_wire: bool,
+    /// The far end in the server node: `dualperf` (dualperf serve) or
+    /// `stamp` (dualperf serve --stamp answering STAMP test packets on the
+    /// lab's port: udp-probe points, RFC 8762).
+    #[arg(long, value_name = "PEER", default_value = "dualperf", value_parser = crate::cli::run::parse_peer)]
+    pub peer: dualperf_model::PeerKind,
 }
 
 /// The traffic step's inputs: which binary, which port, where the plan and
@@ -146,6 +151,8 @@ pub(crate) struct Traffic {
     pub raw: PathBuf,
     /// `--router-cpus` entries for the measuring child (an experiment's).
     pub routers: Vec<String>,
+    /// The far end the server node runs (a STAMP reflector beside `serve`).
+    pub peer: dualperf_model::PeerKind,
 }
 
 /// How the traffic step ended.
@@ -190,6 +197,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             .as_ref()
             .map(|e| e.child_routers())
             .unwrap_or_default(),
+        peer: args.peer,
     };
     let config = match &experiment {
         Some(experiment) => experiment.config().clone(),
@@ -371,6 +379,9 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     Ok(PointOptions {
         tests: match &args.tests {
             Some(list) => parse_tests(list)?,
+            None if args.peer == dualperf_model::PeerKind::Stamp => {
+                parse_tests(crate::cli::run::STAMP_TESTS)?
+            }
             None => defaults.tests.clone(),
         },
         sizes: match (&args.sizes, args.quick) {
@@ -421,9 +432,10 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         client_cpus: cpus(&args.client_cpus)?,
         server_cpus: cpus(&args.server_cpus)?,
         command_line: std::env::args().collect(),
-        peer: Default::default(),
+        peer: args.peer,
     };
     validate(&config)?;
+    crate::cli::run::check_stamp_plan(&config)?;
     Ok(config)
 }
 
@@ -441,15 +453,37 @@ fn execution(args: &JobArgs) -> dualperf_model::Execution {
 /// four flows); every session is the lab's own.
 const LAB_MAX_SESSIONS: u32 = 16;
 
-/// `serve` arguments: `serve -p PORT --max-sessions 16`.
+/// `serve` arguments: `serve -p PORT --max-sessions 16` (and `--stamp
+/// --stamp-port PORT` for a STAMP plan).
 fn server_args(traffic: &Traffic) -> Vec<OsString> {
-    vec![
+    let mut args: Vec<OsString> = vec![
         "serve".into(),
         "-p".into(),
         traffic.port.to_string().into(),
         "--max-sessions".into(),
         LAB_MAX_SESSIONS.to_string().into(),
-    ]
+    ];
+    // A STAMP plan sends to UDP PORT: the reflector answers there, beside
+    // serve's TCP control port of the same number (the lab waits for that).
+    if traffic.peer == dualperf_model::PeerKind::Stamp {
+        args.extend([
+            "--stamp".into(),
+            "--stamp-port".into(),
+            traffic.port.to_string().into(),
+        ]);
+    }
+    args
+}
+
+/// The measuring child's arguments for `peer`: against the lab's own STAMP
+/// reflector the child is told the clocks are synchronised — true, as every
+/// node of a testbed runs on this one kernel, which STAMP cannot see (it
+/// carries no boot id, unlike dualperf's handshake).
+fn stamp_child_args(mut args: Vec<OsString>, peer: dualperf_model::PeerKind) -> Vec<OsString> {
+    if peer == dualperf_model::PeerKind::Stamp {
+        args.push("--clocks-synchronised".into());
+    }
+    args
 }
 
 /// The traffic step: server in `server`, the measuring child in `client`,
@@ -500,11 +534,14 @@ pub(crate) fn measure(
         .spawn(
             client,
             traffic.exe.clone(),
-            &child_args_with_routers(
-                &traffic.plan,
-                &traffic.raw,
-                &testbed.daemon_pids(),
-                &traffic.routers,
+            &stamp_child_args(
+                child_args_with_routers(
+                    &traffic.plan,
+                    &traffic.raw,
+                    &testbed.daemon_pids(),
+                    &traffic.routers,
+                ),
+                traffic.peer,
             ),
             Stdio::null(),
             Stdio::inherit(),
@@ -654,6 +691,7 @@ mod tests {
             plan: folder.join("plan.json"),
             raw: folder.join("raw.json"),
             routers: Vec::new(),
+            peer: Default::default(),
         };
         let args = parse(&["router", "--quick", "-p", "5299"]);
         let mut config = plan(&args, &topology, "server").unwrap();

@@ -23,6 +23,7 @@ mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
 mod peer;
+pub(crate) use peer::{check_stamp_plan, parse_peer, STAMP_TESTS};
 mod plan;
 mod wire;
 
