@@ -185,6 +185,13 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let run_id = dualperf_model::run_id(started_at, &run.to_string());
     let folder = args.results.join(&run_id);
     let mut experiment = super::experiment::for_topology(&args, &topology, &server, &run)?;
+    if experiment.is_some() && args.peer != dualperf_model::PeerKind::Dualperf {
+        return Err(Failure::usage(format!(
+            "the `{}` experiment measures against dualperf servers; --peer {} is for plain testbeds",
+            topology.name(),
+            args.peer
+        )));
+    }
     let traffic = Traffic {
         exe: match &args.engine {
             Some(path) => path.clone(),
@@ -405,6 +412,14 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
 /// server address that makes its traffic take that path.
 fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
     if let Some(config) = super::experiment::plan(args, topology, server)? {
+        if args.peer != dualperf_model::PeerKind::Dualperf {
+            return Err(Failure::usage(format!(
+                "the `{}` experiment measures against dualperf servers; --peer {} is for \
+                 plain testbeds",
+                topology.name(),
+                args.peer
+            )));
+        }
         return Ok(config);
     }
     let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
@@ -618,7 +633,10 @@ fn print_dry_run(
     println!("{} &", line(server, server_args(traffic)));
     println!(
         "{}",
-        line(client, child_args(&traffic.plan, &traffic.raw, &[]))
+        line(
+            client,
+            stamp_child_args(child_args(&traffic.plan, &traffic.raw, &[]), traffic.peer),
+        )
     );
     println!("# tear down:");
     println!("kill %1");
