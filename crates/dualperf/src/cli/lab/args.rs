@@ -84,4 +84,9 @@ pub(crate) struct JobArgs {
     /// Exit code 3 without tcpdump.
     #[arg(long)]
     pub verify_wire: bool,
+    /// The far end in the server node: `dualperf` (dualperf serve) or
+    /// `stamp` (dualperf serve --stamp answering STAMP test packets on the
+    /// lab's port: udp-probe points, RFC 8762).
+    #[arg(long, value_name = "PEER", default_value = "dualperf", value_parser = crate::cli::run::parse_peer)]
+    pub peer: dualperf_model::PeerKind,
 }

@@ -30,7 +30,7 @@ use dualperf_model::{Arm, IpFamily, RunConfig};
 
 use super::args::JobArgs;
 use super::errors::{describe, to_cli_error};
-use super::measure::{measure, server_args, Traffic};
+use super::measure::{measure, server_args, stamp_child_args, Traffic};
 use super::signal::interrupt_flag;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
@@ -71,6 +71,13 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let run_id = dualperf_model::run_id(started_at, &run.to_string());
     let folder = args.results.join(&run_id);
     let mut experiment = super::experiment::for_topology(&args, &topology, &server, &run)?;
+    if experiment.is_some() && args.peer != dualperf_model::PeerKind::Dualperf {
+        return Err(Failure::usage(format!(
+            "the `{}` experiment measures against dualperf servers; --peer {} is for plain testbeds",
+            topology.name(),
+            args.peer
+        )));
+    }
     let traffic = Traffic {
         exe: match &args.engine {
             Some(path) => path.clone(),
@@ -83,6 +90,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             .as_ref()
             .map(|e| e.child_routers())
             .unwrap_or_default(),
+        peer: args.peer,
     };
     let config = match &experiment {
         Some(experiment) => experiment.config().clone(),
@@ -264,7 +272,10 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
     Ok(PointOptions {
         tests: match &args.tests {
             Some(list) => parse_tests(list)?,
-            None => defaults.tests.clone(),
+            None => match crate::cli::run::default_tests(args.peer) {
+                Some(list) => parse_tests(list)?,
+                None => defaults.tests.clone(),
+            },
         },
         sizes: match (&args.sizes, args.quick) {
             (Some(sizes), _) => sizes.clone(),
@@ -287,6 +298,14 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
 /// server address that makes its traffic take that path.
 fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
     if let Some(config) = super::experiment::plan(args, topology, server)? {
+        if args.peer != dualperf_model::PeerKind::Dualperf {
+            return Err(Failure::usage(format!(
+                "the `{}` experiment measures against dualperf servers; --peer {} is for \
+                 plain testbeds",
+                topology.name(),
+                args.peer
+            )));
+        }
         return Ok(config);
     }
     let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
@@ -299,7 +318,6 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
     };
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let config = RunConfig {
-        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
@@ -316,8 +334,10 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         server_cpus: cpus(&args.server_cpus)?,
         command_line: std::env::args().collect(),
         contrasts: Vec::new(),
+        peer: args.peer,
     };
     validate(&config)?;
+    crate::cli::run::check_stamp_plan(&config)?;
     Ok(config)
 }
 
@@ -390,7 +410,10 @@ fn print_dry_run(
     println!("{} &", line(server, server_args(traffic)));
     println!(
         "{}",
-        line(client, child_args(&traffic.plan, &traffic.raw, &[]))
+        line(
+            client,
+            stamp_child_args(child_args(&traffic.plan, &traffic.raw, &[]), traffic.peer),
+        )
     );
     println!("# tear down:");
     println!("kill %1");
@@ -454,6 +477,7 @@ mod tests {
             plan: folder.join("plan.json"),
             raw: folder.join("raw.json"),
             routers: Vec::new(),
+            peer: Default::default(),
         };
         let args = parse(&["router", "--quick", "-p", "5299"]);
         let mut config = plan(&args, &topology, "server").unwrap();

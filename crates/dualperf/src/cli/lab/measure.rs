@@ -36,6 +36,8 @@ pub(crate) struct Traffic {
     pub raw: PathBuf,
     /// `--router-cpus` entries for the measuring child (an experiment's).
     pub routers: Vec<String>,
+    /// The far end the server node runs (a STAMP reflector beside `serve`).
+    pub peer: dualperf_model::PeerKind,
 }
 
 /// How the traffic step ended.
@@ -50,15 +52,40 @@ pub(crate) struct Measured {
 /// four flows); every session is the lab's own.
 const LAB_MAX_SESSIONS: u32 = 16;
 
-/// `serve` arguments: `serve -p PORT --max-sessions 16`.
+/// `serve` arguments: `serve -p PORT --max-sessions 16` (and `--stamp
+/// --stamp-port PORT` for a STAMP plan).
 pub(crate) fn server_args(traffic: &Traffic) -> Vec<OsString> {
-    vec![
+    let mut args: Vec<OsString> = vec![
         "serve".into(),
         "-p".into(),
         traffic.port.to_string().into(),
         "--max-sessions".into(),
         LAB_MAX_SESSIONS.to_string().into(),
-    ]
+    ];
+    // A STAMP plan sends to UDP PORT: the reflector answers there, beside
+    // serve's TCP control port of the same number (the lab waits for that).
+    if traffic.peer == dualperf_model::PeerKind::Stamp {
+        args.extend([
+            "--stamp".into(),
+            "--stamp-port".into(),
+            traffic.port.to_string().into(),
+        ]);
+    }
+    args
+}
+
+/// The measuring child's arguments for `peer`: against the lab's own STAMP
+/// reflector the child is told the clocks are synchronised — true, as every
+/// node of a testbed runs on this one kernel, which STAMP cannot see (it
+/// carries no boot id, unlike dualperf's handshake).
+pub(crate) fn stamp_child_args(
+    mut args: Vec<OsString>,
+    peer: dualperf_model::PeerKind,
+) -> Vec<OsString> {
+    if peer == dualperf_model::PeerKind::Stamp {
+        args.push("--clocks-synchronised".into());
+    }
+    args
 }
 
 /// The traffic step: server in `server`, the measuring child in `client`,
@@ -109,11 +136,14 @@ pub(crate) fn measure(
         .spawn(
             client,
             traffic.exe.clone(),
-            &child_args_with_routers(
-                &traffic.plan,
-                &traffic.raw,
-                &testbed.daemon_pids(),
-                &traffic.routers,
+            &stamp_child_args(
+                child_args_with_routers(
+                    &traffic.plan,
+                    &traffic.raw,
+                    &testbed.daemon_pids(),
+                    &traffic.routers,
+                ),
+                traffic.peer,
             ),
             Stdio::null(),
             Stdio::inherit(),

@@ -23,6 +23,7 @@ mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
 mod peer;
+pub(crate) use peer::{check_stamp_plan, default_tests, parse_peer};
 mod plan;
 mod wire;
 

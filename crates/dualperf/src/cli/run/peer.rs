@@ -26,7 +26,7 @@ use crate::cli::Failure;
 pub(super) const IPERF3_UDP_RATE: BitRate = BitRate::from_bits_per_second(1024 * 1024);
 
 /// `--peer` values: dualperf, iperf3, stamp.
-pub(super) fn parse_peer(text: &str) -> Result<PeerKind, String> {
+pub(crate) fn parse_peer(text: &str) -> Result<PeerKind, String> {
     [PeerKind::Dualperf, PeerKind::Iperf3, PeerKind::Stamp]
         .into_iter()
         .find(|peer| peer.name() == text.trim())
@@ -49,7 +49,7 @@ pub(super) fn port(args: &Args) -> u16 {
 
 /// The tests when `--tests` is left at its default: against an iperf3
 /// server, the two it runs; against a STAMP reflector, udp-probe.
-pub(super) fn default_tests(peer: PeerKind) -> Option<&'static str> {
+pub(crate) fn default_tests(peer: PeerKind) -> Option<&'static str> {
     match peer {
         PeerKind::Iperf3 => Some("tcp-stream,udp-stream"),
         PeerKind::Stamp => Some("udp-probe"),
@@ -138,7 +138,7 @@ pub(super) fn check_points(config: &RunConfig) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// A usage error naming the first other test.
-pub(super) fn check_stamp_plan(config: &RunConfig) -> anyhow::Result<()> {
+pub(crate) fn check_stamp_plan(config: &RunConfig) -> anyhow::Result<()> {
     if config.peer != PeerKind::Stamp {
         return Ok(());
     }

@@ -141,6 +141,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
             .plan
             .with_file_name(format!("check-{node}-raw.json")),
         routers: Vec::new(),
+        peer: Default::default(),
     };
     write_plan(&traffic.plan, &config, &Default::default())?;
     let before = read_counters(step.testbed)?;
