@@ -179,3 +179,26 @@ fn a_6_gb_gzip_bomb_is_refused_with_a_clear_error_under_a_512_mb_memory_limit() 
     }
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn an_unknown_schema_version_is_refused_naming_the_version() {
+    let directory = directory("schema");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../dualperf-store/fixtures/v5-synthetic.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    let mut value = fixture["run"].clone();
+    value["schema_version"] = 99.into();
+    let path = directory.join("future.json");
+    std::fs::write(&path, value.to_string()).unwrap();
+    let output = dualperf(&directory, &["report", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("schema version 99 is not supported"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&directory).unwrap();
+}
