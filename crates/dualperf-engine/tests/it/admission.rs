@@ -253,3 +253,37 @@ fn key_guessing_runs_at_one_try_per_second_per_source() {
     )
     .unwrap();
 }
+
+#[test]
+fn a_session_that_sends_no_request_frees_its_slot_within_the_handshake_timeout() {
+    // The audit: hello-only connections held every session slot for 30 s.
+    let server = TestServer::start(
+        ServerLimits {
+            max_sessions: 1,
+            handshake_timeout: Duration::from_secs(1),
+            ..ServerLimits::default()
+        },
+        None,
+    );
+    let address = server.address("127.0.0.1");
+    let mut idle = TcpStream::connect(address).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let hello = Message::Hello {
+        magic: MAGIC.into(),
+        version: PROTOCOL_VERSION,
+    };
+    frame::write_frame(&mut idle, &message::encode(&hello)).unwrap();
+    let welcome = message::decode(&frame::read_frame(&mut idle).unwrap()).unwrap();
+    assert!(matches!(welcome, Message::Welcome { .. }));
+    let started = Instant::now();
+    // The server gives up on the silent session (an error frame, then close).
+    let answer = frame::read_frame(&mut idle)
+        .ok()
+        .map(|b| message::decode(&b));
+    let held = started.elapsed();
+    eprintln!("a hello-only session held its slot for {held:?}: {answer:?}");
+    assert!(held < Duration::from_secs(3), "held {held:?}");
+    // The slot is free again: a real client is served.
+    crate::support::trial(address, &short_spec(TestKind::TcpRr, 64));
+}
