@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 
 use dualperf_model::IpFamily;
 
+use super::log_budget::LogKind;
 use super::{session, source_key, SessionSlot, SharedState};
 use crate::protocol::handshake::{ServerAction, ServerHandshake};
 use crate::protocol::Channel;
@@ -522,22 +523,26 @@ fn start_session(
             if !out.is_empty() && channel.send_bytes(&out).is_err() {
                 return;
             }
-            state.log(&format!(
-                "session from {peer}: family {family}{}",
-                if authenticated { ", authenticated" } else { "" }
-            ));
+            state.log_event(
+                LogKind::SessionStarted,
+                &format!(
+                    "session from {peer}: family {family}{}",
+                    if authenticated { ", authenticated" } else { "" }
+                ),
+            );
             let end = session::serve(channel, peer, &state, authenticated);
-            match end.error {
-                None => state.log(&format!(
+            let line = match end.error {
+                None => format!(
                     "session from {peer} ({family}): {} tests, closed by peer",
                     end.tests
-                )),
-                Some(error) => state.log(&format!(
+                ),
+                Some(error) => format!(
                     "session from {peer} ({family}): ended after {} tests: {}",
                     end.tests,
                     crate::protocol::error_chain(&error)
-                )),
-            }
+                ),
+            };
+            state.log_event(LogKind::SessionEnded, &line);
         });
     if let Err(error) = spawned {
         state.log(&format!(

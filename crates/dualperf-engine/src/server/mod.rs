@@ -19,6 +19,7 @@
 
 pub mod accept;
 pub mod data;
+pub mod log_budget;
 pub mod session;
 
 use std::collections::HashMap;
@@ -106,6 +107,7 @@ pub(crate) struct SharedState {
     per_source: Mutex<HashMap<IpAddr, u32>>,
     stop: AtomicBool,
     log: Option<Logger>,
+    log_budgets: log_budget::LogBudgets,
 }
 
 impl SharedState {
@@ -118,6 +120,17 @@ impl SharedState {
     pub(crate) fn log(&self, line: &str) {
         if let Some(log) = &self.log {
             log(&escape_log_text(line));
+        }
+    }
+
+    /// Logs one line of `kind`, escaped, within that kind's rate limit
+    /// ([`log_budget`]).
+    pub(crate) fn log_event(&self, kind: log_budget::LogKind, line: &str) {
+        for line in self
+            .log_budgets
+            .admit(kind, std::time::Instant::now(), line)
+        {
+            self.log(&line);
         }
     }
 
@@ -247,6 +260,7 @@ impl Server {
             per_source: Mutex::new(HashMap::new()),
             stop: AtomicBool::new(false),
             log: config.log,
+            log_budgets: log_budget::LogBudgets::new(std::time::Instant::now()),
         });
         Ok(Server { listeners, state })
     }
