@@ -212,3 +212,13 @@ fn durations_read_as_people_write_them() {
 fn no_target_at_all_is_an_error() {
     assert!(errors("").contains("no [[target]]"));
 }
+
+#[test]
+fn a_control_character_in_any_string_is_refused_naming_the_key() {
+    let text = MINIMAL.replace(r#"name = "loop""#, r#"name = "lo\u001b[2Jop""#);
+    let error = errors(&text);
+    assert!(error.contains("target[0].name"), "{error}");
+    assert!(error.contains("control character"), "{error}");
+    let text = MINIMAL.replace(r#"name = "loop""#, "name = \"\"\"lo\nop\"\"\"");
+    assert!(errors(&text).contains("target[0].name"));
+}
