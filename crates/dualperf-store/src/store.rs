@@ -129,7 +129,27 @@ impl Store {
         )
         .map_err(open_error)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
-        check_identity(&connection, path)?;
+        let connection = match check_identity(&connection, path) {
+            Ok(()) => connection,
+            // A WAL database in a directory this process cannot write (a
+            // read-only mount, another user's folder): SQLite cannot create
+            // the shared-memory file a WAL reader needs. Without a log the
+            // main file is the whole database, so it is read as immutable.
+            Err(StoreError::Open { source, .. })
+                if is_cannot_open(&source) && !wal_file(path).exists() =>
+            {
+                let immutable = Connection::open_with_flags(
+                    immutable_uri(path),
+                    OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | OpenFlags::SQLITE_OPEN_URI
+                        | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(open_error)?;
+                check_identity(&immutable, path)?;
+                immutable
+            }
+            Err(other) => return Err(other),
+        };
         let version = migrations::current_version(&connection).map_err(open_error)?;
         if version > LATEST_VERSION {
             return Err(StoreError::SchemaTooNew {
@@ -499,6 +519,11 @@ fn check_identity(connection: &Connection, path: &Path) -> Result<()> {
 }
 
 /// The write-ahead log beside a database file.
+/// True for SQLITE_CANTOPEN (a file or its `-shm` could not be opened).
+fn is_cannot_open(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::CannotOpen)
+}
+
 fn wal_file(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push("-wal");
