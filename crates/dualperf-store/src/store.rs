@@ -16,7 +16,7 @@ use crate::schema::LATEST_VERSION;
 use crate::{read, write};
 
 /// How long a statement waits for another process's lock before failing.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The default database: `$XDG_DATA_HOME/dualperf/results.sqlite`, or
 /// `~/.local/share/dualperf/results.sqlite` when `XDG_DATA_HOME` is unset
@@ -83,7 +83,7 @@ impl Store {
         let connection = Connection::open(path).map_err(open_error)?;
         // Before anything is read: another process may be creating the file.
         connection.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
-        match with_busy_retry(|| identity::identify(&connection)) {
+        match crate::concurrency::with_busy_retry(|| identity::identify(&connection)) {
             Ok(Identity::Foreign(reason)) => return Err(not_dualperf(path, reason)),
             Ok(Identity::Empty | Identity::Dualperf) => {}
             Err(source) => return Err(open_error(source)),
@@ -136,7 +136,7 @@ impl Store {
             // the shared-memory file a WAL reader needs. Without a log the
             // main file is the whole database, so it is read as immutable.
             Err(StoreError::Open { source, .. })
-                if is_cannot_open(&source) && !wal_file(path).exists() =>
+                if crate::concurrency::is_cannot_open(&source) && !wal_file(path).exists() =>
             {
                 let immutable = Connection::open_with_flags(
                     immutable_uri(path),
@@ -198,10 +198,12 @@ impl Store {
         connection
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(pragma_error)?;
-        with_busy_retry(|| connection.pragma_update(None, "journal_mode", "WAL"))
-            .and_then(|_| connection.pragma_update(None, "synchronous", "FULL"))
-            .and_then(|_| connection.pragma_update(None, "foreign_keys", "ON"))
-            .map_err(pragma_error)?;
+        crate::concurrency::with_busy_retry(|| {
+            connection.pragma_update(None, "journal_mode", "WAL")
+        })
+        .and_then(|_| connection.pragma_update(None, "synchronous", "FULL"))
+        .and_then(|_| connection.pragma_update(None, "foreign_keys", "ON"))
+        .map_err(pragma_error)?;
         migrations::migrate_to(&mut connection, version)?;
         Ok(Store {
             connection,
@@ -519,11 +521,6 @@ fn check_identity(connection: &Connection, path: &Path) -> Result<()> {
 }
 
 /// The write-ahead log beside a database file.
-/// True for SQLITE_CANTOPEN (a file or its `-shm` could not be opened).
-fn is_cannot_open(error: &rusqlite::Error) -> bool {
-    matches!(error, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::CannotOpen)
-}
-
 fn wal_file(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push("-wal");
@@ -546,26 +543,6 @@ fn immutable_uri(path: &Path) -> String {
 
 /// An in-memory copy of `source` migrated to the latest version, read-only
 /// afterwards: how an older file is read without changing it.
-/// Runs `step` again while SQLite answers "busy" or "locked" (a lock the
-/// busy handler cannot wait for, e.g. during another process's switch to
-/// WAL), for at most [`BUSY_TIMEOUT`].
-fn with_busy_retry<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let started = std::time::Instant::now();
-    loop {
-        match step() {
-            Err(rusqlite::Error::SqliteFailure(error, _))
-                if matches!(
-                    error.code,
-                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                ) && started.elapsed() < BUSY_TIMEOUT =>
-            {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            other => return other,
-        }
-    }
-}
-
 fn migrated_copy(source: &Connection) -> Result<Connection> {
     let copy_error = |source| StoreError::Query {
         action: "copying an older database into memory".into(),
