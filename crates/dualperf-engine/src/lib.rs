@@ -72,7 +72,7 @@
 //! - The family a session really used is derived with
 //!   [`dualperf_model::IpFamily::of`]: an IPv4-mapped peer counts as IPv4.
 
-pub mod admission;
+pub use limits::admission;
 pub mod affinity;
 pub mod client;
 pub mod clock;

@@ -14,6 +14,8 @@
 //!
 //! docs/server-limits.md has the table of every limit and its default.
 
+pub mod admission;
+
 use std::time::Duration;
 
 use dualperf_model::{BitRate, TestKind, TestSpec};

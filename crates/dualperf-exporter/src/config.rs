@@ -175,6 +175,15 @@ impl Config {
                 message: error.message().trim().to_string(),
             }])
         })?;
+        // Every string reaches some output (metric labels, logs, the
+        // terminal): a control character in one is refused, not escaped.
+        if let Ok(table) = toml::from_str::<toml::Table>(text) {
+            let mut errors = Vec::new();
+            control_characters(&toml::Value::Table(table), "", &mut errors);
+            if !errors.is_empty() {
+                return Err(ConfigErrors(errors));
+            }
+        }
         Validator {
             text,
             errors: Vec::new(),
@@ -188,6 +197,41 @@ impl Config {
             .iter()
             .map(|t| t.estimated_comparison().as_secs_f64() / t.schedule.interval.as_secs_f64())
             .sum()
+    }
+}
+
+/// Adds an error for every string under `value` holding a control
+/// character (a newline, ESC), naming its key.
+fn control_characters(value: &toml::Value, key: &str, errors: &mut Vec<ConfigError>) {
+    match value {
+        toml::Value::String(text) => {
+            if let Some(c) = text.chars().find(|c| c.is_control()) {
+                errors.push(ConfigError {
+                    line: None,
+                    key: key.to_string(),
+                    message: format!(
+                        "holds the control character {}; strings here are printed and exported",
+                        c.escape_default()
+                    ),
+                });
+            }
+        }
+        toml::Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                control_characters(item, &format!("{key}[{index}]"), errors);
+            }
+        }
+        toml::Value::Table(table) => {
+            for (name, item) in table {
+                let path = if key.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{key}.{name}")
+                };
+                control_characters(item, &path, errors);
+            }
+        }
+        _ => {}
     }
 }
 

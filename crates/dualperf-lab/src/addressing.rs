@@ -167,6 +167,24 @@ impl FromStr for Ipv4Subnet {
         let network: Ipv4Addr = address
             .parse()
             .map_err(|_| format!("`{address}` is not an IPv4 address"))?;
+        // Addresses a link cannot hold: routing them into a namespace's
+        // link would shadow the host's own meaning of them.
+        let special = if network.is_loopback() {
+            Some("loopback (127.0.0.0/8)")
+        } else if network.is_multicast() {
+            Some("multicast (224.0.0.0/4)")
+        } else if network.is_unspecified() || network.octets()[0] == 0 {
+            Some("unspecified (0.0.0.0/8)")
+        } else if network.is_broadcast() || network.octets()[0] >= 240 {
+            Some("reserved (240.0.0.0/4)")
+        } else {
+            None
+        };
+        if let Some(kind) = special {
+            return Err(format!(
+                "`{text}` is a {kind} subnet; a link needs a unicast one (e.g. 192.168.7.0/24)"
+            ));
+        }
         Ipv4Subnet::new(network, prefix_len).ok_or_else(|| {
             format!("`{text}` is not an IPv4 subnet of at most /30 without host bits (e.g. 192.168.7.0/24)")
         })
@@ -181,6 +199,24 @@ impl FromStr for Ipv6Subnet {
         let network: Ipv6Addr = address
             .parse()
             .map_err(|_| format!("`{address}` is not an IPv6 address"))?;
+        let special = if network.is_loopback() {
+            Some("loopback (::1)")
+        } else if network.is_multicast() {
+            Some("multicast (ff00::/8)")
+        } else if network.is_unspecified() {
+            Some("unspecified (::)")
+        } else if network.to_ipv4_mapped().is_some() {
+            Some("IPv4-mapped (::ffff:0:0/96)")
+        } else if network.segments()[0] & 0xffc0 == 0xfe80 {
+            Some("link-local (fe80::/10)")
+        } else {
+            None
+        };
+        if let Some(kind) = special {
+            return Err(format!(
+                "`{text}` is a {kind} subnet; a link needs a unicast one (e.g. fd00:1::/64)"
+            ));
+        }
         Ipv6Subnet::new(network, prefix_len).ok_or_else(|| {
             format!("`{text}` is not an IPv6 subnet of at most /126 without host bits (e.g. fd00:1::/64)")
         })
@@ -254,6 +290,25 @@ pub fn assign(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_multicast_and_unspecified_subnets_are_refused() {
+        for text in ["127.0.0.0/24", "224.1.0.0/24", "0.0.0.0/24", "240.0.0.0/24"] {
+            let error = text.parse::<Ipv4Subnet>().unwrap_err();
+            assert!(error.contains("unicast"), "{text}: {error}");
+        }
+        for text in [
+            "::1/128",
+            "ff02::/64",
+            "::/64",
+            "::ffff:10.0.0.0/120",
+            "fe80::/64",
+        ] {
+            assert!(text.parse::<Ipv6Subnet>().is_err(), "{text}");
+        }
+        assert!("192.168.7.0/24".parse::<Ipv4Subnet>().is_ok());
+        assert!("fd00:1::/64".parse::<Ipv6Subnet>().is_ok());
+    }
 
     #[test]
     fn links_get_consecutive_subnets_with_matching_numbers() {

@@ -22,7 +22,7 @@ pub const RESULT_SCHEMA_VERSION: u32 = 2;
 /// family's native arm, and a v1 analysis, whose shape was per family, is
 /// dropped so that the stats stage recomputes it from the trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(from = "RunResultWire")]
+#[serde(try_from = "RunResultWire")]
 pub struct RunResult {
     /// Always [`RESULT_SCHEMA`].
     pub schema: String,
@@ -82,8 +82,26 @@ enum AnalysisWire {
     Older(#[schemars(with = "crate::schema::AnyValue")] serde::de::IgnoredAny),
 }
 
-impl From<RunResultWire> for RunResult {
-    fn from(wire: RunResultWire) -> RunResult {
+impl TryFrom<RunResultWire> for RunResult {
+    type Error = String;
+
+    /// Refuses a document of another schema, or of a schema version this
+    /// build does not know (a newer dualperf wrote it), naming the version:
+    /// loading it silently would misread fields whose meaning changed.
+    fn try_from(wire: RunResultWire) -> Result<RunResult, String> {
+        if wire.schema != RESULT_SCHEMA {
+            return Err(format!(
+                "schema `{}` is not a dualperf result (`{RESULT_SCHEMA}`)",
+                wire.schema.escape_default()
+            ));
+        }
+        if !(1..=RESULT_SCHEMA_VERSION).contains(&wire.schema_version) {
+            return Err(format!(
+                "result schema version {} is not supported: this dualperf reads versions 1 to \
+                 {RESULT_SCHEMA_VERSION} (was it written by a newer dualperf?)",
+                wire.schema_version
+            ));
+        }
         let mut trials = wire.trials;
         for trial in &mut trials {
             if trial.arm.is_unset() {
@@ -94,7 +112,7 @@ impl From<RunResultWire> for RunResult {
             Some(AnalysisWire::Current(analysis)) if wire.schema_version >= 2 => Some(*analysis),
             _ => None,
         };
-        RunResult {
+        Ok(RunResult {
             schema: wire.schema,
             schema_version: wire.schema_version,
             run_id: wire.run_id,
@@ -108,6 +126,6 @@ impl From<RunResultWire> for RunResult {
             analysis,
             complete: wire.complete,
             errors: wire.errors,
-        }
+        })
     }
 }

@@ -17,32 +17,70 @@ use crate::present::{
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
 
-/// Escapes a table cell: pipes and line breaks would break the row.
+/// Escapes text from a label, a host or a peer for Markdown, table cells
+/// included: every character Markdown or HTML gives a meaning inside a
+/// line (`|` would end the cell, `<script>` would be HTML, `[x](y)` a
+/// link, `*` emphasis, `~~` strikethrough) is backslash-escaped (`&` as `&amp;`), and control characters (a
+/// newline would end the row) become spaces.
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '|' | '~' => {
+                escaped.push('\\');
+                escaped.push(c);
+            }
+            c if c.is_control() => escaped.push(' '),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// `text` as an inline code span: control characters become spaces, and
+/// the fence is one backtick longer than the longest run inside (CommonMark
+/// §6.1), so nothing in it ends the span.
+fn code(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if clean.starts_with('`') || clean.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{clean}{pad}{fence}")
 }
 
 fn where_text(run: &RunResult) -> String {
     match (&run.testbed, &run.config.host) {
-        (Some(testbed), _) => format!("testbed {} on {}", testbed.name, run.client_host.hostname),
-        (None, Some(host)) => format!("{} → {}", run.client_host.hostname, host),
-        (None, None) => run.client_host.hostname.clone(),
+        (Some(testbed), _) => format!(
+            "testbed {} on {}",
+            cell(&testbed.name),
+            cell(&run.client_host.hostname)
+        ),
+        (None, Some(host)) => format!("{} → {}", cell(&run.client_host.hostname), cell(host)),
+        (None, None) => cell(&run.client_host.hostname),
     }
 }
 
 /// Renders one run.
 pub(crate) fn render(run: &RunResult) -> String {
     let view = RunView::new(run);
-    let arms: Vec<&str> = run.config.arms.iter().map(|a| a.label.as_str()).collect();
+    let arms: Vec<String> = run.config.arms.iter().map(|a| cell(&a.label)).collect();
     let baseline = view.baseline_label();
     let mut md = String::new();
-    let _ = writeln!(md, "# {} — run `{}`\n", arms.join(" vs "), run.run_id);
+    let _ = writeln!(md, "# {} — run {}\n", arms.join(" vs "), code(&run.run_id));
     let _ = writeln!(
         md,
         "{} · {} · dualperf {} · {} points × {} arms × {} repetitions{}\n",
         where_text(run),
         date(run.started_at_unix_ms),
-        run.client_host.tool_version,
+        cell(&run.client_host.tool_version),
         run.config.points.len(),
         run.config.arms.len(),
         run.config.repeat,
@@ -130,47 +168,57 @@ pub(crate) fn render(run: &RunResult) -> String {
                 let _ = writeln!(
                     md,
                     "- {}, {} on {}: {}",
-                    view.label(missing.point),
+                    cell(&view.label(missing.point)),
                     missing.metric.label(),
-                    view.arm_label(&missing.arm),
-                    missing.reason
+                    cell(view.arm_label(&missing.arm)),
+                    cell(&missing.reason)
                 );
             }
         }
     }
     md.push_str("\n## Conditions\n\n");
     if let Some(testbed) = &run.testbed {
-        let _ = writeln!(md, "- Testbed: {} — {}", testbed.name, testbed.description);
+        let _ = writeln!(
+            md,
+            "- Testbed: {} — {}",
+            cell(&testbed.name),
+            cell(&testbed.description)
+        );
         for note in &testbed.notes {
-            let _ = writeln!(md, "- Testbed note: {note}");
+            let _ = writeln!(md, "- Testbed note: {}", cell(note));
         }
     }
     for arm in &run.config.arms {
         let _ = writeln!(
             md,
-            "- Arm {}{}: `{}`, {}, {}, target {}",
-            arm.label,
+            "- Arm {}{}: {}, {}, {}, target {}",
+            cell(&arm.label),
             if arm.id == run.config.baseline {
                 " (baseline)"
             } else {
                 ""
             },
-            arm.id,
+            code(arm.id.as_str()),
             arm.family.label(),
-            arm.path.label(),
-            arm.target.as_deref().unwrap_or("–")
+            cell(&arm.path.label()),
+            cell(arm.target.as_deref().unwrap_or("–"))
         );
     }
     let host = &run.client_host;
     let _ = writeln!(
         md,
         "- Client host: {}, {}, kernel {}, {} × {}",
-        host.hostname, host.os, host.kernel, host.cpu_count, host.cpu_model
+        cell(&host.hostname),
+        cell(&host.os),
+        cell(&host.kernel),
+        host.cpu_count,
+        cell(&host.cpu_model)
     );
     let _ = writeln!(
         md,
         "- TCP congestion control {}, default qdisc {}",
-        host.tcp_congestion_control, host.default_qdisc
+        cell(&host.tcp_congestion_control),
+        cell(&host.default_qdisc)
     );
     if let Some(first) = run.config.points.first() {
         let _ = writeln!(
@@ -182,9 +230,13 @@ pub(crate) fn render(run: &RunResult) -> String {
             format!("{:?}", run.config.order).to_lowercase()
         );
     }
-    let _ = writeln!(md, "- Command: `{}`", run.config.command_line.join(" "));
+    let _ = writeln!(
+        md,
+        "- Command: {}",
+        code(&run.config.command_line.join(" "))
+    );
     for error in &run.errors {
-        let _ = writeln!(md, "- Error: {error}");
+        let _ = writeln!(md, "- Error: {}", cell(error));
     }
     let metrics: BTreeSet<(usize, MetricId)> = run
         .analysis
@@ -254,4 +306,28 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
         );
     }
     md
+}
+
+#[cfg(test)]
+mod escaping_tests {
+    use super::*;
+
+    #[test]
+    fn a_hostile_label_stays_text_in_one_cell() {
+        let label = "<script>alert(1)</script> | [x](http://e) *b*\n| injected |";
+        let escaped = cell(label);
+        // Every `<` is escaped: no HTML tag can open.
+        assert!(!escaped.replace("\\<", "").contains('<'), "{escaped}");
+        assert!(!escaped.contains('\n'));
+        // Every pipe is escaped: the row keeps its cells.
+        assert_eq!(escaped.matches('|').count(), escaped.matches("\\|").count());
+        assert_eq!(cell("tcp-stream 1024 B"), "tcp-stream 1024 B");
+    }
+
+    #[test]
+    fn a_code_span_cannot_be_closed_from_inside() {
+        assert_eq!(code("run-1"), "`run-1`");
+        assert_eq!(code("a`b\nc"), "``a`b c``");
+        assert_eq!(code("`x"), "`` `x ``");
+    }
 }

@@ -61,6 +61,7 @@
 //! [`RunResult`]: dualperf_model::RunResult
 //! [`MetricId::name`]: dualperf_model::MetricId::name
 
+mod concurrency;
 mod error;
 mod handle;
 mod identity;

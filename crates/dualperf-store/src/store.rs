@@ -15,8 +15,7 @@ use crate::prune::{self, Pruned, Retention};
 use crate::schema::LATEST_VERSION;
 use crate::{read, write};
 
-/// How long a statement waits for another process's lock before failing.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::concurrency::BUSY_TIMEOUT;
 
 /// The default database: `$XDG_DATA_HOME/dualperf/results.sqlite`, or
 /// `~/.local/share/dualperf/results.sqlite` when `XDG_DATA_HOME` is unset
@@ -83,7 +82,7 @@ impl Store {
         let connection = Connection::open(path).map_err(open_error)?;
         // Before anything is read: another process may be creating the file.
         connection.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
-        match with_busy_retry(|| identity::identify(&connection)) {
+        match crate::concurrency::with_busy_retry(|| identity::identify(&connection)) {
             Ok(Identity::Foreign(reason)) => return Err(not_dualperf(path, reason)),
             Ok(Identity::Empty | Identity::Dualperf) => {}
             Err(source) => return Err(open_error(source)),
@@ -129,7 +128,27 @@ impl Store {
         )
         .map_err(open_error)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
-        check_identity(&connection, path)?;
+        let connection = match check_identity(&connection, path) {
+            Ok(()) => connection,
+            // A WAL database in a directory this process cannot write (a
+            // read-only mount, another user's folder): SQLite cannot create
+            // the shared-memory file a WAL reader needs. Without a log the
+            // main file is the whole database, so it is read as immutable.
+            Err(StoreError::Open { source, .. })
+                if crate::concurrency::is_cannot_open(&source) && !wal_file(path).exists() =>
+            {
+                let immutable = Connection::open_with_flags(
+                    immutable_uri(path),
+                    OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | OpenFlags::SQLITE_OPEN_URI
+                        | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(open_error)?;
+                check_identity(&immutable, path)?;
+                immutable
+            }
+            Err(other) => return Err(other),
+        };
         let version = migrations::current_version(&connection).map_err(open_error)?;
         if version > LATEST_VERSION {
             return Err(StoreError::SchemaTooNew {
@@ -178,10 +197,12 @@ impl Store {
         connection
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(pragma_error)?;
-        with_busy_retry(|| connection.pragma_update(None, "journal_mode", "WAL"))
-            .and_then(|_| connection.pragma_update(None, "synchronous", "FULL"))
-            .and_then(|_| connection.pragma_update(None, "foreign_keys", "ON"))
-            .map_err(pragma_error)?;
+        crate::concurrency::with_busy_retry(|| {
+            connection.pragma_update(None, "journal_mode", "WAL")
+        })
+        .and_then(|_| connection.pragma_update(None, "synchronous", "FULL"))
+        .and_then(|_| connection.pragma_update(None, "foreign_keys", "ON"))
+        .map_err(pragma_error)?;
         migrations::migrate_to(&mut connection, version)?;
         Ok(Store {
             connection,
@@ -521,26 +542,6 @@ fn immutable_uri(path: &Path) -> String {
 
 /// An in-memory copy of `source` migrated to the latest version, read-only
 /// afterwards: how an older file is read without changing it.
-/// Runs `step` again while SQLite answers "busy" or "locked" (a lock the
-/// busy handler cannot wait for, e.g. during another process's switch to
-/// WAL), for at most [`BUSY_TIMEOUT`].
-fn with_busy_retry<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let started = std::time::Instant::now();
-    loop {
-        match step() {
-            Err(rusqlite::Error::SqliteFailure(error, _))
-                if matches!(
-                    error.code,
-                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                ) && started.elapsed() < BUSY_TIMEOUT =>
-            {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            other => return other,
-        }
-    }
-}
-
 fn migrated_copy(source: &Connection) -> Result<Connection> {
     let copy_error = |source| StoreError::Query {
         action: "copying an older database into memory".into(),

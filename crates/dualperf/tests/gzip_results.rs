@@ -179,3 +179,81 @@ fn a_6_gb_gzip_bomb_is_refused_with_a_clear_error_under_a_512_mb_memory_limit() 
     }
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn an_unknown_schema_version_is_refused_naming_the_version() {
+    let directory = directory("schema");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../dualperf-store/fixtures/v5-synthetic.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    let mut value = fixture["run"].clone();
+    value["schema_version"] = 99.into();
+    let path = directory.join("future.json");
+    std::fs::write(&path, value.to_string()).unwrap();
+    let output = dualperf(&directory, &["report", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("schema version 99 is not supported"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+/// Sets every number under a key naming a confidence bound to 1.7e308.
+fn huge_bounds(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(fields) => {
+            for (key, item) in fields.iter_mut() {
+                if item.is_number() && (key.contains("ci") || key.contains("high")) {
+                    *item = 1.7e308.into();
+                } else {
+                    huge_bounds(item);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(huge_bounds),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_report_of_a_result_with_bounds_near_the_largest_float_ends() {
+    // The audit: `report` hung forever on a CI bound near f64::MAX.
+    let directory = directory("huge-ci");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../dualperf-store/fixtures/v5-synthetic.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    let mut value = fixture["run"].clone();
+    huge_bounds(&mut value["analysis"]);
+    let path = directory.join("huge.json");
+    std::fs::write(&path, value.to_string()).unwrap();
+    let out = directory.join("report.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dualperf"))
+        .env("DUALPERF_DB", directory.join("results.sqlite"))
+        .args(["report", "--format", "html", "-o"])
+        .arg(&out)
+        .arg(&path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("report still running after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("ended in {:?}: {}", started.elapsed(), stderr.trim());
+    assert!(stderr.contains("too large to draw"), "{stderr}");
+    std::fs::remove_dir_all(&directory).unwrap();
+}

@@ -8,6 +8,7 @@ pub mod assemble;
 mod live;
 pub mod load;
 pub mod peer;
+pub mod plausible;
 pub mod probe_series;
 pub mod trial;
 pub mod under_load;
@@ -125,6 +126,11 @@ pub fn plan_order(config: &RunConfig) -> Vec<PlannedTrial> {
     order
 }
 
+/// Consecutive silent trials (failed after the whole control wait) after
+/// which a run stops: a silent server would otherwise cost 15 s per trial
+/// (a default run: about 7.5 minutes).
+pub const MAX_SILENT_TRIALS: u32 = 3;
+
 /// A client with its options.
 #[derive(Clone, Debug, Default)]
 pub struct Client {
@@ -194,8 +200,17 @@ impl Client {
         (first, total): (usize, usize),
         on_progress: &mut dyn FnMut(&Progress),
     ) -> bool {
+        let mut silent = 0u32;
         for (offset, &(point, arm, repetition)) in planned.iter().enumerate() {
             let index = first + offset;
+            if silent >= MAX_SILENT_TRIALS {
+                result.errors.push(format!(
+                    "stopped after {index} of {total} trials: the server did not answer \
+                     {silent} trials in a row (each waited {} s)",
+                    trial::CONTROL_WAIT.as_secs()
+                ));
+                return false;
+            }
             if self.is_stopped() {
                 result
                     .errors
@@ -212,6 +227,7 @@ impl Client {
                 repetition,
             });
             let server_host = &mut result.server_host;
+            let trial_started = std::time::Instant::now();
             let trial = if self.options.live_intervals {
                 live::with_live_intervals(
                     &self.options,
@@ -233,6 +249,13 @@ impl Client {
                 total,
                 trial: &trial,
             });
+            // Silent: failed after waiting the whole control wait for an
+            // answer (a server that accepts and never speaks).
+            let failed = matches!(trial.outcome, TrialOutcome::Failed { .. });
+            silent = match failed && trial_started.elapsed() >= trial::CONTROL_WAIT {
+                true => silent + 1,
+                false => 0,
+            };
             result.trials.push(trial);
         }
         true

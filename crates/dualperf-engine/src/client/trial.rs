@@ -38,7 +38,7 @@ pub struct TrialReport {
 }
 
 /// Waiting time for control answers that involve no measurement.
-const CONTROL_WAIT: Duration = Duration::from_secs(15);
+pub const CONTROL_WAIT: Duration = Duration::from_secs(15);
 
 /// The address families of one trial: the client's sockets', and the one
 /// the server sees. They differ only through a translator (an IPv6 client
@@ -176,6 +176,9 @@ pub fn run_single(
     let _ = channel.send(&Message::Bye);
     let mut errors = outcome.errors("client");
     errors.extend(server_report.errors.iter().cloned());
+    if let Err(impossible) = super::plausible::check_server_report(&server_report, spec) {
+        errors.push(format!("server report refused: {impossible}"));
+    }
     if !errors.is_empty() {
         return Err(EngineError::Flow(errors.join("; ")));
     }

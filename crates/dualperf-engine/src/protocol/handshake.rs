@@ -119,6 +119,13 @@ impl ServerHandshake {
         }
     }
 
+    /// True while the machine waits for the client's answer to its
+    /// challenge (the server's accept loop delays this step for a source
+    /// that recently failed it).
+    pub fn awaiting_authentication(&self) -> bool {
+        matches!(self.state, ServerState::AwaitAuthenticate { .. })
+    }
+
     /// When the handshake fails if it is not complete.
     pub fn deadline(&self) -> Instant {
         self.deadline

@@ -22,7 +22,12 @@
 //!   half a second at most of draining what the peer still sends, so that
 //!   closing does not reset the connection before the peer reads why;
 //! - handshake log lines are rate-limited (20 per second, then one summary),
-//!   so a flood cannot flood the log.
+//!   so a flood cannot flood the log;
+//! - a failed authentication closes the source's gate for
+//!   [`AUTH_FAILURE_DELAY`]: no answer to a challenge from that source (an
+//!   IPv4 address or an IPv6 /64) is read meanwhile, on any of its
+//!   connections, so guessing the key runs at one try per second per
+//!   source however many connections it opens.
 //!
 //! [`ServerLimits::max_pending_handshakes`]: crate::limits::ServerLimits::max_pending_handshakes
 
@@ -36,6 +41,7 @@ use std::time::{Duration, Instant};
 
 use dualperf_model::IpFamily;
 
+use super::log_budget::LogKind;
 use super::{session, source_key, SessionSlot, SharedState};
 use crate::protocol::handshake::{ServerAction, ServerHandshake};
 use crate::protocol::Channel;
@@ -46,6 +52,8 @@ const DRAIN: Duration = Duration::from_millis(500);
 const DRAIN_BYTES: usize = 64 * 1024;
 /// Longest sleep in `poll`, so that a stop request is noticed.
 const TICK: Duration = Duration::from_millis(200);
+/// How long a source's answers to challenges wait after one of them failed.
+pub const AUTH_FAILURE_DELAY: Duration = Duration::from_secs(1);
 /// Handshake log lines per second before they are summarised.
 const LOG_LINES_PER_SECOND: u32 = 20;
 
@@ -103,6 +111,8 @@ struct Acceptor {
     pending: HashMap<u64, Pending>,
     next_id: u64,
     budget: LogBudget,
+    /// Per source: when its answers to challenges are read again.
+    auth_gates: HashMap<IpAddr, Instant>,
 }
 
 /// Runs the accept loop until the server is stopped.
@@ -118,6 +128,7 @@ pub(crate) fn run(listeners: Vec<TcpListener>, state: Arc<SharedState>) {
         state,
         pending: HashMap::new(),
         next_id: 0,
+        auth_gates: HashMap::new(),
         budget: LogBudget {
             window: Instant::now(),
             used: 0,
@@ -150,8 +161,10 @@ impl Acceptor {
             match pending.phase {
                 Phase::Handshake => {
                     next = next.min(pending.machine.deadline());
-                    if pending.machine.wanted() > 0 {
-                        events |= libc::POLLIN;
+                    match self.gated_until(pending, now) {
+                        Some(until) => next = next.min(until),
+                        None if pending.machine.wanted() > 0 => events |= libc::POLLIN,
+                        None => {}
                     }
                 }
                 Phase::Closing { until, .. } => {
@@ -194,8 +207,21 @@ impl Acceptor {
         }
     }
 
+    /// When `pending` waits with its answer to the challenge because its
+    /// source failed one recently; `None`: it may go on.
+    fn gated_until(&self, pending: &Pending, now: Instant) -> Option<Instant> {
+        if !pending.machine.awaiting_authentication() {
+            return None;
+        }
+        self.auth_gates
+            .get(&pending.source)
+            .copied()
+            .filter(|&until| until > now)
+    }
+
     /// Handshakes past their deadline fail; drains past theirs close.
     fn expire(&mut self, now: Instant) {
+        self.auth_gates.retain(|_, until| *until > now);
         let mut due = Vec::new();
         for (&id, pending) in &self.pending {
             match pending.phase {
@@ -313,6 +339,15 @@ impl Acceptor {
                 if wanted == 0 || revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) == 0 {
                     return;
                 }
+                let answering = pending.machine.awaiting_authentication();
+                if answering
+                    && self
+                        .auth_gates
+                        .get(&pending.source)
+                        .is_some_and(|&until| until > now)
+                {
+                    return;
+                }
                 let actions = match pending.stream.read(&mut buffer[..wanted]) {
                     Ok(0) => pending.machine.handle_eof(now),
                     Ok(n) => {
@@ -335,6 +370,14 @@ impl Acceptor {
                         return;
                     }
                 };
+                if answering
+                    && actions
+                        .iter()
+                        .any(|a| matches!(a, ServerAction::Close { .. }))
+                {
+                    let source = pending.source;
+                    self.auth_gates.insert(source, now + AUTH_FAILURE_DELAY);
+                }
                 self.apply(id, actions);
             }
             Phase::Closing {
@@ -480,22 +523,26 @@ fn start_session(
             if !out.is_empty() && channel.send_bytes(&out).is_err() {
                 return;
             }
-            state.log(&format!(
-                "session from {peer}: family {family}{}",
-                if authenticated { ", authenticated" } else { "" }
-            ));
+            state.log_event(
+                LogKind::SessionStarted,
+                &format!(
+                    "session from {peer}: family {family}{}",
+                    if authenticated { ", authenticated" } else { "" }
+                ),
+            );
             let end = session::serve(channel, peer, &state, authenticated);
-            match end.error {
-                None => state.log(&format!(
+            let line = match end.error {
+                None => format!(
                     "session from {peer} ({family}): {} tests, closed by peer",
                     end.tests
-                )),
-                Some(error) => state.log(&format!(
+                ),
+                Some(error) => format!(
                     "session from {peer} ({family}): ended after {} tests: {}",
                     end.tests,
                     crate::protocol::error_chain(&error)
-                )),
-            }
+                ),
+            };
+            state.log_event(LogKind::SessionEnded, &line);
         });
     if let Err(error) = spawned {
         state.log(&format!(

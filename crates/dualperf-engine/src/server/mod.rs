@@ -19,6 +19,7 @@
 
 pub mod accept;
 pub mod data;
+pub mod log_budget;
 pub mod path;
 pub mod session;
 
@@ -107,6 +108,7 @@ pub(crate) struct SharedState {
     per_source: Mutex<HashMap<IpAddr, u32>>,
     stop: AtomicBool,
     log: Option<Logger>,
+    log_budgets: log_budget::LogBudgets,
 }
 
 impl SharedState {
@@ -119,6 +121,17 @@ impl SharedState {
     pub(crate) fn log(&self, line: &str) {
         if let Some(log) = &self.log {
             log(&escape_log_text(line));
+        }
+    }
+
+    /// Logs one line of `kind`, escaped, within that kind's rate limit
+    /// ([`log_budget`]).
+    pub(crate) fn log_event(&self, kind: log_budget::LogKind, line: &str) {
+        for line in self
+            .log_budgets
+            .admit(kind, std::time::Instant::now(), line)
+        {
+            self.log(&line);
         }
     }
 
@@ -250,6 +263,7 @@ impl Server {
             per_source: Mutex::new(HashMap::new()),
             stop: AtomicBool::new(false),
             log: config.log,
+            log_budgets: log_budget::LogBudgets::new(std::time::Instant::now()),
         });
         let port = listeners
             .first()

@@ -42,7 +42,11 @@ pub(crate) fn serve(
         error: None,
     };
     loop {
-        channel.set_timeout(Some(state.limits.idle_timeout));
+        // Waiting for a request, the session holds a slot and does nothing:
+        // it gets the handshake's short deadline, not the idle timeout (four
+        // hello-only connections held every slot of an open server for
+        // 30 s). A client sends its request right after the handshake.
+        channel.set_timeout(Some(request_wait(state)));
         let body = match channel.receive_frame() {
             Ok(body) => body,
             Err(FrameError::Closed) => {
@@ -82,6 +86,15 @@ pub(crate) fn serve(
             }
         }
     }
+}
+
+/// How long a session may wait for its next request: the handshake
+/// timeout (default 5 s), or the idle timeout when that is shorter.
+fn request_wait(state: &SharedState) -> Duration {
+    state
+        .limits
+        .handshake_timeout
+        .min(state.limits.idle_timeout)
 }
 
 /// Sends an error frame before the session closes, within a short time.

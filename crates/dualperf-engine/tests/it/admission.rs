@@ -193,3 +193,97 @@ fn a_server_announcing_60000_ports_is_refused_within_a_second() {
     assert!(took < Duration::from_secs(1), "took {took:?}");
     fake.join().unwrap();
 }
+
+#[test]
+fn key_guessing_runs_at_one_try_per_second_per_source() {
+    // The audit: 5,662 tries per second, a 3-letter key fell in 1.9 s.
+    let server = TestServer::start(ServerLimits::default(), Some(b"the-right-key-of-16+bytes"));
+    let address = server.address("127.0.0.1");
+    let guesses = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let window = Duration::from_secs(2);
+    let started = Instant::now();
+    let threads: Vec<_> = (0..8)
+        .map(|thread| {
+            let guesses = guesses.clone();
+            std::thread::spawn(move || {
+                let options = ClientOptions {
+                    auth_key: Some(format!("guess-{thread}").into_bytes()),
+                    ..ClientOptions::default()
+                };
+                while started.elapsed() < window {
+                    let error = run_trial(
+                        address,
+                        &short_spec(TestKind::TcpRr, 64),
+                        IpFamily::V4,
+                        &options,
+                        false,
+                    )
+                    .unwrap_err();
+                    if error.to_string().contains("authentication failed") {
+                        guesses.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let tried = guesses.load(std::sync::atomic::Ordering::SeqCst);
+    let elapsed = started.elapsed();
+    eprintln!("8 connections guessing for {elapsed:?}: {tried} guesses answered");
+    // One per second per source, plus the first (a thread's last attempt
+    // may wait for the gate past the window).
+    assert!(
+        tried as f64 <= elapsed.as_secs_f64() + 2.0,
+        "{tried} guesses in {elapsed:?}"
+    );
+    // The right key still gets in from that source once the gate opens.
+    std::thread::sleep(Duration::from_secs(1));
+    let options = ClientOptions {
+        auth_key: Some(b"the-right-key-of-16+bytes".to_vec()),
+        ..ClientOptions::default()
+    };
+    run_trial(
+        address,
+        &short_spec(TestKind::TcpRr, 64),
+        IpFamily::V4,
+        &options,
+        false,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_session_that_sends_no_request_frees_its_slot_within_the_handshake_timeout() {
+    // The audit: hello-only connections held every session slot for 30 s.
+    let server = TestServer::start(
+        ServerLimits {
+            max_sessions: 1,
+            handshake_timeout: Duration::from_secs(1),
+            ..ServerLimits::default()
+        },
+        None,
+    );
+    let address = server.address("127.0.0.1");
+    let mut idle = TcpStream::connect(address).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let hello = Message::Hello {
+        magic: MAGIC.into(),
+        version: PROTOCOL_VERSION,
+    };
+    frame::write_frame(&mut idle, &message::encode(&hello)).unwrap();
+    let welcome = message::decode(&frame::read_frame(&mut idle).unwrap()).unwrap();
+    assert!(matches!(welcome, Message::Welcome { .. }));
+    let started = Instant::now();
+    // The server gives up on the silent session (an error frame, then close).
+    let answer = frame::read_frame(&mut idle)
+        .ok()
+        .map(|b| message::decode(&b));
+    let held = started.elapsed();
+    eprintln!("a hello-only session held its slot for {held:?}: {answer:?}");
+    assert!(held < Duration::from_secs(3), "held {held:?}");
+    // The slot is free again: a real client is served.
+    crate::support::trial(address, &short_spec(TestKind::TcpRr, 64));
+}

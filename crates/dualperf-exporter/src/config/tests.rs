@@ -314,3 +314,13 @@ timeout = "5s"
     assert!(text.contains("module \"m\": timeout: one probe"), "{text}");
     assert!(errors("listen = \"127.0.0.1:1\"\n").contains("no [[target]] and no [module.NAME]"));
 }
+
+#[test]
+fn a_control_character_in_any_string_is_refused_naming_the_key() {
+    let text = MINIMAL.replace(r#"name = "loop""#, r#"name = "lo\u001b[2Jop""#);
+    let error = errors(&text);
+    assert!(error.contains("target[0].name"), "{error}");
+    assert!(error.contains("control character"), "{error}");
+    let text = MINIMAL.replace(r#"name = "loop""#, "name = \"\"\"lo\nop\"\"\"");
+    assert!(errors(&text).contains("target[0].name"));
+}

@@ -90,7 +90,11 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     } else {
         &[1.0, 2.0, 5.0]
     };
-    while power <= high * 1.5 {
+    // At most 40 decades: a value near f64::MAX (a crafted result) made
+    // `high * 1.5` infinite and this loop endless.
+    let mut decades = 0;
+    while power <= high * 1.5 && decades < 40 {
+        decades += 1;
         for &m in steps {
             let t = m * power;
             if t >= low / 1.5 && t <= high * 1.5 {
@@ -299,6 +303,13 @@ pub(crate) fn pdv_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_end_for_values_near_the_largest_float() {
+        let ticks = log_ticks(1.0, f64::MAX);
+        assert!(!ticks.is_empty() && ticks.len() <= 120, "{}", ticks.len());
+        assert!(log_ticks(f64::NAN, f64::INFINITY).len() <= 120);
+    }
 
     #[test]
     fn quantiles_follow_the_nearest_rank() {

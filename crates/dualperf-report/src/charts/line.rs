@@ -171,6 +171,18 @@ impl LineChart {
 /// [`ReportError::Chart`] when plotters fails (it names the chart).
 pub(crate) fn render(chart: &LineChart) -> Result<String, ReportError> {
     let ((x0, x1), y) = chart.bounds();
+    // plotters loops forever on an axis whose span is not finite (a value
+    // near f64::MAX in a crafted result): such a chart is an error that
+    // names it, not a hang.
+    if ![x0, x1, y.0, y.1, x1 - x0, y.1 - y.0]
+        .iter()
+        .all(|v| v.is_finite())
+    {
+        return Err(ReportError::Chart {
+            chart: chart.name.clone(),
+            message: "values too large to draw (the axis span is not finite)".into(),
+        });
+    }
     match &chart.x_log_ticks {
         Some(ticks) => draw(
             chart,

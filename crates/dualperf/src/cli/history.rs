@@ -69,7 +69,9 @@ fn prune(path: &Path, keep: usize, dry_run: bool, json: bool) -> anyhow::Result<
                 "would remove {} run(s), keeping the newest {keep}:",
                 doomed.len()
             );
-            doomed.iter().for_each(|id| println!("  {id}"));
+            doomed
+                .iter()
+                .for_each(|id| println!("  {}", dualperf_lab::shell::inert(id)));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -93,7 +95,10 @@ fn prune(path: &Path, keep: usize, dry_run: bool, json: bool) -> anyhow::Result<
             after as f64 / 1e6,
             before as f64 / 1e6
         );
-        pruned.run_ids.iter().for_each(|id| println!("  {id}"));
+        pruned
+            .run_ids
+            .iter()
+            .for_each(|id| println!("  {}", dualperf_lab::shell::inert(id)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -125,15 +130,18 @@ fn headline(run: &RunListing) -> String {
 }
 
 fn print_table(runs: &[RunListing]) {
+    // Stored text reaches the terminal: control characters (an escape
+    // sequence in a run id, a newline in a location) are printed escaped.
+    let inert = dualperf_lab::shell::inert;
     let id_width = runs
         .iter()
-        .map(|r| r.run_id.len())
+        .map(|r| inert(&r.run_id).chars().count())
         .max()
         .unwrap_or(3)
         .max(3);
     let where_width = runs
         .iter()
-        .map(|r| r.location.chars().count())
+        .map(|r| inert(&r.location).chars().count())
         .max()
         .unwrap_or(5)
         .clamp(5, 40);
@@ -142,7 +150,7 @@ fn print_table(runs: &[RunListing]) {
         "RUN", "STARTED", "WHERE", "ARMS", "POINTS", "TRIALS", "COMPLETE"
     );
     for run in runs {
-        let location: String = run.location.chars().take(where_width).collect();
+        let location: String = inert(&run.location).chars().take(where_width).collect();
         let complete = match (run.complete, run.finished_at_unix_ms) {
             (true, _) => "yes".to_string(),
             (false, 0) => "unfinished".to_string(),
@@ -151,10 +159,10 @@ fn print_table(runs: &[RunListing]) {
         let notes = run
             .notes
             .as_ref()
-            .map_or(String::new(), |n| format!(" [{n}]"));
+            .map_or(String::new(), |n| format!(" [{}]", inert(n)));
         println!(
             "{:<id_width$}  {:<20}  {:<where_width$}  {:>4}  {:>6}  {:>6}  {:<8}  {}{}",
-            run.run_id,
+            inert(&run.run_id),
             utc_date(run.started_at_unix_ms),
             location,
             run.arms.len(),

@@ -79,6 +79,10 @@ pub(crate) struct Args {
     /// --auth-key-file or DUALPERF_AUTH_KEY).
     #[arg(long, value_name = "KEY")]
     pub auth_key: Option<String>,
+    /// Accept a shared key shorter than 16 bytes, with a warning (such a
+    /// key can be guessed online).
+    #[arg(long)]
+    pub insecure_short_key: bool,
     /// Never send this host's facts (hostname, kernel, addresses) to clients.
     #[arg(long)]
     pub no_host_facts: bool,
@@ -206,6 +210,9 @@ pub(crate) fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = limits(&args)?;
     let auth_key = secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+    if let Some(key) = &auth_key {
+        secret::check_key_length(key, args.insecure_short_key)?;
+    }
     let config = ServerConfig {
         bind: args.bind,
         port: args.port,

@@ -282,6 +282,46 @@ mod tests {
         assert!(demand(&missing).is_err());
     }
 
+    proptest::proptest! {
+        /// Any media profile (the fields a plan file or a peer may hold):
+        /// what the server admits stays within its memory cap and a UDP
+        /// datagram, and declaring it never panics (the fuzz target
+        /// `test_admission` runs the same on arbitrary messages).
+        #[test]
+        fn whatever_media_is_admitted_is_bounded(
+            voice in proptest::bool::ANY,
+            packet_ms in proptest::num::u32::ANY,
+            opus in proptest::option::of(proptest::num::u64::ANY),
+            fps in proptest::num::u32::ANY,
+            frame in proptest::num::u32::ANY,
+            period in proptest::num::u32::ANY,
+            ratio in proptest::num::f64::ANY,
+            mtu in proptest::num::u32::ANY,
+        ) {
+            let profile = if voice {
+                MediaProfile::Voice(VoiceProfile {
+                    codec: opus.map_or(VoiceCodec::G711, |bitrate_bps| VoiceCodec::Opus { bitrate_bps }),
+                    packet_ms,
+                })
+            } else {
+                MediaProfile::Video(VideoProfile {
+                    frames_per_second: fps,
+                    mean_frame_bytes: frame,
+                    i_frame_period: period,
+                    i_frame_ratio: ratio,
+                    max_payload_bytes: mtu,
+                })
+            };
+            let spec = media(profile);
+            let limits = crate::limits::ServerLimits::default();
+            if limits.check(&spec).is_ok() {
+                let declared = demand(&spec).unwrap();
+                proptest::prop_assert!(declared.memory_bytes <= limits.max_session_memory);
+                proptest::prop_assert!(declared.largest_message_bytes <= MAX_MEDIA_PACKET_BYTES);
+            }
+        }
+    }
+
     #[test]
     fn a_media_rate_is_declared() {
         let rate = demand(&media(g711(20))).unwrap().rate.unwrap();
