@@ -145,13 +145,13 @@ impl PathFault {
             PathFault::Clean | PathFault::Tunnel6in4 => Vec::new(),
             PathFault::SmallMtu => small_mtu(testbed, topology)?,
             PathFault::PtbBlackHole => {
-                let mut commands = small_mtu(testbed, topology)?;
+                // the filter first, the MTU second: undone in reverse, the
+                // MTU is back before PTB may pass again, so a connection
+                // still retransmitting into the hole never teaches the
+                // client the fault's PMTU for the next case
                 let netns = testbed.netns("router1")?;
-                commands.extend(nft_drop(
-                    "router1",
-                    "output",
-                    &["icmpv6", "type", "packet-too-big"],
-                )?);
+                let mut commands =
+                    nft_drop("router1", "output", &["icmpv6", "type", "packet-too-big"])?;
                 commands.push((
                     KernelCommand::in_netns(
                         &netns,
@@ -173,6 +173,7 @@ impl PathFault {
                     ),
                     None,
                 ));
+                commands.extend(small_mtu(testbed, topology)?);
                 commands
             }
             PathFault::V6FragmentsDropped => {

@@ -144,6 +144,9 @@ pub enum TcpVerdict {
         /// The MSS does not fit and no Packet Too Big arrives: bulk
         /// transfers would stall (inferred, not sent).
         would_stall: bool,
+        /// A one-second bulk transfer to `dualperf serve` stalled (fewer
+        /// than 64 KiB arrived, or it failed); `None`: not measured.
+        bulk_stalled: Option<bool>,
     },
 }
 
@@ -182,6 +185,13 @@ impl FamilyVerdicts {
                 self.tcp,
                 TcpVerdict::Mss {
                     would_stall: true,
+                    ..
+                }
+            )
+            || matches!(
+                self.tcp,
+                TcpVerdict::Mss {
+                    bulk_stalled: Some(true),
                     ..
                 }
             )
@@ -338,6 +348,10 @@ fn tcp_verdict(evidence: &FamilyEvidence, mtu: &MtuVerdict) -> TcpVerdict {
         mss,
         fits,
         would_stall: fits == Some(false) && !announced,
+        bulk_stalled: view
+            .bulk
+            .as_ref()
+            .map(crate::evidence::BulkTransfer::stalled),
     }
 }
 

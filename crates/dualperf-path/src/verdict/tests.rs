@@ -97,6 +97,7 @@ fn clean() -> FamilyEvidence {
         port: 5180,
         mss: Some(1428),
         error: None,
+        bulk: None,
     });
     evidence
 }
@@ -124,7 +125,8 @@ fn a_clean_path_has_no_fault() {
         TcpVerdict::Mss {
             mss: 1428,
             fits: Some(true),
-            would_stall: false
+            would_stall: false,
+            bulk_stalled: None
         }
     );
     assert!(!verdicts.has_fault());
@@ -188,6 +190,7 @@ fn large_probes_lost_without_a_packet_too_big_are_a_black_hole_after_the_last_ho
         port: 5180,
         mss: Some(1428),
         error: None,
+        bulk: None,
     });
     let verdicts = judge(&evidence);
     assert_eq!(
