@@ -68,6 +68,14 @@ fn every_injected_path_fault_is_found_at_its_hop_and_the_control_is_clean() {
         assert_eq!(verdict["mtu"]["lost_from"], 1401);
         assert_eq!(verdict["mtu"]["after_hop"], 1);
         assert_eq!(verdict["tcp"]["would_stall"], true);
+        assert_eq!(
+            verdict["tcp"]["bulk_stalled"], true,
+            "a real transfer stalls"
+        );
+    }
+    // …and on the control the same transfer flows
+    for verdict in case("clean")["document"]["verdicts"].as_array().unwrap() {
+        assert_eq!(verdict["tcp"]["bulk_stalled"], false, "{verdict}");
     }
     // the 6in4 tunnel announces 1480 from router1, the encapsulator
     let tunnel = &case("6in4-tunnel")["document"]["verdicts"][0];

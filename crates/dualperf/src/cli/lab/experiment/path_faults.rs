@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use dualperf_lab::path_faults::{self, PathFault, FAULT_MTU};
-use dualperf_lab::{BuildOptions, Runner, Testbed, Topology};
+use dualperf_lab::{BuildOptions, RunId, Runner, Testbed, Topology};
 use dualperf_model::{ArmPath, IpFamily};
 use serde::Serialize;
 
@@ -56,10 +56,7 @@ struct CaseRecord {
 /// Runs `dualperf lab path-faults`.
 pub(crate) fn run(args: &JobArgs, topology: &Topology) -> anyhow::Result<ExitCode> {
     if args.dry_run {
-        for fault in PathFault::ALL {
-            crate::cli::say(&format!("{:22} {}", fault.key(), fault.description()));
-        }
-        return Ok(ExitCode::SUCCESS);
+        return dry_run(topology, args);
     }
     if args.verify_wire {
         crate::pipeline::verify_wire::require_tool()?;
@@ -166,6 +163,48 @@ pub(crate) fn run(args: &JobArgs, topology: &Topology) -> anyhow::Result<ExitCod
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `--dry-run`: the build, then each case's fault commands and their undo.
+fn dry_run(topology: &Topology, args: &JobArgs) -> anyhow::Result<ExitCode> {
+    let run = RunId::unique();
+    let say = |line: &str| crate::cli::say(line);
+    say(&format!(
+        "# dualperf lab {}: {}",
+        topology.name(),
+        topology.description()
+    ));
+    let (implementations, note) =
+        dualperf_lab::Implementations::for_dry_run(topology, &Runner::new(false));
+    if !note.is_empty() {
+        say(&format!("# {note}"));
+    }
+    say("# build (as root):");
+    for step in dualperf_lab::plan::build_plan(topology, &run, &implementations) {
+        say(&step.to_string());
+    }
+    let server = dualperf_lab::naming::namespace_name(&run, "server");
+    say(&format!(
+        "ip netns exec {server} dualperf serve -p {} &",
+        args.port
+    ));
+    for fault in PathFault::ALL {
+        say(&format!("# case {}: {}", fault.key(), fault.description()));
+        let commands = fault.commands(topology, &run).map_err(to_cli_error)?;
+        for (make, _) in &commands {
+            say(&make.to_string());
+        }
+        say(&format!(
+            "ip netns exec {} dualperf path … --json   # (see `dualperf path --help`)",
+            dualperf_lab::naming::namespace_name(&run, "client")
+        ));
+        for (_, undo) in commands.iter().rev() {
+            if let Some(undo) = undo {
+                say(&undo.to_string());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The addresses the cases probe.
