@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::Failure;
 
 mod bulk;
+pub(crate) mod preflight;
 pub(crate) mod summary;
 
 /// Find path MTU black holes, dropped fragments and dropped IPv6 extension headers, per family and hop.

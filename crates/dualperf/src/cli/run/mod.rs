@@ -383,6 +383,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The recorded command line never carries a secret (--auth-key is redacted).
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
+    for note in super::path::preflight::notes(&config) {
+        eprintln!("dualperf: {note}");
+    }
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
 
