@@ -80,6 +80,10 @@ pub struct MtuSearch {
     pub largest_delivered: Option<u32>,
     /// The smallest size that never got through (after every retry), bytes.
     pub smallest_lost: Option<u32>,
+    /// The MTU this host's route gives the target (`IP_MTU` / `IPV6_MTU`:
+    /// e.g. a tunnel that starts here, or a path MTU already learned), bytes.
+    #[serde(default)]
+    pub route_mtu: Option<u32>,
     /// Every probe of the search, in order.
     pub probes: Vec<ProbeRecord>,
 }

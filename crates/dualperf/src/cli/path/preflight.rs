@@ -60,6 +60,7 @@ pub(crate) fn notes(config: &RunConfig) -> Vec<String> {
         let crossing: Vec<String> = match &verdict {
             MtuVerdict::Clean { mtu, .. }
             | MtuVerdict::Announced { mtu, .. }
+            | MtuVerdict::KnownLocally { mtu, .. }
             | MtuVerdict::BlackHole { mtu, .. } => sizes
                 .iter()
                 .filter(|&&s| s > *mtu)
@@ -73,11 +74,17 @@ pub(crate) fn notes(config: &RunConfig) -> Vec<String> {
                 arm.label,
                 crossing.join(", ")
             )),
-            MtuVerdict::Announced { mtu, .. } | MtuVerdict::Clean { mtu, .. } if !crossing.is_empty() => Some(format!(
-                "{}: path MTU {mtu}; UDP sizes {} cross it and are sent fragmented",
-                arm.label,
-                crossing.join(", ")
-            )),
+            MtuVerdict::Announced { mtu, .. }
+            | MtuVerdict::Clean { mtu, .. }
+            | MtuVerdict::KnownLocally { mtu, .. }
+                if !crossing.is_empty() =>
+            {
+                Some(format!(
+                    "{}: path MTU {mtu}; UDP sizes {} cross it and are sent fragmented",
+                    arm.label,
+                    crossing.join(", ")
+                ))
+            }
             _ => None,
         };
         notes.extend(line);

@@ -54,6 +54,10 @@ pub(crate) fn mtu(verdict: &MtuVerdict) -> String {
             hint(*h),
             at(*hop, *by)
         ),
+        MtuVerdict::KnownLocally { mtu, hint: h } => format!(
+            "path MTU {mtu}{}, known to this host's route (a tunnel starting here, or a path MTU learned before)",
+            hint(*h)
+        ),
         MtuVerdict::BlackHole {
             mtu,
             lost_from,
