@@ -3,14 +3,15 @@
 
 The corpus (`corpus.json` beside this script) names packages from public
 registries -- PyPI sdists, npm tarballs, Debian source packages -- at two
-versions, or one Debian source package and the patch in it, where the change
-between the two is an IPv6 port. For each project it lists the files to
+versions, or one Debian source package and the patch in it, or one commit of
+a public git repository (old side: its parent), where the change between the
+two is an IPv6 port. For each project it lists the files to
 compare and, per file, the hunks of the diff that are IPv4 dependencies
 themselves (by the first removed line, 1-based, in the old file).
 
     bench/scan/corpus.py fetch                 # download and unpack into the cache
     bench/scan/corpus.py hunks PROJECT         # print a project's hunks (for curating)
-    bench/scan/corpus.py measure [--scanner CMD] [--json]
+    bench/scan/corpus.py measure [--scanner CMD] [--json] [--set developers|tuning|held-out]
 
 `measure` scans the old version of every listed file and prints, per language:
   * hunk recall: the share of IPv4-dependency hunks with a finding on one of
@@ -22,8 +23,17 @@ themselves (by the first removed line, 1-based, in the old file).
 The scanner command must accept paths and print `dualperf scan --json`
 output; by default the scanner-only example is built and run:
     cargo run -q --release -p dualperf-scan --example scan_json --
+Projects are in one of three sets: `developers` (the issue-17 corpus),
+`tuning` (real IPv6-porting commits the issue-28 rules were developed
+looking at) and `held-out` (labelled, never used to change a rule: only
+measured). `--set` measures one set; default all, reported apart.
+
 Downloaded sources go to $DUALPERF_CORPUS_CACHE (default target/scan-corpus)
-and are never committed. Debian sources need `deb-src` entries for the suite
+and are never committed. Git projects (`"source": "git"`) are read from a
+local clone: $DUALPERF_CORPUS_MIRROR/<owner>+<name>/repo if it exists
+(default /work/.mirror, where snapshots fetched for the team land), else a
+blob-less clone of https://github.com/<owner>/<name> made into the cache; only
+the listed files of the commit and its parent are written out. Debian sources need `deb-src` entries for the suite
 that holds the named version (then `apt-get update`); PyPI needs pip, npm npm.
 """
 
@@ -139,6 +149,38 @@ def fetch_debian(name, version, dest, patches_upto=None, with_patch=None):
     return tree
 
 
+MIRROR = os.environ.get("DUALPERF_CORPUS_MIRROR", "/work/.mirror")
+
+
+def git_dir_of(repo):
+    """A local git directory holding `repo` ("owner/name")."""
+    mirrored = os.path.join(MIRROR, repo.replace("/", "+"), "repo")
+    if os.path.isdir(mirrored):
+        return mirrored
+    clone = os.path.join(CACHE, "git", repo.replace("/", "+"))
+    if not os.path.isdir(clone):
+        run(["git", "clone", "--bare", "--filter=blob:none", "-q",
+             f"https://github.com/{repo}.git", clone])
+    return clone
+
+
+def fetch_git(project, side, dest):
+    """The listed files of the commit (new) or its first parent (old)."""
+    git = git_dir_of(project["repo"])
+    rev = project["commit"] + ("^" if side == "old" else "")
+    root = os.path.join(dest, "src")
+    for name in project["files"]:
+        result = run(["git", "--git-dir", git, "show", f"{rev}:{name}"], check=False)
+        if result.returncode != 0:
+            continue  # added or deleted by the commit: absent on that side
+        path = os.path.join(root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", errors="replace") as out:
+            out.write(result.stdout)
+    os.makedirs(root, exist_ok=True)
+    return root
+
+
 def tree_of(project, side):
     """The unpacked old or new tree of `project`, fetching it if needed."""
     dest = os.path.join(CACHE, project["name"], side)
@@ -153,6 +195,8 @@ def tree_of(project, side):
         root = fetch_npm(project["package"], project[side], dest)
     elif source == "debian":
         root = fetch_debian(project["package"], project[side], dest)
+    elif source == "git":
+        root = fetch_git(project, side, dest)
     elif source == "debian-patch":
         # One porting patch or several consecutive ones of the series.
         patches = project["patch"] if isinstance(project["patch"], list) else [project["patch"]]
@@ -234,9 +278,18 @@ def command_measure(args):
     if scanner == DEFAULT_SCANNER:
         run(["cargo", "build", "-q", "--release", "-p", "dualperf-scan", "--example", "scan_json"], cwd=REPO)
         scanner = os.path.join(REPO, "target", "release", "examples", "scan_json")
+    for name in ("developers", "tuning", "held-out"):
+        if args.set in (None, name):
+            measure_set(args, scanner, name)
+
+
+def measure_set(args, scanner, set_name):
     totals = {}
     details = []
-    for project in load_corpus():
+    projects = [p for p in load_corpus() if p.get("set", "developers") == set_name]
+    if not projects:
+        return
+    for project in projects:
         old_root, new_root = tree_of(project, "old"), tree_of(project, "new")
         files = list(project["files"])
         findings = scan(scanner, old_root, files)
@@ -271,14 +324,15 @@ def command_measure(args):
                 details.append(("hunk", project["name"], name, start, ",".join(sorted(set(hit))) or "MISSED",
                                 hunk["old"][0].strip()[:70]))
     if args.json:
-        print(json.dumps({lang: {k: (sorted(v) if isinstance(v, set) else v) for k, v in s.items()}
-                          for lang, s in totals.items()}, indent=2))
+        print(json.dumps({"set": set_name, "languages": {lang: {k: (sorted(v) if isinstance(v, set) else v) for k, v in s.items()}
+                          for lang, s in totals.items()}}, indent=2))
         return
     if args.verbose:
         for row in details:
             if row[0] == "hunk" or args.verbose > 1:
                 print("  ".join(str(c) for c in row))
         print()
+    print(f"set: {set_name}")
     print(f"{'language':<11} {'projects':>8} {'files':>5} {'IPv4 hunks':>10} {'found':>5} {'recall':>7} "
           f"{'outside (warn+err)':>18} {'outside notes':>13}")
     all_stats = {"hunks": 0, "found": 0, "outside": 0, "outside_notes": 0, "files": 0, "projects": set()}
@@ -294,6 +348,7 @@ def command_measure(args):
     recall = f"{100 * s['found'] / s['hunks']:.0f} %" if s["hunks"] else "-"
     print(f"{'all':<11} {len(s['projects']):>8} {s['files']:>5} {s['hunks']:>10} {s['found']:>5} "
           f"{recall:>7} {s['outside']:>18} {s['outside_notes']:>13}")
+    print()
 
 
 def main():
@@ -308,6 +363,8 @@ def main():
     measure.add_argument("--scanner", default=DEFAULT_SCANNER,
                          help="command that prints `dualperf scan --json` for the paths appended to it")
     measure.add_argument("--json", action="store_true")
+    measure.add_argument("--set", choices=["developers", "tuning", "held-out"],
+                         help="measure one set only (default: all, reported apart)")
     measure.add_argument("-v", "--verbose", action="count", default=0,
                          help="list every hunk (and with -vv every outside finding)")
     args = parser.parse_args()

@@ -17,6 +17,7 @@
 //! | [`limits`] | the protocol's bounds (both ends) and what a server accepts (duration, rate, streams, memory, sessions, timeouts) |
 //! | [`server`] | `dualperf serve`: one non-blocking accept loop for every handshake, one thread per admitted session, data sockets per test |
 //! | [`client`] | one trial against a server, and the whole plan |
+//! | [`peer`] | clients for far ends dualperf does not run (iperf3 servers) |
 //! | [`endpoint`] | one end of a running test: its flows by role, the sampler, what they counted |
 //! | [`flow`] | the data paths shared by both ends: tcp-stream, udp-stream, udp-probe, rr, connect |
 //! | [`meter`] | per-flow atomic counters and the sampler thread that turns them into intervals |
@@ -71,6 +72,7 @@
 //! - The family a session really used is derived with
 //!   [`dualperf_model::IpFamily::of`]: an IPv4-mapped peer counts as IPv4.
 
+pub mod admission;
 pub mod affinity;
 pub mod client;
 pub mod clock;
@@ -90,6 +92,7 @@ pub mod sequence_tracker;
 pub mod server;
 pub mod sizes;
 pub mod socket_options;
+pub mod stamp;
 pub mod tcp_info;
 
 pub use error::{EngineError, Result};

@@ -18,8 +18,6 @@ use std::time::Duration;
 
 use dualperf_model::{BitRate, TestKind, TestSpec};
 
-use crate::flow::{ARRIVALS_LIMIT, LATENCY_RAW_LIMIT};
-
 /// Largest tcp-stream and tcp-rr write, bytes (16 MiB). Larger writes
 /// measure nothing a 16 MiB write does not, and cost that much memory per
 /// stream at both ends.
@@ -120,10 +118,7 @@ fn mib(bytes: u64) -> String {
 
 /// Streams a test opens (data sockets and flow threads per end).
 pub fn stream_count(spec: &TestSpec) -> u32 {
-    match spec.kind {
-        TestKind::TcpStream | TestKind::UdpStream => spec.parallel_streams,
-        _ => 1,
-    }
+    crate::admission::stream_count(spec)
 }
 
 /// The lowest rate a paced UDP stream of `size_bytes` datagrams may ask
@@ -134,40 +129,11 @@ pub fn min_udp_rate(size_bytes: u32) -> BitRate {
     )
 }
 
-/// An upper bound on the memory one end needs for `spec`, bytes: its
-/// buffers per stream (the write or read buffer of tcp-stream, the
-/// `sendmmsg`/`recvmmsg` batches of udp-stream, both rr buffers), the raw
-/// samples kept (UDP arrivals, latency samples) and the interval samples of
-/// the whole test. Kernel socket buffers are not counted (the kernel bounds
-/// them by `net.core.*mem_max`).
+/// An upper bound on the memory one end needs for `spec`, bytes
+/// ([`crate::admission::memory_bytes`]: buffers, raw samples and interval
+/// samples; media sized by its profile).
 pub fn session_memory_bytes(spec: &TestSpec) -> u64 {
-    const ARRIVAL_BYTES: u64 = 32;
-    const SAMPLE_BYTES: u64 = 256;
-    const HISTOGRAM_BYTES: u64 = 256 << 10;
-    const TCP_READ_BYTES: u64 = 128 << 10;
-    let size = u64::from(spec.size_bytes);
-    let streams = u64::from(stream_count(spec));
-    let batch = crate::flow::udp_stream::BATCH as u64;
-    let per_stream = match spec.kind {
-        TestKind::TcpStream => size.max(TCP_READ_BYTES),
-        TestKind::UdpStream => batch * (size.max(64) + 1) + ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES,
-        TestKind::Media => {
-            size.max(64) + 1 + crate::flow::media::MEDIA_ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES
-        }
-        TestKind::UdpProbe => {
-            size.max(64) + 1 + crate::flow::udp_probe::PROBE_ARRIVALS_LIMIT as u64 * ARRIVAL_BYTES
-        }
-        TestKind::TcpRr | TestKind::UdpRr => {
-            2 * (size + 9) + LATENCY_RAW_LIMIT as u64 * 8 + HISTOGRAM_BYTES
-        }
-        TestKind::TcpConnect => LATENCY_RAW_LIMIT as u64 * 8 + HISTOGRAM_BYTES,
-    };
-    let samples = spec.duration_ms.saturating_add(spec.warmup_ms)
-        / spec.sample_interval_ms.max(MIN_SAMPLE_INTERVAL_MS)
-        + 1;
-    streams
-        .saturating_mul(per_stream)
-        .saturating_add(samples.saturating_mul(SAMPLE_BYTES))
+    crate::admission::memory_bytes(spec)
 }
 
 /// Checks a test against the protocol's own bounds, whoever serves it: the
@@ -212,6 +178,14 @@ pub fn validate_spec(spec: &TestSpec) -> Result<(), String> {
                 interval
             ));
         }
+    }
+    let demand = crate::admission::demand(spec)?;
+    if demand.memory_bytes > MAX_SESSION_MEMORY {
+        return Err(format!(
+            "this test needs about {} of memory; no server accepts more than {}",
+            mib(demand.memory_bytes),
+            mib(MAX_SESSION_MEMORY)
+        ));
     }
     if let (TestKind::UdpStream, Some(rate)) = (spec.kind, spec.rate) {
         let minimum = min_udp_rate(spec.size_bytes);
@@ -320,29 +294,18 @@ impl ServerLimits {
             ));
         }
         validate_spec(spec)?;
-        let memory = session_memory_bytes(spec);
-        if memory > self.max_session_memory {
+        let demand = crate::admission::demand(spec)?;
+        if demand.memory_bytes > self.max_session_memory {
             return Err(format!(
                 "this test needs about {} of memory ({} stream(s) of {} B); this server allows {} per session (serve --max-session-memory)",
-                mib(memory),
-                stream_count(spec),
-                spec.size_bytes,
+                mib(demand.memory_bytes),
+                demand.streams,
+                demand.largest_message_bytes,
                 mib(self.max_session_memory)
             ));
         }
         if let (Some(limit), true) = (self.max_rate, spec.reverse && spec.kind.is_udp()) {
-            // A probe stream's rate is fixed by its size and interval.
-            let rate = match spec.kind {
-                TestKind::UdpProbe => Some(BitRate::from_bits_per_second(
-                    u64::from(spec.size_bytes) * 8 * 1_000_000
-                        / crate::endpoint::probe_interval(spec).as_micros().max(1) as u64,
-                )),
-                TestKind::Media => spec.media.as_ref().map(|media| {
-                    BitRate::from_bits_per_second(media.mean_payload_bps().ceil() as u64)
-                }),
-                _ => spec.rate,
-            };
-            match rate {
+            match demand.rate {
                 Some(rate) if rate <= limit => {}
                 Some(rate) => {
                     return Err(format!("rate {rate} exceeds this server's limit of {limit} (serve --max-rate)"))

@@ -25,7 +25,7 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dualperf_model::{BitRate, IpFamily, TestKind};
+use dualperf_model::{BitRate, IpFamily, PeerKind, TestKind};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use toml::Spanned;
@@ -71,11 +71,25 @@ pub struct Config {
     pub duty_cycle: f64,
     /// The targets, in file order.
     pub targets: Vec<Target>,
+    /// The `/probe` modules, by name.
+    pub modules: Vec<Module>,
+    /// Probes measured at once; more are answered 503.
+    pub probe_concurrency: usize,
 }
 
-/// One host running `dualperf serve`, and how to compare it.
+impl Config {
+    /// The module called `name`.
+    pub fn module(&self, name: &str) -> Option<&Module> {
+        self.modules.iter().find(|m| m.name == name)
+    }
+}
+
+/// One host to compare (running `dualperf serve`, an iperf3 server or a
+/// STAMP reflector), and how.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target {
+    /// Which implementation answers at the host.
+    pub peer: PeerKind,
     /// Name, the `target` label.
     pub name: String,
     /// Host name resolved to its A and AAAA before every comparison.
@@ -291,8 +305,15 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
+mod module;
+mod role;
 #[cfg(test)]
 mod tests;
 mod validate;
+
+pub use module::{
+    Module, DEFAULT_PROBE_CONCURRENCY, DEFAULT_PROBE_TIMEOUT, MAX_PROBE_CONCURRENCY,
+    MAX_PROBE_TIMEOUT,
+};
 
 use validate::{line_of, RawConfig, Validator};

@@ -5,6 +5,9 @@
 //!
 //! - `GET /metrics` (and `HEAD`): OpenMetrics when the client asks for it
 //!   (Prometheus does), else the Prometheus 0.0.4 text;
+//! - `GET /probe?target=…&module=…` (when modules are configured): one
+//!   comparison now ([`crate::probe`]), answered from a thread of its own
+//!   so `/metrics` stays responsive while it measures;
 //! - `GET /`: a line of HTML that links to `/metrics`;
 //! - anything else: 404, or 405 for other methods.
 
@@ -16,6 +19,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::openmetrics::Format;
+use crate::probe::Prober;
 
 /// Produces the exposition in a format.
 pub type Render = Arc<dyn Fn(Format) -> String + Send + Sync>;
@@ -63,6 +67,18 @@ impl MetricsServer {
     /// # Errors
     /// When the bound address cannot be read or the thread not started.
     pub fn spawn(self, render: Render) -> io::Result<MetricsHandle> {
+        self.spawn_with_probe(render, None)
+    }
+
+    /// [`MetricsServer::spawn`], also answering `/probe` with `prober`.
+    ///
+    /// # Errors
+    /// As [`MetricsServer::spawn`].
+    pub fn spawn_with_probe(
+        self,
+        render: Render,
+        prober: Option<Arc<Prober>>,
+    ) -> io::Result<MetricsHandle> {
         let address = self.listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -74,7 +90,7 @@ impl MetricsServer {
                         break;
                     }
                     if let Ok(stream) = connection {
-                        let _ = serve(stream, &render);
+                        let _ = serve(stream, &render, prober.as_ref());
                     }
                 }
             })?;
@@ -118,7 +134,7 @@ impl Drop for MetricsHandle {
 }
 
 /// Reads one request from `stream` and answers it.
-fn serve(mut stream: TcpStream, render: &Render) -> io::Result<()> {
+fn serve(mut stream: TcpStream, render: &Render, prober: Option<&Arc<Prober>>) -> io::Result<()> {
     stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
     stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
     let mut head = Vec::with_capacity(1024);
@@ -158,8 +174,29 @@ fn serve(mut stream: TcpStream, render: &Render) -> io::Result<()> {
             true,
         );
     }
-    let path = target.split('?').next().unwrap_or("");
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
     match path {
+        "/probe" if prober.is_some() => {
+            let format = Format::negotiate(accept.as_deref());
+            let (prober, query) = (prober.cloned(), query.to_string());
+            std::thread::Builder::new()
+                .name("probe-http".into())
+                .spawn(move || {
+                    if let Some(prober) = prober {
+                        // The answer may take the module's timeout to come.
+                        let _ = stream.set_write_timeout(Some(CLIENT_TIMEOUT));
+                        let answer = prober.answer(&query, format);
+                        let _ = respond(
+                            &mut stream,
+                            answer.status,
+                            answer.content_type,
+                            answer.body.as_bytes(),
+                            send_body,
+                        );
+                    }
+                })
+                .map(|_| ())
+        }
         "/metrics" => {
             let format = Format::negotiate(accept.as_deref());
             let body = render(format);

@@ -22,6 +22,8 @@
 //!   configuration, not by time.
 //! * [`http`]: a small HTTP/1.1 server on a std `TcpListener` (no async
 //!   runtime), loopback by default.
+//! * [`probe`]: `/probe?target=…&module=…`, blackbox_exporter style:
+//!   one comparison when the scraper asks, bounded concurrency, a timeout.
 //! * [`driver`]: the loop that wires them, with a caller-supplied function
 //!   that runs one comparison (the binary uses the engine's client and the
 //!   stats stage), and a stop signal for SIGTERM.
@@ -34,14 +36,16 @@ pub mod config;
 pub mod driver;
 pub mod http;
 pub mod openmetrics;
+pub mod probe;
 pub mod registry;
 pub mod schedule;
 pub mod snapshot;
 
-pub use config::{Config, ConfigError, ConfigErrors, Measurement, Target};
+pub use config::{Config, ConfigError, ConfigErrors, Measurement, Module, Target};
 pub use driver::{drive, DriverOptions, DriverSummary, DriverTarget, Outcome, StopSignal};
 pub use http::{MetricsHandle, MetricsServer};
 pub use openmetrics::{encode, Family, Format};
+pub use probe::{ProbeRun, ProbeTarget, Prober};
 pub use registry::{ExporterFacts, Registry};
 pub use schedule::{Next, Schedule, TargetSchedule};
 pub use snapshot::{render_run, RunSnapshot};

@@ -139,6 +139,10 @@ families! {
         "How long the target's last comparison took.";
     Runs => "dualperf_runs", Counter, "",
         "Comparisons run against the target since the exporter started, by result (success: every trial succeeded).";
+    ProbeSuccess => "dualperf_probe_success", Gauge, "",
+        "/probe only: 1 when every trial of the family (label) in this probe succeeded, else 0.";
+    ProbeDuration => "dualperf_probe_duration_seconds", Gauge, "seconds",
+        "/probe only: how long this probe's comparison took.";
     DutyCycle => "dualperf_exporter_duty_cycle_ratio", Gauge, "ratio",
         "Fraction of the exporter's wall time spent measuring since it started.";
     BuildInfo => "dualperf_exporter_build", Info, "",

@@ -48,6 +48,7 @@ fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
         probe_interval_us: (kind == TestKind::UdpProbe).then_some(2_000),
     };
     RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: kinds
             .iter()
@@ -69,6 +70,7 @@ fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
+        contrasts: Vec::new(),
     }
 }
 

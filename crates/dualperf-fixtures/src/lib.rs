@@ -104,6 +104,7 @@ pub fn config(points: Vec<TestSpec>, arms: Vec<Arm>) -> RunConfig {
         arms.first().map(|arm| arm.id.clone()).unwrap_or(v4)
     };
     RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points,
         arms,
@@ -115,6 +116,7 @@ pub fn config(points: Vec<TestSpec>, arms: Vec<Arm>) -> RunConfig {
         client_cpus: vec![],
         server_cpus: vec![],
         command_line: vec!["dualperf".into(), "run".into()],
+        contrasts: Vec::new(),
     }
 }
 

@@ -189,6 +189,7 @@ impl SyntheticLab {
             started_at_unix_ms: self.started_at_unix_ms,
             finished_at_unix_ms: clock_ms,
             config: RunConfig {
+                peer: dualperf_model::PeerKind::Dualperf,
                 loads: Vec::new(),
                 points,
                 arms: self.arms.clone(),
@@ -205,6 +206,7 @@ impl SyntheticLab {
                     "--preset".into(),
                     "one-router".into(),
                 ],
+                contrasts: Vec::new(),
             },
             client_host: self.host("client"),
             server_host: Some(self.host("server")),

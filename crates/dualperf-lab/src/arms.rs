@@ -17,7 +17,7 @@ use std::net::IpAddr;
 use dualperf_model::{Arm, ArmId, ArmPath, IpFamily, LoadCondition, Marking};
 
 use crate::error::LabError;
-use crate::routes::path;
+use crate::topology::routes::path;
 use crate::topology::{Topology, TunnelKind};
 
 impl Topology {

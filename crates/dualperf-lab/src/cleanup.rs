@@ -3,12 +3,13 @@
 //! `dsp` interface prefix in the host namespace.
 //!
 //! This is what `dualperf lab clean` runs after a crash or `kill -9`
-//! ([`clean_runs`]: only runs whose owner process is gone, see
-//! [`crate::state`] for the owner locks), and what every
+//! ([`clean_runs`]: only runs no live process and no `lab up` record
+//! holds, looked up in every state directory, see [`crate::state`] for the
+//! owner locks), and what every
 //! [`crate::namespace::Namespace`] handle runs when it drops ([`clean`]). It
 //! only ever touches names with dualperf's prefixes.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,17 @@ pub struct SparedRun {
     pub run_id: String,
     /// Its owner's process id, when the lock file says.
     pub pid: Option<i32>,
+    /// Whose it is: a live process, or a `lab up` record.
+    pub owner: Owner,
+}
+
+/// What holds a run [`clean_runs`] spares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// A live process holds the run's owner lock.
+    Process,
+    /// A `lab up` record: the testbed stays until `lab down`.
+    LabUp,
 }
 
 /// Owner locks of the runs this process allocated, held until it exits
@@ -134,11 +146,13 @@ fn interface_run(name: &str) -> Option<&str> {
 }
 
 /// `lab clean`: removes every run whose name starts with `prefix` (which
-/// must start with `dsp-`; `dsp-` for all) and whose owner process is gone
-/// — its namespaces, the processes inside, its stray veth ends in the host
-/// namespace and its lock file — and spares runs whose owner still runs
-/// unless `force`. Owner locks are looked up in `lock_dir`
-/// ([`state::state_dir`] for the command).
+/// must start with `dsp-`; `dsp-` for all) that nobody holds — its
+/// namespaces, the processes inside, its stray veth ends in the host
+/// namespace and its lock files — and spares, unless `force`, runs whose
+/// owner process still runs or that a `lab up` record keeps. Owner locks
+/// and records are looked up in every one of `lock_dirs`
+/// ([`state::owner_dirs`] for the command), so an owner started with
+/// another environment counts.
 ///
 /// # Panics
 /// If `prefix` does not start with `dsp-`.
@@ -148,7 +162,7 @@ fn interface_run(name: &str) -> Option<&str> {
 /// be deleted (the others are still attempted).
 pub fn clean_runs(
     runner: &Runner,
-    lock_dir: &Path,
+    lock_dirs: &[PathBuf],
     prefix: &str,
     force: bool,
 ) -> Result<CleanReport, LabError> {
@@ -174,19 +188,28 @@ pub fn clean_runs(
         .chain(interfaces.iter().filter_map(|i| interface_run(i)))
         .map(str::to_string)
         .chain(
-            state::locked_run_ids(lock_dir)
-                .into_iter()
+            lock_dirs
+                .iter()
+                .flat_map(|dir| state::locked_run_ids(dir))
                 .filter(|run| format!("{NAMESPACE_PREFIX}{run}-").starts_with(prefix)),
         )
         .collect();
     runs.sort();
     runs.dedup();
+    let records: Vec<String> = lock_dirs
+        .iter()
+        .filter_map(|dir| state::load_all(dir).ok())
+        .flatten()
+        .map(|record| record.run_id)
+        .collect();
     let mut report = CleanReport::default();
     let mut first_error = None;
     for run in runs {
-        if let (RunOwner::Alive { pid }, false) = (state::run_owner(lock_dir, &run), force) {
-            report.spared.push(SparedRun { run_id: run, pid });
-            continue;
+        if !force {
+            if let Some(spared) = owner_of(lock_dirs, &records, &run) {
+                report.spared.push(spared);
+                continue;
+            }
         }
         let run_prefix = format!("{NAMESPACE_PREFIX}{run}-");
         for netns in namespaces.iter().filter(|n| n.starts_with(&run_prefix)) {
@@ -212,10 +235,12 @@ pub fn clean_runs(
                 }
             }
         }
-        if force {
-            let _ = std::fs::remove_file(lock_dir.join(format!("{run}.lock")));
-        } else {
-            state::remove_stale_lock(lock_dir, &run);
+        for dir in lock_dirs {
+            if force {
+                let _ = std::fs::remove_file(dir.join(format!("{run}.lock")));
+            } else {
+                state::remove_stale_lock(dir, &run);
+            }
         }
         report.runs.push(run);
     }
@@ -223,6 +248,26 @@ pub fn clean_runs(
         Some(err) => Err(err),
         None => Ok(report),
     }
+}
+
+/// Who holds `run`, asked in every directory an owner may have written to
+/// (so an owner started with another `XDG_RUNTIME_DIR` counts): a live
+/// process holding its lock, else a `lab up` record; `None`: nobody.
+fn owner_of(lock_dirs: &[PathBuf], records: &[String], run: &str) -> Option<SparedRun> {
+    for dir in lock_dirs {
+        if let RunOwner::Alive { pid } = state::run_owner(dir, run) {
+            return Some(SparedRun {
+                run_id: run.to_string(),
+                pid,
+                owner: Owner::Process,
+            });
+        }
+    }
+    records.iter().any(|r| r == run).then(|| SparedRun {
+        run_id: run.to_string(),
+        pid: None,
+        owner: Owner::LabUp,
+    })
 }
 
 fn interface_exists(runner: &Runner, name: &str) -> bool {
@@ -409,7 +454,12 @@ mod tests {
     #[test]
     #[should_panic(expected = "dsp-")]
     fn cleaning_runs_under_a_foreign_prefix_is_refused() {
-        let _ = clean_runs(&Runner::new(false), Path::new("/nonexistent"), "x-", false);
+        let _ = clean_runs(
+            &Runner::new(false),
+            &[std::path::PathBuf::from("/nonexistent")],
+            "x-",
+            false,
+        );
     }
 
     #[test]

@@ -75,18 +75,7 @@ impl KernelCommand {
     }
 }
 
-/// Quotes `word` for a POSIX shell when it contains anything but safe characters.
-fn shell_quote(word: &str) -> String {
-    let safe = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c));
-    if safe {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
+use crate::shell::quote as shell_quote;
 
 impl fmt::Display for KernelCommand {
     /// The command as a user would type it in a shell, quoted where needed.

@@ -17,7 +17,7 @@ use crate::command::{KernelCommand, Runner};
 use crate::delay_line::{DelayLine, DelayLineConfig};
 use crate::error::{LabError, MissingFeature};
 use crate::naming::{interface_name, namespace_name, LinkEnd, RunId, INTERFACE_PREFIX};
-use crate::topology::Topology;
+use crate::topology::{Shaping, Topology};
 
 /// Most frames one delay line holds: 1 s at 1 Mpps.
 pub const DELAY_LINE_CAPACITY_PACKETS: usize = 1_000_000;
@@ -34,6 +34,17 @@ pub enum LinkEmulation {
 }
 
 impl LinkEmulation {
+    /// `shaping` described as this emulation makes it, e.g.
+    /// `htb 10.000 Mbit/s, bpf-delay-line delay 50ms …` ([`Shaping::describe`]
+    /// names netem, which this kernel may lack).
+    pub fn describe_shaping(self, shaping: &Shaping) -> String {
+        let text = shaping.describe();
+        match self {
+            LinkEmulation::Netem => text,
+            other => text.replace("netem delay", &format!("{} delay", other.key())),
+        }
+    }
+
     /// `"netem"` or `"bpf-delay-line"`: what results record.
     pub fn key(self) -> &'static str {
         match self {

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::capability::Feature;
+use crate::feature::Feature;
 
 /// A topology definition that does not hold together, pointing at the key.
 ///

@@ -7,7 +7,7 @@ use dualperf_model::{IpFamily, TestbedFacts};
 use crate::arms::{translator_arm, tunnel_arm};
 use crate::mechanism::{node_sysctls, notes as mechanism_notes, Implementations};
 use crate::naming::{interface_name, namespace_name, LinkEnd, RunId};
-use crate::routes::routes_of;
+use crate::topology::routes::routes_of;
 use crate::topology::{family_index, Topology};
 
 /// Describes `topology` as built for run `run` with `implementations`;
@@ -103,7 +103,7 @@ pub fn testbed_facts(
                             "{}→{}: {}",
                             name_of(link.node(end)),
                             name_of(link.node(end.peer())),
-                            shaping.describe_with(implementations.link_emulation)
+                            implementations.link_emulation.describe_shaping(shaping)
                         )
                     })
                 })

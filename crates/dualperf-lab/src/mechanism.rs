@@ -36,8 +36,8 @@ use crate::capability::{Capabilities, Feature};
 use crate::command::KernelCommand;
 use crate::error::{LabError, MissingFeature};
 use crate::naming::{interface_name, mechanism_interface_name, namespace_name, work_dir, RunId};
-use crate::plan::{sysctls, Action, Creates, FileOrigin, Step};
-use crate::routes::{path, Hop};
+use crate::step::{sysctls, Action, Creates, FileOrigin, Step};
+use crate::topology::routes::{path, Hop};
 use crate::topology::transition::{Implementation, MechanismKind, Translator, Tunnel, TunnelKind};
 use crate::topology::{family_index, Stack, Topology};
 
@@ -345,7 +345,7 @@ fn set(settings: &mut Vec<(String, String)>, key: &str, value: &str) {
 }
 
 /// Every sysctl of node `node`, as `key=value` words: its role's
-/// ([`crate::plan::sysctls`]), its stack's (IPv6 disabled on an IPv4-only
+/// ([`crate::step::sysctls`]), its stack's (IPv6 disabled on an IPv4-only
 /// node) and those the mechanisms it ends need (forwarding, SRv6, no
 /// reverse-path filter on 4in6 ends).
 pub fn node_sysctls(

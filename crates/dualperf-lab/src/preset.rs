@@ -10,7 +10,7 @@ use crate::topology::Topology;
 pub const DEFAULT_PRESET: &str = "router";
 
 /// Every built-in topology: name and TOML text, in the order `lab list` shows them.
-pub const PRESETS: [(&str, &str); 13] = [
+pub const PRESETS: &[(&str, &str)] = &[
     ("p2p", include_str!("../presets/p2p.toml")),
     ("router", include_str!("../presets/router.toml")),
     ("two-routers", include_str!("../presets/two-routers.toml")),
@@ -32,6 +32,7 @@ pub const PRESETS: [(&str, &str); 13] = [
     ("nat64", include_str!("../presets/nat64.toml")),
     ("diffserv", include_str!("../presets/diffserv.toml")),
     ("realtime", include_str!("../presets/realtime.toml")),
+    ("rrul", include_str!("../presets/rrul.toml")),
     ("path-faults", include_str!("../presets/path-faults.toml")),
 ];
 
@@ -79,11 +80,31 @@ pub fn load(name: &str) -> Result<Topology, LabError> {
             presets: names.join(", "),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(|source| LabError::ReadTopology {
+    let text = read_bounded(path).map_err(|source| LabError::ReadTopology {
         path: path.into(),
         source,
     })?;
     Topology::from_toml(name, &text)
+}
+
+/// Largest topology file, bytes (1 MiB; the presets are under 4 KiB).
+pub const MAX_TOPOLOGY_BYTES: u64 = 1 << 20;
+
+/// Reads a topology file of at most [`MAX_TOPOLOGY_BYTES`] (`/dev/zero`
+/// or a huge file is refused, not read until memory runs out).
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_TOPOLOGY_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_TOPOLOGY_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than the {MAX_TOPOLOGY_BYTES}-byte (1 MiB) limit of a topology file"),
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

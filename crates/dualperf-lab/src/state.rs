@@ -3,8 +3,9 @@
 //! owner lock of every run, so that `lab clean` spares runs in progress.
 //!
 //! One JSON file per run, `<dir>/<run>.json`, where `<dir>` is
-//! `$XDG_RUNTIME_DIR/dualperf` when that variable is set and `/run/dualperf`
-//! otherwise. The file holds the [`TestbedFacts`] (node → namespace,
+//! `/run/dualperf` for root whatever its environment (`sudo` and `sudo -E`
+//! agree), `$XDG_RUNTIME_DIR/dualperf` for another user when set. `lab
+//! clean` looks for owners in every such directory ([`owner_dirs`]). The file holds the [`TestbedFacts`] (node → namespace,
 //! addresses, links), which is all the other subcommands need.
 //!
 //! Owner locks: `<dir>/<run>.lock` holds the owner's process id and is
@@ -35,13 +36,52 @@ pub struct LabState {
     pub facts: TestbedFacts,
 }
 
-/// The directory state files live in.
+/// The system-wide state directory: where root (who builds testbeds: the
+/// namespaces are system-wide) keeps state files and owner locks, whatever
+/// its environment says.
+pub const SYSTEM_STATE_DIR: &str = "/run/dualperf";
+
+/// The directory this process writes state files and owner locks into:
+/// [`SYSTEM_STATE_DIR`] for root, whatever `XDG_RUNTIME_DIR` says (`sudo`
+/// and `sudo -E` must agree on who owns a testbed); for another user
+/// `$XDG_RUNTIME_DIR/dualperf` when set.
 pub fn state_dir() -> PathBuf {
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let root = unsafe { libc::geteuid() } == 0;
     match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(dir) if !dir.is_empty() => Path::new(&dir).join("dualperf"),
-        _ => PathBuf::from("/run/dualperf"),
+        Some(dir) if !dir.is_empty() && !root => Path::new(&dir).join("dualperf"),
+        _ => PathBuf::from(SYSTEM_STATE_DIR),
     }
 }
+
+/// Every directory an owner lock or a `lab up` record may be in, whoever
+/// wrote it and with whatever environment: this process's
+/// [`state_dir`], [`SYSTEM_STATE_DIR`], `$XDG_RUNTIME_DIR/dualperf` and
+/// every `/run/user/UID/dualperf`; those that exist, each once. `lab clean`
+/// asks them all before it calls a run ownerless.
+pub fn owner_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![state_dir(), PathBuf::from(SYSTEM_STATE_DIR)];
+    if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        dirs.push(Path::new(&dir).join("dualperf"));
+    }
+    if let Ok(users) = std::fs::read_dir("/run/user") {
+        dirs.extend(
+            users
+                .filter_map(|u| u.ok())
+                .map(|u| u.path().join("dualperf")),
+        );
+    }
+    let mut unique: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        if dir.is_dir() && !unique.contains(&dir) {
+            unique.push(dir);
+        }
+    }
+    unique
+}
+
+/// Largest state file, bytes (1 MiB; a record is a few KiB).
+pub const MAX_STATE_BYTES: u64 = 1 << 20;
 
 fn state_path(dir: &Path, run_id: &str) -> PathBuf {
     dir.join(format!("{run_id}.json"))
@@ -91,10 +131,19 @@ pub fn load_all(dir: &Path) -> Result<Vec<LabState>, LabError> {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| LabError::State {
-            path: path.clone(),
-            source,
-        })?;
+        let mut text = String::new();
+        File::open(&path)
+            .and_then(|file| file.take(MAX_STATE_BYTES + 1).read_to_string(&mut text))
+            .map_err(|source| LabError::State {
+                path: path.clone(),
+                source,
+            })?;
+        if text.len() as u64 > MAX_STATE_BYTES {
+            return Err(LabError::StateContent {
+                path: path.clone(),
+                message: format!("larger than {MAX_STATE_BYTES} bytes (1 MiB)"),
+            });
+        }
         let state: LabState = serde_json::from_str(&text).map_err(|e| LabError::StateContent {
             path: path.clone(),
             message: e.to_string(),

@@ -15,10 +15,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::Summary;
 use crate::arm::{ArmId, Marking};
 use crate::family::IpFamily;
 use crate::metric::MetricId;
+use crate::summary::Summary;
 
 /// CPU time the kernel spent in softirq context on the CPUs a router's
 /// receive processing was steered to, over one trial.

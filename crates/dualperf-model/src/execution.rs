@@ -51,6 +51,7 @@ mod tests {
     fn a_plan_file_is_a_run_configuration_with_an_execution_key() {
         let plan = PlanFile {
             config: RunConfig {
+                peer: crate::PeerKind::Dualperf,
                 loads: Vec::new(),
                 points: vec![],
                 arms: vec![Arm::native(IpFamily::V4, None)],
@@ -62,6 +63,7 @@ mod tests {
                 client_cpus: vec![],
                 server_cpus: vec![],
                 command_line: vec![],
+                contrasts: Vec::new(),
             },
             execution: Execution {
                 until_precise: Some(PrecisionTarget {

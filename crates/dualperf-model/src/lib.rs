@@ -23,12 +23,14 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod contrasts;
+pub mod design;
 pub mod diffserv;
 pub mod execution;
 pub mod family;
 pub mod forwarder;
 pub mod host;
-pub mod load;
+pub mod iperf3;
 pub mod media;
 pub mod metric;
 pub mod observation;
@@ -36,6 +38,7 @@ pub mod peer;
 pub mod result;
 mod schema;
 pub mod spec;
+pub mod summary;
 pub mod testbed;
 pub mod time;
 pub mod units;
@@ -47,6 +50,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use design::{CarriedBy, Contrast, Factor, LoadTable, OfferedLoad};
 pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
     RouterCpuSummary,
@@ -54,16 +58,19 @@ pub use diffserv::{
 pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
-pub use load::{LoadFlow, LoadObservations, LoadSpec};
+pub use iperf3::{Iperf3Report, Iperf3StreamReport};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};
 pub use metric::{MetricId, Quantity};
-pub use peer::PeerKind;
+pub use observation::stamp::{StampClassOfService, StampObservations};
+pub use observation::LoadObservations;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
     Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
     TrialOutcome, UdpReceiveCounters,
 };
+pub use peer::PeerKind;
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
+pub use spec::{LoadFlow, LoadSpec};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::TestbedFacts;
 pub use time::{run_id, UtcDateTime};

@@ -125,6 +125,11 @@ metrics! {
     ReorderedRatio => "reordered_ratio", "ratio", false, Quantity::Ratio, "reordering", "RFC 4737 §4.1: reordered / received, reordered when sequence < NextExp";
     MaxReorderExtentPackets => "max_reorder_extent_packets", "packets", false, Quantity::Count("packets"), "max reorder extent", "RFC 4737 §4.2.1: largest reordering extent";
     DuplicatePackets => "duplicate_packets", "packets", false, Quantity::Count("packets"), "duplicates", "copies received after the first (RFC 5560; excluded from reordering, RFC 4737 §3.3)";
+    ForwardLossRatio => "forward_loss_ratio", "ratio", false, Quantity::Ratio, "forward loss", "STAMP (RFC 8762 §4.3.1, stateful reflector): test packets lost on the way to the reflector / sent, up to the last answered packet";
+    ReverseLossRatio => "reverse_loss_ratio", "ratio", false, Quantity::Ratio, "reverse loss", "STAMP (RFC 8762 §4.3.1, stateful reflector): replies lost on the way back / replies the reflector sent";
+    ReverseOwdP50Ns => "reverse_owd_p50_ns", "ns", false, Quantity::Nanoseconds, "reverse one-way delay p50", "STAMP: RFC 7679 one-way delay reflector → sender (t4 − t3), median; shared or synchronised clocks only";
+    DscpRemarkedRatio => "dscp_remarked_ratio", "ratio", false, Quantity::Ratio, "DSCP re-marked", "STAMP Class-of-Service TLV (RFC 8972 §4.4): packets the reflector received with a DSCP other than the one sent / packets it reported";
+    EcnChangedRatio => "ecn_changed_ratio", "ratio", false, Quantity::Ratio, "ECN changed", "STAMP Class-of-Service TLV (RFC 8972 §4.4): packets the reflector received with an ECN codepoint other than the one sent / packets it reported";
     RetransmittedSegments => "retransmitted_segments", "segments", false, Quantity::Count("segments"), "retransmissions", "TCP segments retransmitted, TCP_INFO tcpi_total_retrans";
     TcpEfficiencyRatio => "tcp_efficiency_ratio", "ratio", true, Quantity::Ratio, "TCP efficiency", "RFC 6349 §3.3.2: (bytes sent − bytes retransmitted) / bytes sent";
     VoiceMos => "voice_mos", "MOS", true, Quantity::Count("MOS"), "voice MOS", "ITU-T G.107 E-model (Cole-Rosenbluth) for G.711 with PLC: Ta = OWD p50 + PDV p99.9 buffer + probe interval";

@@ -2,9 +2,11 @@
 //! family, one repetition). Nothing here is summarised beyond counting; the
 //! stats stage computes every metric from these values.
 
+pub mod stamp;
+
 use serde::{Deserialize, Serialize};
 
-use crate::arm::ArmId;
+use crate::arm::{ArmId, Marking};
 use crate::family::IpFamily;
 use crate::spec::TestSpec;
 
@@ -102,7 +104,7 @@ pub struct Observations {
     /// What the flows of the competing load saw (arms under a load only),
     /// in the order of the load's flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loads: Vec<crate::load::LoadObservations>,
+    pub loads: Vec<LoadObservations>,
     /// What a packet capture showed of this trial's data flow
     /// (`--verify-wire`); `None` when nothing was captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +113,15 @@ pub struct Observations {
     /// the trial (DiffServ experiments; empty elsewhere).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routers: Vec<crate::diffserv::RouterCpu>,
+    /// What an iperf3 server at the far end reported about this trial
+    /// (`--peer iperf3`): its own byte counts, UDP loss and jitter, beside
+    /// dualperf's view above; `None` against other peers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iperf3: Option<crate::iperf3::Iperf3Report>,
+    /// What a STAMP session told beyond the round-trip view (trials against
+    /// a STAMP Session-Reflector, `--peer stamp`); `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Box<stamp::StampObservations>>,
 }
 
 /// Where the client and the server of a trial ran relative to each other.
@@ -406,6 +417,26 @@ mod u128_as_u64_or_string {
             Either::Text(text) => text.parse().map_err(serde::de::Error::custom),
         }
     }
+}
+
+/// What one load flow of a trial saw over its own measured interval, which
+/// spans the trial's measured interval (it starts after the load's warm-up
+/// and ends after the measured trial ends).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadObservations {
+    /// Index of the flow in its [`crate::LoadSpec::flows`].
+    pub flow: usize,
+    /// The flow's label (a copy, so a trial stands alone).
+    pub label: String,
+    /// The flow's family.
+    pub family: IpFamily,
+    /// The flow's marking.
+    #[serde(default, skip_serializing_if = "Marking::is_empty")]
+    pub marking: Marking,
+    /// The spec the flow ran with (duration and warm-up as the engine set them).
+    pub spec: TestSpec,
+    /// Its observations (its own meters).
+    pub observations: Box<Observations>,
 }
 
 #[cfg(test)]

@@ -6,8 +6,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::arm::{Arm, ArmId};
+use crate::arm::{Arm, ArmId, Marking};
+use crate::design::{Contrast, OfferedLoad};
 use crate::family::{IpFamily, PerFamily};
+use crate::peer::PeerKind;
 use crate::units::BitRate;
 
 /// The kinds of test the engine runs. Names are the CLI and JSON spelling.
@@ -186,6 +188,61 @@ impl TestSpec {
     }
 }
 
+/// A named competing load, one or more flows (a traffic mix): traffic that
+/// runs beside an arm's measured traffic.
+///
+/// An arm with [`crate::LoadCondition::Under`] names one [`LoadSpec`] of the
+/// run's configuration. Before each trial of that arm the client starts every
+/// [`LoadFlow`] of the load as its own session with the server (its own
+/// control connection, data sockets, marking, family and meters), waits until
+/// all of them run, lets them warm up for [`LoadSpec::warmup_ms`], and only
+/// then starts the measured trial. The loads keep running until the measured
+/// trial has ended, so the measured interval lies wholly inside the loaded
+/// one. What each load flow saw is kept in
+/// [`crate::Observations::loads`]: the DiffServ experiments read the
+/// best-effort class's loss there, the real-time ones the competing
+/// throughput.
+///
+/// A trial whose load could not be started fails: a measurement labelled
+/// "under load" that ran on an idle path would be a wrong answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadSpec {
+    /// Name an arm's [`crate::LoadCondition::Under`] refers to, e.g.
+    /// `udp-115pct-be` or `tcp-1x` (a machine key: lower case, digits, `-`).
+    pub name: String,
+    /// What people read, e.g. "BE UDP at 115 % of the link".
+    pub label: String,
+    /// The flows, started together.
+    pub flows: Vec<LoadFlow>,
+    /// How long the load runs before the measured traffic starts, in
+    /// milliseconds (TCP reaches its window, queues fill).
+    pub warmup_ms: u64,
+    /// Where the load sits in the experiment's design (offered share of the
+    /// bottleneck, datagram size, carrying families); `None` for a load that
+    /// is not a level of a designed factor (`run --load`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<OfferedLoad>,
+}
+
+/// One flow of a load: a test spec (its duration and warm-up are set by the
+/// engine so that it spans the measured trial), a family and a marking.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadFlow {
+    /// What people read, e.g. "LBE bulk TCP".
+    pub label: String,
+    /// Kind, size, rate, streams, direction and congestion control of the
+    /// flow. `duration_ms` and `warmup_ms` are ignored: the engine derives
+    /// them from the measured trial.
+    pub spec: TestSpec,
+    /// The family of the flow; `None`: the measured arm's family (a mixed
+    /// IPv4/IPv6 load names both explicitly).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<IpFamily>,
+    /// DSCP and flow label of the flow's data sockets (both ends).
+    #[serde(default, skip_serializing_if = "Marking::is_empty")]
+    pub marking: Marking,
+}
+
 /// How repetitions of one point are ordered across arms.
 #[derive(
     Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
@@ -225,7 +282,17 @@ pub struct RunConfig {
     pub command_line: Vec<String>,
     /// Competing loads the arms can name ([`crate::LoadCondition::Under`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loads: Vec<crate::load::LoadSpec>,
+    pub loads: Vec<LoadSpec>,
+    /// The questions the experiment asks ([`crate::design`]): which arm is
+    /// compared with which. Empty: the classic contrasts, derived from the
+    /// arms' levels by the statistics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contrasts: Vec<Contrast>,
+    /// Which implementation answers at the far end of every arm: dualperf's
+    /// own server (the default, omitted from JSON), an iperf3 server or a
+    /// STAMP reflector.
+    #[serde(default, skip_serializing_if = "PeerKind::is_dualperf")]
+    pub peer: PeerKind,
 }
 
 impl RunConfig {
@@ -257,7 +324,7 @@ impl RunConfig {
 
     /// The load `arm` runs under, if it names one that exists. `Err` names
     /// a load the configuration lacks.
-    pub fn load_of(&self, arm: &Arm) -> Result<Option<&crate::load::LoadSpec>, String> {
+    pub fn load_of(&self, arm: &Arm) -> Result<Option<&LoadSpec>, String> {
         match &arm.load {
             crate::arm::LoadCondition::Idle => Ok(None),
             crate::arm::LoadCondition::Under { load } => self
@@ -301,7 +368,11 @@ struct RunConfigWire {
     #[serde(default)]
     command_line: Vec<String>,
     #[serde(default)]
-    loads: Vec<crate::load::LoadSpec>,
+    loads: Vec<LoadSpec>,
+    #[serde(default)]
+    contrasts: Vec<Contrast>,
+    #[serde(default)]
+    peer: PeerKind,
 }
 
 impl From<RunConfigWire> for RunConfig {
@@ -335,7 +406,25 @@ impl From<RunConfigWire> for RunConfig {
             client_cpus: wire.client_cpus,
             server_cpus: wire.server_cpus,
             command_line: wire.command_line,
-            loads: wire.loads,
+            loads: wire
+                .loads
+                .into_iter()
+                .map(|mut load| {
+                    if load.offered.is_none() {
+                        let stream = load
+                            .flows
+                            .iter()
+                            .find(|f| f.spec.kind == TestKind::UdpStream);
+                        load.offered = crate::design::legacy_level(
+                            &load.name,
+                            stream.map(|f| f.spec.size_bytes),
+                        );
+                    }
+                    load
+                })
+                .collect(),
+            contrasts: wire.contrasts,
+            peer: wire.peer,
         }
     }
 }
@@ -360,6 +449,7 @@ mod tests {
     #[test]
     fn a_version_2_config_reads_back_unchanged() {
         let config = RunConfig {
+            peer: crate::PeerKind::Dualperf,
             loads: Vec::new(),
             points: vec![],
             arms: vec![
@@ -374,10 +464,25 @@ mod tests {
             client_cpus: vec![0],
             server_cpus: vec![],
             command_line: vec![],
+            contrasts: Vec::new(),
         };
         let text = serde_json::to_string(&config).unwrap();
         assert!(!text.contains("families"), "{text}");
         assert_eq!(serde_json::from_str::<RunConfig>(&text).unwrap(), config);
         assert_eq!(config.compared_arms().count(), 1);
+    }
+
+    #[test]
+    fn the_peer_is_stored_only_when_it_is_not_dualperf() {
+        let mut config: RunConfig = serde_json::from_str(
+            r#"{"points":[],"repeat":1,"port":5201,"arms":[],"baseline":"v4"}"#,
+        )
+        .unwrap();
+        assert_eq!(config.peer, PeerKind::Dualperf);
+        assert!(!serde_json::to_string(&config).unwrap().contains("peer"));
+        config.peer = PeerKind::Iperf3;
+        let text = serde_json::to_string(&config).unwrap();
+        assert!(text.contains(r#""peer":"iperf3""#), "{text}");
+        assert_eq!(serde_json::from_str::<RunConfig>(&text).unwrap(), config);
     }
 }

@@ -62,6 +62,7 @@ mod csv;
 mod error;
 mod html;
 mod markdown;
+mod markup;
 pub mod present;
 mod summary_sentences;
 pub mod terminal;

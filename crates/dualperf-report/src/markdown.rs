@@ -57,13 +57,24 @@ pub(crate) fn render(run: &RunResult) -> String {
         let _ = writeln!(md, "- {sentence}");
     }
     if let Some(analysis) = &run.analysis {
-        let _ = writeln!(md, "\n## Verdicts\n\nΔ is arm − {baseline} relative to {baseline} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).");
+        // Several baselines (a designed experiment): each row names its own.
+        let shared = crate::present::baselines::shared_baseline(analysis);
+        let against = match shared {
+            Some(_) => baseline.to_string(),
+            None => "its baseline".to_string(),
+        };
+        let _ = writeln!(md, "\n## Verdicts\n\nΔ is arm − {against} relative to {against} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).");
         if let Some(note) = significance_note(analysis) {
             let _ = writeln!(md, "{note}");
         }
         md.push('\n');
-        let _ = writeln!(md, "| Point | Metric | Arm | {} | Arm value | Δ vs {} | 95 % CI of Δ | Header model | Verdict |", cell(baseline), cell(baseline));
-        md.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
+        if shared.is_some() {
+            let _ = writeln!(md, "| Point | Metric | Arm | {} | Arm value | Δ vs {} | 95 % CI of Δ | Header model | Verdict |", cell(baseline), cell(baseline));
+            md.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
+        } else {
+            md.push_str("| Point | Metric | Arm | Baseline | Baseline value | Arm value | Δ | 95 % CI of Δ | Header model | Verdict |\n");
+            md.push_str("|---|---|---|---|--:|--:|--:|--:|--:|---|\n");
+        }
         for c in &analysis.comparisons {
             let metric = c.metric;
             let delta = c.relative_difference.map_or_else(
@@ -89,12 +100,16 @@ pub(crate) fn render(run: &RunResult) -> String {
                 sentence.push_str(&why);
             }
             let notes = warnings(c, &view.names);
+            let arm_cells = match shared {
+                Some(_) => cell(arm),
+                None => format!("{} | {}", cell(arm), cell(view.arm_label(&c.baseline))),
+            };
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} |",
                 cell(&view.label(c.point)),
                 cell(metric.label()),
-                cell(arm),
+                arm_cells,
                 format_value(metric, c.baseline_summary.mean),
                 format_value(metric, c.arm_summary.mean),
                 delta,

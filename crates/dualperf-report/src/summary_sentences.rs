@@ -131,9 +131,17 @@ fn contention_sentence(view: &RunView<'_>) -> Option<String> {
 
 /// Rules 1–4 for one compared arm.
 fn arm_sentences(view: &RunView<'_>, arm: &Arm, sentences: &mut Vec<String>) {
+    // The baseline this arm's comparisons name (a designed experiment's
+    // contrast), else the run's.
+    let baseline = view
+        .run
+        .analysis
+        .as_ref()
+        .and_then(|a| a.comparisons.iter().find(|c| c.arm == arm.id))
+        .map_or(view.baseline_label(), |c| view.arm_label(&c.baseline));
     let names = Names {
         arm: &arm.label,
-        baseline: view.baseline_label(),
+        baseline,
     };
     for kind in view::STREAM_KINDS {
         let metric = MetricId::headline(kind);

@@ -382,7 +382,11 @@ impl<'a> Context<'a> {
         let mut header = vec!["metric".to_string(), arm_header(baseline)];
         for arm in compared {
             header.push(arm_header(arm));
-            header.push(format!("Δ vs {baseline_label} [95 % CI]"));
+            // The comparison's own baseline: a designed experiment compares
+            // IPv6 under a load with IPv4 under it, not with IPv4 alone.
+            let against = crate::present::baselines::baseline_of(self.analysis, point, arm)
+                .map_or(baseline_label, |b| self.names.label(b));
+            header.push(format!("Δ vs {against} [95 % CI]"));
             if layout.significance {
                 header.push("sig.".to_string());
             }
@@ -734,6 +738,8 @@ mod diffserv;
 pub use diffserv::render_diffserv;
 mod media;
 pub use media::render_media;
+mod stamp;
+pub use stamp::render_stamp;
 
 #[cfg(test)]
 mod tests;

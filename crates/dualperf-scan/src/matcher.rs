@@ -6,14 +6,16 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod layout;
 mod names;
+mod prose;
 mod text;
 mod uses;
+mod words;
 
-use std::collections::HashSet;
-use std::sync::LazyLock;
-
-use regex::Regex;
+/// Sets of identifiers are built for every file: a fast, non-cryptographic
+/// hash (foldhash, also hashbrown's) instead of SipHash.
+pub(crate) type HashSet<T> = foldhash::HashSet<T>;
 
 use crate::language::Language;
 use crate::literal::find_ipv4_literals;
@@ -62,26 +64,37 @@ struct Matcher<'t, 's> {
     defined_classes: HashSet<&'s str>,
     /// Java: names declared with an address type (`InetSocketAddress peer`).
     address_variables: HashSet<&'s str>,
+    /// Rust: the index of the first token of a `#[cfg(test)] mod` (test code
+    /// inside a source file), if any.
+    rust_test_module: Option<usize>,
+    /// Lines with a trailing comment that names a host or address field
+    /// (`+ 8 // 10 BORNHOST`): a layout table's annotation.
+    address_comment_lines: HashSet<usize>,
     matches: Vec<Match>,
 }
 
 /// Runs every rule that applies to `context.language` over `tokens`.
-pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
-    let code: Vec<Token<'_>> = tokens
-        .iter()
-        .filter(|t| t.kind != TokenKind::Comment)
-        .cloned()
-        .collect();
+pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Match> {
+    let address_comment_lines = layout::address_comment_lines(&tokens);
+    tokens.retain(|t| t.kind != TokenKind::Comment);
+    let code = tokens;
     let idents: HashSet<&str> = code
         .iter()
         .filter(|t| t.kind == TokenKind::Ident)
         .map(|t| t.text)
         .collect();
-    let strings: HashSet<&str> = code
-        .iter()
-        .filter(|t| t.kind == TokenKind::Str)
-        .map(|t| t.string_content())
-        .collect();
+    // C and C++ rules look strings up only for the IPv6 markers below.
+    let strings: HashSet<&str> = if context.language.is_c_family() {
+        code.iter()
+            .filter(|t| t.kind == TokenKind::Str && IPV6_STRINGS.contains(&t.string_content()))
+            .map(|t| t.string_content())
+            .collect()
+    } else {
+        code.iter()
+            .filter(|t| t.kind == TokenKind::Str)
+            .map(|t| t.string_content())
+            .collect()
+    };
     let last_line = code.last().map_or(0, |t| t.line);
     let mut line_start = vec![code.len(); last_line + 2];
     for (index, token) in code.iter().enumerate().rev() {
@@ -94,7 +107,14 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         || IPV6_STRINGS.iter().any(|n| strings.contains(n))
         || idents
             .iter()
-            .any(|n| n.contains('6') && uses::ipv4_named(&n.replace('6', "4")).is_some());
+            .any(|n| n.contains('6') && uses::ipv4_named(&n.replace('6', "4")).is_some())
+        // An IPv6 header's addresses sliced out (`data[8:24]`, RFC 8200).
+        || code.windows(5).any(|w| {
+            w[0].is_punct("[")
+                && matches!((w[1].text, w[3].text), ("8", "24") | ("24", "40"))
+                && (w[2].is_punct(":") || w[2].is_punct(".."))
+                && w[4].is_punct("]")
+        });
     let mut matcher = Matcher {
         tokens: &code,
         context,
@@ -103,8 +123,10 @@ pub fn match_tokens(tokens: &[Token<'_>], context: FileContext) -> Vec<Match> {
         line_start,
         has_ipv6_path,
         ipv4_classes: Vec::new(),
-        defined_classes: HashSet::new(),
-        address_variables: HashSet::new(),
+        defined_classes: HashSet::default(),
+        address_variables: HashSet::default(),
+        rust_test_module: None,
+        address_comment_lines,
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -149,9 +171,16 @@ impl<'s> Matcher<'_, 's> {
                         }
                         Java => self.check_java_to_string(i),
                         JavaScript | TypeScript => self.check_js_family(i),
-                        Rust => self.check_rust_types(i),
+                        Rust => {
+                            self.check_rust_types(i);
+                            self.check_rust_variants(i);
+                        }
                         _ => {}
                     }
+                    if !language.is_c_family() && language != Config {
+                        self.check_ipv4_named_identifier(i);
+                    }
+                    self.check_ihl(i);
                     self.check_split(i);
                     self.check_dotted_quad_call(i);
                 }
@@ -167,7 +196,12 @@ impl<'s> Matcher<'_, 's> {
                         _ => {}
                     }
                 }
-                TokenKind::Number if language.is_c_family() => self.check_four_byte_length(i),
+                TokenKind::Number => {
+                    if language.is_c_family() {
+                        self.check_four_byte_length(i);
+                    }
+                    self.check_layout_number(i);
+                }
                 _ => {}
             }
         }
@@ -180,6 +214,19 @@ impl<'s> Matcher<'_, 's> {
         token_index: usize,
         message: String,
     ) {
+        self.push_with(rule, severity, token_index, message, true);
+    }
+
+    /// [`Matcher::push`]; `prose` false keeps the severity in text for
+    /// people (a URL in a log line is still made to be used).
+    fn push_with(
+        &mut self,
+        rule: &'static str,
+        severity: Severity,
+        token_index: usize,
+        message: String,
+        prose: bool,
+    ) {
         let token = &self.tokens[token_index];
         // Flow-aware, where it is cheap: inside a branch on the address
         // family of a file that also handles IPv6, an IPv4 construct is the
@@ -191,6 +238,14 @@ impl<'s> Matcher<'_, 's> {
                     "{message} (inside a branch on the address family: check it is the IPv4 side)"
                 ),
             )
+        } else if prose && severity != Severity::Note && PROSE_RULES.contains(&rule) {
+            match self.prose_context(token_index) {
+                Some(what) => (
+                    Severity::Note,
+                    format!("{message} (in {what}: read by people, check it is not also used)"),
+                ),
+                None => (severity, message),
+            }
         } else {
             (severity, message)
         };
@@ -201,6 +256,12 @@ impl<'s> Matcher<'_, 's> {
             column: token.column,
             message,
         });
+    }
+
+    /// True for test code: a test file, or a Rust `#[cfg(test)] mod` (taken
+    /// to run to the end of the file, where Rust puts it).
+    fn in_test_code(&self, i: usize) -> bool {
+        self.context.is_test || self.rust_test_module.is_some_and(|start| i > start)
     }
 
     /// True inside a family-testing branch of a file that has an IPv6 path.
@@ -217,6 +278,11 @@ impl<'s> Matcher<'_, 's> {
             .any(|m| m.rule == rule && m.line == line)
     }
 
+    /// True if any match is already on `line`.
+    fn has_any_match(&self, line: usize) -> bool {
+        self.matches.iter().rev().take(8).any(|m| m.line == line)
+    }
+
     /// The tokens on lines `first..=last`.
     fn lines(&self, first: usize, last: usize) -> std::ops::Range<usize> {
         let start = self.line_start[first.min(self.line_start.len() - 1)];
@@ -231,8 +297,14 @@ impl<'s> Matcher<'_, 's> {
     /// Index of the `(` that opens the call or group enclosing token `i`
     /// (at most 80 tokens back), if any.
     fn enclosing_open(&self, i: usize) -> Option<usize> {
+        self.enclosing_open_within(i, 80)
+    }
+
+    /// [`Matcher::enclosing_open`], looking at most `limit` tokens back (a
+    /// log call continued over several lines).
+    fn enclosing_open_within(&self, i: usize, limit: usize) -> Option<usize> {
         let mut depth = 0usize;
-        let lower = i.saturating_sub(80);
+        let lower = i.saturating_sub(limit);
         for j in (lower..i).rev() {
             let t = &self.tokens[j];
             if t.kind != TokenKind::Punct {
@@ -300,6 +372,16 @@ impl<'s> Matcher<'_, 's> {
         }
         if self.context.language == Language::Java {
             self.address_variables = uses::java_address_variables(self.tokens);
+        }
+        if self.context.language == Language::Rust {
+            self.rust_test_module = self.tokens.windows(6).position(|w| {
+                w[0].is_ident("cfg")
+                    && w[1].is_punct("(")
+                    && w[2].is_ident("test")
+                    && w[3].is_punct(")")
+                    && w[4].is_punct("]")
+                    && w[5].is_ident("mod")
+            });
         }
         if self.context.language != Language::Python {
             return;
@@ -403,255 +485,8 @@ impl<'s> Matcher<'_, 's> {
     }
 }
 
-/// Identifiers that show a file has an IPv6 or family-agnostic path.
-const IPV6_IDENTS: &[&str] = &[
-    "AF_INET6",
-    "PF_INET6",
-    "AF_UNSPEC",
-    "PF_UNSPEC",
-    "sockaddr_in6",
-    "in6_addr",
-    "sockaddr_storage",
-    "Inet6Address",
-    "Ipv6Addr",
-    "SocketAddrV6",
-    "isIPv6",
-    "IPv6Address",
-    "is_ipv6",
-    "ipv6",
-    "IPv6",
-];
-
-/// String contents that show a file has an IPv6 path (Node families, Go networks).
-const IPV6_STRINGS: &[&str] = &["IPv6", "udp6", "tcp6", "ip6", "golang.org/x/net/ipv6"];
-
-/// What to do about one IPv4 literal.
-pub fn literal_advice(address: std::net::Ipv4Addr) -> &'static str {
-    if address.is_loopback() {
-        "use \"localhost\" or also ::1"
-    } else if address.is_unspecified() {
-        "listen on :: with IPV6_V6ONLY off, or on both families"
-    } else {
-        "make it configurable or resolve a name"
-    }
-}
-
-fn ipv6_option_twin(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "IP_TOS" => "IPV6_TCLASS",
-        "IP_TTL" => "IPV6_UNICAST_HOPS",
-        "IP_ADD_MEMBERSHIP" => "IPV6_JOIN_GROUP",
-        "IP_DROP_MEMBERSHIP" => "IPV6_LEAVE_GROUP",
-        "IP_MULTICAST_IF" => "IPV6_MULTICAST_IF",
-        "IP_MULTICAST_TTL" => "IPV6_MULTICAST_HOPS",
-        "IP_MULTICAST_LOOP" => "IPV6_MULTICAST_LOOP",
-        "IP_PKTINFO" => "IPV6_RECVPKTINFO",
-        "IP_RECVTOS" => "IPV6_RECVTCLASS",
-        "IP_RECVTTL" => "IPV6_RECVHOPLIMIT",
-        _ => return None,
-    })
-}
-
-const INTEGER_TYPES: &[&str] = &[
-    "uint32_t",
-    "u_int32_t",
-    "int32_t",
-    "in_addr_t",
-    "int",
-    "long",
-    "unsigned",
-    "u_long",
-    "ulong",
-    "DWORD",
-    "ULONG",
-    "u32",
-    "uint",
-    "UINT",
-    "UINT32",
-    "guint32",
-];
-
-const BYTE_TYPES: &[&str] = &[
-    "char", "uint8_t", "u_char", "u_int8_t", "BYTE", "u8", "gchar", "guchar", "TCHAR", "wchar_t",
-];
-
-const ADDRESS_FIELDS: &[&str] = &[
-    "s_addr",
-    "sin_addr",
-    "in_addr",
-    "h_addr",
-    "h_addr_list",
-    "S_addr",
-    "S_un",
-];
-
-const SPLIT_FUNCTIONS: &[&str] = &[
-    "split",
-    "rsplit",
-    "splitn",
-    "rsplitn",
-    "split_once",
-    "rsplit_once",
-    "partition",
-    "rpartition",
-    "strchr",
-    "strrchr",
-    "strtok",
-    "strtok_r",
-    "memchr",
-    "memrchr",
-    "byte_chr",
-    "str_chr",
-    "strpbrk",
-    "strsep",
-    "index",
-    "rindex",
-    "indexOf",
-    "lastIndexOf",
-    "find",
-    "rfind",
-    "find_last_of",
-    "find_first_of",
-    "Split",
-    "SplitN",
-    "Index",
-    "LastIndex",
-    "IndexByte",
-    "LastIndexByte",
-    "Cut",
-    "substringBefore",
-    "substringAfterLast",
-];
-
-/// `HOST:PORT` placeholders: any string placeholder, a colon, then a
-/// numeric or port-named placeholder (`%s:%d`, `{}:{}`, `{host}:{port}`,
-/// `${host}:${port}`). `%s:%s` is left out: it is usually `user:password`.
-static JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?:%s|%v|%\.\*s|\{\}|\{0\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\})",
-        r":",
-        r"(?:%d|%u|%hu|%i|%ld|%lu|%v|\{\}|\{1\}|\{[\w.]*[Pp]ort[\w.]*(?::[^}]*)?\}|\$\{[^{}]*[Pp]ort[^{}]*\})",
-    ))
-    .expect("the host:port format pattern is valid")
-});
-
-/// `scheme://HOST:PORT` placeholders, `%s:%s` included (after `://` the
-/// pair is an endpoint, not `user:password`).
-static URL_JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"://(?:%s|%v|\{\}|\{0\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\}):(?:%s|%d|%u|%i|%v|\{\}|\{1\}|\{[A-Za-z_][\w.]*(?::[^}]*)?\}|\$\{[^{}]+\})")
-        .expect("the URL host:port pattern is valid")
-});
-
-/// True if `content` builds a URL with an unbracketed host:port pair.
-fn has_url_join_format(content: &str) -> bool {
-    URL_JOIN_FORMAT.is_match(content)
-}
-
-/// True if `content` has a host:port placeholder pair that is not part of a
-/// longer colon chain (`%s:%s:%s`) and not already bracketed (`[%s]:%d`).
-fn has_join_format(content: &str) -> bool {
-    JOIN_FORMAT.find_iter(content).any(|m| {
-        let before = content[..m.start()].chars().next_back();
-        let after = content[m.end()..].chars().next();
-        !matches!(before, Some(']' | ':' | '['))
-            && before.is_none_or(|c| !c.is_alphanumeric())
-            && after != Some(':')
-    })
-}
-
-/// True if an identifier names an address: one of its words (split at `_`
-/// and case changes) is `ip`, `addr`, `address`, `host`, `ipaddr`...
-pub fn is_address_name(name: &str) -> bool {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c == '_' || c.is_ascii_digit() {
-            words.push(std::mem::take(&mut word));
-            previous_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && previous_lower {
-            words.push(std::mem::take(&mut word));
-        }
-        previous_lower = c.is_lowercase();
-        word.push(c.to_ascii_lowercase());
-    }
-    words.push(word);
-    words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "ip" | "ipv4"
-                | "addr"
-                | "address"
-                | "addresses"
-                | "addrs"
-                | "host"
-                | "ipaddr"
-                | "ipstr"
-                | "ipbuf"
-                | "addrbuf"
-                | "hostaddr"
-                | "inaddr"
-                | "saddr"
-                | "daddr"
-                | "ips"
-        ) || role_word(w)
-    })
-}
-
-/// `localip`, `remoteaddr`, `ipremote`, `peeraddr`: an address word glued to
-/// the role it plays.
-fn role_word(word: &str) -> bool {
-    const ROLES: &[&str] = &[
-        "local", "remote", "peer", "src", "dst", "source", "dest", "client", "server", "bind",
-        "listen", "my", "gw", "gateway", "next", "public", "private", "sender", "target", "str",
-        "buf", "list",
-    ];
-    for core in ["ip", "addr", "address"] {
-        if let Some(role) = word.strip_suffix(core) {
-            if ROLES.contains(&role) {
-                return true;
-            }
-        }
-        if let Some(role) = word.strip_prefix(core) {
-            if ROLES.contains(&role) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn address_names_are_recognised_by_their_words() {
-        assert!(is_address_name("ip"));
-        assert!(is_address_name("peer_addr"));
-        assert!(is_address_name("remoteIpBuf"));
-        assert!(!is_address_name("zip"));
-        assert!(is_address_name("localip"));
-        assert!(is_address_name("ipremote"));
-        assert!(is_address_name("addresses"));
-        assert!(!is_address_name("skip"));
-        assert!(!is_address_name("tooltip"));
-        assert!(!is_address_name("pipeline"));
-    }
-
-    #[test]
-    fn join_format_matches_unbracketed_host_port_only() {
-        assert!(has_join_format("%s:%d"));
-        assert!(has_join_format("{}:{}"));
-        assert!(has_join_format("${host}:${port}"));
-        assert!(has_join_format("http://{host}:{port}/"));
-        assert!(has_join_format("CONNECT %s:%d HTTP/1.0"));
-        assert!(!has_join_format("[{}]:{}"));
-        assert!(!has_join_format("error %s: %d"));
-        assert!(!has_join_format("%s:%s"), "user:password, not host:port");
-        assert!(!has_join_format("%s:%s:%s"));
-        assert!(!has_join_format("{a}:{b}"));
-    }
-}
+use words::{
+    has_join_format, has_url_join_format, ipv6_option_twin, ADDRESS_FIELDS, BYTE_TYPES,
+    INTEGER_TYPES, IPV6_IDENTS, IPV6_STRINGS, PROSE_RULES, SPLIT_FUNCTIONS,
+};
+pub use words::{is_address_name, literal_advice};

@@ -14,37 +14,151 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// Texts without which no rule can match, one alternative per line.
-const NECESSARY: &[&str] = &[
+use crate::language::Language::{self, *};
+
+/// One necessary text: the pattern, the languages whose rules need it, and
+/// whether it only counts in a file that also names an address (a bare
+/// number is an address length only next to one).
+struct Necessary {
+    pattern: &'static str,
+    languages: &'static [Language],
+    with_address_word: bool,
+}
+
+const SOURCE: &[Language] = &[C, Cpp, Python, Go, Java, JavaScript, TypeScript, Rust];
+const C_LIKE: &[Language] = &[C, Cpp];
+/// Languages whose rules name socket constants and options (`AF_INET`,
+/// `INADDR_ANY`, `IP_TOS`, Python's servers, Go's and Rust's libc names).
+const SOCKET_CONSTANTS: &[Language] = &[C, Cpp, Python, Go, Rust];
+
+/// Texts without which no rule can match, with the languages they serve.
+const NECESSARY: &[Necessary] = &[
     // inet-addr, inet-ntoa, inet-addrstrlen, address formatters
-    r"inet_|INET|gethostby|getnameinfo",
+    Necessary {
+        pattern: r"inet_|INET|gethostby|getnameinfo",
+        languages: SOCKET_CONSTANTS,
+        with_address_word: false,
+    },
     // sockaddr-in, sockaddr-too-small, s-addr-integer (fields and types)
-    r"sockaddr|in_addr|s_addr|h_addr|S_addr|sin_port",
+    Necessary {
+        pattern: r"sockaddr|in_addr|s_addr|h_addr|S_addr|sin_port",
+        languages: &[C, Cpp, Rust],
+        with_address_word: false,
+    },
     // af-inet-only, inaddr-constant, ipv4-socket-option
-    r"INADDR|IP_|socket|Server|make_server",
+    Necessary {
+        pattern: r"INADDR|IP_|socket|Server|make_server",
+        languages: SOCKET_CONSTANTS,
+        with_address_word: false,
+    },
     // 32-bit address types (s-addr-integer, four-byte-copy)
-    r"int32|INT32|u32|be32|ipaddr_t|DWORD",
+    Necessary {
+        pattern: r"int32|INT32|u32|be32|ipaddr_t|DWORD",
+        languages: C_LIKE,
+        with_address_word: false,
+    },
     // IPv4-named APIs and types in every language (ip4_fmt, Ipv4Addr,
     // Inet4Address, net.IPv4, isIPv4, 'IPv4', golang.org/x/net/ipv4)
-    r"(?i:ip4|ipv4|inet4)|AddrV4|To4|tcp4|udp4",
-    r"(?:bind|connect|accept|local|remote|name|send|recv|listen|scan|fmt|addr|resolve|lookup|sockaddr)4",
+    Necessary {
+        pattern: r"(?i:ip4|ipv4|inet4)|AddrV4|To4|tcp4|udp4",
+        languages: SOURCE,
+        with_address_word: false,
+    },
+    Necessary {
+        pattern: r"(?:bind|connect|accept|local|remote|name|send|recv|listen|scan|fmt|addr|resolve|lookup|sockaddr)4",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // address-to-string (Java), dns-family-4, sockaddr-pair
-    r"Address|family|resolve4|lookup|getpeername|getsockname",
+    Necessary {
+        pattern: r"Address|family|resolve4|lookup|getpeername|getsockname",
+        languages: &[Python, Java, JavaScript, TypeScript],
+        with_address_word: false,
+    },
     // address-buffer-size: `char ip[16]`, `char buf[32]`
-    r"\[\s*[0-9]{1,2}\s*\]",
+    Necessary {
+        pattern: r"\[\s*[0-9]{1,2}\s*\]",
+        languages: C_LIKE,
+        with_address_word: false,
+    },
     // four-byte-copy: a literal 4 argument, a length compared with or stepped by 4
-    r"[(,]\s*4\s*[),]|(?:[<>=!]=?|\+=?|-=)\s*4(?:[^0-9]|$)|(?:^|[^0-9.])4\s*(?:[<>=!]=|[<>+])",
+    Necessary {
+        pattern: r"[(,]\s*4\s*[),]|(?:[<>=!]=?|\+=?|-=)\s*4(?:[^0-9]|$)|(?:^|[^0-9.])4\s*(?:[<>=!]=|[<>+])",
+        languages: C_LIKE,
+        with_address_word: false,
+    },
+    // address-byte-layout: fixed 4/6/8 sizes and slices next to an
+    // address (the address word is checked too), header offsets, the IHL,
+    // the version nibble; v4-only-variant
+    Necessary {
+        pattern: r"[(\[,;:+]\s*[468]\s*[)\],:;]|\+\s*[468]\b",
+        languages: &[Go, Java, JavaScript, TypeScript, Rust],
+        with_address_word: true,
+    },
+    Necessary {
+        pattern: r"\[\s*1[26]\s*(?::|\.\.)|(?i:ihl)|>>\s*4|octets|new_v4|::V4",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // host-port-split, host-port-join, sockaddr-pair: a colon in a string or
     // a host:port placeholder pair
-    r#"["'`]:|:["'`]|[sv}]:[%{$]"#,
+    Necessary {
+        pattern: r#"["'`]:|:["'`]|[sv}]:[%{$]"#,
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-literal: a dotted quad
-    r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",
+    Necessary {
+        pattern: r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // dotted-quad-text: a regex with `\.`, a digit set, a '.' argument
-    r#"\\\.|\[0-9\.\]|\[\\d\.\]|["']\\*\.["']|[0-9.]{9,}"#,
+    Necessary {
+        pattern: r#"\\\.|\[0-9\.\]|\[\\d\.\]|["']\\*\.["']|[0-9.]{9,}"#,
+        languages: SOURCE,
+        with_address_word: false,
+    },
 ];
 
-static PATTERN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&NECESSARY.join("|")).expect("the prefilter pattern is valid"));
+/// Per language: one pattern of the texts that count alone, and one of
+/// those that count next to an address word. One combined pattern is
+/// searched like ripgrep searches (a `RegexSet` reporting every member is
+/// several times slower).
+struct LanguagePatterns {
+    language: Language,
+    alone: Option<Regex>,
+    with_address_word: Option<Regex>,
+}
+
+static PATTERNS: LazyLock<Vec<LanguagePatterns>> = LazyLock::new(|| {
+    let union = |language: Language, with_address_word: bool| {
+        let parts: Vec<&str> = NECESSARY
+            .iter()
+            .filter(|n| n.languages.contains(&language) && n.with_address_word == with_address_word)
+            .map(|n| n.pattern)
+            .collect();
+        (!parts.is_empty()).then(|| {
+            Regex::new(&format!("(?:{})", parts.join(")|(?:")))
+                .expect("the prefilter patterns are valid")
+        })
+    };
+    Language::ALL
+        .iter()
+        .map(|&language| LanguagePatterns {
+            language,
+            alone: union(language, false),
+            with_address_word: union(language, true),
+        })
+        .collect()
+});
+
+/// A word that names an address, its bytes or its holder (`ip`, `addr`,
+/// `host`, `getAddress`, `sin_addr`, `octets`, `To4`, `peer`).
+static ADDRESS_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i:addr|host|peer|octets|sin_|inet)|\bip|ip\b|I[Pp][A-Z_]|[a-z]Ip|IP\b|To4")
+        .expect("the address-word pattern is valid")
+});
 
 /// True unless the environment asks to parse every file.
 pub fn enabled() -> bool {
@@ -53,9 +167,16 @@ pub fn enabled() -> bool {
     *ENABLED
 }
 
-/// False only if no rule can match anything in `source`.
-pub fn may_match(source: &str) -> bool {
-    PATTERN.is_match(source)
+/// False only if no rule of `language` can match anything in `source`.
+pub fn may_match(source: &str, language: Language) -> bool {
+    let Some(patterns) = PATTERNS.iter().find(|p| p.language == language) else {
+        return true;
+    };
+    patterns.alone.as_ref().is_some_and(|r| r.is_match(source))
+        || patterns
+            .with_address_word
+            .as_ref()
+            .is_some_and(|r| r.is_match(source) && ADDRESS_WORD.is_match(source))
 }
 
 #[cfg(test)]
@@ -65,26 +186,41 @@ mod tests {
     #[test]
     fn ordinary_code_is_skipped_and_address_code_is_not() {
         assert!(!may_match(
-            "static int add(int a, int b) {\n    return a + b;\n}\n"
+            "static int add(int a, int b) {\n    return a + b;\n}\n",
+            C
         ));
         assert!(!may_match(
-            "def total(items):\n    return sum(i.price for i in items)\n"
+            "def total(items):\n    return sum(i.price for i in items)\n",
+            Python
         ));
-        for source in [
-            "x = inet_pton(AF_INET6, s, &a);",
-            "char ip[16];",
-            "host + \":\" + port",
-            "f\"{host}:{port}\"",
-            "memcpy(&a, b, 4);",
-            "if (addresses.len < 4)",
-            "const h = '10.0.0.1';",
-            "s = socket.socket()",
-            "ip.split('.')",
-            "dns_ip4_qualify(&a, &b, &c)",
-            "socket_bind4(s, ip, port)",
-            "if (iface.family === 'IPv4')",
+        // A fixed size with no address in the file, and a socket server
+        // name in a language whose rules do not look at it.
+        assert!(!may_match("ByteBuffer b = ByteBuffer.allocate(8);", Java));
+        assert!(!may_match("class EchoServer { Server s; }", Java));
+        for (source, language) in [
+            ("x = inet_pton(AF_INET6, s, &a);", C),
+            ("char ip[16];", C),
+            ("host + \":\" + port", Java),
+            ("f\"{host}:{port}\"", Python),
+            ("memcpy(&a, b, 4);", C),
+            ("if (addresses.len < 4)", C),
+            ("const h = '10.0.0.1';", JavaScript),
+            ("s = socket.socket()", Python),
+            ("ip.split('.')", Python),
+            ("dns_ip4_qualify(&a, &b, &c)", C),
+            ("socket_bind4(s, ip, port)", C),
+            ("if (iface.family === 'IPv4')", JavaScript),
+            ("ByteBuffer hostHolder = ByteBuffer.allocate(8);", Java),
+            ("byte[] bornHost = new byte[4];", Java),
+            ("srcIP := data[12:16]", Go),
+            ("copy(buf[:4], ip)", Go),
+            ("let a: [u8; 4] = x;  // the peer's ip", Rust),
+            ("ihl := data[0] & 0x0f", Go),
+            ("sum.add(&ip.octets());", Rust),
+            ("TcpSocket::new_v4()", Rust),
+            ("+ 8 // BORNHOST", Java),
         ] {
-            assert!(may_match(source), "{source}");
+            assert!(may_match(source, language), "{source}");
         }
     }
 }

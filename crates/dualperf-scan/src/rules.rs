@@ -79,7 +79,8 @@ pub static RULES: &[Rule] = &[
         languages: &[C, Cpp, Rust],
         what: "IPv4-only address structures: `struct sockaddr_in` and `struct in_addr` (also \
                `libc::sockaddr_in` in Rust), and their fields `sin_port`/`sin_addr` read in a \
-               file that declares no `sockaddr_in` (the struct came in as a `sockaddr *`). A note \
+               file that declares no `sockaddr_in` (the struct came in as a `sockaddr *`); \
+               `sin_port` read in a file that declares one and has no IPv6 path. A note \
                in a file that also handles IPv6; nothing inside the IPv4 branch of a family \
                switch (`case AF_INET:`), where it is that branch's own type.",
         why: "`sockaddr_in` holds a 4-byte address. Code that declares one for `accept()`, \
@@ -180,8 +181,12 @@ pub static RULES: &[Rule] = &[
         what: "A hard-coded IPv4 address (`127.0.0.1`, `0.0.0.0`, any dotted quad that parses as \
                an address) in a string literal or a configuration file, or built from four \
                numbers (Go `net.IPv4(127, 0, 0, 1)`, Rust `Ipv4Addr::new(127, 0, 0, 1)`). \
-               Reported as a note in test files and in tables of several addresses, where it is \
-               probably data.",
+               Reported as a note in test files (and Rust `#[cfg(test)]` modules) and in \
+               tables of several addresses, where it is probably data; in text for people \
+               (log, exception, help and thread-name text, continuation lines of a multi-line \
+               log call included, and `toString()`/`String()`/`Display`/`__repr__` bodies); \
+               and beside an IPv6 literal (`addr == \"0.0.0.0\" || addr == \"[::]\"`). \
+               Misses: addresses assembled at run time from numbers held in variables.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
               `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
               resolution and with it AAAA records (the OpenH323 porting study, §8: hard-coded addresses were most \
@@ -222,8 +227,10 @@ pub static RULES: &[Rule] = &[
         what: "A byte or char array for an address with an IPv4-sized length: `char ip[16]`, \
                `char host_addr[15]`, `unsigned char addr[4]`, `char localip[4]`, \
                `char ipstr[IP4_FMT]`; and any char buffer shorter than 46 that an address \
-               formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, or \
-               `snprintf` with `%d.%d.%d.%d` or `%s:%d`).",
+               formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, a \
+               wrapper named for an address such as `toIpPort(buf, sizeof buf, addr)`, or \
+               `snprintf` with `%d.%d.%d.%d` or `%s:%d`). Misses: buffers sized by a named \
+               constant other than the IPv4 ones.",
         why: "16 characters fit the longest dotted quad plus NUL; 4 bytes fit a binary IPv4 \
               address. IPv6 needs 46 characters of text or 16 bytes of binary.",
         fix: "Size text buffers with `INET6_ADDRSTRLEN` or `NI_MAXHOST`, binary buffers with \
@@ -263,7 +270,10 @@ pub static RULES: &[Rule] = &[
                n)`...; a character of an address compared with `':'` (`host[i] == ':'`, \
                `s.charAt(i) == ':'` in Java and JavaScript). Not reported when the code within \
                12 lines before or 3 after looks for `[` or `]`, nor around `user`/`password` \
-               names. After a Python `':' in host` guard the guard's line is reported.",
+               names. After a Python `':' in host` guard the guard's line is reported. \
+               Misses: the colon held in a named constant \
+               (`StringUtils.substringBefore(addr, COLON)`) and splits behind a helper \
+               function.",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
               RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
               host `[2001` and port `db8::1]:80`.",
@@ -285,7 +295,8 @@ pub static RULES: &[Rule] = &[
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
                `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
                exception messages (`log.info(...)`, `raise ValueError(...)`), except URLs \
-               (`\"http://%s:%s/\"`), which are made to be used.",
+               (`\"http://%s:%s/\"`), which are made to be used; a note in help and \
+               thread-name text and in `toString()`-style debug output.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
               §3.2.2).",
@@ -319,7 +330,12 @@ pub static RULES: &[Rule] = &[
         id: "to4-conversion",
         severity: Severity::Warning,
         languages: &[Go],
-        what: "Go `ip.To4()`, which returns nil for every IPv6 address.",
+        what: "Go `ip.To4()`, which returns nil for every IPv6 address. `ip.To4() != nil` \
+               (or `== nil`) is a family test and a note; so is any construct of any rule \
+               inside a branch on the family in a file that also handles IPv6 (every \
+               language: `if family == AF_INET6`, `if ip.To4() != nil`, `instanceof \
+               Inet6Address`, `SocketAddr::V4(..) =>` beside a `V6` arm, `if version == 4` \
+               beside an IPv6 header slice).",
         why: "Code that calls `To4()` and then uses the 4-byte result (or treats nil as \
               invalid) rejects IPv6 peers; `To4() != nil` as a family test also treats \
               IPv4-mapped IPv6 addresses as IPv4.",
@@ -335,9 +351,12 @@ pub static RULES: &[Rule] = &[
         id: "ipv4-only-type",
         severity: Severity::Warning,
         languages: &[Python, Java, Rust],
-        what: "IPv4-only address types in signatures and checks: Java `Inet4Address`; Rust \
-               `Ipv4Addr` and `SocketAddrV4` used as types; Python `ipaddress.IPv4Address`, \
-               `IPv4Network`, `IPv4Interface`.",
+        what: "IPv4-only address types in signatures, casts and checks: Java \
+               `Inet4Address` (`(Inet4Address) a`, `instanceof Inet4Address`); Rust `Ipv4Addr` \
+               and `SocketAddrV4` as types and in expressions (`SocketAddrV4::new(ip, port)`, \
+               `parse::<Ipv4Addr>()`; a note in a file that also names the V6 twin, and on a \
+               `use` line); Python `ipaddress.IPv4Address`, `IPv4Network`, `IPv4Interface`. \
+               Misses: addresses kept as `u32`/`int` outside C.",
         why: "A parameter, field or return type that is IPv4-only forces every caller to be \
               IPv4-only too; an `instanceof Inet4Address` filter drops IPv6 peers.",
         fix: "Java `InetAddress` / `InetSocketAddress`; Rust `IpAddr` / `SocketAddr`; Python \
@@ -402,12 +421,70 @@ pub static RULES: &[Rule] = &[
         },
     },
     Rule {
+        id: "address-byte-layout",
+        severity: Severity::Warning,
+        languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
+        what: "Byte layouts that assume a 4-byte address. Java, Go, Rust, JavaScript and \
+               TypeScript: a literal 4, 6 or 8 (an address; address and 2-byte port; address \
+               and 4-byte port) as a buffer size, call argument or slice end in a statement \
+               that names an address (`ByteBuffer hostHolder = ByteBuffer.allocate(8)`, \
+               `byte[] bornHost = new byte[4]`, `put(addr.getAddress(), 0, 4)`, \
+               `resetByteBuffer(hostHolder, 8)`, `copy(buf[:4], ip)`, `var ip [4]byte`, \
+               `addr: [u8; 4]`), or a buffer allocated within three lines of an address API \
+               (`getAddress()`, `To4()`, `octets()`, `sin_addr`), where it receives the \
+               address. Every language with a parser: the IPv4 header's address offsets \
+               (`data[12:16]`, `data[16:20]`, RFC 791), the version nibble compared with 4 \
+               (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`). Misses: sizes \
+               held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
+               offsets computed from such constants, and buffers whose address arrives more \
+               than three lines away through a variable not named for an address.",
+        why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
+              (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
+              (§7) found these 4-byte assumptions the costliest part of a port, because no \
+              tool reported them. An IPv4 header has the addresses at bytes 12..20 and an IHL; \
+              an IPv6 header (RFC 8200) has 16-byte addresses at 8..40 and no IHL.",
+        fix: "Size the buffer by the address's family (`addr.getAddress().length`, \
+              `len(ip)`, `match ip { V4 => 4, V6 => 16 }`), record the family in the layout (a \
+              flag or a length byte), and parse IPv6 headers (version 6, 40 bytes) beside IPv4 \
+              ones.",
+        example: Example {
+            language: Java,
+            before: "ByteBuffer hostHolder = ByteBuffer.allocate(8);\nhostHolder.put(addr.getAddress().getAddress(), 0, 4);",
+            after: "byte[] ip = addr.getAddress().getAddress(); // 4 or 16 bytes\nByteBuffer hostHolder = ByteBuffer.allocate(ip.length + 4);\nhostHolder.put(ip);",
+        },
+    },
+    Rule {
+        id: "v4-only-variant",
+        severity: Severity::Warning,
+        languages: &[Rust],
+        what: "Rust code that takes the IPv4 variant only: `IpAddr::V4(..)` or \
+               `SocketAddr::V4(..)` (a pattern or a constructor) with no `V6` within twelve \
+               lines, `TcpSocket::new_v4()` in a file that never calls `new_v6`, and \
+               `is_ipv4()` as a filter (`.find(|a| a.is_ipv4())`) in a file that never calls \
+               `is_ipv6`. Misses: a `V6` arm that only panics (`V6(_) => unreachable!()`).",
+        why: "`if let SocketAddr::V4(a) = addr { .. } else { unreachable!() }` and a resolver \
+              result filtered to `is_ipv4()` reject every IPv6 peer; `new_v4()` can only \
+              connect to or bind IPv4 addresses.",
+        fix: "Keep `IpAddr`/`SocketAddr` and match both variants; create the socket with \
+              `if addr.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }`; try \
+              every resolved address in order instead of the first IPv4 one.",
+        example: Example {
+            language: Rust,
+            before: "let remote = addrs.find(|a| a.is_ipv4()).expect(\"no A record\");",
+            after: "let remote = addrs.next().expect(\"no address\"); // IPv4 or IPv6",
+        },
+    },
+    Rule {
         id: "ipv4-named-api",
         severity: Severity::Warning,
-        languages: C_FAMILY,
+        languages: &[C, Cpp, Python, Go, Java, JavaScript, TypeScript, Rust],
         what: "Calls of functions whose name says IPv4 (`ip4_fmt`, `ip4_scan`, `dns_ip4`, \
                `socket_bind4`, `socket_connect4`, `getIPv4Address`...) in a file that never calls \
-               their IPv6 twin (the same name with 6).",
+               their IPv6 twin (the same name with 6). In the other languages also types, \
+               constants and modules named for IPv4 (`parse_ipv4_packet`, `IPV4_HEADER_LEN`, \
+               `Ipv4Packet`, pnet's `ipv4`, `ipToIPv4Str`) in a file that never names the twin; \
+               names with a rule of their own (`Inet4Address`, `Ipv4Addr`, `isIPv4`, Go's \
+               `net.IPv4*` and `x/net/ipv4`) are left to it.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",

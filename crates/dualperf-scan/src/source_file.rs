@@ -60,18 +60,23 @@ impl FileScanner {
         };
         let mut suppressions = Suppressions::default();
         let grammar = language.grammar(relative_path);
-        if grammar.is_some() && prefilter::enabled() && !prefilter::may_match(source) {
+        if grammar.is_some() && prefilter::enabled() && !prefilter::may_match(source, language) {
             return FileResult {
-                lines: source.lines().count(),
+                lines: line_count(source),
                 ..FileResult::default()
             };
         }
         let lexed = language.is_c_family() && !c_grammar_requested();
+        let java_lexed = language == Language::Java && !java_grammar_requested();
         let matches = match grammar {
-            Some(_) if lexed => {
-                let tokens = crate::clex::tokenize_c(source);
+            Some(_) if lexed || java_lexed => {
+                let tokens = if java_lexed {
+                    crate::clex::tokenize_java(source)
+                } else {
+                    crate::clex::tokenize_c(source)
+                };
                 add_comment_suppressions(source, &tokens, &mut suppressions);
-                match_tokens(&tokens, context)
+                match_tokens(tokens, context)
             }
             Some(grammar) => {
                 let index = match self.grammars.iter().position(|(g, _, _)| *g == grammar) {
@@ -92,15 +97,18 @@ impl FileScanner {
                 };
                 let tokens = tokenize_with(&tree, source, table);
                 add_comment_suppressions(source, &tokens, &mut suppressions);
-                match_tokens(&tokens, context)
+                match_tokens(tokens, context)
             }
             None => scan_config(source, context, &mut suppressions),
         };
-        let lines: Vec<&str> = source.lines().collect();
         let mut result = FileResult {
-            lines: lines.len(),
+            lines: line_count(source),
             ..FileResult::default()
         };
+        if matches.is_empty() {
+            return result;
+        }
+        let lines: Vec<&str> = source.lines().collect();
         for m in matches {
             if suppressions.is_suppressed(m.rule, m.line) {
                 result.suppressed += 1;
@@ -140,15 +148,23 @@ fn add_comment_suppressions(
     if comments.peek().is_none() {
         return;
     }
-    let lines: Vec<&str> = source.lines().collect();
     for token in comments {
-        let before = lines
-            .get(token.line)
-            .and_then(|l| l.get(..token.column))
+        // The text before the comment on its line, from the token's own
+        // position in `source` (no line table needed).
+        let offset = (token.text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+        let before = offset
+            .checked_sub(token.column)
+            .and_then(|start| source.get(start..offset))
             .unwrap_or("");
         let own_line = before.trim().is_empty();
         suppressions.add_comment(token.text, token.line, token.end_line, own_line);
     }
+}
+
+/// The number of lines `str::lines` would give, without building them.
+fn line_count(source: &str) -> usize {
+    let newlines = source.bytes().filter(|b| *b == b'\n').count();
+    newlines + usize::from(!source.is_empty() && !source.ends_with('\n'))
 }
 
 /// True if `DUALPERF_SCAN_C_GRAMMAR` asks to scan C and C++ with the
@@ -156,6 +172,14 @@ fn add_comment_suppressions(
 fn c_grammar_requested() -> bool {
     static REQUESTED: std::sync::LazyLock<bool> =
         std::sync::LazyLock::new(|| std::env::var_os("DUALPERF_SCAN_C_GRAMMAR").is_some());
+    *REQUESTED
+}
+
+/// True if `DUALPERF_SCAN_JAVA_GRAMMAR` asks to scan Java with the
+/// tree-sitter grammar instead of the lexer in [`crate::clex`].
+fn java_grammar_requested() -> bool {
+    static REQUESTED: std::sync::LazyLock<bool> =
+        std::sync::LazyLock::new(|| std::env::var_os("DUALPERF_SCAN_JAVA_GRAMMAR").is_some());
     *REQUESTED
 }
 

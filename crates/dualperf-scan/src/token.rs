@@ -106,8 +106,9 @@ const BRANCH_KINDS: &[&str] = &[
 fn is_family_branch(node: &tree_sitter::Node<'_>, source: &[u8]) -> bool {
     let condition = node
         .child_by_field_name("condition")
-        .or_else(|| node.child_by_field_name("value"))
+        // A Rust `match_arm` has both: its `value` is the arm's body.
         .or_else(|| node.child_by_field_name("pattern"))
+        .or_else(|| node.child_by_field_name("value"))
         .or_else(|| node.named_child(0));
     let Some(condition) = condition else {
         return false;
@@ -123,12 +124,16 @@ fn is_family_branch(node: &tree_sitter::Node<'_>, source: &[u8]) -> bool {
 pub fn names_a_family(text: &[u8]) -> bool {
     const MARKERS: &[&[u8]] = &[
         b"af_inet", b"pf_inet", b"family", b"ipv6", b"ipv4", b"inet6", b"inet4", b"is4", b"is6",
-        b"to4", b"to16",
+        b"to4", b"to16", b"::v4", b"::v6", b"is_ipv", b"v4(", b"v6(",
     ];
     let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
-    MARKERS
-        .iter()
-        .any(|marker| lower.windows(marker.len()).any(|w| w == *marker))
+    let has = |marker: &[u8]| lower.windows(marker.len()).any(|w| w == marker);
+    // `if version == 4`: the IP version of a packet.
+    let version_test = has(b"version")
+        && [&b"== 4"[..], b"== 6", b"!= 4", b"!= 6", b"==4", b"==6"]
+            .iter()
+            .any(|m| has(m));
+    version_test || MARKERS.iter().any(|marker| has(marker))
 }
 
 /// What each node kind of one grammar is, by kind id: looked up once per

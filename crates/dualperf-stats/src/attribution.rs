@@ -32,7 +32,7 @@
 //! * **forwarder**: a user-space forwarder on the arm's path (TAYGA) that
 //!   kept at least [`CPU_BOUND_CORES`] of a core busy is the bottleneck and
 //!   explains what the parts above leave, when that points the way of a
-//!   slower arm ([`crate::forwarder`]);
+//!   slower arm ([`forwarder`]);
 //! * **unexplained**: measured − header − encapsulation − fragmentation −
 //!   CPU − forwarder.
 //!
@@ -46,6 +46,8 @@ use dualperf_model::{
     Arm, ArmPath, Attribution, CostUnit, CpuEnd, CpuPart, EndsPlacement, FragmentationPart,
     MetricId, Observations, TestKind, TestSpec, Trial, TrialOutcome,
 };
+
+pub mod forwarder;
 
 use crate::summary::{confidence_interval_95, mean};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
@@ -107,7 +109,7 @@ pub fn attribute(input: &Input) -> Option<Attribution> {
         + encapsulation.unwrap_or(0.0)
         + fragmentation.map_or(0.0, |f| f.explained)
         + cpu.map_or(0.0, |c| c.explained);
-    let forwarder = crate::forwarder::forwarder_part(input, input.measured - explained);
+    let forwarder = forwarder::forwarder_part(input, input.measured - explained);
     Some(Attribution {
         measured: input.measured,
         header,

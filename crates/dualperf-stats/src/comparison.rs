@@ -262,6 +262,7 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
     let context = RunContext {
         result,
         arms: arm_order(result),
+        contrasts: crate::contrast::contrasts(&result.config),
         options,
     };
     for (&index, point) in &points {
@@ -389,6 +390,8 @@ struct RunContext<'a> {
     result: &'a RunResult,
     /// Arm ids in table order.
     arms: Vec<ArmId>,
+    /// The pairs the design compares (declared, else derived).
+    contrasts: Vec<dualperf_model::Contrast>,
     options: &'a AnalysisOptions,
 }
 
@@ -425,9 +428,9 @@ fn analyse_point(index: usize, point: &PointData, run: &RunContext, analysis: &m
             continue;
         };
         for arm in &run.arms {
-            // The arm of the baseline's family with the same class and load
-            // when there is one (crate::counterpart), else the baseline.
-            let baseline = crate::counterpart::baseline_of(&run.result.config, arm);
+            // The arm the design's contrast names (crate::contrast); the arm
+            // itself when it is compared with nothing.
+            let baseline = crate::contrast::baseline_of(&run.contrasts, arm);
             if arm == baseline {
                 continue;
             }

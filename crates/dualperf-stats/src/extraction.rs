@@ -6,8 +6,8 @@
 //! | udp-stream | goodput, sender throughput, wire throughput, sent/received pps, loss ratio and episodes, jitter, reordering ratio and extent, duplicates, CPU, service demand |
 //! | tcp-rr, udp-rr | RTT mean, sd, min, p50, p90, p99, p99.9; transactions/s; CPU |
 //! | tcp-connect | setup time mean, min, p50, p90, p99; connections/s; CPU |
-//! | media | goodput, sender rate, pps, one-way delay, PDV, IPDV, jitter, loss, loss episodes, longest loss burst, reordering, duplicates; voice: MOS (adaptive and fixed jitter buffer, worst 10 s window), playout loss, jitter buffer, mouth-to-ear delay; video: frame delivery ratio and frame delay ([`crate::media`]) |
-//! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates, voice MOS (shared clocks only); RTT when probes are echoed |
+//! | media | goodput, sender rate, pps, one-way delay, PDV, IPDV, jitter, loss, loss episodes, longest loss burst, reordering, duplicates; voice: MOS (adaptive and fixed jitter buffer, worst 10 s window), playout loss, jitter buffer, mouth-to-ear delay; video: frame delivery ratio and frame delay ([`media`]) |
+//! | udp-probe | one-way delay (shared clocks only), PDV, IPDV, jitter, loss, loss episodes, reordering, duplicates, voice MOS (shared clocks only); RTT when probes are echoed; against a STAMP reflector also forward/reverse loss, reverse one-way delay, DSCP re-marked and ECN changed (stats `stamp` module) |
 //!
 //! UDP loss, reordering, duplicates and jitter come from replaying the
 //! arrival trace through `dualperf-meter` ([`crate::ippm`]) when the trace is
@@ -20,6 +20,9 @@
 //! Wire throughput counts the headers of the trial's **first hop** (the
 //! client's link): the arm's own family, plus the 6in4 header when the
 //! tunnel starts on the client host ([`measure_trial_on`]).
+
+pub mod media;
+mod stamp;
 
 use dualperf_meter::DeliveryMetrics;
 use dualperf_model::observation::{Observations, UdpReceiveCounters};
@@ -182,7 +185,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                     record_all_missing(&mut metrics, &PROBE_DELAY, "no UDP receive counters");
                 }
             }
-            crate::media::record_media(&mut metrics, o.udp.as_ref(), trial.spec.media.as_ref());
+            media::record_media(&mut metrics, o.udp.as_ref(), trial.spec.media.as_ref());
             record_cpu(&mut metrics, o, false);
         }
         TestKind::UdpProbe => {
@@ -197,6 +200,9 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
             }
             if o.latency.is_some() {
                 record_latency(&mut metrics, o, &RTT_METRICS);
+            }
+            if let Some(stamp) = &o.stamp {
+                stamp::record_stamp(&mut metrics, stamp);
             }
             record_cpu(&mut metrics, o, false);
         }

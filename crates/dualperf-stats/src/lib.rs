@@ -62,15 +62,13 @@
 pub mod attribution;
 pub mod comparison;
 pub mod contention;
-pub mod counterpart;
+pub mod contrast;
 pub mod cpu;
 pub mod error;
 pub mod extraction;
-pub mod forwarder;
 pub mod ippm;
 pub mod latency;
 pub mod load_flows;
-pub mod media;
 pub mod overhead;
 pub mod pacing;
 pub mod repetition;

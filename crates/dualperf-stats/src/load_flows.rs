@@ -1,8 +1,8 @@
 //! The competing loads' flows, per traffic class: what each flow of a load
 //! saw on each arm (its own meters, [`dualperf_model::Observations::loads`]),
 //! summarised over repetitions, and compared with the same flow on the arm's
-//! counterpart ([`crate::counterpart`]: IPv6 against IPv4 under the same
-//! load). The DiffServ experiments read the best-effort and lower-effort
+//! contrast baseline ([`crate::contrast`]: IPv6 against IPv4 under the
+//! same level of load). The DiffServ experiments read the best-effort and lower-effort
 //! classes here; the measured arm carries the premium class.
 //!
 //! Also the router CPU of every trial ([`dualperf_model::RouterCpu`]),
@@ -85,6 +85,7 @@ pub fn analyse_load_flows(result: &RunResult, analysis: &mut Analysis) {
             }
         }
     }
+    let contrasts = crate::contrast::contrasts(&result.config);
     for ((point, arm, flow, metric), values) in &series {
         let list: Vec<f64> = values.values().copied().collect();
         let (Some(summary), Some(flow_facts)) =
@@ -102,7 +103,7 @@ pub fn analyse_load_flows(result: &RunResult, analysis: &mut Analysis) {
             metric: *metric,
             summary,
         });
-        let baseline = crate::counterpart::baseline_of(&result.config, arm);
+        let baseline = crate::contrast::baseline_of(&contrasts, arm);
         if baseline == arm || !same_load(result, arm, baseline) {
             continue;
         }
@@ -148,10 +149,11 @@ pub fn steady_sender_bps(observations: &dualperf_model::Observations) -> Option<
         .then(|| steady.iter().map(|i| i.sent_bytes).sum::<u64>() as f64 * 8e9 / length as f64)
 }
 
-/// True when both arms run under the same load (their flows correspond).
+/// True when both arms run under the same level of load, so their load
+/// flows correspond index by index.
 fn same_load(result: &RunResult, arm: &ArmId, baseline: &ArmId) -> bool {
     match (result.config.arm(arm), result.config.arm(baseline)) {
-        (Some(a), Some(b)) => a.load == b.load,
+        (Some(a), Some(b)) => crate::contrast::same_load(&result.config, a, b),
         _ => false,
     }
 }

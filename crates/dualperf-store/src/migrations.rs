@@ -1,9 +1,11 @@
 //! Brings a database to a schema version by applying the steps of
 //! [`crate::schema::MIGRATIONS`] in order, each in its own transaction
 //! together with its `PRAGMA user_version` bump: a failed or killed migration
-//! leaves the file at the version before the step.
+//! leaves the file at the version before the step. Each step takes the
+//! write lock first and reads the version under it, so several processes
+//! creating or migrating one database at once apply every step once.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Result, StoreError};
 use crate::schema::{LATEST_VERSION, MIGRATIONS};
@@ -35,7 +37,16 @@ pub(crate) fn migrate_to(connection: &mut Connection, target: u32) -> Result<u32
             version: step.version,
             source,
         };
-        let transaction = connection.transaction().map_err(fail)?;
+        // IMMEDIATE: the write lock is taken before the version is read, so
+        // of several processes migrating one new file at once one applies
+        // the step and the others, waiting on the busy timeout, find it done
+        // (a deferred transaction let two create `runs` and one fail).
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        if current_version(&transaction).map_err(fail)? >= step.version {
+            continue;
+        }
         transaction.execute_batch(step.sql).map_err(fail)?;
         // PRAGMA takes no bound parameters; the version is our own integer.
         transaction

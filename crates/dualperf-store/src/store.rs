@@ -81,7 +81,9 @@ impl Store {
             source,
         };
         let connection = Connection::open(path).map_err(open_error)?;
-        match identity::identify(&connection) {
+        // Before anything is read: another process may be creating the file.
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        match with_busy_retry(|| identity::identify(&connection)) {
             Ok(Identity::Foreign(reason)) => return Err(not_dualperf(path, reason)),
             Ok(Identity::Empty | Identity::Dualperf) => {}
             Err(source) => return Err(open_error(source)),
@@ -171,11 +173,14 @@ impl Store {
         };
         // WAL: readers never block the writer and a killed writer leaves the
         // main file intact; FULL: a committed trial survives a power loss too.
+        // The busy timeout first: switching to WAL takes a lock another
+        // process creating the same file may hold.
         connection
-            .pragma_update(None, "journal_mode", "WAL")
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(pragma_error)?;
+        with_busy_retry(|| connection.pragma_update(None, "journal_mode", "WAL"))
             .and_then(|_| connection.pragma_update(None, "synchronous", "FULL"))
             .and_then(|_| connection.pragma_update(None, "foreign_keys", "ON"))
-            .and_then(|_| connection.busy_timeout(BUSY_TIMEOUT))
             .map_err(pragma_error)?;
         migrations::migrate_to(&mut connection, version)?;
         Ok(Store {
@@ -458,11 +463,12 @@ fn precheck(path: &Path) -> Result<Identity> {
         path: path.to_path_buf(),
         source,
     })?;
-    match check_identity(&probe, path) {
-        Ok(()) => Ok(Identity::Dualperf),
-        Err(StoreError::NotDualperf { reason, .. }) => Ok(Identity::Foreign(reason)),
-        Err(other) => Err(other),
-    }
+    // An empty schema stays `Empty`: another process may have just created
+    // the file (WAL header, no table yet), and a writer may go on with it.
+    identity::identify(&probe).map_err(|source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn not_dualperf(path: &Path, reason: String) -> StoreError {
@@ -515,6 +521,26 @@ fn immutable_uri(path: &Path) -> String {
 
 /// An in-memory copy of `source` migrated to the latest version, read-only
 /// afterwards: how an older file is read without changing it.
+/// Runs `step` again while SQLite answers "busy" or "locked" (a lock the
+/// busy handler cannot wait for, e.g. during another process's switch to
+/// WAL), for at most [`BUSY_TIMEOUT`].
+fn with_busy_retry<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let started = std::time::Instant::now();
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if matches!(
+                    error.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn migrated_copy(source: &Connection) -> Result<Connection> {
     let copy_error = |source| StoreError::Query {
         action: "copying an older database into memory".into(),

@@ -12,6 +12,8 @@
 //! This is the only crate that prints or knows every stage.
 
 mod cli;
+mod exit;
+mod guard;
 mod pipeline;
 
 use std::process::ExitCode;

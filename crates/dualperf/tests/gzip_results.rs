@@ -131,3 +131,51 @@ fn a_truncated_json_gz_is_a_usage_error_that_says_so() {
     assert!(stderr.contains("truncated or corrupt gzip"), "{stderr}");
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+/// Writes a gzip file that expands to `total` zero bytes, streaming: one
+/// member of 16 MiB of zeros, compressed once (about 16 KB), written again
+/// and again (a multi-member file, RFC 1952 §2.2, reads as their concatenation).
+fn gzip_bomb(path: &Path, total: u64) {
+    use std::io::Write;
+    const MEMBER: usize = 16 << 20;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(&vec![0u8; MEMBER]).unwrap();
+    let member = encoder.finish().unwrap();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for _ in 0..total / MEMBER as u64 {
+        file.write_all(&member).unwrap();
+    }
+    file.flush().unwrap();
+}
+
+#[test]
+fn a_6_gb_gzip_bomb_is_refused_with_a_clear_error_under_a_512_mb_memory_limit() {
+    let directory = directory("bomb");
+    let bomb = directory.join("bomb.json.gz");
+    gzip_bomb(&bomb, 6 << 30);
+    let size = std::fs::metadata(&bomb).unwrap().len();
+    // The whole process may map at most 512 MiB (`prlimit --as`): a reader
+    // that expands the bomb fails to allocate long before 6 GiB.
+    for command in [&["report"][..], &["import"][..], &["run", "--plan"][..]] {
+        let started = std::time::Instant::now();
+        let output = Command::new("prlimit")
+            .arg(format!("--as={}", 512u64 << 20))
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_dualperf"))
+            .env("DUALPERF_DB", directory.join("results.sqlite"))
+            .args(command)
+            .arg(&bomb)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        eprintln!(
+            "{command:?} on a {size}-byte file of 6 GiB: exit {:?} in {:?}: {}",
+            output.status.code(),
+            started.elapsed(),
+            stderr.trim()
+        );
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("expands to more than 256 MiB"), "{stderr}");
+    }
+    std::fs::remove_dir_all(&directory).unwrap();
+}

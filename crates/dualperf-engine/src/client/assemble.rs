@@ -168,6 +168,7 @@ pub fn observations(
     Observations {
         loads: Vec::new(),
         routers: Vec::new(),
+        stamp: None,
         measured_ns: client.sampler.measured_ns,
         sender,
         receiver,
@@ -185,6 +186,7 @@ pub fn observations(
         control_min_rtt_ns: None,
         placement: None,
         wire: None,
+        iperf3: None,
     }
 }
 

@@ -258,6 +258,7 @@ mod tests {
                 marking: Default::default(),
             }],
             warmup_ms: 500,
+            offered: None,
         };
         let flow = load_flow_spec(&load.flows[0].spec, &load, &measured);
         assert_eq!(flow.warmup_ms, 500);

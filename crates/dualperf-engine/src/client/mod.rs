@@ -7,6 +7,7 @@
 pub mod assemble;
 mod live;
 pub mod load;
+pub mod peer;
 pub mod probe_series;
 pub mod trial;
 pub mod under_load;
@@ -16,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use dualperf_model::{
-    Arm, HostFacts, IntervalSample, RepetitionOrder, RunConfig, RunResult, TestSpec, Trial,
-    TrialOutcome, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    Arm, HostFacts, IntervalSample, PeerKind, RepetitionOrder, RunConfig, RunResult, TestSpec,
+    Trial, TrialOutcome, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 
 pub use trial::TrialReport;
@@ -268,6 +269,17 @@ impl Client {
                 return trial;
             }
         };
+        if config.peer == dualperf_model::PeerKind::Stamp {
+            match crate::client::peer::stamp::run_arm_trial(target, spec, arm, &self.options) {
+                Ok(stamp) => {
+                    trial.local_address = stamp.local_address.map(|a| a.to_string());
+                    trial.remote_address = Some(stamp.remote_address.to_string());
+                    trial.outcome = TrialOutcome::Ok(Box::new(stamp.observations));
+                }
+                Err(error) => trial.outcome = TrialOutcome::Failed { error },
+            }
+            return trial;
+        }
         let started = std::time::Instant::now();
         let path_before: Option<Vec<(u64, u64)>> =
             (!self.options.path_pids.is_empty()).then(|| {
@@ -278,13 +290,15 @@ impl Client {
                     .collect()
             });
         let want_host_facts = server_host.is_none();
-        let outcome = match config.load_of(arm) {
-            Err(error) => {
+        let outcome = match (config.peer, config.load_of(arm)) {
+            (_, Err(error)) => {
                 trial.outcome = TrialOutcome::Failed { error };
                 return trial;
             }
-            Ok(None) => run_arm_trial(target, spec, arm, &self.options, want_host_facts),
-            Ok(Some(load)) => match load_targets(config, arm, target, load) {
+            (PeerKind::Dualperf, Ok(None)) => {
+                run_arm_trial(target, spec, arm, &self.options, want_host_facts)
+            }
+            (PeerKind::Dualperf, Ok(Some(load))) => match load_targets(config, arm, target, load) {
                 Err(error) => {
                     trial.outcome = TrialOutcome::Failed { error };
                     return trial;
@@ -293,7 +307,27 @@ impl Client {
                     run_arm_trial_with(target, spec, arm, &self.options, want_host_facts, hooks)
                 }),
             },
+            (PeerKind::Iperf3, Ok(None)) => {
+                crate::client::peer::iperf3::run_trial(target, spec, arm, &self.options)
+            }
+            (peer, Ok(load)) => Err(crate::EngineError::InvalidTest(match load {
+                Some(_) => format!("arms under a load need a dualperf peer, not {peer}"),
+                None => format!("this build has no {peer} client"),
+            })),
         };
+        self.record_outcome(&mut trial, outcome, path_before, started, server_host);
+        trial
+    }
+
+    /// Fills `trial` from the outcome of its run.
+    fn record_outcome(
+        &self,
+        trial: &mut Trial,
+        outcome: crate::error::Result<TrialReport>,
+        path_before: Option<Vec<(u64, u64)>>,
+        started: std::time::Instant,
+        server_host: &mut Option<HostFacts>,
+    ) {
         match outcome {
             Ok(report) => {
                 trial.local_address = report.local_address;
@@ -324,7 +358,6 @@ impl Client {
                 }
             }
         }
-        trial
     }
 }
 
@@ -558,9 +591,12 @@ pub fn target_address(config: &RunConfig, arm: &Arm) -> Result<SocketAddr, Strin
     Ok(SocketAddr::new(ip, config.port))
 }
 
-/// A run id like `20261121T235000Z-1a2b` (UTC start time and the pid).
+/// A run id like `20261121T235000Z-1a2b3c4d`: the UTC start time and 32
+/// random bits (`getrandom(2)`). Time and pid alone collide: two runs
+/// started in the same second as PID 1 of their own PID namespaces
+/// (containers) got the same id and one was lost.
 pub fn new_run_id(unix_ms: u64) -> String {
-    dualperf_model::run_id(unix_ms, &format!("{:04x}", std::process::id() & 0xffff))
+    dualperf_model::run_id(unix_ms, &crate::protocol::auth::new_challenge()[..8])
 }
 
 #[cfg(test)]
@@ -576,6 +612,7 @@ mod tests {
             ..TestSpec::new(TestKind::TcpRr, 64)
         };
         RunConfig {
+            peer: dualperf_model::PeerKind::Dualperf,
             loads: Vec::new(),
             points: vec![spec],
             arms: vec![
@@ -590,6 +627,7 @@ mod tests {
             client_cpus: vec![],
             server_cpus: vec![],
             command_line: vec![],
+            contrasts: Vec::new(),
         }
     }
 
@@ -632,5 +670,7 @@ mod tests {
     fn run_id_is_the_utc_start_time() {
         // 2026-11-21 23:50:00 UTC
         assert!(new_run_id(1_795_305_000_000).starts_with("20261121T235000Z-"));
+        // Same instant, same pid (as PID 1 of two containers): still distinct.
+        assert_ne!(new_run_id(1_795_305_000_000), new_run_id(1_795_305_000_000));
     }
 }

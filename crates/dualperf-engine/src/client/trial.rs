@@ -89,6 +89,9 @@ pub fn run_single(
 ) -> Result<TrialReport> {
     let (family, server_family) = (families.client, families.server);
     validate_size(spec.kind, family, spec.size_bytes).map_err(EngineError::InvalidTest)?;
+    // The same admission the server applies, before anything is allocated
+    // or sent (media profiles and load flows included).
+    crate::limits::validate_spec(spec).map_err(EngineError::InvalidTest)?;
     if IpFamily::of(&server.ip()) != family {
         return Err(EngineError::InvalidTest(format!(
             "{} is not an {} address",
@@ -116,6 +119,7 @@ pub fn run_single(
         Message::Ready(ready) => Some(ready),
         _ => None,
     })?;
+    check_announced_ports(spec, &ready.data_ports)?;
     let mut facts = SocketFacts {
         client_cpus: options.client_cpus.clone(),
         server_cpus: options.server_cpus.clone(),
@@ -216,6 +220,34 @@ pub fn run_single(
 type Opened = (DataSockets, Option<SocketAddr>, Option<SocketAddr>);
 
 /// Opens the client's data sockets to the server's data ports.
+/// Data ports a server announces for `spec`: one TCP listener, or one UDP
+/// socket per stream.
+pub fn expected_data_ports(spec: &TestSpec) -> usize {
+    if spec.kind.is_udp() {
+        crate::limits::stream_count(spec) as usize
+    } else {
+        1
+    }
+}
+
+/// Refuses a `ready` whose port list is not what the test needs: a hostile
+/// server announcing 60,000 ports would otherwise get a socket per port.
+fn check_announced_ports(spec: &TestSpec, ports: &[u16]) -> Result<()> {
+    let expected = expected_data_ports(spec);
+    if ports.len() != expected {
+        return Err(EngineError::Protocol(format!(
+            "the server announced {} data port(s); this test uses {expected}",
+            ports.len()
+        )));
+    }
+    if ports.contains(&0) {
+        return Err(EngineError::Protocol(
+            "the server announced data port 0".into(),
+        ));
+    }
+    Ok(())
+}
+
 fn open_data(
     ip: IpAddr,
     spec: &TestSpec,

@@ -87,6 +87,22 @@ fn new_ssrc() -> u32 {
     (mixed >> 32) as u32
 }
 
+/// Packets of frame `frame`: one per voice frame.
+fn packets_of_frame(profile: &MediaProfile, frame: u64) -> u32 {
+    match profile {
+        MediaProfile::Voice(_) => 1,
+        MediaProfile::Video(video) => video.packets_of_frame(frame).max(1),
+    }
+}
+
+/// UDP payload bytes of packet `index` of frame `frame`.
+fn packet_bytes(profile: &MediaProfile, frame: u64, index: u32) -> u32 {
+    match profile {
+        MediaProfile::Voice(voice) => RTP_HEADER_BYTES + voice.codec.payload_bytes(voice.packet_ms),
+        MediaProfile::Video(video) => video.packet_bytes(frame, index),
+    }
+}
+
 /// Sends `profile` on a connected socket until the phase is done; warm-up
 /// packets carry [`FLAG_WARMUP`] in the stamp, measured ones count from 0.
 pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> FlowOutput {
@@ -118,9 +134,22 @@ pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> F
             std::thread::sleep((due - now).min(Duration::from_millis(1)));
             continue;
         }
-        let sizes = profile.packet_sizes(frame);
-        let last = sizes.len() - 1;
-        for (index, &size) in sizes.iter().enumerate() {
+        // A frame's packets are sized one by one (a 16 MiB I-frame is
+        // 800,000 of them) and the deadline is checked before each: a
+        // huge frame cannot carry the sender past the end of the test.
+        let packets = packets_of_frame(&profile, frame);
+        let last = packets - 1;
+        for index in 0..packets {
+            let stage = context.phase.get();
+            if stage == Stage::Done || Instant::now() >= context.deadline {
+                break 'frames;
+            }
+            if !measuring && stage != Stage::Warmup {
+                // Warm-up is over mid-frame: the rest of a warm-up frame
+                // is not sent, the measured stream starts with its frame 0.
+                continue 'frames;
+            }
+            let size = packet_bytes(&profile, frame, index);
             let packet = &mut buffer[..size as usize];
             let marker = match profile {
                 MediaProfile::Video(_) => index == last,

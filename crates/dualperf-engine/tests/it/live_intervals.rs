@@ -20,6 +20,7 @@ fn events(live: bool) -> (Vec<(usize, u64)>, Vec<String>, RunConfig) {
         ..short_spec(TestKind::TcpStream, 16 * 1024)
     };
     let config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: vec![spec],
         arms: vec![Arm::native(IpFamily::V4, Some("127.0.0.1".into()))],
@@ -31,6 +32,7 @@ fn events(live: bool) -> (Vec<(usize, u64)>, Vec<String>, RunConfig) {
         client_cpus: vec![],
         server_cpus: vec![],
         command_line: vec![],
+        contrasts: Vec::new(),
     };
     let client = Client::new(ClientOptions {
         live_intervals: live,

@@ -22,6 +22,7 @@ fn config(port: u16, loads: Vec<LoadSpec>, loaded_arm_load: &str) -> RunConfig {
         load: loaded_arm_load.into(),
     };
     RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         points: vec![probe],
         arms: vec![Arm::native(IpFamily::V4, Some("127.0.0.1".into())), loaded],
         baseline: ArmId::native(IpFamily::V4),
@@ -33,6 +34,7 @@ fn config(port: u16, loads: Vec<LoadSpec>, loaded_arm_load: &str) -> RunConfig {
         server_cpus: vec![],
         command_line: vec![],
         loads,
+        contrasts: Vec::new(),
     }
 }
 
@@ -61,6 +63,7 @@ fn mixed_load() -> LoadSpec {
             },
         ],
         warmup_ms: 200,
+        offered: None,
     }
 }
 

@@ -3,8 +3,10 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+mod admission;
 mod bad_input;
 mod hardening;
+mod iperf3_loopback;
 mod live_intervals;
 mod load;
 mod loopback;

@@ -212,3 +212,105 @@ fn durations_read_as_people_write_them() {
 fn no_target_at_all_is_an_error() {
     assert!(errors("").contains("no [[target]]"));
 }
+
+#[test]
+fn an_iperf3_target_defaults_to_its_port_and_tcp_stream() {
+    let config = Config::parse(
+        r#"
+[[target]]
+name = "public"
+host = "iperf.example.net"
+peer = "iperf3"
+"#,
+    )
+    .unwrap();
+    let target = &config.targets[0];
+    assert_eq!(target.peer, PeerKind::Iperf3);
+    assert_eq!(target.port, 5201);
+    assert_eq!(target.measurement.tests, [TestKind::TcpStream]);
+    assert!(config.modules.is_empty());
+}
+
+#[test]
+fn a_test_the_peer_cannot_run_and_a_bad_peer_are_errors() {
+    let text = errors(
+        r#"
+[[target]]
+name = "public"
+host = "iperf.example.net"
+peer = "iperf3"
+tests = ["udp-rr"]
+[[target]]
+name = "b"
+host = "b.example"
+peer = "netperf"
+"#,
+    );
+    assert!(text.contains("line 6: target \"public\": tests: udp-rr needs a dualperf peer: iperf3 peers run tcp-stream and udp-stream"), "{text}");
+    assert!(text.contains("`netperf` is not a peer"), "{text}");
+}
+
+#[test]
+fn modules_alone_make_a_configuration_for_probe() {
+    let config = Config::parse(
+        r#"
+probe_concurrency = 2
+[module.iperf3_tcp]
+peer = "iperf3"
+time = "2s"
+repeat = 1
+timeout = "20s"
+[module.dualperf_rr]
+tests = ["udp-rr"]
+"#,
+    )
+    .unwrap();
+    assert!(config.targets.is_empty());
+    assert_eq!(config.probe_concurrency, 2);
+    let module = config.module("iperf3_tcp").unwrap();
+    assert_eq!(module.timeout, Duration::from_secs(20));
+    assert_eq!(module.target.port, 5201);
+    assert_eq!(module.target.families, IpFamily::ALL);
+    let rr = config.module("dualperf_rr").unwrap();
+    assert_eq!((rr.target.port, rr.timeout), (5180, DEFAULT_PROBE_TIMEOUT));
+}
+
+#[test]
+fn a_module_names_no_host_and_fits_its_timeout() {
+    let text = errors(
+        r#"
+probe_concurrency = 0
+[module.m]
+host = "x.example"
+time = "10s"
+repeat = 3
+timeout = "5s"
+[[target]]
+name = "t"
+host = "t.example"
+timeout = "5s"
+"#,
+    );
+    assert!(
+        text.contains("module \"m\": host: a module has no host"),
+        "{text}"
+    );
+    assert!(
+        text.contains("probe_concurrency: 0 is outside 1 to 16"),
+        "{text}"
+    );
+    assert!(
+        text.contains("target \"t\": timeout: belongs to a [module.NAME]"),
+        "{text}"
+    );
+    let text = errors(
+        r#"
+[module.m]
+time = "10s"
+repeat = 3
+timeout = "5s"
+"#,
+    );
+    assert!(text.contains("module \"m\": timeout: one probe"), "{text}");
+    assert!(errors("listen = \"127.0.0.1:1\"\n").contains("no [[target]] and no [module.NAME]"));
+}

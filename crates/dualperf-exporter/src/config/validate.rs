@@ -1,6 +1,7 @@
 //! Validation of the raw configuration: every key checked, every problem
 //! collected with its line, before anything runs.
 
+use super::role::{default_port, default_tests, Role};
 use super::*;
 
 #[derive(Deserialize)]
@@ -11,30 +12,35 @@ pub(super) struct RawConfig {
     defaults: Option<Spanned<RawTarget>>,
     #[serde(default, rename = "target")]
     targets: Vec<Spanned<RawTarget>>,
+    #[serde(default, rename = "module")]
+    modules: std::collections::BTreeMap<String, Spanned<RawTarget>>,
+    probe_concurrency: Option<Spanned<u32>>,
 }
 
 #[derive(Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawTarget {
-    name: Option<Spanned<String>>,
-    host: Option<Spanned<String>>,
-    v4: Option<Spanned<String>>,
-    v6: Option<Spanned<String>>,
-    port: Option<Spanned<u16>>,
-    families: Option<Spanned<Vec<String>>>,
-    baseline: Option<Spanned<String>>,
-    auth_key_file: Option<Spanned<String>>,
-    clocks_synchronised: Option<bool>,
-    interval: Option<Spanned<HumanDuration>>,
-    jitter: Option<Spanned<HumanDuration>>,
-    max_runs_per_hour: Option<Spanned<u32>>,
-    tests: Option<Spanned<Vec<String>>>,
-    sizes: Option<Spanned<Vec<i64>>>,
-    time: Option<Spanned<HumanDuration>>,
-    warmup: Option<Spanned<HumanDuration>>,
-    repeat: Option<Spanned<u32>>,
-    parallel: Option<Spanned<u32>>,
-    bitrate: Option<Spanned<String>>,
+pub(super) struct RawTarget {
+    pub(super) name: Option<Spanned<String>>,
+    pub(super) host: Option<Spanned<String>>,
+    pub(super) v4: Option<Spanned<String>>,
+    pub(super) v6: Option<Spanned<String>>,
+    pub(super) port: Option<Spanned<u16>>,
+    pub(super) families: Option<Spanned<Vec<String>>>,
+    pub(super) baseline: Option<Spanned<String>>,
+    pub(super) auth_key_file: Option<Spanned<String>>,
+    pub(super) clocks_synchronised: Option<bool>,
+    pub(super) interval: Option<Spanned<HumanDuration>>,
+    pub(super) jitter: Option<Spanned<HumanDuration>>,
+    pub(super) max_runs_per_hour: Option<Spanned<u32>>,
+    pub(super) tests: Option<Spanned<Vec<String>>>,
+    pub(super) sizes: Option<Spanned<Vec<i64>>>,
+    pub(super) time: Option<Spanned<HumanDuration>>,
+    pub(super) warmup: Option<Spanned<HumanDuration>>,
+    pub(super) repeat: Option<Spanned<u32>>,
+    pub(super) parallel: Option<Spanned<u32>>,
+    pub(super) bitrate: Option<Spanned<String>>,
+    pub(super) peer: Option<Spanned<String>>,
+    pub(super) timeout: Option<Spanned<HumanDuration>>,
 }
 
 /// A target's setting: its own, else the `[defaults]` one.
@@ -54,7 +60,12 @@ pub(super) struct Validator<'a> {
 }
 
 impl Validator<'_> {
-    fn error<T>(&mut self, at: Option<&Spanned<T>>, key: &str, message: impl Into<String>) {
+    pub(super) fn error<T>(
+        &mut self,
+        at: Option<&Spanned<T>>,
+        key: &str,
+        message: impl Into<String>,
+    ) {
         self.errors.push(ConfigError {
             line: at.map(|s| line_of(self.text, s.span().start)),
             key: key.to_string(),
@@ -108,17 +119,19 @@ impl Validator<'_> {
                 );
             }
         }
-        if raw.targets.is_empty() {
+        if raw.targets.is_empty() && raw.modules.is_empty() {
             self.errors.push(ConfigError {
                 line: None,
                 key: "target".into(),
-                message: "no [[target]]: name at least one host running `dualperf serve`".into(),
+                message: "no [[target]] and no [module.NAME]: name at least one host to compare, or a module for /probe".into(),
             });
         }
         let mut targets: Vec<Target> = Vec::new();
         for (index, raw_target) in raw.targets.iter().enumerate() {
             let line = line_of(self.text, raw_target.span().start);
-            if let Some(target) = self.target(index, line, raw_target.get_ref(), &defaults) {
+            if let Some(target) =
+                self.target(index, line, raw_target.get_ref(), &defaults, Role::Target)
+            {
                 if targets.iter().any(|t| t.name == target.name) {
                     self.error(
                         raw_target.get_ref().name.as_ref(),
@@ -129,10 +142,14 @@ impl Validator<'_> {
                 targets.push(target);
             }
         }
+        let modules = self.modules(&raw.modules, &defaults);
+        let probe_concurrency = self.probe_concurrency(raw.probe_concurrency.as_ref());
         let config = Config {
             listen,
             duty_cycle,
             targets,
+            modules,
+            probe_concurrency,
         };
         if self.errors.is_empty() && config.planned_duty_cycle() > duty_cycle {
             let needs: Vec<String> = config
@@ -166,17 +183,20 @@ impl Validator<'_> {
         }
     }
 
-    /// Validates one `[[target]]`; `None` when it has errors (recorded).
-    fn target(
+    /// Validates one `[[target]]`, or the settings of a `[module.NAME]`
+    /// (`role`); `None` when it has errors (recorded).
+    pub(super) fn target(
         &mut self,
         index: usize,
         line: usize,
         raw: &RawTarget,
         defaults: &RawTarget,
+        role: Role,
     ) -> Option<Target> {
         let before = self.errors.len();
-        let name = match &raw.name {
-            Some(name) => {
+        let name = match (&role, &raw.name) {
+            (Role::Module(name), _) => name.clone(),
+            (Role::Target, Some(name)) => {
                 let text = name.get_ref().clone();
                 let valid = !text.is_empty()
                     && text.len() <= 64
@@ -192,7 +212,7 @@ impl Validator<'_> {
                 }
                 text
             }
-            None => {
+            (Role::Target, None) => {
                 self.errors.push(ConfigError {
                     line: Some(line),
                     key: format!("target #{}", index + 1),
@@ -201,7 +221,8 @@ impl Validator<'_> {
                 format!("#{}", index + 1)
             }
         };
-        let key = |field: &str| format!("target \"{name}\": {field}");
+        let key = |field: &str| role.key(&name, field);
+        self.role_keys(raw, &role, &key);
 
         let v4 = raw.v4.as_ref().and_then(|text| {
             text.get_ref()
@@ -267,7 +288,7 @@ impl Validator<'_> {
                 IpFamily::V4 => v4.is_some() || raw.v4.is_some(),
                 IpFamily::V6 => v6.is_some() || raw.v6.is_some(),
             };
-            if !has && host.is_none() {
+            if !has && host.is_none() && role == Role::Target {
                 self.errors.push(ConfigError {
                     line: Some(line),
                     key: key("host"),
@@ -304,6 +325,7 @@ impl Validator<'_> {
             },
         };
 
+        let peer = self.peer(raw, defaults, &key);
         let port = setting!(raw, defaults, port);
         let port = match &port {
             Some(p) if *p.get_ref() == 0 => {
@@ -311,15 +333,17 @@ impl Validator<'_> {
                 0
             }
             Some(p) => *p.get_ref(),
-            None => 5180,
+            None => default_port(peer),
         };
 
         let schedule = self.schedule(raw, defaults, &key);
-        let measurement = self.measurement(raw, defaults, &key);
+        let measurement = self.measurement(raw, defaults, &key, peer);
+        self.peer_tests(raw, defaults, &key, peer, &measurement);
         if self.errors.len() > before {
             return None;
         }
         let target = Target {
+            peer,
             name,
             host,
             v4,
@@ -336,7 +360,9 @@ impl Validator<'_> {
             schedule,
             measurement,
         };
-        self.reachable(&target, raw, defaults);
+        if role == Role::Target {
+            self.reachable(&target, raw, defaults);
+        }
         (self.errors.len() == before).then_some(target)
     }
 
@@ -399,10 +425,11 @@ impl Validator<'_> {
         raw: &RawTarget,
         defaults: &RawTarget,
         key: &dyn Fn(&str) -> String,
+        peer: PeerKind,
     ) -> Measurement {
         let mut tests = Vec::new();
         match setting!(raw, defaults, tests) {
-            None => tests.extend(DEFAULT_TESTS),
+            None => tests.extend(default_tests(peer)),
             Some(list) => {
                 for word in list.get_ref() {
                     match word.parse::<TestKind>() {

@@ -25,8 +25,10 @@
 //! rate = "5Mbit"
 //! ```
 
+pub mod diffserv;
 mod duration;
 pub mod raw;
+pub mod routes;
 mod suggest;
 pub mod transition;
 mod validate;
@@ -66,7 +68,7 @@ pub struct Topology {
     pub(crate) server: Option<usize>,
     pub(crate) tunnels: Vec<Tunnel>,
     pub(crate) translators: Vec<Translator>,
-    pub(crate) diffserv: Option<crate::diffserv::DiffServ>,
+    pub(crate) diffserv: Option<diffserv::DiffServ>,
 }
 
 /// What a node does with packets not addressed to it.
@@ -170,16 +172,6 @@ impl Shaping {
         !self.delay.is_zero() || !self.jitter.is_zero() || self.loss_ratio > 0.0
     }
 
-    /// As [`Shaping::describe`], naming the emulation that makes the delay
-    /// and loss, e.g. `htb 10.000 Mbit/s, bpf-delay-line delay 50ms …`.
-    pub fn describe_with(&self, emulation: crate::emulation::LinkEmulation) -> String {
-        let text = self.describe();
-        match emulation {
-            crate::emulation::LinkEmulation::Netem => text,
-            other => text.replace("netem delay", &format!("{} delay", other.key())),
-        }
-    }
-
     /// Human-readable, e.g. `htb 10.000 Mbit/s, queue 100 packets`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -250,7 +242,7 @@ impl Topology {
     }
 
     /// The DiffServ domain of the `[diffserv]` table, if any.
-    pub fn diffserv(&self) -> Option<&crate::diffserv::DiffServ> {
+    pub fn diffserv(&self) -> Option<&diffserv::DiffServ> {
         self.diffserv.as_ref()
     }
 

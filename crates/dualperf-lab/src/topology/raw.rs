@@ -32,7 +32,7 @@ pub struct RawTopology {
     #[serde(default)]
     pub translator: Vec<RawTranslator>,
     /// `[diffserv]`: a DiffServ domain on an edge router ([`crate::diffserv`]).
-    pub diffserv: Option<crate::diffserv::RawDiffServ>,
+    pub diffserv: Option<super::diffserv::RawDiffServ>,
 }
 
 /// One `[[node]]`.

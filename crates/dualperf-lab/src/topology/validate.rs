@@ -16,7 +16,7 @@ use dualperf_model::IpFamily;
 use crate::addressing::{self, Ipv4Subnet, Ipv6Subnet};
 use crate::error::TopologyError;
 use crate::naming::MAX_LINKS;
-use crate::routes;
+use crate::topology::routes;
 
 #[path = "validate_mechanisms.rs"]
 mod mechanisms;
@@ -32,6 +32,17 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
         return Err(TopologyError::at(
             "description",
             "must say in one line what this testbed is for",
+        ));
+    }
+    // The description reaches the terminal, reports and `--dry-run`
+    // comments a root shell reads: one line, no control character.
+    if let Some(c) = raw.description.trim().chars().find(|c| c.is_control()) {
+        return Err(TopologyError::at(
+            "description",
+            format!(
+                "holds the control character {}; it must be one line of text",
+                c.escape_default()
+            ),
         ));
     }
     let nodes = validate_nodes(&raw)?;
@@ -108,7 +119,7 @@ pub(super) fn validate(name: &str, raw: RawTopology) -> Result<Topology> {
     let diffserv = raw
         .diffserv
         .as_ref()
-        .map(|d| crate::diffserv::validate(d, &names, &roles, &links))
+        .map(|d| super::diffserv::validate(d, &names, &roles, &links))
         .transpose()?;
     Ok(Topology {
         name: name.to_string(),

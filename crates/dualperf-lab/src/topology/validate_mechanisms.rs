@@ -7,8 +7,8 @@ use dualperf_model::IpFamily;
 use super::{resolve_node, ClientServer, Result};
 use crate::addressing::{Ipv4Subnet, Ipv6Subnet};
 use crate::error::TopologyError;
-use crate::routes::{path, Hop};
 use crate::topology::raw::{RawTranslator, RawTunnel};
+use crate::topology::routes::{path, Hop};
 use crate::topology::suggest::did_you_mean;
 use crate::topology::transition::{
     automatic_tunnel_subnet, default_pool, srv6_sid_space, Implementation, MechanismKind,

@@ -67,7 +67,7 @@ fn clean_spares_a_run_whose_owner_lives_and_force_removes_it() {
     let prefix = format!("dsp-{base}");
     let runner = Runner::new(false);
 
-    let report = cleanup::clean_runs(&runner, &dir, &prefix, false).unwrap();
+    let report = cleanup::clean_runs(&runner, std::slice::from_ref(&dir), &prefix, false).unwrap();
     assert_eq!(report.runs, vec![dead.to_string()], "{report:?}");
     assert!(namespaces_of(&dead).is_empty());
     assert_eq!(
@@ -80,7 +80,7 @@ fn clean_spares_a_run_whose_owner_lives_and_force_removes_it() {
     assert_eq!(state::run_owner(&dir, dead.as_str()), RunOwner::Gone);
     assert!(!dir.join(format!("{dead}.lock")).exists());
 
-    let forced = cleanup::clean_runs(&runner, &dir, &prefix, true).unwrap();
+    let forced = cleanup::clean_runs(&runner, std::slice::from_ref(&dir), &prefix, true).unwrap();
     assert_eq!(forced.runs, vec![live.to_string()]);
     assert!(namespaces_of(&live).is_empty());
     drop(lock);

@@ -13,7 +13,7 @@ use dualperf_model::{MetricId, TestKind};
 use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
 use crate::charts::{size_ticks, style, Figure};
 use crate::error::ReportError;
-use crate::html::escape;
+use crate::markup::escape;
 use crate::view::{self, transport, RunView};
 
 /// The chart, when the run has goodput comparisons.

@@ -124,9 +124,9 @@ fn chart(
 fn definition(metric: MetricId) -> String {
     format!(
         "{} (<code>{}</code>): {}.",
-        crate::html::escape(metric.label()),
+        crate::markup::escape(metric.label()),
         metric.name(),
-        crate::html::escape(metric.definition().trim_end_matches('.'))
+        crate::markup::escape(metric.definition().trim_end_matches('.'))
     )
 }
 
@@ -143,7 +143,7 @@ fn ci_note(view: &RunView<'_>) -> String {
             } else {
                 "dashed with triangles"
             };
-            format!("{} {look}", crate::html::escape(&arm.label))
+            format!("{} {look}", crate::markup::escape(&arm.label))
         })
         .collect();
     format!(
@@ -236,7 +236,7 @@ pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
             let threshold = view.fragmentation_threshold(TestKind::UdpStream, &arm.id)?;
             Some(format!(
                 " {} datagrams of {threshold} B and more were fragmented.",
-                crate::html::escape(&arm.label)
+                crate::markup::escape(&arm.label)
             ))
         })
         .collect();

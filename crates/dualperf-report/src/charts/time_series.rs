@@ -188,7 +188,7 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 if udp.received > udp.arrivals.len() as u64 {
                     coverage.push(format!(
                         "{}: the first {} of {} packets ({} s of the {} s trial; the engine stores at most {} arrivals)",
-                        crate::html::escape(&arm.label),
+                        crate::markup::escape(&arm.label),
                         udp.arrivals.len(),
                         udp.received,
                         tick(span),

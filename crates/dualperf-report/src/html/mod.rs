@@ -18,23 +18,8 @@ use crate::error::ReportError;
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
 
+pub(crate) use crate::markup::escape;
 pub(crate) use compare::render_comparison;
-
-/// Escapes text for HTML element content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A run's date for people, UTC, from milliseconds since the Unix epoch
 /// (the model's one calendar function, `dualperf_model::UtcDateTime`).
@@ -176,7 +161,10 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     body.push_str(&format!(
         "</ul><p class=\"legend-line\">Throughout: {}; differences are arm − {baseline} relative to {baseline}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
         arm_legend(&view),
-        baseline = escape(view.baseline_label()),
+        baseline = match run.analysis.as_ref().and_then(crate::present::baselines::shared_baseline) {
+            Some(_) => escape(view.baseline_label()),
+            None => "the baseline each comparison names".to_string(),
+        },
     ));
     body.push_str(&verdicts::key_table(&view));
     body.push_str(&media::section(&view)?);

@@ -12,11 +12,21 @@ use crate::present::verdict::{claims_significance, has_no_spread};
 use crate::present::{significance_note, verdict, warning_short, warnings, why_clause};
 use crate::view::{self, RunView};
 
+/// The baseline all comparisons name, `None` when the design compares arms
+/// with several ([`crate::present::baselines`]).
+fn shared_baseline<'a>(view: &RunView<'a>) -> Option<&'a dualperf_model::ArmId> {
+    crate::present::baselines::shared_baseline(view.run.analysis.as_ref()?)
+}
+
 /// Column headings: (name, hover text, numeric).
 fn head(view: &RunView<'_>, with_verdict: bool) -> String {
-    let baseline = view.baseline_label();
+    let shared = shared_baseline(view);
+    let baseline = match shared {
+        Some(_) => view.baseline_label(),
+        None => "Baseline value",
+    };
     let compared = view.compared_arms();
-    let single = compared.len() == 1;
+    let single = compared.len() == 1 && shared.is_some();
     let arm_name = if single {
         compared[0].label.clone()
     } else {
@@ -24,8 +34,14 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
     };
     let delta = if single {
         format!("Δ {} − {baseline}", compared[0].label)
-    } else {
+    } else if shared.is_some() {
         format!("Δ vs {baseline}")
+    } else {
+        "Δ".to_string()
+    };
+    let against = match shared {
+        Some(_) => baseline.to_string(),
+        None => "its baseline".to_string(),
     };
     let mut columns: Vec<(String, String, bool)> = vec![
         (
@@ -42,7 +58,17 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
     if !single {
         columns.push((
             "Arm".into(),
-            format!("The arm compared with the baseline {baseline}"),
+            match shared {
+                Some(_) => format!("The arm compared with the baseline {baseline}"),
+                None => "The arm compared".to_string(),
+            },
+            false,
+        ));
+    }
+    if shared.is_none() {
+        columns.push((
+            "Baseline".into(),
+            "The arm this one is compared with, as the experiment's design declares it".into(),
             false,
         ));
     }
@@ -60,7 +86,7 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
         ),
         (
             delta,
-            format!("Mean of the paired per-repetition differences arm − {baseline}, relative to the {baseline} mean"),
+            format!("Mean of the paired per-repetition differences arm − {against}, relative to the mean of {against}"),
             true,
         ),
         (
@@ -70,7 +96,7 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
         ),
         (
             "Header model".to_string(),
-            format!("The difference the header-overhead model predicts, relative to {baseline} (blank where the model does not apply)"),
+            format!("The difference the header-overhead model predicts, relative to {against} (blank where the model does not apply)"),
             true,
         ),
     ]);
@@ -192,10 +218,17 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
             )
         }
     };
-    let arm_column = if view.compared_arms().len() == 1 {
+    let shared = shared_baseline(view);
+    let arm_column = if view.compared_arms().len() == 1 && shared.is_some() {
         String::new()
-    } else {
+    } else if shared.is_some() {
         format!("<td class=\"arm-name\">{}</td>", escape(arm))
+    } else {
+        format!(
+            "<td class=\"arm-name\">{}</td><td class=\"arm-name\">{}</td>",
+            escape(arm),
+            escape(names.label(&comparison.baseline))
+        )
     };
     format!(
         "<tr class=\"{row_class}\"><td class=\"point\" data-sort=\"{point}\">{point_label}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{label}</a></td>{arm_column}{baseline}{value}\
@@ -259,7 +292,10 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
         .as_ref()
         .and_then(significance_note)
         .map_or(String::new(), |note| format!(" {}", escape(&note)));
-    let mut html = format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The headline metric of every point (goodput for streams, median RTT for request/response, median setup time for connects, median one-way delay for probes), and loss for UDP streams. Bold differences are significant (their 95 % CI excludes zero, on at least 3 pairs); green is better for the arm than for {}, red worse.{control} All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts sortable\">", escape(view.baseline_label()));
+    let mut html = format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The headline metric of every point (goodput for streams, median RTT for request/response, median setup time for connects, median one-way delay for probes), and loss for UDP streams. Bold differences are significant (their 95 % CI excludes zero, on at least 3 pairs); green is better for the arm than for {}, red worse.{control} All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts sortable\">", match shared_baseline(view) {
+        Some(_) => escape(view.baseline_label()),
+        None => "its baseline".to_string(),
+    });
     html.push_str(&head(view, false));
     html.push_str("<tbody>\n");
     for (comparison, _) in rows {

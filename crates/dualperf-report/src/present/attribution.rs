@@ -14,7 +14,7 @@
 use dualperf_model::{Attribution, Comparison, CostUnit, CpuEnd, CpuPart, MetricId, Quantity};
 
 use super::value::{format_quantity, percent};
-use super::verdict::{claims_significance, wording};
+use super::wording::{claims_significance, wording};
 
 /// Below this the unexplained rest is rounding (0.05 percentage points).
 const NEGLIGIBLE: f64 = 0.0005;

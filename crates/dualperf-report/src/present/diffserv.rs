@@ -6,12 +6,17 @@
 //! delay and jitter per class against load). The terminal and the HTML
 //! report both read this; nothing is formatted elsewhere.
 //!
-//! The experiment names its arms `v4-ef`, `v6-ef-be115`, `v4-s85-128`,
-//! `mixed-s115-1408` …; a run whose arms are not named so has no DiffServ
-//! view ([`DiffServView::of`] returns `None`).
+//! Arms are found by their levels, never by id: the EF arm of a family
+//! idle or under a per-class load ([`dualperf_model::LoadTable::Class`]), the
+//! arm of a load-step cell ([`dualperf_model::LoadTable::Step`]: offered
+//! share × datagram size × carrying families), and within a load its flows
+//! by kind and marking (the BE UDP stream, the BE and LBE probes). A run
+//! without designed loads has no DiffServ view ([`DiffServView::of`]
+//! returns `None`).
 
 use dualperf_model::{
-    Analysis, IpFamily, LoadFlowSummary, MetricId, RemarkCase, RunResult, Summary,
+    Analysis, ArmId, CarriedBy, Dscp, IpFamily, LoadCondition, LoadFlow, LoadFlowSummary,
+    LoadTable, MetricId, OfferedLoad, RemarkCase, RunResult, Summary, TestKind,
 };
 
 use crate::present::value::{format_value, significant};
@@ -68,31 +73,119 @@ pub const CLASS_METRICS: [MetricId; 5] = [
 ];
 
 /// A run seen as the DiffServ experiments.
+#[derive(Clone, Copy)]
 pub struct DiffServView<'a> {
     result: &'a RunResult,
     analysis: &'a Analysis,
 }
 
-/// The step-table cell's arm prefix of a family column.
-fn family_prefix(column: usize) -> &'static str {
-    ["v4", "v6", "mixed"][column]
+/// Who carries the BE load of a step-table column (0 IPv4, 1 IPv6, 2 mixed).
+pub(crate) fn carried_by(column: usize) -> CarriedBy {
+    match column {
+        0 => CarriedBy::Family(IpFamily::V4),
+        1 => CarriedBy::Family(IpFamily::V6),
+        _ => CarriedBy::Mixed,
+    }
+}
+
+/// A flow of a load, as the tables pick it: the BE UDP stream (the load
+/// itself), or the probe of a class beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LoadPart {
+    /// The best-effort UDP stream that makes the load.
+    Stream,
+    /// The probe in `class` (BE or LBE) beside it.
+    Probe(Class),
+}
+
+impl LoadPart {
+    fn matches(self, flow: &LoadFlow) -> bool {
+        let dscp = flow.marking.dscp.filter(|d| *d != Dscp::BE);
+        match self {
+            LoadPart::Stream => flow.spec.kind == TestKind::UdpStream && dscp.is_none(),
+            LoadPart::Probe(Class::Be) => flow.spec.kind == TestKind::UdpProbe && dscp.is_none(),
+            LoadPart::Probe(Class::Lbe) => {
+                flow.spec.kind == TestKind::UdpProbe && dscp.is_some_and(|d| d != Dscp::EF)
+            }
+            LoadPart::Probe(Class::Ef) => {
+                flow.spec.kind == TestKind::UdpProbe && dscp == Some(Dscp::EF)
+            }
+        }
+    }
 }
 
 impl<'a> DiffServView<'a> {
-    /// The view, when `result` is a DiffServ experiment with an analysis.
+    /// The view, when `result` is a DiffServ experiment (it has per-class
+    /// loads) with an analysis.
     pub fn of(result: &'a RunResult) -> Option<DiffServView<'a>> {
         let analysis = result.analysis.as_ref()?;
-        let has = |id: &str| result.config.arms.iter().any(|a| a.id.as_str() == id);
-        (has("v4-ef") && has("v6-ef")).then_some(DiffServView { result, analysis })
+        let designed = result
+            .config
+            .loads
+            .iter()
+            .any(|l| l.offered.is_some_and(|o| o.table == LoadTable::Class));
+        designed.then_some(DiffServView { result, analysis })
     }
 
-    /// The arm id of `class`'s row at `load` (0: idle) for `family`.
-    fn class_arm(family: IpFamily, load: u32) -> String {
-        if load == 0 {
-            format!("{}-ef", family.key())
-        } else {
-            format!("{}-ef-be{load}", family.key())
+    /// The designed level of `arm`'s load, if it runs under one.
+    fn offered(&self, arm: &dualperf_model::Arm) -> Option<OfferedLoad> {
+        match arm.load {
+            LoadCondition::Idle => None,
+            LoadCondition::Under { .. } => self.result.config.load_of(arm).ok().flatten()?.offered,
         }
+    }
+
+    /// The EF arm of `family` idle (`load` 0) or under the per-class load
+    /// at `load` % of the link.
+    fn class_arm(&self, family: IpFamily, load: u32) -> Option<&'a ArmId> {
+        let view = *self;
+        self.result
+            .config
+            .arms
+            .iter()
+            .find(|a| {
+                a.family == family
+                    && a.marking.dscp == Some(Dscp::EF)
+                    && match load {
+                        0 => a.load == LoadCondition::Idle,
+                        _ => view.offered(a).is_some_and(|o| {
+                            o.table == LoadTable::Class
+                                && o.percent == load
+                                && o.carried_by == CarriedBy::Family(family)
+                        }),
+                    }
+            })
+            .map(|a| &a.id)
+    }
+
+    /// The arm of a load-step cell: `column` (IPv4, IPv6, mixed) at `percent`
+    /// % of the link with `size`-byte datagrams.
+    fn step_arm_id(&self, column: usize, percent: u32, size: u32) -> Option<&'a ArmId> {
+        let want = OfferedLoad {
+            table: LoadTable::Step,
+            percent,
+            datagram_bytes: size,
+            carried_by: carried_by(column),
+        };
+        let view = *self;
+        self.result
+            .config
+            .arms
+            .iter()
+            .find(|a| a.marking.dscp == Some(Dscp::EF) && view.offered(a) == Some(want))
+            .map(|a| &a.id)
+    }
+
+    /// The load flow `flow` of `arm`'s load.
+    fn load_flow(&self, arm: &ArmId, flow: usize) -> Option<&'a LoadFlow> {
+        let arm = self.result.config.arm(arm)?;
+        self.result
+            .config
+            .load_of(arm)
+            .ok()
+            .flatten()?
+            .flows
+            .get(flow)
     }
 
     /// The summary of `metric` for `class` at `load` over `family`.
@@ -103,41 +196,53 @@ impl<'a> DiffServView<'a> {
         family: IpFamily,
         metric: MetricId,
     ) -> Option<Summary> {
-        let arm = Self::class_arm(family, load);
+        let arm = self.class_arm(family, load)?;
         match class {
-            Class::Ef => self.arm_summary(&arm, metric),
-            Class::Be | Class::Lbe => {
-                let label = format!("{} probe", class.label());
-                self.flow(&arm, |f| f.label == label, metric)
-                    .map(|f| f.summary)
-            }
+            Class::Ef => self.arm_summary(arm, metric),
+            Class::Be | Class::Lbe => self
+                .flow(arm, LoadPart::Probe(class), metric)
+                .map(|f| f.summary),
         }
     }
 
-    fn arm_summary(&self, arm: &str, metric: MetricId) -> Option<Summary> {
+    fn arm_summary(&self, arm: &ArmId, metric: MetricId) -> Option<Summary> {
         self.analysis
             .summaries
             .iter()
-            .find(|s| s.arm.as_str() == arm && s.metric == metric)
+            .find(|s| &s.arm == arm && s.metric == metric)
             .map(|s| s.summary)
+    }
+
+    /// The summaries of `metric` of every flow of `arm`'s load that is `part`.
+    fn flows(
+        &self,
+        arm: &'a ArmId,
+        part: LoadPart,
+        metric: MetricId,
+    ) -> impl Iterator<Item = &'a LoadFlowSummary> + 'a {
+        let view = *self;
+        self.analysis.load_flows.iter().filter(move |f| {
+            &f.arm == arm
+                && f.metric == metric
+                && view
+                    .load_flow(arm, f.flow)
+                    .is_some_and(|flow| part.matches(flow))
+        })
     }
 
     fn flow(
         &self,
-        arm: &str,
-        which: impl Fn(&LoadFlowSummary) -> bool,
+        arm: &'a ArmId,
+        part: LoadPart,
         metric: MetricId,
     ) -> Option<&'a LoadFlowSummary> {
-        self.analysis
-            .load_flows
-            .iter()
-            .find(|f| f.arm.as_str() == arm && f.metric == metric && which(f))
+        self.flows(arm, part, metric).next()
     }
 
     /// BE UDP load loss on the class arm of `family` at `load` %.
     pub fn be_load_loss(&self, family: IpFamily, load: u32) -> Option<f64> {
-        let arm = Self::class_arm(family, load);
-        self.flow(&arm, |f| f.label.starts_with("BE UDP"), MetricId::LossRatio)
+        let arm = self.class_arm(family, load)?;
+        self.flow(arm, LoadPart::Stream, MetricId::LossRatio)
             .map(|f| f.summary.mean)
     }
 
@@ -157,12 +262,10 @@ impl<'a> DiffServView<'a> {
         let mut sizes: Vec<u32> = self
             .result
             .config
-            .arms
+            .loads
             .iter()
-            .filter_map(|a| {
-                let rest = a.id.as_str().strip_prefix("v4-s")?;
-                rest.split_once('-')?.1.parse().ok()
-            })
+            .filter_map(|l| l.offered.filter(|o| o.table == LoadTable::Step))
+            .map(|o| o.datagram_bytes)
             .collect();
         sizes.sort_unstable();
         sizes.dedup();
@@ -200,7 +303,9 @@ impl<'a> DiffServView<'a> {
     pub fn verdicts(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for load in CLASS_LOADS {
-            let v6 = Self::class_arm(IpFamily::V6, load);
+            let Some(v6) = self.class_arm(IpFamily::V6, load) else {
+                continue;
+            };
             for class in [Class::Ef, Class::Be, Class::Lbe] {
                 if load == 0 && class != Class::Ef {
                     continue;
@@ -212,7 +317,7 @@ impl<'a> DiffServView<'a> {
                             .analysis
                             .comparisons
                             .iter()
-                            .find(|c| c.arm.as_str() == v6 && c.metric == metric)
+                            .find(|c| &c.arm == v6 && c.metric == metric)
                             .map(|c| {
                                 let contended = c.warnings.iter().any(|w| {
                                     matches!(w, dualperf_model::ComparisonWarning::Contended { .. })
@@ -227,12 +332,16 @@ impl<'a> DiffServView<'a> {
                                 )
                             }),
                         Class::Be | Class::Lbe => {
-                            let label = format!("{} probe", class.label());
+                            let part = LoadPart::Probe(class);
                             self.analysis
                                 .load_comparisons
                                 .iter()
                                 .find(|c| {
-                                    c.arm.as_str() == v6 && c.metric == metric && c.label == label
+                                    &c.arm == v6
+                                        && c.metric == metric
+                                        && self
+                                            .load_flow(v6, c.flow)
+                                            .is_some_and(|f| part.matches(f))
                                 })
                                 .map(|c| {
                                     (
@@ -425,10 +534,6 @@ pub fn loss_percent(ratio: f64) -> String {
     } else {
         significant(ratio * 100.0)
     }
-}
-
-fn arm_key(text: &str) -> Option<dualperf_model::ArmId> {
-    dualperf_model::ArmId::new(text).ok()
 }
 
 fn ratio(part: u64, total: u64) -> f64 {

@@ -2,9 +2,9 @@
 //! paper's Table 2), the senders' achieved share of each step's rate, the
 //! EF probe beside each step, and router CPU per step.
 
-use dualperf_model::MetricId;
+use dualperf_model::{IpFamily, MetricId};
 
-use super::{arm_key, family_prefix, loss_percent, DiffServView, RouterRow, SHORT_OF_RATE, STEPS};
+use super::{loss_percent, DiffServView, LoadPart, RouterRow, SHORT_OF_RATE, STEPS};
 use crate::present::value::{format_value, significant};
 use dualperf_model::Summary;
 
@@ -12,16 +12,9 @@ impl DiffServView<'_> {
     /// Load-step loss, mean over repetitions (mixed: mean of its two
     /// flows); `column` 0 IPv4, 1 IPv6, 2 mixed.
     pub fn step_loss(&self, column: usize, percent: u32, size: u32) -> Option<f64> {
-        let arm = format!("{}-s{percent}-{size}", family_prefix(column));
+        let arm = self.step_arm_id(column, percent, size)?;
         let losses: Vec<f64> = self
-            .analysis
-            .load_flows
-            .iter()
-            .filter(|f| {
-                f.arm.as_str() == arm
-                    && f.metric == MetricId::LossRatio
-                    && f.label.starts_with("BE UDP")
-            })
+            .flows(arm, LoadPart::Stream, MetricId::LossRatio)
             .map(|f| f.summary.mean)
             .collect();
         (!losses.is_empty()).then(|| losses.iter().sum::<f64>() / losses.len() as f64)
@@ -30,19 +23,10 @@ impl DiffServView<'_> {
     /// The share of its asked rate the step's BE sender reached (mixed:
     /// the smaller of its two flows), mean over repetitions.
     pub fn step_achieved(&self, column: usize, percent: u32, size: u32) -> Option<f64> {
-        let arm = format!("{}-s{percent}-{size}", family_prefix(column));
-        let load = match &self.result.config.arm(&arm_key(&arm)?)?.load {
-            dualperf_model::LoadCondition::Under { load } => {
-                self.result.config.loads.iter().find(|l| &l.name == load)?
-            }
-            dualperf_model::LoadCondition::Idle => return None,
-        };
-        self.analysis
-            .load_flows
-            .iter()
-            .filter(|f| f.arm.as_str() == arm && f.metric == MetricId::SenderThroughputBps)
+        let arm = self.step_arm_id(column, percent, size)?;
+        self.flows(arm, LoadPart::Stream, MetricId::SenderThroughputBps)
             .filter_map(|f| {
-                let asked = load.flows.get(f.flow)?.spec.rate?.bits_per_second() as f64;
+                let asked = self.load_flow(arm, f.flow)?.spec.rate?.bits_per_second() as f64;
                 (asked > 0.0).then(|| f.summary.mean / asked)
             })
             .reduce(f64::min)
@@ -56,24 +40,22 @@ impl DiffServView<'_> {
         size: u32,
         metric: MetricId,
     ) -> Option<Summary> {
-        self.arm_summary(
-            &format!("{}-s{percent}-{size}", family_prefix(column)),
-            metric,
-        )
+        self.arm_summary(self.step_arm_id(column, percent, size)?, metric)
     }
 
     /// Router CPU (cores) of `node` on a step arm, or on an idle EF arm
     /// when `percent` is 0.
     pub fn router_cpu(&self, node: &str, column: usize, percent: u32, size: u32) -> Option<f64> {
         let arm = if percent == 0 {
-            format!("{}-ef", ["v4", "v6", "v4"][column])
+            let family = [IpFamily::V4, IpFamily::V6, IpFamily::V4][column];
+            self.class_arm(family, 0)?
         } else {
-            format!("{}-s{percent}-{size}", family_prefix(column))
+            self.step_arm_id(column, percent, size)?
         };
         self.analysis
             .routers
             .iter()
-            .find(|r| r.arm.as_str() == arm && r.node == node)
+            .find(|r| &r.arm == arm && r.node == node)
             .map(|r| r.summary.mean)
     }
 

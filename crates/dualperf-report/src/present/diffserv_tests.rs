@@ -1,7 +1,8 @@
 //! Tests of [`super::DiffServView`] on a DiffServ-shaped analysis.
 
 use dualperf_model::{
-    Arm, ArmId, IpFamily, LoadCondition, LoadFlowSummary, Marking, MetricSummary, Summary,
+    Arm, ArmId, CarriedBy, Dscp, IpFamily, LoadCondition, LoadFlow, LoadFlowSummary, LoadSpec,
+    LoadTable, Marking, MetricSummary, OfferedLoad, Summary, TestKind, TestSpec,
 };
 
 use super::*;
@@ -17,30 +18,74 @@ fn summary(mean: f64) -> Summary {
     }
 }
 
-fn arm(id: &str, family: IpFamily) -> Arm {
+fn arm(id: &str, family: IpFamily, load: Option<&str>) -> Arm {
     Arm {
         id: ArmId::new(id).unwrap(),
         label: id.into(),
-        load: LoadCondition::Idle,
+        marking: Marking {
+            dscp: Some(Dscp::EF),
+            flow_label: None,
+        },
+        load: load.map_or(LoadCondition::Idle, |l| LoadCondition::Under {
+            load: l.into(),
+        }),
         ..Arm::native(family, None)
     }
 }
 
-/// A DiffServ-shaped run: idle and 115 % class arms, one step cell.
+/// A load of BE UDP streams (one per family given) at a designed level.
+fn load(
+    name: &str,
+    table: LoadTable,
+    size: u32,
+    carried_by: CarriedBy,
+    families: &[IpFamily],
+) -> LoadSpec {
+    LoadSpec {
+        name: name.into(),
+        label: name.into(),
+        flows: families
+            .iter()
+            .map(|&family| LoadFlow {
+                label: format!("BE UDP {}", family.label()),
+                spec: TestSpec::new(TestKind::UdpStream, size),
+                family: Some(family),
+                marking: Marking::default(),
+            })
+            .collect(),
+        warmup_ms: 0,
+        offered: Some(OfferedLoad {
+            table,
+            percent: 115,
+            datagram_bytes: size,
+            carried_by,
+        }),
+    }
+}
+
+/// A DiffServ-shaped run: idle and 115 % class arms, two step cells. The
+/// arm ids say nothing about the design (`cell-7`): the view must find every
+/// cell by the levels of its load.
 fn run() -> RunResult {
-    let ids = [
-        ("v4-ef", IpFamily::V4),
-        ("v6-ef", IpFamily::V6),
-        ("v4-ef-be115", IpFamily::V4),
-        ("v6-ef-be115", IpFamily::V6),
-        ("v4-s115-128", IpFamily::V4),
-        ("mixed-s115-128", IpFamily::V4),
-    ];
+    let (v4, v6) = (IpFamily::V4, IpFamily::V6);
     let mut result = dualperf_fixtures::result(
         dualperf_fixtures::config(Vec::new(), Vec::new()),
         Vec::new(),
     );
-    result.config.arms = ids.iter().map(|(id, f)| arm(id, *f)).collect();
+    result.config.arms = vec![
+        arm("v4-ef", v4, None),
+        arm("v6-ef", v6, None),
+        arm("v4-ef-be115", v4, Some("c4")),
+        arm("v6-ef-be115", v6, Some("c6")),
+        arm("v4-s115-128", v4, Some("s4")),
+        arm("cell-7", v4, Some("sm")),
+    ];
+    result.config.loads = vec![
+        load("c4", LoadTable::Class, 1408, CarriedBy::Family(v4), &[v4]),
+        load("c6", LoadTable::Class, 1408, CarriedBy::Family(v6), &[v6]),
+        load("s4", LoadTable::Step, 128, CarriedBy::Family(v4), &[v4]),
+        load("sm", LoadTable::Step, 128, CarriedBy::Mixed, &[v4, v6]),
+    ];
     let mut analysis = Analysis::default();
     for (id, p99) in [
         ("v4-ef", 90e3),
@@ -71,20 +116,8 @@ fn run() -> RunResult {
         flow("v4-ef-be115", 0, "BE UDP 115 %", IpFamily::V4, 0.14),
         flow("v6-ef-be115", 0, "BE UDP 115 %", IpFamily::V6, 0.15),
         flow("v4-s115-128", 0, "BE UDP 115 %", IpFamily::V4, 0.1255),
-        flow(
-            "mixed-s115-128",
-            0,
-            "BE UDP IPv4 115/2 %",
-            IpFamily::V4,
-            0.10,
-        ),
-        flow(
-            "mixed-s115-128",
-            1,
-            "BE UDP IPv6 115/2 %",
-            IpFamily::V6,
-            0.20,
-        ),
+        flow("cell-7", 0, "BE UDP IPv4 115/2 %", IpFamily::V4, 0.10),
+        flow("cell-7", 1, "BE UDP IPv6 115/2 %", IpFamily::V6, 0.20),
     ];
     result.analysis = Some(analysis);
     result

@@ -18,11 +18,13 @@
 //! - [`wire`]: what a packet capture showed beside the engine (`--verify-wire`);
 //! - [`interval`]: live interval lines while a trial runs;
 //! - [`arms`]: arm labels by id;
+//! - [`baselines`]: which baseline each comparison names;
 //! - [`axis`]: chart tick labels.
 
 pub mod arms;
 pub mod attribution;
 pub mod axis;
+pub mod baselines;
 pub mod clocks;
 pub mod contention;
 pub mod diffserv;
@@ -33,6 +35,7 @@ pub mod value;
 pub mod verdict;
 pub mod warning;
 pub mod wire;
+pub mod wording;
 
 pub use arms::ArmNames;
 pub use attribution::{attribution_clause, attribution_rest};

@@ -442,7 +442,12 @@ fn with_several_compared_arms_the_answer_is_one_row_per_point() {
     );
     let points = points(analysis).len();
     let rows = lines.iter().filter(|l| l.starts_with('[')).count();
-    assert_eq!(rows, points, "one row per point: {answer}");
+    // One row per point for the differences, one for the values behind them.
+    assert_eq!(rows, 2 * points, "one row per point, twice: {answer}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("values (means)")),
+        "{answer}"
+    );
     assert!(
         answer.contains(crate::present::mark::MARK_LEGEND),
         "{answer}"

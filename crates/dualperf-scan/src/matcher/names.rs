@@ -281,7 +281,62 @@ impl Matcher<'_, '_> {
     pub(super) fn check_rust_types(&mut self, i: usize) {
         self.check_rust_values(i);
         let token = &self.tokens[i];
-        if token.node_kind == "type_identifier" && matches!(token.text, "Ipv4Addr" | "SocketAddrV4")
+        if !matches!(token.text, "Ipv4Addr" | "SocketAddrV4") {
+            return;
+        }
+        if token.node_kind != "type_identifier" {
+            // `use std::net::Ipv4Addr`, `SocketAddrV4::new(ip, port)`,
+            // `parse::<Ipv4Addr>()`: the value is IPv4-only. Constants and
+            // literals (`Ipv4Addr::LOCALHOST`, `Ipv4Addr::new(127, 0, 0, 1)`)
+            // have their own rules.
+            let member = self.text_at(i + 2);
+            let own_rule = self.next_is(i, "::")
+                && (matches!(member, "LOCALHOST" | "UNSPECIFIED" | "BROADCAST")
+                    || member == "new"
+                        && token.text == "Ipv4Addr"
+                        && self.has_match("ipv4-literal", token.line));
+            let twin = if token.text == "Ipv4Addr" {
+                "Ipv6Addr"
+            } else {
+                "SocketAddrV6"
+            };
+            // An import is not a use: the uses are reported where they are.
+            let import = self.tokens[self.lines(token.line, token.line).start].is_ident("use");
+            if own_rule || self.has_match("ipv4-only-type", token.line) {
+                return;
+            }
+            if import {
+                // An import is not a use: a note that the file works with
+                // the type; the uses are reported where they are.
+                let message = format!(
+                    "`{}` (IPv4-only) is imported here; its uses are reported where they are",
+                    token.text
+                );
+                self.push("ipv4-only-type", Severity::Note, i, message);
+                return;
+            }
+            let severity = if self.idents.contains(twin) {
+                Severity::Note
+            } else {
+                Severity::Warning
+            };
+            let message = format!(
+                "`{}` is IPv4-only{}; use `{}`",
+                token.text,
+                if severity == Severity::Note {
+                    " (this file also names its IPv6 twin)"
+                } else {
+                    ""
+                },
+                if token.text == "Ipv4Addr" {
+                    "IpAddr"
+                } else {
+                    "SocketAddr"
+                }
+            );
+            self.push("ipv4-only-type", severity, i, message);
+            return;
+        }
         {
             let fix = if token.text == "Ipv4Addr" {
                 "IpAddr"
@@ -293,9 +348,16 @@ impl Matcher<'_, '_> {
         }
     }
 
-    /// Go: `.To4()`.
+    /// Go: `.To4()`; compared with nil it is a family test (a note).
     pub(super) fn check_to4(&mut self, i: usize) {
         if self.tokens[i].text == "To4" && self.previous_is(i, ".") && self.next_is(i, "(") {
+            let nil_test = self.text_at(i + 2) == ")"
+                && matches!(self.text_at(i + 3), "==" | "!=")
+                && self.text_at(i + 4) == "nil";
+            if nil_test {
+                self.push("to4-conversion", Severity::Note, i, "`To4() != nil` is a family test; check the other branch handles IPv6 (IPv4-mapped addresses count as IPv4 here)".into());
+                return;
+            }
             self.push(
                 "to4-conversion",
                 Severity::Warning,

@@ -216,15 +216,19 @@ impl Matcher<'_, '_> {
     /// True if a `[` or `]` string or character literal is within 12 lines
     /// before or 3 lines after token `i`: the code is probably handling
     /// `[v6]:port` already.
+    /// In brace languages the look back stops at the start of the
+    /// enclosing function: bracket handling in the function above does not
+    /// protect this one.
     pub(super) fn brackets_handled_near(&self, i: usize) -> bool {
         let line = self.tokens[i].line;
-        self.tokens[self.lines(line.saturating_sub(12), line + 3)]
-            .iter()
-            .any(|t| {
-                t.kind == TokenKind::Str
-                    && (matches!(t.string_content(), "[" | "]")
-                        || t.string_content().contains("]:"))
-            })
+        let mut range = self.lines(line.saturating_sub(12), line + 3);
+        if let Some(body) = self.enclosing_function_body(i) {
+            range.start = range.start.max(body);
+        }
+        self.tokens[range].iter().any(|t| {
+            t.kind == TokenKind::Str
+                && (matches!(t.string_content(), "[" | "]") || t.string_content().contains("]:"))
+        })
     }
 
     /// True if the string at `i` is an argument of a logging, printing or
@@ -325,7 +329,7 @@ impl Matcher<'_, '_> {
             }
         } else if has_url_join_format(content) && !self.brackets_handled_near(i) {
             // A URL is made to be used, even in a log line.
-            self.push("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into());
+            self.push_with("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into(), false);
         } else if has_join_format(content)
             && !self.brackets_handled_near(i)
             && !self.in_message_call(i)
@@ -363,10 +367,27 @@ impl Matcher<'_, '_> {
                 })
                 .count()
                 >= 3;
-        let (severity, context) = if self.context.is_test {
+        let prose = self.prose_context(i);
+        // `addr == "0.0.0.0" || addr == "[::]"`: handled beside its IPv6 twin.
+        let beside_ipv6 = self.tokens[self.statement(i)].iter().any(|t| {
+            t.kind == TokenKind::Str
+                && t.string_content()
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::Ipv6Addr>()
+                    .is_ok()
+        });
+        let (severity, context) = if self.in_test_code(i) {
             (Severity::Note, " (test code: probably data)")
         } else if in_table {
             (Severity::Note, " (in a table of addresses: probably data)")
+        } else if let Some(what) = prose {
+            (Severity::Note, prose_note(what))
+        } else if beside_ipv6 {
+            (
+                Severity::Note,
+                " (beside an IPv6 literal: check both are handled)",
+            )
         } else {
             (Severity::Warning, "")
         };
@@ -386,5 +407,64 @@ impl Matcher<'_, '_> {
                 message,
             });
         }
+    }
+}
+
+impl Matcher<'_, '_> {
+    /// Brace languages: the index of the `{` that opens the body of the
+    /// function holding token `i` (its header has `name (`, and is not an
+    /// `if`, `for`, `while`, `switch` or `catch`), if found within 3000
+    /// tokens.
+    pub(super) fn enclosing_function_body(&self, i: usize) -> Option<usize> {
+        use crate::language::Language::*;
+        if matches!(self.context.language, Python | Config) {
+            return None;
+        }
+        let mut depth = 0usize;
+        for j in (i.saturating_sub(3000)..i).rev() {
+            let t = &self.tokens[j];
+            if t.is_punct("}") {
+                depth += 1;
+            } else if t.is_punct("{") {
+                if depth > 0 {
+                    depth -= 1;
+                    continue;
+                }
+                let start = (j.saturating_sub(40)..j)
+                    .rev()
+                    .find(|&k| matches!(self.tokens[k].text, ";" | "{" | "}"))
+                    .map_or(j.saturating_sub(40), |k| k + 1);
+                let header = &self.tokens[start..j];
+                let control = header.first().is_some_and(|t| {
+                    matches!(
+                        t.text,
+                        "if" | "else" | "for" | "while" | "switch" | "catch" | "try" | "do"
+                    )
+                });
+                let function = !control
+                    && header.windows(2).any(|w| {
+                        w[0].kind == TokenKind::Ident
+                            && w[1].is_punct("(")
+                            && !matches!(
+                                w[0].text,
+                                "if" | "for" | "while" | "switch" | "catch" | "synchronized"
+                            )
+                    });
+                if function {
+                    return Some(j);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The note added to a literal found in text for people.
+fn prose_note(what: &str) -> &'static str {
+    match what {
+        "help text" => " (in help text: read by people)",
+        "a thread name" => " (in a thread name: read by people)",
+        "debug text (toString)" => " (in debug text (toString): read by people)",
+        _ => " (in log or error text: read by people)",
     }
 }

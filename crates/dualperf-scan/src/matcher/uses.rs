@@ -50,7 +50,7 @@ fn is_copy_or_compare(name: &str) -> bool {
 /// `ip4_fmt`, `dns_ip4`, `socket_bind4_reuse`, `getIPv4Address`: a function
 /// whose name says it handles IPv4 only. Returns the byte offset of the `4`.
 pub(super) fn ipv4_named(name: &str) -> Option<usize> {
-    if name == "accept4" {
+    if name == "accept4" || !name.contains('4') {
         return None; // Linux accept4(2): flags, not a family
     }
     let lower = name.to_ascii_lowercase();
@@ -103,7 +103,12 @@ impl<'s> Matcher<'_, 's> {
         if !matches!(name, "sin_port" | "sin_addr" | "sin_family")
             || !member
             || name == "sin_family" && !filled
-            || self.idents.contains("sockaddr_in") && !filled
+            // In a file that declares the sockaddr_in and has no IPv6
+            // path, the port read is reported: the address reads have
+            // rules of their own (s_addr, inet_ntoa, 4-byte copies).
+            || self.idents.contains("sockaddr_in")
+                && !filled
+                && (self.has_ipv6_path || name != "sin_port")
             || self.in_dispatch(i)
             || self.has_match("sockaddr-in", self.tokens[i].line)
         {
@@ -284,6 +289,12 @@ impl<'s> Matcher<'_, 's> {
             TEXT_WRITERS
                 .iter()
                 .any(|(writer, argument)| *writer == callee && *argument == position)
+                // A wrapper that formats an address (`toIpPort(buf, sizeof
+                // buf, addr)`, `format_addr(buf, ...)`).
+                || position == 0
+                    && callee != name
+                    && is_address_name(callee)
+                    && !callee.to_ascii_lowercase().contains("len")
                 || matches!(
                     callee,
                     "sprintf" | "snprintf" | "g_snprintf" | "_snprintf" | "sprintf_s"
@@ -369,7 +380,7 @@ fn is_ipv4_pattern(content: &str) -> bool {
 /// (`InetSocketAddress peer`), found once per file.
 pub(super) fn java_address_variables<'s>(
     tokens: &[crate::token::Token<'s>],
-) -> std::collections::HashSet<&'s str> {
+) -> super::HashSet<&'s str> {
     const ADDRESS_TYPES: &[&str] = &[
         "InetSocketAddress",
         "InetAddress",

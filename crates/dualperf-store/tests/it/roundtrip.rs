@@ -427,3 +427,42 @@ fn a_run_stored_by_default_analyses_again_to_the_same_numbers() {
     assert!(has(&analysis, MetricId::OwdP99Ns) && has(&analysis, MetricId::VoiceMos));
     assert!(!has(&again, MetricId::OwdP99Ns) && !has(&again, MetricId::VoiceMos));
 }
+
+#[test]
+fn an_iperf3_peer_s_run_and_the_server_s_account_load_back() {
+    let (_directory, _path, mut store) = temporary_store();
+    let mut run = synthetic_run("r-iperf3");
+    run.config.peer = dualperf_model::PeerKind::Iperf3;
+    let report = dualperf_model::Iperf3Report {
+        server_received: true,
+        bytes: 12_345_678_901,
+        interval_ns: 2_000_400_000,
+        udp_packets: Some(1500),
+        udp_lost: Some(8),
+        udp_jitter_ns: Some(250_000),
+        streams: vec![dualperf_model::Iperf3StreamReport {
+            id: 1,
+            bytes: 12_345_678_901,
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for trial in &mut run.trials {
+        if let TrialOutcome::Ok(observations) = &mut trial.outcome {
+            observations.iperf3 = Some(report.clone());
+        }
+    }
+    store.save_run(&run).unwrap();
+    let loaded = store.load_run("r-iperf3").unwrap();
+    assert_eq!(loaded.config.peer, dualperf_model::PeerKind::Iperf3);
+    let stored = loaded
+        .trials
+        .iter()
+        .filter_map(|t| match &t.outcome {
+            TrialOutcome::Ok(o) => o.iperf3.as_ref(),
+            TrialOutcome::Failed { .. } => None,
+        })
+        .collect::<Vec<_>>();
+    assert!(!stored.is_empty());
+    assert!(stored.iter().all(|r| **r == report));
+}

@@ -8,6 +8,8 @@
 //! stats stage (`analyse`) into its driver, and handles SIGTERM/Ctrl-C.
 //! Also the textfile of `dualperf run --openmetrics FILE`.
 
+mod probe;
+
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,17 +65,20 @@ pub(crate) struct Args {
 
 /// A target ready to compare: its configuration, its plan with the arms'
 /// addresses still open, its key.
-struct Prepared {
-    target: Target,
-    plan: RunConfig,
-    auth_key: Option<Vec<u8>>,
+pub(super) struct Prepared {
+    pub(super) target: Target,
+    pub(super) plan: RunConfig,
+    pub(super) auth_key: Option<Vec<u8>>,
 }
 
 /// Runs `dualperf exporter`.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.config.display().to_string();
-    let text = std::fs::read_to_string(&args.config)
-        .map_err(|e| Failure::usage(format!("reading {path}: {e}")))?;
+    let text = super::files::read_text_capped(
+        &args.config,
+        super::files::MAX_CONFIG_BYTES,
+        "the configuration file",
+    )?;
     let config = Config::parse(&text).map_err(|errors| {
         let lines: Vec<String> = errors
             .0
@@ -98,6 +103,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .map_err(|e| Failure::usage(format!("{path}: target \"{}\": {e:#}", target.name)))
         })
         .collect::<anyhow::Result<Vec<Prepared>>>()?;
+    let modules = config
+        .modules
+        .iter()
+        .map(|module| {
+            prepare(&module.target)
+                .map_err(|e| Failure::usage(format!("{path}: module \"{}\": {e:#}", module.name)))
+        })
+        .collect::<anyhow::Result<Vec<Prepared>>>()?;
     let listen = args.listen.unwrap_or(config.listen);
     if args.check {
         print_schedule(&config, &prepared, listen);
@@ -113,25 +126,45 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         unix_ms(),
     )));
     let shared = registry.clone();
+    let prober = (!modules.is_empty())
+        .then(|| Arc::new(probe::prober(&config, modules, std::env::args().collect())));
     let mut http = server
-        .spawn(Arc::new(move |format| {
-            let facts = ExporterFacts {
-                now_unix_ms: unix_ms(),
-                resident_memory_bytes: resident_memory_bytes(),
-            };
-            match shared.lock() {
-                Ok(registry) => registry.render(format, &facts),
-                Err(poisoned) => poisoned.into_inner().render(format, &facts),
-            }
-        }))
+        .spawn_with_probe(
+            Arc::new(move |format| {
+                let facts = ExporterFacts {
+                    now_unix_ms: unix_ms(),
+                    resident_memory_bytes: resident_memory_bytes(),
+                };
+                match shared.lock() {
+                    Ok(registry) => registry.render(format, &facts),
+                    Err(poisoned) => poisoned.into_inner().render(format, &facts),
+                }
+            }),
+            prober,
+        )
         .context("starting the /metrics server")?;
-    eprintln!(
-        "dualperf exporter: serving http://{}/metrics; {} targets, measuring about {:.0} % of the time (cap {:.0} %)",
-        http.address(),
-        prepared.len(),
-        config.planned_duty_cycle() * 100.0,
-        config.duty_cycle * 100.0
-    );
+    if prepared.is_empty() {
+        eprintln!(
+            "dualperf exporter: serving http://{}/metrics; no scheduled targets",
+            http.address()
+        );
+    } else {
+        eprintln!(
+            "dualperf exporter: serving http://{}/metrics; {} targets, measuring about {:.0} % of the time (cap {:.0} %)",
+            http.address(),
+            prepared.len(),
+            config.planned_duty_cycle() * 100.0,
+            config.duty_cycle * 100.0
+        );
+    }
+    if !config.modules.is_empty() {
+        let names: Vec<&str> = config.modules.iter().map(|m| m.name.as_str()).collect();
+        eprintln!(
+            "dualperf exporter: /probe?target=HOST&module=NAME with modules {} (at most {} at once)",
+            names.join(", "),
+            config.probe_concurrency
+        );
+    }
 
     let stop = StopSignal::new();
     let raised = stop.clone();
@@ -151,6 +184,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed = unix_ms() ^ (u64::from(std::process::id()) << 32);
     let command_line: Vec<String> = std::env::args().collect();
     let flag = stop.flag();
+    if prepared.is_empty() {
+        // Only /probe: serve until stopped.
+        while !stop.is_stopped() {
+            stop.sleep(std::time::Duration::from_secs(1));
+        }
+        http.stop();
+        eprintln!("dualperf exporter: stopped");
+        return Ok(ExitCode::SUCCESS);
+    }
     let summary = drive(
         &targets,
         DriverOptions {
@@ -200,6 +242,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         media: None,
     };
     let plan = RunConfig {
+        peer: target.peer,
         loads: Vec::new(),
         points: points(&options, &target.families)?,
         arms: target
@@ -215,13 +258,17 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
+        contrasts: Vec::new(),
     };
     validate(&plan)?;
     let auth_key = match &target.auth_key_file {
         None => None,
         Some(file) => {
-            let key = std::fs::read_to_string(file)
-                .with_context(|| format!("auth_key_file {}", file.display()))?;
+            let key = super::files::read_text_capped(
+                file,
+                super::files::MAX_KEY_FILE_BYTES,
+                "auth_key_file",
+            )?;
             Some(key.trim_end_matches(['\r', '\n']).as_bytes().to_vec())
         }
     };
@@ -234,7 +281,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
 
 /// One comparison of a prepared target: addresses resolved now (a name's
 /// A and AAAA may change), the plan run by the engine's client, analysed once.
-fn compare(
+pub(super) fn compare(
     prepared: &Prepared,
     command_line: &[String],
     stop: &Arc<std::sync::atomic::AtomicBool>,

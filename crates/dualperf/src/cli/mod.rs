@@ -9,9 +9,8 @@ pub(crate) mod addr;
 pub(crate) mod check;
 pub(crate) mod completions;
 pub(crate) mod doctor;
-pub(crate) mod exit;
 pub(crate) mod exporter;
-pub(crate) mod guard;
+pub(crate) mod files;
 pub(crate) mod history;
 pub(crate) mod import;
 pub(crate) mod lab;
@@ -23,7 +22,7 @@ pub(crate) mod scan;
 pub(crate) mod secret;
 pub(crate) mod serve;
 
-pub(crate) use exit::{report_error, Failure};
+pub(crate) use crate::exit::{report_error, Failure};
 
 /// Measure IPv4 and IPv6 side by side: throughput, latency, one-way delay,
 /// jitter, loss, reordering and CPU, on real hosts or on emulated testbeds,

@@ -251,9 +251,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if nothing_tested && privileges {
-        ExitCode::from(super::exit::ENVIRONMENT)
+        ExitCode::from(crate::exit::ENVIRONMENT)
     } else if fault {
-        ExitCode::from(super::exit::FINDING)
+        ExitCode::from(crate::exit::FINDING)
     } else {
         ExitCode::SUCCESS
     })

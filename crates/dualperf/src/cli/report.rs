@@ -154,10 +154,8 @@ pub(crate) fn write_report(
     format: Format,
     output: Option<&Path>,
 ) -> anyhow::Result<PathBuf> {
-    let text = dualperf_report::render(run, format)
-        .with_context(|| format!("rendering run {}", run.run_id))?;
     let path = output.map_or_else(|| default_output(&run.run_id, format), Path::to_path_buf);
-    write_output(&path, &text)?;
+    crate::pipeline::output::write_report(run, format, &path)?;
     Ok(path)
 }
 
@@ -255,7 +253,7 @@ mod tests {
             std::env::temp_dir().join(format!("dualperf-missing-{}.sqlite", std::process::id()));
         let error = open_existing(Some(&path)).unwrap_err();
         let failure = error.downcast_ref::<Failure>().expect("a usage failure");
-        assert_eq!(failure.code, super::super::exit::USAGE);
+        assert_eq!(failure.code, crate::exit::USAGE);
         assert!(!path.exists());
     }
 }

@@ -54,9 +54,8 @@ pub(crate) fn load_auth_key_from(
         ));
     }
     let key = if let Some(path) = file {
-        let mut bytes = std::fs::read(path).map_err(|e| {
-            Failure::usage(format!("cannot read the key file {}: {e}", path.display()))
-        })?;
+        let mut bytes =
+            super::files::read_capped(path, super::files::MAX_KEY_FILE_BYTES, "the key file")?;
         if bytes.ends_with(b"\n") {
             bytes.pop();
             if bytes.ends_with(b"\r") {

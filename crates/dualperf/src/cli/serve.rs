@@ -26,7 +26,9 @@ use super::secret;
   dualperf serve                          both families, port 5180
   dualperf serve -B 2001:db8::7 -p 6000   one address, another port
   dualperf serve --auth-key-file /etc/dualperf.key --max-sessions 2
-  DUALPERF_AUTH_KEY=\"$SECRET\" dualperf serve --no-host-facts")]
+  DUALPERF_AUTH_KEY=\"$SECRET\" dualperf serve --no-host-facts
+  dualperf serve --stamp                  also a STAMP reflector on UDP 862
+  dualperf serve --stamp --stamp-port 8620 --stamp-stateless --auth-key-file key")]
 pub(crate) struct Args {
     /// Control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
@@ -80,6 +82,102 @@ pub(crate) struct Args {
     /// Never send this host's facts (hostname, kernel, addresses) to clients.
     #[arg(long)]
     pub no_host_facts: bool,
+    /// Also answer STAMP test packets (RFC 8762 Session-Reflector, RFC 8972
+    /// Class-of-Service TLV) on UDP --stamp-port, both families; with
+    /// --auth-key-file the reflector runs in authenticated mode (HMAC key of
+    /// 16 bytes or more). Binding port 862 needs root or CAP_NET_BIND_SERVICE.
+    #[arg(long)]
+    pub stamp: bool,
+    /// UDP port of the STAMP reflector.
+    #[arg(long, default_value_t = dualperf_engine::stamp::DEFAULT_PORT, value_name = "PORT", requires = "stamp")]
+    pub stamp_port: u16,
+    /// Echo the sender's sequence numbers (stateless reflector) instead of
+    /// numbering replies per session (stateful, which lets senders tell
+    /// forward from reverse loss).
+    #[arg(long, requires = "stamp")]
+    pub stamp_stateless: bool,
+    /// Most STAMP sessions (sender address, port and SSID) numbered at once
+    /// (1 to 65536); a session idle for 60 s is forgotten.
+    #[arg(long, default_value_t = 64, value_name = "N", requires = "stamp")]
+    pub stamp_max_sessions: u32,
+    /// Most STAMP packets answered per second, all senders together (1 to 1000000).
+    #[arg(long, default_value_t = 10_000, value_name = "PPS", requires = "stamp")]
+    pub stamp_max_rate: u32,
+}
+
+/// The STAMP reflector the flags ask for, checked against the flags' ranges.
+///
+/// # Errors
+/// A usage error naming the flag, or a key shorter than 16 bytes.
+pub(crate) fn stamp_config(
+    args: &Args,
+    key: Option<&[u8]>,
+) -> anyhow::Result<dualperf_engine::stamp::reflector::ReflectorConfig> {
+    if !(1..=65_536).contains(&args.stamp_max_sessions) {
+        return Err(super::Failure::usage(
+            "--stamp-max-sessions must be 1 to 65536",
+        ));
+    }
+    if !(1..=1_000_000).contains(&args.stamp_max_rate) {
+        return Err(super::Failure::usage(
+            "--stamp-max-rate must be 1 to 1000000",
+        ));
+    }
+    let key = key
+        .map(dualperf_engine::stamp::auth::StampKey::new)
+        .transpose()
+        .map_err(super::Failure::usage)?;
+    Ok(dualperf_engine::stamp::reflector::ReflectorConfig {
+        bind: args.bind.into_iter().collect(),
+        port: args.stamp_port,
+        key,
+        stateful: !args.stamp_stateless,
+        max_sessions: args.stamp_max_sessions as usize,
+        idle_timeout: Duration::from_secs(60),
+        max_packet_rate: args.stamp_max_rate,
+    })
+}
+
+/// Starts the STAMP reflector in a thread of its own (it runs as long as
+/// the process).
+fn start_stamp(args: &Args, key: Option<&[u8]>) -> anyhow::Result<()> {
+    use dualperf_engine::stamp::reflector::Reflector;
+    let config = stamp_config(args, key)?;
+    let mode = if config.key.is_some() {
+        "authenticated"
+    } else {
+        "unauthenticated"
+    };
+    let state = if config.stateful {
+        "stateful"
+    } else {
+        "stateless"
+    };
+    let reflector = Reflector::bind(config).map_err(|e| {
+        let text = format!(
+            "binding the STAMP reflector to UDP port {}: {e}",
+            args.stamp_port
+        );
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            super::Failure::environment(format!(
+                "{text} (ports below 1024 need root or CAP_NET_BIND_SERVICE; or --stamp-port)"
+            ))
+        } else {
+            super::Failure::usage(text)
+        }
+    })?;
+    let addresses: Vec<String> = reflector
+        .local_addresses()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    eprintln!(
+        "dualperf serve: STAMP reflector ({state}, {mode}) on {}",
+        addresses.join(", ")
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    std::thread::spawn(move || reflector.run(stop));
+    Ok(())
 }
 
 /// The limits the flags ask for, checked against their documented ranges.
@@ -116,6 +214,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         host_facts: !args.no_host_facts,
         log: Some(Arc::new(|line: &str| eprintln!("dualperf serve: {line}"))),
     };
+    if args.stamp {
+        start_stamp(&args, config.auth_key.as_deref())?;
+    }
     let server = Server::bind(config)
         .map_err(|e| super::Failure::usage(format!("{:#}", anyhow::Error::new(e))))?;
     let addresses: Vec<String> = server
@@ -176,7 +277,7 @@ mod tests {
         ] {
             let error = limits_of(args).unwrap_err();
             let failure = error.downcast_ref::<super::super::Failure>().unwrap();
-            assert_eq!(failure.code, super::super::exit::USAGE);
+            assert_eq!(failure.code, crate::exit::USAGE);
             assert!(failure.message.contains(flag), "{args:?}: {failure}");
         }
     }

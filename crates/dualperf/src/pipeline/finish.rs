@@ -110,8 +110,8 @@ pub(crate) fn save(result: &RunResult, outputs: &Outputs) -> anyhow::Result<()> 
     }
     if let Some(path) = &outputs.html {
         keep(
-            crate::cli::report::write_report(result, dualperf_report::Format::Html, Some(path))
-                .map(|written| format!("report: {}", written.display())),
+            crate::pipeline::output::write_report(result, dualperf_report::Format::Html, path)
+                .map(|()| format!("report: {}", path.display())),
         );
     }
     first_error.map_or(Ok(()), Err)
@@ -164,6 +164,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     let table_first = dualperf_report::terminal::answer_is_a_table(result);
     if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
         text.push_str(&media);
+    }
+    if let Some(stamp) = dualperf_report::terminal::render_stamp(result) {
+        text.push_str(&stamp);
     }
     if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
         text.push_str(&instability);

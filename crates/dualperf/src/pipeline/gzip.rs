@@ -34,31 +34,74 @@ pub(crate) fn compress(body: &[u8]) -> Vec<u8> {
         .expect("compressing into memory cannot fail")
 }
 
-/// `bytes` decompressed when they are gzip, else as they are.
+/// Largest result or plan document, bytes, on disk and once decompressed
+/// (256 MiB; a default lab run is about 4 MB of JSON, one with `--raw`
+/// tens of MB). A gzip bomb or `/dev/zero` is refused at this size instead
+/// of expanding until memory runs out.
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
+
+/// Reads `reader` to its end into memory, or `None` once it yields more
+/// than `cap` bytes. The buffer grows by doubling to at most `cap` (a power
+/// of two stays within `cap`), never beyond.
+pub(crate) fn read_capped(mut reader: impl Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut body = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(Some(body)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if body.len() as u64 + n as u64 > cap {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// `bytes` decompressed when they are gzip (every member, RFC 1952 §2.2),
+/// else as they are; `None` when they expand beyond `cap`.
 ///
 /// # Errors
 /// When gzip data is truncated or corrupt.
-pub(crate) fn decompress(bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
+pub(crate) fn decompress_capped(bytes: Vec<u8>, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
     if !is_gzip(&bytes) {
-        return Ok(bytes);
+        return Ok((bytes.len() as u64 <= cap).then_some(bytes));
     }
-    let mut plain = Vec::with_capacity(bytes.len().saturating_mul(8));
-    MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut plain)?;
-    Ok(plain)
+    read_capped(MultiGzDecoder::new(bytes.as_slice()), cap)
 }
 
-/// The contents of `path`, decompressed when the file is gzip.
+/// The contents of `path`, decompressed when the file is gzip, at most
+/// [`MAX_DOCUMENT_BYTES`] either way.
 ///
 /// # Errors
-/// When the file cannot be read, or is gzip but truncated or corrupt.
+/// When the file cannot be read, is larger than the cap on disk or once
+/// decompressed, or is gzip but truncated or corrupt.
 pub(crate) fn read_document(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    decompress(bytes).with_context(|| {
-        format!(
-            "{} is a truncated or corrupt gzip file (RFC 1952)",
-            path.display()
-        )
-    })
+    let limit = MAX_DOCUMENT_BYTES >> 20;
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = read_capped(file, MAX_DOCUMENT_BYTES)
+        .with_context(|| format!("reading {}", path.display()))?
+        .with_context(|| {
+            format!(
+                "{} is larger than {limit} MiB, the limit of a result or plan file",
+                path.display()
+            )
+        })?;
+    decompress_capped(bytes, MAX_DOCUMENT_BYTES)
+        .with_context(|| {
+            format!(
+                "{} is a truncated or corrupt gzip file (RFC 1952)",
+                path.display()
+            )
+        })?
+        .with_context(|| {
+            format!(
+                "{} expands to more than {limit} MiB (a gzip bomb?), the limit of a result or plan file",
+                path.display()
+            )
+        })
 }
 
 #[cfg(test)]
@@ -70,8 +113,11 @@ mod tests {
         let body = br#"{"schema":"dualperf.run","trials":[1,2,3]}"#.repeat(100);
         let packed = compress(&body);
         assert!(is_gzip(&packed) && packed.len() < body.len() / 4);
-        assert_eq!(decompress(packed).unwrap(), body);
-        assert_eq!(decompress(body.clone()).unwrap(), body);
+        assert_eq!(decompress_capped(packed, 1 << 20).unwrap().unwrap(), body);
+        assert_eq!(
+            decompress_capped(body.clone(), 1 << 20).unwrap().unwrap(),
+            body
+        );
     }
 
     #[test]
@@ -79,8 +125,21 @@ mod tests {
         let body = b"{\"a\": 1}\n".repeat(1000);
         let packed = compress(&body);
         for cut in [2, 10, packed.len() / 2, packed.len() - 4] {
-            assert!(decompress(packed[..cut].to_vec()).is_err(), "cut at {cut}");
+            assert!(
+                decompress_capped(packed[..cut].to_vec(), 1 << 20).is_err(),
+                "cut at {cut}"
+            );
         }
+    }
+
+    #[test]
+    fn a_document_expanding_beyond_the_cap_is_refused() {
+        let packed = compress(&vec![0u8; 1 << 20]);
+        assert!(decompress_capped(packed.clone(), 1 << 20)
+            .unwrap()
+            .is_some());
+        assert!(decompress_capped(packed, (1 << 20) - 1).unwrap().is_none());
+        assert!(read_capped(std::io::repeat(0), 1 << 16).unwrap().is_none());
     }
 
     #[test]

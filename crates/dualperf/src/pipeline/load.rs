@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use dualperf_model::RunResult;
 
-use crate::cli::Failure;
+use crate::exit::Failure;
 
 /// The file a path names: `PATH` itself, or `PATH/result.json` (else
 /// `PATH/result.json.gz`) for a results folder.

@@ -48,6 +48,21 @@ pub(crate) fn write_atomically(path: &Path, body: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Renders `run` in `format` and writes it to `path` atomically (`lab`,
+/// `run` and `report` all write their reports through here).
+///
+/// # Errors
+/// Rendering or file errors.
+pub(crate) fn write_report(
+    run: &dualperf_model::RunResult,
+    format: dualperf_report::Format,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let text = dualperf_report::render(run, format)
+        .with_context(|| format!("rendering run {}", run.run_id))?;
+    write_atomically(path, text.as_bytes())
+}
+
 /// Writes `value` as JSON (compact, or indented with `pretty`) plus a newline,
 /// gzip-compressed when the file name ends in `.gz` (`out.json.gz`).
 ///

@@ -15,7 +15,7 @@ use dualperf_model::{
 };
 use dualperf_stats::repetition::Precision;
 
-use crate::cli::Failure;
+use crate::exit::Failure;
 
 /// Longest measured interval of one trial, seconds.
 pub(crate) const MAX_TRIAL_SECONDS: f64 = 3600.0;
@@ -262,7 +262,22 @@ pub(crate) fn validate(config: &RunConfig) -> anyhow::Result<()> {
     }
     // The protocol's bounds on every point (the server checks the same) and
     // on the repetitions.
-    crate::cli::guard::check_plan(&config.points, config.repeat)?;
+    crate::guard::check_plan(&config.points, config.repeat)?;
+    // Every load flow as the engine will run it beside every point: the
+    // same admission as a measured point (the server checks it too).
+    for load in &config.loads {
+        for flow in &load.flows {
+            for point in &config.points {
+                let spec = dualperf_engine::client::load::load_flow_spec(&flow.spec, load, point);
+                dualperf_engine::limits::validate_spec(&spec).map_err(|problem| {
+                    Failure::usage(format!(
+                        "load `{}`, flow {}: {problem}",
+                        load.name, flow.label
+                    ))
+                })?;
+            }
+        }
+    }
     if config.points.is_empty() {
         return Err(Failure::usage("the plan has no measurement point"));
     }
@@ -288,9 +303,11 @@ pub(crate) fn validate(config: &RunConfig) -> anyhow::Result<()> {
 /// A usage error when the named arm is not among `arms`.
 pub(crate) fn choose_baseline(arms: &[Arm], asked: Option<&str>) -> anyhow::Result<ArmId> {
     if let Some(asked) = asked {
+        // The id the user typed names an arm; an invalid id names none.
+        let wanted = ArmId::new(asked).ok();
         return arms
             .iter()
-            .find(|arm| arm.id.as_str() == asked)
+            .find(|arm| Some(&arm.id) == wanted.as_ref())
             .map(|arm| arm.id.clone())
             .ok_or_else(|| {
                 let ids: Vec<&str> = arms.iter().map(|a| a.id.as_str()).collect();
@@ -478,6 +495,7 @@ mod tests {
     #[test]
     fn a_plan_with_a_baseline_outside_its_arms_is_refused() {
         let config = RunConfig {
+            peer: dualperf_model::PeerKind::Dualperf,
             loads: Vec::new(),
             points: points(&options("tcp-rr"), &IpFamily::ALL).unwrap(),
             arms: vec![Arm::native(IpFamily::V6, Some("::1".into()))],
@@ -489,6 +507,7 @@ mod tests {
             client_cpus: vec![],
             server_cpus: vec![],
             command_line: vec![],
+            contrasts: Vec::new(),
         };
         let error = validate(&config).unwrap_err();
         assert!(error.to_string().contains("baseline `v4`"), "{error}");

@@ -37,6 +37,42 @@ impl<'s> Matcher<'_, 's> {
         self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never calls `{twin}`; pass the family or call both"));
     }
 
+    /// Go, Java, JavaScript, TypeScript, Python, Rust: identifiers whose name
+    /// says IPv4 (`parse_ipv4_packet`, `IPV4_HEADER_LEN`, `Ipv4Packet`,
+    /// `ipToIPv4Str`, pnet's `ipv4` module) in a file that never names their
+    /// IPv6 twin. Names with a rule of their own (`Inet4Address`, `Ipv4Addr`,
+    /// `isIPv4`, Go's `net.IPv4*` and `x/net/ipv4`) are left to it.
+    pub(in crate::matcher) fn check_ipv4_named_identifier(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        let Some(four) = ipv4_named(name) else { return };
+        let language = self.context.language;
+        let own_rule = matches!(
+            name,
+            "Inet4Address"
+                | "Ipv4Addr"
+                | "SocketAddrV4"
+                | "isIPv4"
+                | "IPv4Address"
+                | "IPv4Network"
+                | "IPv4Interface"
+                | "is_ipv4"
+                | "resolve4"
+        ) || language == Language::Go
+            && (name == "ipv4" || name.starts_with("IPv4") && self.previous_is(i, "."));
+        // A bare `ipv4`/`IPV4` names a module (Rust's pnet) or a pattern
+        // constant with a rule of its own (dotted-quad-text).
+        let bare = name.eq_ignore_ascii_case("ipv4") && language != Language::Rust;
+        let line = self.tokens[i].line;
+        if own_rule || bare || self.has_match("ipv4-named-api", line) {
+            return;
+        }
+        let twin = format!("{}6{}", &name[..four], &name[four + 1..]);
+        if self.idents.contains(twin.as_str()) || self.strings.contains(twin.as_str()) {
+            return;
+        }
+        self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never names `{twin}`; add the IPv6 path or a family-agnostic API"));
+    }
+
     /// Go: `golang.org/x/net/ipv4` (`ipv4.ICMPTypeEcho`, `ipv4.NewPacketConn`)
     /// in a file that never imports its ipv6 twin; `net.IPv4(a, b, c, d)`
     /// literals; `net.IPv4zero`/`IPv4bcast`/`IPv4allsys` constants.

@@ -184,6 +184,9 @@ impl<'s> Matcher<'_, 's> {
             return;
         }
         let content = self.tokens[i].string_content();
+        if !content.contains('.') {
+            return; // both a digit set and an IPv4 pattern have a dot
+        }
         // A set, not a number: most of the ten digits, each once, and a dot.
         let mut seen = [false; 10];
         let mut repeated = false;
@@ -239,7 +242,8 @@ impl<'s> Matcher<'_, 's> {
             let go_style = matches!(
                 name,
                 "Split" | "SplitN" | "Replace" | "ReplaceAll" | "Count"
-            ) && method_on == Some("strings");
+            ) && method_on == Some("strings")
+                || name == "split" && method_on == Some("StringUtils");
             let (subject, dot_argument) = if go_style {
                 let subject = args
                     .first()
@@ -257,9 +261,9 @@ impl<'s> Matcher<'_, 's> {
             return;
         }
         // `ip[len - 1] == '.'` (not `host[len - 1] == '.'`: a name's trailing dot)
-        if is_address_name(name)
+        if self.next_is(i, "[")
+            && is_address_name(name)
             && !name.to_ascii_lowercase().contains("host")
-            && self.next_is(i, "[")
         {
             let mut depth = 0usize;
             for j in i + 1..(i + 40).min(self.tokens.len()) {
@@ -291,7 +295,7 @@ impl<'s> Matcher<'_, 's> {
     /// is an address.
     pub(in crate::matcher) fn check_four_byte_any_argument(&mut self, i: usize) -> bool {
         let name = self.tokens[i].text;
-        if !is_copy_or_compare(name) || !self.next_is(i, "(") {
+        if !self.next_is(i, "(") || !is_copy_or_compare(name) {
             return false;
         }
         let Some(args) = self.call_arguments(i + 1) else {

@@ -18,142 +18,32 @@
 //!    the testbed's facts, analyse once, write `result.json`, store the run,
 //!    write `report.html`, then print the verdicts.
 
+use dualperf_lab::shell::{comment, quote as shell_quote};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Context};
-use dualperf_lab::{preset, BuildOptions, LabError, RunId, Testbed, Topology};
+use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
 use dualperf_model::{Arm, IpFamily, RunConfig};
 
+use super::args::JobArgs;
 use super::errors::{describe, to_cli_error};
+use super::measure::{measure, server_args, Traffic};
 use super::signal::interrupt_flag;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
-use crate::pipeline::execute::{child_args, child_args_with_routers, read_raw, write_plan};
+use crate::pipeline::execute::{child_args, read_raw, write_plan};
 use crate::pipeline::finish::{finish, Outputs, View};
 use crate::pipeline::plan::{
     auto_target, choose_baseline, parse_tests, points, validate, PointOptions,
 };
 
-/// How long the server gets to start listening.
-const SERVER_START_TIMEOUT: Duration = Duration::from_secs(15);
-/// One round of waiting for the server's port before checking the server is alive.
-const LISTEN_POLL: Duration = Duration::from_millis(300);
-/// Upper bound on one client run; the default battery stays under 10 minutes.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
-
 /// Message sizes of the full lab battery: small packets, a mid size, the
 /// largest unfragmented UDP payload over IPv6 on a 1500-byte MTU (1408 B,
 /// the DiffServ and VoIP studies' largest), and two sizes that fragment.
 const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
-
-/// Options of the main job.
-#[derive(clap::Args, Debug)]
-pub(crate) struct JobArgs {
-    /// Built-in topology (see `dualperf lab list`) or path to a topology TOML file.
-    #[arg(default_value = preset::DEFAULT_PRESET)]
-    pub topology: String,
-    /// A first look in under a minute: fewer tests, sizes and repetitions.
-    #[arg(long)]
-    pub quick: bool,
-    /// Run a udp-probe stream beside every tcp-stream and udp-stream trial
-    /// (latency under load: one-way delay, PDV, loss).
-    #[arg(long)]
-    pub probe: bool,
-    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3];
-    /// `auto`: until the headline metric is known within ±2.5 % at 99 % on
-    /// every arm, 3 to 10 times (as `run --repeat auto`).
-    #[arg(long, value_name = "R|auto", value_parser = crate::cli::run::parse_repeat)]
-    pub repeat: Option<crate::cli::run::Repeat>,
-    /// Run a contended trial again, up to N times (as `run --rerun-contended`).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
-    pub rerun_contended: u32,
-    /// Tests to run, comma-separated [default: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect].
-    #[arg(long, value_name = "LIST")]
-    pub tests: Option<String>,
-    /// Message sizes in bytes, comma-separated, or a preset
-    /// [default: 64,256,1024,1408,4096,16384; one size per test with --quick].
-    #[arg(long, value_name = "LIST")]
-    pub sizes: Option<String>,
-    /// Measured seconds per trial [default: 1; 0.5 with --quick].
-    #[arg(short = 't', long = "time", value_name = "SECS")]
-    pub time_seconds: Option<f64>,
-    /// Length of one time-series sample: seconds (`0.05`) or with a unit
-    /// (`50ms`), as `run -i` [default: a tenth of the trial, 10 ms to 1 s].
-    #[arg(short = 'i', long = "interval", value_name = "TIME", value_parser = crate::cli::run::parse_interval_ms)]
-    pub interval_ms: Option<u64>,
-    /// The arm every other arm is compared with [default: v4].
-    #[arg(long, value_name = "ARM")]
-    pub baseline: Option<String>,
-    /// Also print the per-metric comparison table after the verdicts.
-    #[arg(long = "table")]
-    pub table: bool,
-    /// CPUs to pin the client to, e.g. `0`.
-    #[arg(long, value_name = "LIST", requires = "server_cpus")]
-    pub client_cpus: Option<String>,
-    /// CPUs to pin the server to, e.g. `1`.
-    #[arg(long, value_name = "LIST", requires = "client_cpus")]
-    pub server_cpus: Option<String>,
-    /// TCP/UDP port the server listens on inside the testbed.
-    #[arg(short = 'p', long, default_value_t = 5211)]
-    pub port: u16,
-    /// Folder that receives `<stamp>-<run>/result.json` and `report.html`.
-    #[arg(long, value_name = "DIR", default_value = "results")]
-    pub results: PathBuf,
-    /// Results database the run is appended to
-    /// [default: $XDG_DATA_HOME/dualperf/results.sqlite].
-    #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
-    pub db: Option<PathBuf>,
-    /// Do not append the run to the results database (wins over --db).
-    #[arg(long)]
-    pub no_store: bool,
-    /// Keep every raw series (each transaction's time, each datagram's
-    /// arrival) in result.json and the database; several MB per run.
-    #[arg(long)]
-    pub raw: bool,
-    /// The dualperf executable that provides `serve` and `run` (default: this one).
-    #[arg(long, value_name = "PATH")]
-    pub engine: Option<PathBuf>,
-    /// Print the commands that would build the testbed and run the measurement; change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Echo every kernel command before it runs.
-    #[arg(short, long)]
-    pub verbose: bool,
-    /// Capture the server node's interface (tcpdump; the pcap is removed
-    /// once checked) and check every trial against it: udp-stream
-    /// datagram counts within 0.1 %, family, DSCP and flow label as asked.
-    /// Exit code 3 without tcpdump.
-    #[arg(long)]
-    pub verify_wire: bool,
-}
-
-/// The traffic step's inputs: which binary, which port, where the plan and
-/// the raw result go.
-#[derive(Debug, Clone)]
-pub(crate) struct Traffic {
-    /// The dualperf executable (resolved here: inside `ip netns exec`,
-    /// `/proc/self/exe` would name `ip`).
-    pub exe: PathBuf,
-    /// Server port.
-    pub port: u16,
-    /// The plan file the measuring child reads.
-    pub plan: PathBuf,
-    /// The raw result file the measuring child writes.
-    pub raw: PathBuf,
-    /// `--router-cpus` entries for the measuring child (an experiment's).
-    pub routers: Vec<String>,
-}
-
-/// How the traffic step ended.
-#[derive(Debug)]
-pub(crate) struct Measured {
-    /// The measuring child's exit code.
-    pub client_exit_code: i32,
-}
 
 /// Runs `dualperf lab [PRESET|FILE]`.
 pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
@@ -409,6 +299,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
     };
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
     let config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: Vec::new(),
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
@@ -424,6 +315,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         client_cpus: cpus(&args.client_cpus)?,
         server_cpus: cpus(&args.server_cpus)?,
         command_line: std::env::args().collect(),
+        contrasts: Vec::new(),
     };
     validate(&config)?;
     Ok(config)
@@ -438,96 +330,6 @@ fn execution(args: &JobArgs) -> dualperf_model::Execution {
     }
 }
 
-/// Sessions the lab's server accepts at once: a measured trial, its probe
-/// and the flows of a competing load each hold one (the DiffServ loads have
-/// four flows); every session is the lab's own.
-const LAB_MAX_SESSIONS: u32 = 16;
-
-/// `serve` arguments: `serve -p PORT --max-sessions 16`.
-fn server_args(traffic: &Traffic) -> Vec<OsString> {
-    vec![
-        "serve".into(),
-        "-p".into(),
-        traffic.port.to_string().into(),
-        "--max-sessions".into(),
-        LAB_MAX_SESSIONS.to_string().into(),
-    ]
-}
-
-/// The traffic step: server in `server`, the measuring child in `client`,
-/// on a built testbed; the plan file must exist.
-///
-/// # Errors
-/// If a process cannot start, the server never listens, the client does not
-/// finish in time, or `interrupt` is raised (processes are stopped first).
-pub(crate) fn measure(
-    testbed: &Testbed,
-    client: &str,
-    server: &str,
-    traffic: &Traffic,
-    interrupt: &AtomicBool,
-) -> anyhow::Result<Measured> {
-    // The server logs a line per session; keep them next to the result
-    // instead of between the client's progress lines.
-    let server_log_path = traffic.plan.with_file_name("server.log");
-    let server_log = std::fs::File::create(&server_log_path)
-        .with_context(|| format!("creating {}", server_log_path.display()))?;
-    let mut server_process = testbed
-        .spawn(
-            server,
-            traffic.exe.clone(),
-            &server_args(traffic),
-            Stdio::null(),
-            Stdio::from(server_log),
-        )
-        .map_err(anyhow::Error::new)?;
-    let deadline = Instant::now() + SERVER_START_TIMEOUT;
-    // Short waits in a loop, so a server that dies at start is reported at once.
-    while let Err(err) =
-        testbed.wait_for_listening_port(server, traffic.port, LISTEN_POLL, Some(interrupt))
-    {
-        if let Some(status) = server_process.try_wait()? {
-            bail!(
-                "`dualperf serve` in node `{server}` exited ({status}) before listening on port {} (see {})",
-                traffic.port,
-                server_log_path.display()
-            );
-        }
-        if matches!(err, LabError::Interrupted) || Instant::now() >= deadline {
-            return Err(anyhow::Error::new(err)
-                .context(format!("waiting for `dualperf serve` in node `{server}`")));
-        }
-    }
-    let mut client_process = testbed
-        .spawn(
-            client,
-            traffic.exe.clone(),
-            &child_args_with_routers(
-                &traffic.plan,
-                &traffic.raw,
-                &testbed.daemon_pids(),
-                &traffic.routers,
-            ),
-            Stdio::null(),
-            Stdio::inherit(),
-        )
-        .map_err(anyhow::Error::new)?;
-    // An interrupt that came before the child started stops at once; after
-    // that the first one is forwarded to the child (it finishes its trial
-    // and saves), the second one stops it (`signal`).
-    if interrupt.load(Ordering::SeqCst) {
-        return Err(anyhow::Error::new(LabError::Interrupted));
-    }
-    let status = {
-        let _forwarding = super::signal::Forwarding::to(client_process.id());
-        client_process.wait(Some(&super::signal::again_flag()), Some(CLIENT_TIMEOUT))?
-    };
-    server_process.stop();
-    Ok(Measured {
-        client_exit_code: status.code().unwrap_or(1),
-    })
-}
-
 fn print_dry_run(
     topology: &Topology,
     run: &RunId,
@@ -537,14 +339,17 @@ fn print_dry_run(
     server: &str,
 ) {
     println!(
-        "# dualperf lab {}: {}",
-        topology.name(),
-        topology.description()
+        "{}",
+        comment(&format!(
+            "dualperf lab {}: {}",
+            topology.name(),
+            topology.description()
+        ))
     );
     let (implementations, note) =
         dualperf_lab::Implementations::for_dry_run(topology, &dualperf_lab::Runner::new(false));
     if !note.is_empty() {
-        println!("# {note}");
+        println!("{}", comment(&note));
     }
     println!("# build (as root):");
     for step in dualperf_lab::plan::build_plan(topology, run, &implementations) {
@@ -575,9 +380,11 @@ fn print_dry_run(
         )
     );
     println!(
-        "cat > {} <<'PLAN'\n{}\nPLAN",
-        shell_quote(&traffic.plan.display().to_string()),
-        serde_json::to_string_pretty(config).unwrap_or_default()
+        "{}",
+        dualperf_lab::shell::here_document(
+            &traffic.plan.display().to_string(),
+            &serde_json::to_string_pretty(config).unwrap_or_default()
+        )
     );
     println!("# measure:");
     println!("{} &", line(server, server_args(traffic)));
@@ -591,21 +398,12 @@ fn print_dry_run(
         println!("{command}");
     }
     println!(
-        "# then: dualperf report {} (or import it)",
-        traffic.raw.display()
+        "{}",
+        comment(&format!(
+            "then: dualperf report {} (or import it)",
+            traffic.raw.display()
+        ))
     );
-}
-
-/// `text` quoted for a POSIX shell when it needs it.
-fn shell_quote(text: &str) -> String {
-    if text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-:".contains(c))
-    {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 #[cfg(test)]
@@ -666,7 +464,7 @@ mod tests {
             "client",
             "server",
             &traffic,
-            &AtomicBool::new(false),
+            &std::sync::atomic::AtomicBool::new(false),
         )
         .unwrap();
         assert_eq!(measured.client_exit_code, 0);

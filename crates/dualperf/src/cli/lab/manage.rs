@@ -56,9 +56,13 @@ pub(crate) struct CleanArgs {
     /// Echo every kernel command before it runs.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Also remove runs whose owner process still runs.
+    /// Also remove runs whose owner process still runs, and testbeds left
+    /// up by `lab up`.
     #[arg(long)]
     pub force: bool,
+    /// Only the run with this id (as `lab status` shows it).
+    #[arg(long = "run", value_name = "ID")]
+    pub run_id: Option<String>,
 }
 
 /// `lab list`: every preset with its description.
@@ -84,14 +88,17 @@ pub(crate) fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     };
     if args.dry_run {
         println!(
-            "# dualperf lab up {}: {}",
-            topology.name(),
-            topology.description()
+            "{}",
+            dualperf_lab::shell::comment(&format!(
+                "dualperf lab up {}: {}",
+                topology.name(),
+                topology.description()
+            ))
         );
         let (implementations, note) =
             dualperf_lab::Implementations::for_dry_run(&topology, &Runner::new(false));
         if !note.is_empty() {
-            println!("# {note}");
+            println!("{}", dualperf_lab::shell::comment(&note));
         }
         for step in dualperf_lab::plan::build_plan(&topology, &run, &implementations) {
             println!("{step}");
@@ -174,9 +181,21 @@ fn print_state(record: &LabState) {
     }
 }
 
+/// Every `lab up` record, from every directory an owner may have written
+/// to (see [`state::owner_dirs`]), oldest first.
+fn all_records() -> anyhow::Result<Vec<LabState>> {
+    let mut records = Vec::new();
+    for dir in state::owner_dirs() {
+        records.extend(state::load_all(&dir).map_err(to_cli_error)?);
+    }
+    records.sort_by_key(|r| r.created_unix_ms);
+    records.dedup_by(|a, b| a.run_id == b.run_id);
+    Ok(records)
+}
+
 /// The one testbed `run_id` names, or the only one up.
 fn select(run_id: Option<&str>) -> anyhow::Result<LabState> {
-    let states = state::load_all(&state::state_dir()).map_err(to_cli_error)?;
+    let states = all_records()?;
     match run_id {
         Some(id) => states.into_iter().find(|s| s.run_id == id).ok_or_else(|| {
             Failure::usage(format!(
@@ -207,7 +226,9 @@ pub(crate) fn down(args: DownArgs) -> anyhow::Result<ExitCode> {
     let run = RunId::new(record.run_id.clone()).map_err(to_cli_error)?;
     let report =
         cleanup::clean(&Runner::new(false), &run_namespace_prefix(&run)).map_err(to_cli_error)?;
-    state::remove(&state::state_dir(), &record.run_id).map_err(to_cli_error)?;
+    for dir in state::owner_dirs() {
+        state::remove(&dir, &record.run_id).map_err(to_cli_error)?;
+    }
     println!(
         "removed testbed `{}` (run {run}): {} namespaces, {} processes stopped",
         record.facts.name,
@@ -239,7 +260,7 @@ pub(crate) fn exec(args: ExecArgs) -> anyhow::Result<ExitCode> {
 
 /// `lab status`: testbeds up, and `dsp-` namespaces no state file explains.
 pub(crate) fn status() -> anyhow::Result<ExitCode> {
-    let states = state::load_all(&state::state_dir()).map_err(to_cli_error)?;
+    let states = all_records()?;
     let namespaces = cleanup::list_namespaces(&Runner::new(false)).map_err(to_cli_error)?;
     if states.is_empty() {
         println!("no testbed is up");
@@ -283,26 +304,40 @@ pub(crate) fn status() -> anyhow::Result<ExitCode> {
 /// its lock and state files.
 pub(crate) fn clean(args: CleanArgs) -> anyhow::Result<ExitCode> {
     let runner = Runner::new(args.verbose);
-    let dir = state::state_dir();
-    let report =
-        cleanup::clean_runs(&runner, &dir, NAMESPACE_PREFIX, args.force).map_err(to_cli_error)?;
+    // Every directory an owner may have written to, whatever this
+    // process's environment (`sudo` vs `sudo -E`).
+    let dirs = state::owner_dirs();
+    let prefix = match &args.run_id {
+        Some(id) => run_namespace_prefix(
+            &RunId::new(id.clone()).map_err(|e| Failure::usage(format!("--run {id}: {e}")))?,
+        ),
+        None => NAMESPACE_PREFIX.to_string(),
+    };
+    let report = cleanup::clean_runs(&runner, &dirs, &prefix, args.force).map_err(to_cli_error)?;
     let mut removed_states = 0;
-    for record in state::load_all(&dir).map_err(to_cli_error)? {
-        if report.spared.iter().any(|s| s.run_id == record.run_id) {
-            continue;
+    for dir in &dirs {
+        for record in state::load_all(dir).map_err(to_cli_error)? {
+            let chosen = args.run_id.as_ref().is_none_or(|id| *id == record.run_id);
+            if !chosen || report.spared.iter().any(|s| s.run_id == record.run_id) {
+                continue;
+            }
+            state::remove(dir, &record.run_id).map_err(to_cli_error)?;
+            removed_states += 1;
         }
-        state::remove(&dir, &record.run_id).map_err(to_cli_error)?;
-        removed_states += 1;
     }
     for spared in &report.spared {
-        let owner = spared
-            .pid
-            .map(|pid| format!("process {pid}"))
-            .unwrap_or_else(|| "its owner".into());
-        println!(
-            "kept run {}: {owner} still runs (`dualperf lab clean --force` removes it anyway)",
-            spared.run_id
-        );
+        match (spared.owner, spared.pid) {
+            (cleanup::Owner::Process, pid) => println!(
+                "kept run {}: {} still runs (`dualperf lab clean --force` removes it anyway)",
+                spared.run_id,
+                pid.map(|pid| format!("process {pid}"))
+                    .unwrap_or_else(|| "its owner".into())
+            ),
+            (cleanup::Owner::LabUp, _) => println!(
+                "kept run {}: a testbed left up by `dualperf lab up` (`dualperf lab down --run {}` removes it)",
+                spared.run_id, spared.run_id
+            ),
+        }
     }
     for netns in &report.namespaces {
         println!("removed namespace {netns}");

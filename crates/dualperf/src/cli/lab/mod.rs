@@ -9,10 +9,12 @@
 use std::process::ExitCode;
 
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
+mod args;
 mod errors;
 mod experiment;
 pub(crate) mod job;
 pub(crate) mod manage;
+mod measure;
 mod signal;
 mod wire;
 
@@ -42,7 +44,7 @@ pub(crate) struct Args {
     pub command: Option<LabCommand>,
     /// The main job's options.
     #[command(flatten)]
-    pub job: Box<job::JobArgs>,
+    pub job: Box<args::JobArgs>,
 }
 
 /// The lab's subcommands.

@@ -35,6 +35,8 @@ pub(crate) fn measure(target: IpAddr, port: u16) -> BulkTransfer {
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
+        peer: dualperf_model::PeerKind::Dualperf,
+        contrasts: Vec::new(),
     };
     let result = dualperf_engine::client::run_plan(&config, &mut |_| {});
     match result.trials.first().map(|trial| &trial.outcome) {

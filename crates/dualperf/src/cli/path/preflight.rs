@@ -131,6 +131,8 @@ mod tests {
             client_cpus: Vec::new(),
             server_cpus: Vec::new(),
             command_line: Vec::new(),
+            peer: dualperf_model::PeerKind::Dualperf,
+            contrasts: Vec::new(),
         }
     }
 

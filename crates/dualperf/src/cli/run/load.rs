@@ -138,6 +138,7 @@ pub(super) fn with_load(arms: Vec<Arm>, flows: Vec<LoadFlow>) -> (Vec<Arm>, Vec<
         label: labels.join(" + "),
         flows,
         warmup_ms: LOAD_WARMUP_MS,
+        offered: None,
     };
     let twins: Vec<Arm> = arms
         .iter()

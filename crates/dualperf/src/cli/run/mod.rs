@@ -22,6 +22,7 @@ use dualperf_model::{
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
+mod peer;
 mod plan;
 mod wire;
 
@@ -52,7 +53,12 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf run --loopback --tests tcp-rr,udp-rr --pin   both ends on CPU 0
   dualperf run --loopback --baseline v6         compare IPv4 against IPv6 instead
   dualperf run hostb -S ef -L 12345 -u -b 10M   EF-marked UDP, IPv6 flow label 12345
-  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run";
+  dualperf run --plan results/X/result.json --v4 192.0.2.7 --v6 2001:db8::7   repeat a stored run
+  dualperf run --peer iperf3 iperf.example.net     against a public iperf3 server: tcp-stream, udp-stream
+  dualperf -c iperf.example.net --peer iperf3 -u -b 10M -R   UDP from the iperf3 server at 10 Mbit/s
+
+  dualperf run --peer stamp --v4 192.0.2.7 --v6 2001:db8::7 -t 10   against a STAMP reflector
+  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector";
 
 /// Arguments of `dualperf run`.
 ///
@@ -96,9 +102,9 @@ pub(crate) struct Args {
     /// Measure IPv6 only.
     #[arg(short = '6')]
     pub only_v6: bool,
-    /// Server control port.
-    #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
-    pub port: u16,
+    /// Server control port [default: 5180; 5201 with --peer iperf3].
+    #[arg(short, long)]
+    pub port: Option<u16>,
     /// Tests to run, comma-separated: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect,udp-probe,media.
     #[arg(
         long,
@@ -290,6 +296,22 @@ pub(crate) struct Args {
     /// Example: --load udp,rate=50M,dscp=be --load tcp,streams=2,dscp=cs1
     #[arg(long = "load", value_name = "FLOW", value_parser = load::parse_load_flow)]
     pub load: Vec<dualperf_model::LoadFlow>,
+    /// Run a designed experiment instead of the standard tests: `rrul`
+    /// (latency under load: probes and request/response beside bulk TCP up
+    /// and down, idle against loaded, IPv6 against IPv4). Its points, arms,
+    /// loads and contrasts come from the design (dualperf-design); --quick
+    /// gives its short timing, --repeat its repetitions; -t, --tests and
+    /// --sizes do not apply. Example: dualperf run --experiment rrul hostb
+    #[arg(long, value_name = "NAME", value_parser = parse_design, conflicts_with_all = ["plan", "load"])]
+    pub experiment: Option<dualperf_design::Design>,
+    /// The far end: `dualperf` (`dualperf serve`, every test), `iperf3`
+    /// (an iperf3 3.x server, port 5201: tcp-stream and udp-stream, UDP at
+    /// 1 Mbit/s unless -b says otherwise) or `stamp` (a STAMP Session-Reflector,
+    /// RFC 8762: udp-probe points to UDP port 862; --auth-key-file makes the
+    /// session authenticated).
+    /// Example: dualperf run --peer iperf3 --v4 192.0.2.7 --v6 2001:db8::7 -b 20M
+    #[arg(long, value_name = "KIND", default_value = "dualperf", value_parser = peer::parse_peer)]
+    pub peer: dualperf_model::PeerKind,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -341,11 +363,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             (None, false) => Ok(Vec::new()),
         }
     };
+    peer::check_flags(&args)?;
     let client_cpus = parse_cpus(&args.client_cpus)?;
     let server_cpus = parse_cpus(&args.server_cpus)?;
     // An in-process server for --loopback; it stops when `_server` drops.
     let mut _server: Option<ServerHandle> = None;
-    let loopback_port = if args.loopback {
+    let mut _reflector: Option<peer::LoopbackReflector> = None;
+    let loopback_port = if args.loopback && args.peer == dualperf_model::PeerKind::Stamp {
+        let key =
+            super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+        let reflector = peer::LoopbackReflector::start(key).map_err(|e| {
+            super::Failure::environment(format!("starting the loopback STAMP reflector: {e}"))
+        })?;
+        let port = reflector.port;
+        _reflector = Some(reflector);
+        Some(port)
+    } else if args.loopback {
         let handle = Server::bind(ServerConfig {
             port: 0,
             ..Default::default()
@@ -383,13 +416,23 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The recorded command line never carries a secret (--auth-key is redacted).
     config.command_line = super::secret::redact_command_line(&std::env::args().collect::<Vec<_>>());
     validate(&config)?;
-    for note in super::path::preflight::notes(&config) {
-        eprintln!("dualperf: {note}");
+    peer::check_points(&config)?;
+    peer::check_stamp_plan(&config)?;
+    // Only a dualperf serve answers path probes (issue 27).
+    if config.peer == dualperf_model::PeerKind::Dualperf {
+        for note in super::path::preflight::notes(&config) {
+            eprintln!("dualperf: {note}");
+        }
     }
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
+    if config.peer == dualperf_model::PeerKind::Stamp {
+        if let Some(key) = &auth_key {
+            dualperf_engine::stamp::auth::StampKey::new(key).map_err(super::Failure::usage)?;
+        }
+    }
 
-    let stop = super::guard::stop_flag();
+    let stop = crate::guard::stop_flag();
     let options = ClientOptions {
         auth_key,
         client_cpus: config.client_cpus.clone(),
@@ -489,7 +532,7 @@ fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
             "dualperf: interrupted after {} trials; they are kept",
             result.trials.len()
         );
-        return super::guard::INTERRUPTED;
+        return crate::guard::INTERRUPTED;
     }
     if result.complete {
         return 0;
@@ -508,7 +551,7 @@ fn exit_status(result: &dualperf_model::RunResult, interrupted: bool) -> u8 {
         line.push_str(&result.errors.join("; "));
     }
     eprintln!("{line}");
-    super::exit::FINDING
+    crate::exit::FINDING
 }
 
 /// The server the user named, positionally or with `-c`.
@@ -570,13 +613,24 @@ fn loopback_targets() -> Targets {
     }
 }
 
+/// `--experiment NAME`: a design of dualperf-design, or a usage error listing them.
+fn parse_design(name: &str) -> Result<dualperf_design::Design, String> {
+    dualperf_design::Design::from_name(name).ok_or_else(|| {
+        let known: Vec<String> = dualperf_design::Design::ALL
+            .iter()
+            .map(|d| format!("{} ({})", d.name(), d.summary()))
+            .collect();
+        format!("no experiment `{name}`; known: {}", known.join("; "))
+    })
+}
+
 /// The plan the flags describe.
 fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<RunConfig> {
     let (targets, port) = match loopback_port {
         Some(port) => (loopback_targets(), port),
         None => (
-            resolve_targets(server_name(args), args.v4, args.v6, args.port)?,
-            args.port,
+            resolve_targets(server_name(args), args.v4, args.v6, peer::port(args))?,
+            peer::port(args),
         ),
     };
     let arms = native_arms(args, &targets);
@@ -593,6 +647,26 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
             )));
         }
     }
+    if let Some(design) = args.experiment {
+        let repeat = match args.repeat {
+            Some(Repeat::Count(count)) => Some(count),
+            Some(Repeat::Auto) => Some(dualperf_stats::repetition::NETPERF.min_repetitions),
+            None => None,
+        };
+        let config = design.plan(&dualperf_design::PlanInputs {
+            base: arms,
+            quick: args.quick,
+            time_seconds: None,
+            repeat,
+            port,
+            command_line: Vec::new(),
+        });
+        return Ok(RunConfig {
+            host: server_name(args).map(str::to_string),
+            order: args.order.into(),
+            ..config
+        });
+    }
     let (arms, loads) = load::with_load(arms, args.load.clone());
     let options: PointOptions = point_options(args)?;
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
@@ -602,7 +676,8 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         Some(Repeat::Auto) => dualperf_stats::repetition::NETPERF.min_repetitions,
         None => 3,
     };
-    Ok(RunConfig {
+    let mut config = RunConfig {
+        peer: args.peer,
         loads,
         points,
         baseline: choose_baseline(&arms, None)?,
@@ -614,7 +689,10 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: Vec::new(),
-    })
+        contrasts: Vec::new(),
+    };
+    peer::adapt_points(&mut config);
+    Ok(config)
 }
 
 /// The plan in `path`, its native arms retargeted by --loopback, --v4 or --v6.
@@ -633,12 +711,15 @@ fn plan_from_file(
             Some(loopback_targets())
         }
         None if args.v4.is_some() || args.v6.is_some() || server_name(args).is_some() => {
-            config.port = args.port;
+            if !args.peer.is_dualperf() {
+                config.peer = args.peer;
+            }
+            config.port = args.port.unwrap_or_else(|| peer::default_port(config.peer));
             Some(resolve_targets(
                 server_name(args),
                 args.v4,
                 args.v6,
-                args.port,
+                config.port,
             )?)
         }
         None => None,

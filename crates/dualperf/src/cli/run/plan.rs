@@ -92,6 +92,10 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
         "udp-stream"
     } else if args.media.is_some() && args.tests == super::DEFAULT_TESTS {
         "media"
+    } else if let Some(tests) =
+        super::peer::default_tests(args.peer).filter(|_| args.tests == super::DEFAULT_TESTS)
+    {
+        tests
     } else {
         args.tests.as_str()
     };

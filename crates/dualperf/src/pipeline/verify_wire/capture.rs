@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 
-use crate::cli::Failure;
+use crate::exit::Failure;
 
 /// The capture program.
 const TCPDUMP: &str = "tcpdump";

@@ -25,8 +25,10 @@
 //! frames: payload + UDP/IP header + 14 B Ethernet), so each family's load
 //! has its own payload rate: at 128 B a 115 % IPv6 load carries fewer
 //! payload bits than the IPv4 one, and both put the same bytes on the link.
-//! The loads therefore differ per family (`be115-v4`, `be115-v6`); arms
-//! `v6-…` are compared with `v4-…` by id (`dualperf_stats::counterpart`).
+//! The loads therefore differ per family (`be115-v4`, `be115-v6`); each
+//! carries its level ([`OfferedLoad`]: share, size, carrying family), so the
+//! contrasts pair IPv6 with IPv4 at the same level (`dualperf_stats::contrast`)
+//! and the report finds every cell by its levels, not by id.
 //!
 //! Router CPU: the lab steers each router's receive processing to a CPU of
 //! its own (`dualperf_lab::steering`) and the measuring child records it
@@ -36,12 +38,13 @@ use anyhow::Context;
 use dualperf_lab::steering::{router_steering, RouterSteering};
 use dualperf_lab::{RunId, Testbed, Topology};
 use dualperf_model::{
-    Arm, ArmId, ArmPath, BitRate, Dscp, FlowLabel, IpFamily, LoadCondition, LoadFlow, LoadSpec,
-    Marking, RunConfig, RunResult, TestKind, TestSpec, TestbedFacts,
+    Arm, ArmId, ArmPath, BitRate, CarriedBy, Dscp, FlowLabel, IpFamily, LoadCondition, LoadFlow,
+    LoadSpec, LoadTable, Marking, OfferedLoad, RunConfig, RunResult, TestKind, TestSpec,
+    TestbedFacts,
 };
 
 use super::{Experiment, Step};
-use crate::cli::lab::job::JobArgs;
+use crate::cli::lab::args::JobArgs;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
 
@@ -230,6 +233,12 @@ impl DiffServExperiment {
                         probe(family, "LBE", lbe),
                     ],
                     warmup_ms: timing.load_warmup_ms,
+                    offered: Some(OfferedLoad {
+                        table: LoadTable::Class,
+                        percent,
+                        datagram_bytes: CLASS_LOAD_BYTES,
+                        carried_by: CarriedBy::Family(family),
+                    }),
                 });
                 arms.push(arm(
                     format!("{}-ef-be{percent}", family.key()),
@@ -271,6 +280,12 @@ impl DiffServExperiment {
                             probe(family, "BE", None),
                         ],
                         warmup_ms: timing.load_warmup_ms,
+                        offered: Some(OfferedLoad {
+                            table: LoadTable::Step,
+                            percent,
+                            datagram_bytes: size,
+                            carried_by: CarriedBy::Family(family),
+                        }),
                     });
                     arms.push(arm(
                         format!("{}-s{percent}-{size}", family.key()),
@@ -303,6 +318,12 @@ impl DiffServExperiment {
                         })
                         .collect(),
                     warmup_ms: timing.load_warmup_ms,
+                    offered: Some(OfferedLoad {
+                        table: LoadTable::Step,
+                        percent,
+                        datagram_bytes: size,
+                        carried_by: CarriedBy::Mixed,
+                    }),
                 });
                 arms.push(arm(
                     format!("mixed-s{percent}-{size}"),
@@ -320,7 +341,8 @@ impl DiffServExperiment {
             &arms,
             Some(args.baseline.as_deref().unwrap_or("v4-ef")),
         )?;
-        let config = RunConfig {
+        let mut config = RunConfig {
+            peer: dualperf_model::PeerKind::Dualperf,
             points: vec![spec(TestKind::UdpProbe, PROBE_BYTES, None, &timing)],
             arms,
             baseline,
@@ -336,7 +358,13 @@ impl DiffServExperiment {
             server_cpus: Vec::new(),
             command_line: std::env::args().collect(),
             loads,
+            contrasts: Vec::new(),
         };
+        // The design's questions, declared in the plan: every arm against the
+        // arm of IPv4 at the same class and level of load (the loads' levels
+        // pair a 115 % IPv6 load with the 115 % IPv4 one), IPv4's loaded arms
+        // against IPv4 EF idle.
+        config.contrasts = dualperf_stats::contrast::contrasts(&config);
         crate::pipeline::plan::validate(&config)?;
         // SAFETY: sysconf has no preconditions.
         let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;

@@ -8,7 +8,7 @@
 //!   allowance, one trial per family.
 //!
 //! Each is a small plan run by the main job's own traffic step
-//! ([`crate::cli::lab::job::measure`]: a server in the server node, the
+//! ([`crate::cli::lab::measure::measure`]: a server in the server node, the
 //! measuring child in the sending node); the edge router's named counters
 //! are read before and after, so what the conditioner kept as EF and what it
 //! remarked to DSCP 0 is its own count. A check that cannot run leaves a
@@ -22,7 +22,7 @@ use dualperf_model::{
 };
 
 use super::Step;
-use crate::cli::lab::job::{measure, Traffic};
+use crate::cli::lab::measure::{measure, Traffic};
 use crate::pipeline::execute::{read_raw, write_plan};
 
 /// Measured length of a check trial, milliseconds.
@@ -109,6 +109,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
         })
         .collect::<anyhow::Result<_>>()?;
     let config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         points: vec![TestSpec {
             duration_ms: CHECK_MS,
             warmup_ms: CHECK_WARMUP_MS,
@@ -126,6 +127,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
         server_cpus: Vec::new(),
         command_line: Vec::new(),
         loads: Vec::new(),
+        contrasts: Vec::new(),
     };
     let traffic = Traffic {
         exe: step.traffic.exe.clone(),

@@ -15,7 +15,8 @@ use std::sync::atomic::AtomicBool;
 use dualperf_lab::{RunId, Testbed, Topology};
 use dualperf_model::{RunConfig, RunResult, TestbedFacts};
 
-use super::job::{JobArgs, Traffic};
+use super::args::JobArgs;
+use super::measure::Traffic;
 
 pub(crate) mod diffserv;
 mod diffserv_checks;
@@ -96,6 +97,50 @@ pub(crate) fn plan(
 ) -> anyhow::Result<Option<RunConfig>> {
     match topology.name() {
         "realtime" => realtime::plan(args, topology, server).map(Some),
-        _ => Ok(None),
+        name => match dualperf_design::Design::from_name(name) {
+            Some(design) => designed(design, args, topology, server).map(Some),
+            None => Ok(None),
+        },
     }
+}
+
+/// The plan of a design of dualperf-design on the preset of its name: the
+/// testbed's native arms towards `server`, the lab's flags.
+///
+/// # Errors
+/// A topology without native arms, or a plan that does not validate.
+fn designed(
+    design: dualperf_design::Design,
+    args: &JobArgs,
+    topology: &Topology,
+    server: &str,
+) -> anyhow::Result<RunConfig> {
+    let base: Vec<dualperf_model::Arm> = topology
+        .arms(server)
+        .map_err(super::errors::to_cli_error)?
+        .into_iter()
+        .filter(dualperf_model::Arm::is_plain_native)
+        .collect();
+    if base.is_empty() {
+        return Err(crate::cli::Failure::usage(format!(
+            "topology `{}` offers no native arm towards `{server}`",
+            topology.name()
+        )));
+    }
+    let config = design.plan(&dualperf_design::PlanInputs {
+        base,
+        quick: args.quick,
+        time_seconds: args.time_seconds,
+        repeat: match args.repeat {
+            Some(crate::cli::run::Repeat::Count(count)) => Some(count),
+            Some(crate::cli::run::Repeat::Auto) => {
+                Some(crate::pipeline::plan::auto_target().min_repetitions)
+            }
+            None => None,
+        },
+        port: args.port,
+        command_line: std::env::args().collect(),
+    });
+    crate::pipeline::plan::validate(&config)?;
+    Ok(config)
 }

@@ -27,8 +27,8 @@ use dualperf_model::{ArmPath, IpFamily};
 use serde::Serialize;
 
 use super::path_checks::{check, Expect};
+use crate::cli::lab::args::JobArgs;
 use crate::cli::lab::errors::to_cli_error;
-use crate::cli::lab::job::JobArgs;
 use crate::cli::lab::signal::interrupt_flag;
 use crate::cli::path::PathDocument;
 use crate::cli::Failure;

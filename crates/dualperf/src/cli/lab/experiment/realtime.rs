@@ -24,8 +24,8 @@ use dualperf_model::{
     VoiceCodec, VoiceProfile,
 };
 
+use crate::cli::lab::args::JobArgs;
 use crate::cli::lab::errors::to_cli_error;
-use crate::cli::lab::job::JobArgs;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::plan::{
@@ -82,7 +82,8 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         .map(|media| media_point(media, &options, interval_ms))
         .collect();
     let loads = vec![udp_load(warmup_ms), tcp_load(warmup_ms)];
-    let config = RunConfig {
+    let mut config = RunConfig {
+        peer: dualperf_model::PeerKind::Dualperf,
         loads: loads.clone(),
         points,
         baseline: choose_baseline(&base, args.baseline.as_deref())?,
@@ -94,7 +95,12 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         client_cpus: Vec::new(),
         server_cpus: Vec::new(),
         command_line: std::env::args().collect(),
+        contrasts: Vec::new(),
     };
+    // The design's questions, declared in the plan: IPv6 against IPv4 alone
+    // and under each load; each family's load against that family alone is
+    // IPv4's (the baseline family's) own contrast.
+    config.contrasts = dualperf_stats::contrast::contrasts(&config);
     validate(&config)?;
     Ok(config)
 }
@@ -168,6 +174,7 @@ fn udp_load(warmup_ms: u64) -> LoadSpec {
         label: "UDP load (12 Mbit/s)".into(),
         flows: vec![flow("UDP 12 Mbit/s", spec)],
         warmup_ms,
+        offered: None,
     }
 }
 
@@ -185,6 +192,7 @@ fn tcp_load(warmup_ms: u64) -> LoadSpec {
         flows: vec![flow(&format!("TCP x{TCP_STREAMS}, cubic"), spec)],
         // TCP needs a little longer to fill the queue than UDP.
         warmup_ms: warmup_ms * 2,
+        offered: None,
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock};
 
 use dualperf_model::TestSpec;
 
-use crate::cli::Failure;
+use crate::exit::Failure;
 
 /// Exit code after an interrupt (128 + SIGINT), as shells and `lab` use.
 pub(crate) const INTERRUPTED: u8 = 130;
@@ -94,7 +94,7 @@ mod tests {
         zero.rate = Some(BitRate::from_bits_per_second(0));
         let error = check_plan(&[zero]).unwrap_err();
         let failure = error.downcast_ref::<Failure>().unwrap();
-        assert_eq!(failure.code, crate::cli::exit::USAGE);
+        assert_eq!(failure.code, crate::exit::USAGE);
         assert!(failure.message.contains("-b"), "{failure}");
         let huge = point(TestKind::TcpStream, 1 << 30);
         assert!(check_plan(&[huge])

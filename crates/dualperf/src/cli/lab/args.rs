@@ -1,0 +1,87 @@
+//! The options of `dualperf lab [PRESET|FILE]`: the main job's flags, read
+//! by the job itself and by the experiments that plan its measurement.
+
+use std::path::PathBuf;
+
+use dualperf_lab::preset;
+
+/// Options of the main job.
+#[derive(clap::Args, Debug)]
+pub(crate) struct JobArgs {
+    /// Built-in topology (see `dualperf lab list`) or path to a topology TOML file.
+    #[arg(default_value = preset::DEFAULT_PRESET)]
+    pub topology: String,
+    /// A first look in under a minute: fewer tests, sizes and repetitions.
+    #[arg(long)]
+    pub quick: bool,
+    /// Run a udp-probe stream beside every tcp-stream and udp-stream trial
+    /// (latency under load: one-way delay, PDV, loss).
+    #[arg(long)]
+    pub probe: bool,
+    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3];
+    /// `auto`: until the headline metric is known within ±2.5 % at 99 % on
+    /// every arm, 3 to 10 times (as `run --repeat auto`).
+    #[arg(long, value_name = "R|auto", value_parser = crate::cli::run::parse_repeat)]
+    pub repeat: Option<crate::cli::run::Repeat>,
+    /// Run a contended trial again, up to N times (as `run --rerun-contended`).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
+    pub rerun_contended: u32,
+    /// Tests to run, comma-separated [default: tcp-stream,udp-stream,tcp-rr,udp-rr,tcp-connect].
+    #[arg(long, value_name = "LIST")]
+    pub tests: Option<String>,
+    /// Message sizes in bytes, comma-separated, or a preset
+    /// [default: 64,256,1024,1408,4096,16384; one size per test with --quick].
+    #[arg(long, value_name = "LIST")]
+    pub sizes: Option<String>,
+    /// Measured seconds per trial [default: 1; 0.5 with --quick].
+    #[arg(short = 't', long = "time", value_name = "SECS")]
+    pub time_seconds: Option<f64>,
+    /// Length of one time-series sample: seconds (`0.05`) or with a unit
+    /// (`50ms`), as `run -i` [default: a tenth of the trial, 10 ms to 1 s].
+    #[arg(short = 'i', long = "interval", value_name = "TIME", value_parser = crate::cli::run::parse_interval_ms)]
+    pub interval_ms: Option<u64>,
+    /// The arm every other arm is compared with [default: v4].
+    #[arg(long, value_name = "ARM")]
+    pub baseline: Option<String>,
+    /// Also print the per-metric comparison table after the verdicts.
+    #[arg(long = "table")]
+    pub table: bool,
+    /// CPUs to pin the client to, e.g. `0`.
+    #[arg(long, value_name = "LIST", requires = "server_cpus")]
+    pub client_cpus: Option<String>,
+    /// CPUs to pin the server to, e.g. `1`.
+    #[arg(long, value_name = "LIST", requires = "client_cpus")]
+    pub server_cpus: Option<String>,
+    /// TCP/UDP port the server listens on inside the testbed.
+    #[arg(short = 'p', long, default_value_t = 5211)]
+    pub port: u16,
+    /// Folder that receives `<stamp>-<run>/result.json` and `report.html`.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results: PathBuf,
+    /// Results database the run is appended to
+    /// [default: $XDG_DATA_HOME/dualperf/results.sqlite].
+    #[arg(long, value_name = "PATH", env = "DUALPERF_DB")]
+    pub db: Option<PathBuf>,
+    /// Do not append the run to the results database (wins over --db).
+    #[arg(long)]
+    pub no_store: bool,
+    /// Keep every raw series (each transaction's time, each datagram's
+    /// arrival) in result.json and the database; several MB per run.
+    #[arg(long)]
+    pub raw: bool,
+    /// The dualperf executable that provides `serve` and `run` (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub engine: Option<PathBuf>,
+    /// Print the commands that would build the testbed and run the measurement; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Echo every kernel command before it runs.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Capture the server node's interface (tcpdump; the pcap is removed
+    /// once checked) and check every trial against it: udp-stream
+    /// datagram counts within 0.1 %, family, DSCP and flow label as asked.
+    /// Exit code 3 without tcpdump.
+    #[arg(long)]
+    pub verify_wire: bool,
+}
