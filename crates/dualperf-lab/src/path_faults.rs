@@ -22,7 +22,7 @@ use std::net::IpAddr;
 use crate::command::{KernelCommand, Runner};
 use crate::error::LabError;
 use crate::namespace::UndoCommand;
-use crate::naming::{interface_name, LinkEnd};
+use crate::naming::{interface_name, namespace_name, LinkEnd, RunId};
 use crate::testbed::Testbed;
 use crate::topology::Topology;
 
@@ -98,18 +98,21 @@ impl PathFault {
     /// The commands that make the fault, each with the command that undoes
     /// it (`None`: undone with an earlier step, e.g. a rule with its table).
     ///
+    /// The commands are those of run `run` (its namespace and veth names),
+    /// so `--dry-run` can print them before anything exists.
+    ///
     /// # Errors
     /// [`LabError::UnknownNode`] when the topology is not the `path-faults` shape.
     pub fn commands(
         self,
-        testbed: &Testbed,
+        topology: &Topology,
+        run: &RunId,
     ) -> Result<Vec<(KernelCommand, Option<KernelCommand>)>, LabError> {
-        let topology = testbed.topology();
         let nft_drop = |node: &str,
                         hook: &str,
                         rule: &[&str]|
          -> Result<Vec<(KernelCommand, Option<KernelCommand>)>, LabError> {
-            let netns = testbed.netns(node)?;
+            let netns = netns(topology, run, node)?;
             let chain_spec = format!("{{ type filter hook {hook} priority 0 ; policy accept ; }}");
             let mut add_rule = vec!["add", "rule", "inet", FAULT_TABLE, "fault"];
             add_rule.extend_from_slice(rule);
@@ -143,15 +146,15 @@ impl PathFault {
         };
         Ok(match self {
             PathFault::Clean | PathFault::Tunnel6in4 => Vec::new(),
-            PathFault::SmallMtu => small_mtu(testbed, topology)?,
+            PathFault::SmallMtu => small_mtu(topology, run)?,
             PathFault::PtbBlackHole => {
-                let mut commands = small_mtu(testbed, topology)?;
-                let netns = testbed.netns("router1")?;
-                commands.extend(nft_drop(
-                    "router1",
-                    "output",
-                    &["icmpv6", "type", "packet-too-big"],
-                )?);
+                // the filter first, the MTU second: undone in reverse, the
+                // MTU is back before PTB may pass again, so a connection
+                // still retransmitting into the hole never teaches the
+                // client the fault's PMTU for the next case
+                let netns = netns(topology, run, "router1")?;
+                let mut commands =
+                    nft_drop("router1", "output", &["icmpv6", "type", "packet-too-big"])?;
                 commands.push((
                     KernelCommand::in_netns(
                         &netns,
@@ -173,6 +176,7 @@ impl PathFault {
                     ),
                     None,
                 ));
+                commands.extend(small_mtu(topology, run)?);
                 commands
             }
             PathFault::V6FragmentsDropped => {
@@ -190,8 +194,8 @@ impl PathFault {
 
 /// The router1 – router2 link at [`FAULT_MTU`], both ends.
 fn small_mtu(
-    testbed: &Testbed,
     topology: &Topology,
+    run: &RunId,
 ) -> Result<Vec<(KernelCommand, Option<KernelCommand>)>, LabError> {
     let (router1, router2) = (
         node_index(topology, "router1")?,
@@ -209,8 +213,8 @@ fn small_mtu(
     let mut commands = Vec::new();
     for end in LinkEnd::BOTH {
         let node = &topology.nodes()[link.node(end)].name;
-        let netns = testbed.netns(node)?;
-        let device = interface_name(testbed.run_id(), index, end);
+        let netns = namespace_name(run, node);
+        let device = interface_name(run, index, end);
         let set = |mtu: u32| {
             KernelCommand::in_netns(
                 &netns,
@@ -228,6 +232,11 @@ fn small_mtu(
         commands.push((set(FAULT_MTU), Some(set(link.mtu_bytes))));
     }
     Ok(commands)
+}
+
+/// The namespace of `node`, if the topology has it.
+fn netns(topology: &Topology, run: &RunId, node: &str) -> Result<String, LabError> {
+    node_index(topology, node).map(|_| namespace_name(run, node))
 }
 
 fn node_index(topology: &Topology, name: &str) -> Result<usize, LabError> {
@@ -268,7 +277,7 @@ pub fn apply(
     runner: &Runner,
 ) -> Result<AppliedFault, LabError> {
     let mut applied = AppliedFault { undo: Vec::new() };
-    for (command, undo) in fault.commands(testbed)? {
+    for (command, undo) in fault.commands(testbed.topology(), testbed.run_id())? {
         runner.run(&command)?;
         if let Some(undo) = undo {
             applied.undo.push(UndoCommand::adopt(runner, undo));
@@ -319,6 +328,50 @@ mod tests {
             assert!(!fault.description().is_empty());
         }
         assert_eq!(PathFault::from_key("nonsense"), None);
+    }
+
+    #[test]
+    fn each_fault_is_made_in_its_node_and_undone() {
+        let topology = crate::preset::load("path-faults").unwrap();
+        let run = RunId::new("t0").unwrap();
+        let text = |fault: PathFault| {
+            fault
+                .commands(&topology, &run)
+                .unwrap()
+                .iter()
+                .map(|(make, undo)| {
+                    format!(
+                        "{make} / {}",
+                        undo.as_ref().map(|u| u.to_string()).unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(text(PathFault::Clean).is_empty());
+        let hole = text(PathFault::PtbBlackHole);
+        assert!(
+            hole.contains(
+                "dsp-t0-router1 nft add rule inet dsp_fault fault icmpv6 type packet-too-big drop"
+            ),
+            "{hole}"
+        );
+        assert!(hole.contains("icmp code frag-needed drop"), "{hole}");
+        assert!(hole.contains("hook output"), "{hole}");
+        assert!(
+            hole.contains(
+                "mtu 1400 / ip netns exec dsp-t0-router2 ip link set dev dspt0-1b mtu 1500"
+            ),
+            "{hole}"
+        );
+        let first_mtu = hole.find("mtu 1400").unwrap();
+        assert!(
+            hole.find("packet-too-big").unwrap() < first_mtu,
+            "the filter before the MTU"
+        );
+        assert!(text(PathFault::HopByHopDropped)
+            .contains("dsp-t0-router2 nft add rule inet dsp_fault fault exthdr hbh exists drop"));
+        assert!(text(PathFault::V6FragmentsDropped).contains("exthdr frag exists drop"));
     }
 
     #[test]

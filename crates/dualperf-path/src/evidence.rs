@@ -80,6 +80,10 @@ pub struct MtuSearch {
     pub largest_delivered: Option<u32>,
     /// The smallest size that never got through (after every retry), bytes.
     pub smallest_lost: Option<u32>,
+    /// The MTU this host's route gives the target (`IP_MTU` / `IPV6_MTU`:
+    /// e.g. a tunnel that starts here, or a path MTU already learned), bytes.
+    #[serde(default)]
+    pub route_mtu: Option<u32>,
     /// Every probe of the search, in order.
     pub probes: Vec<ProbeRecord>,
 }
@@ -112,6 +116,32 @@ pub struct ExtHeaderTrial {
     pub sweep: Option<Sweep>,
 }
 
+/// Fewer bytes than this at the receiver in a bulk transfer of
+/// [`BULK_SECONDS`]: the transfer stalled.
+pub const BULK_STALL_BYTES: u64 = 65_536;
+/// Length of the bulk transfer, seconds.
+pub const BULK_SECONDS: u32 = 1;
+
+/// A bulk TCP transfer to `dualperf serve` (a one-second `tcp-stream`
+/// trial through the serve control protocol).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BulkTransfer {
+    /// Bytes the server received in the measured interval (`None`: the trial failed).
+    pub bytes_received: Option<u64>,
+    /// Length of the measured interval, nanoseconds.
+    pub measured_ns: u64,
+    /// Why the trial failed, if it did.
+    pub error: Option<String>,
+}
+
+impl BulkTransfer {
+    /// True when fewer than [`BULK_STALL_BYTES`] arrived, or the trial failed.
+    pub fn stalled(&self) -> bool {
+        self.bytes_received
+            .is_none_or(|bytes| bytes < BULK_STALL_BYTES)
+    }
+}
+
 /// TCP's view: the MSS a connection settles on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TcpView {
@@ -122,6 +152,8 @@ pub struct TcpView {
     pub mss: Option<u32>,
     /// Why there is no connection, if there is none.
     pub error: Option<String>,
+    /// A bulk transfer, against `dualperf serve` only.
+    pub bulk: Option<BulkTransfer>,
 }
 
 /// A test that was not run, and why.

@@ -277,6 +277,13 @@ impl Prober {
         }
     }
 
+    /// `IP_MTU` / `IPV6_MTU` of the connected socket: the MTU this host's
+    /// route (or a path MTU it has already learned) gives the target —
+    /// what an ordinary socket would be held to.
+    pub fn route_mtu(&self) -> Option<u32> {
+        self.socket_mtu()
+    }
+
     /// `IP_MTU` / `IPV6_MTU` of the connected socket.
     fn socket_mtu(&self) -> Option<u32> {
         use std::os::fd::AsRawFd;

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`MtuVerdict::Clean`] | a probe of the local link's MTU got through |
 //! | [`MtuVerdict::Announced`] | larger probes lost and a Packet Too Big / Fragmentation Needed arrived: classic PMTUD works |
+//! | [`MtuVerdict::KnownLocally`] | larger probes lost, no Packet Too Big, but this host's route already holds sockets to the size that passes (a tunnel starting here) |
 //! | [`MtuVerdict::BlackHole`] | larger probes lost, small ones delivered, no Packet Too Big: a PMTUD black hole |
 //! | [`MtuVerdict::Unreachable`] | even small probes were lost |
 //! | [`Delivery::Dropped`] | a fragmented or extension-header probe lost while plain probes pass; `after_hop` is the last hop it reached |
@@ -71,6 +72,15 @@ pub enum MtuVerdict {
         by: Option<IpAddr>,
         /// Its hop on the route.
         hop: Option<u8>,
+        /// The usual cause of this MTU.
+        hint: Option<MtuHint>,
+    },
+    /// A smaller MTU this host already holds its sockets to (its route's
+    /// MTU: a tunnel that starts here, or a path MTU it learned before):
+    /// ordinary sockets never send larger, so nothing is lost.
+    KnownLocally {
+        /// Largest size delivered = the route's MTU, bytes.
+        mtu: u32,
         /// The usual cause of this MTU.
         hint: Option<MtuHint>,
     },
@@ -144,6 +154,9 @@ pub enum TcpVerdict {
         /// The MSS does not fit and no Packet Too Big arrives: bulk
         /// transfers would stall (inferred, not sent).
         would_stall: bool,
+        /// A one-second bulk transfer to `dualperf serve` stalled (fewer
+        /// than 64 KiB arrived, or it failed); `None`: not measured.
+        bulk_stalled: Option<bool>,
     },
 }
 
@@ -182,6 +195,13 @@ impl FamilyVerdicts {
                 self.tcp,
                 TcpVerdict::Mss {
                     would_stall: true,
+                    ..
+                }
+            )
+            || matches!(
+                self.tcp,
+                TcpVerdict::Mss {
+                    bulk_stalled: Some(true),
                     ..
                 }
             )
@@ -302,6 +322,10 @@ fn mtu_verdict(evidence: &FamilyEvidence) -> MtuVerdict {
             hop: by.and_then(|address| evidence.hop_of(address)),
             hint: MtuHint::of(mtu),
         },
+        None if search.route_mtu == Some(mtu) => MtuVerdict::KnownLocally {
+            mtu,
+            hint: MtuHint::of(mtu),
+        },
         None => {
             let (after_hop, last) = last_reached(evidence.large_sweep.as_ref());
             MtuVerdict::BlackHole {
@@ -329,7 +353,9 @@ fn tcp_verdict(evidence: &FamilyEvidence, mtu: &MtuVerdict) -> TcpVerdict {
     let headers = ip_header_bytes(evidence.family) + 20;
     let (path_mtu, announced) = match mtu {
         MtuVerdict::Clean { mtu, capped: false } => (Some(*mtu), true),
-        MtuVerdict::Announced { mtu, .. } => (Some(*mtu), true),
+        MtuVerdict::Announced { mtu, .. } | MtuVerdict::KnownLocally { mtu, .. } => {
+            (Some(*mtu), true)
+        }
         MtuVerdict::BlackHole { mtu, .. } => (Some(*mtu), false),
         _ => (None, true),
     };
@@ -338,6 +364,10 @@ fn tcp_verdict(evidence: &FamilyEvidence, mtu: &MtuVerdict) -> TcpVerdict {
         mss,
         fits,
         would_stall: fits == Some(false) && !announced,
+        bulk_stalled: view
+            .bulk
+            .as_ref()
+            .map(crate::evidence::BulkTransfer::stalled),
     }
 }
 

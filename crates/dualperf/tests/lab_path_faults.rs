@@ -68,6 +68,14 @@ fn every_injected_path_fault_is_found_at_its_hop_and_the_control_is_clean() {
         assert_eq!(verdict["mtu"]["lost_from"], 1401);
         assert_eq!(verdict["mtu"]["after_hop"], 1);
         assert_eq!(verdict["tcp"]["would_stall"], true);
+        assert_eq!(
+            verdict["tcp"]["bulk_stalled"], true,
+            "a real transfer stalls"
+        );
+    }
+    // …and on the control the same transfer flows
+    for verdict in case("clean")["document"]["verdicts"].as_array().unwrap() {
+        assert_eq!(verdict["tcp"]["bulk_stalled"], false, "{verdict}");
     }
     // the 6in4 tunnel announces 1480 from router1, the encapsulator
     let tunnel = &case("6in4-tunnel")["document"]["verdicts"][0];
@@ -90,4 +98,44 @@ fn every_injected_path_fault_is_found_at_its_hop_and_the_control_is_clean() {
             );
         }
     }
+}
+
+/// Issue 27, item 3: before sending UDP datagrams above 1280 B, `run` (the
+/// lab's measuring child) measures each arm's path MTU and says which sizes
+/// cross it — on `tunnels`, 1500 natively and 1480 through every 6in4
+/// placement (as the header theory says: 1500 − 20).
+#[test]
+fn the_tunnels_lab_reports_each_arms_path_mtu_before_udp_sizes_cross_it() {
+    if !privileged::ready(&[]) {
+        return;
+    }
+    let folder = std::env::temp_dir().join(format!("dpt-path-tunnels-{}", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
+        .args([
+            "lab",
+            "tunnels",
+            "--tests",
+            "udp-stream",
+            "--sizes",
+            "4096",
+            "-t",
+            "0.3",
+        ])
+        .args(["--repeat", "1", "--no-store", "--results"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&folder);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+    for line in [
+        "IPv4: path MTU 1500; UDP sizes 4096 B cross it",
+        "IPv6: path MTU 1500; UDP sizes 4096 B cross it",
+        "IPv6 via 6in4, host to host: path MTU 1480; UDP sizes 4096 B cross it",
+        "IPv6 via 6in4, router to router: path MTU 1480; UDP sizes 4096 B cross it",
+        "IPv6 via 6in4, host to router: path MTU 1480; UDP sizes 4096 B cross it",
+    ] {
+        assert!(stderr.contains(line), "missing `{line}` in\n{stderr}");
+    }
+    assert!(!stderr.contains("BLACK HOLE"), "{stderr}");
 }

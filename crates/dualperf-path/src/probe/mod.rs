@@ -244,10 +244,6 @@ fn tcp_step(target: IpAddr, options: &Options, evidence: &mut FamilyEvidence) {
         Some(port) => evidence.tcp = Some(tcp::view(target, port, Duration::from_secs(2))),
         None => evidence.skip("TCP MSS", "no TCP port given"),
     }
-    evidence.skip(
-        "TCP bulk transfer",
-        "not measured: a stalled bulk transfer is inferred from the MSS against the path MTU, never sent",
-    );
 }
 
 /// Whether this process may set IPv6 options headers (CAP_NET_RAW).

@@ -73,6 +73,7 @@ pub fn search(
     let mut search = MtuSearch {
         local_mtu: local.min(ceiling),
         capped: local > ceiling,
+        route_mtu: prober.route_mtu(),
         largest_delivered: Some(smallest),
         smallest_lost: None,
         probes: Vec::new(),

@@ -31,12 +31,14 @@ pub fn view(target: IpAddr, port: u16, timeout: Duration) -> TcpView {
                 port,
                 mss: (rc == 0 && value > 0).then_some(value as u32),
                 error: (rc != 0).then(|| std::io::Error::last_os_error().to_string()),
+                bulk: None,
             }
         }
         Err(e) => TcpView {
             port,
             mss: None,
             error: Some(e.to_string()),
+            bulk: None,
         },
     }
 }

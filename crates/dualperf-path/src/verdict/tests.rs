@@ -73,6 +73,7 @@ fn clean() -> FamilyEvidence {
         capped: false,
         largest_delivered: Some(1500),
         smallest_lost: None,
+        route_mtu: Some(1500),
         probes: vec![delivered(1500)],
     });
     evidence.fragments = [2000, 4000]
@@ -97,6 +98,7 @@ fn clean() -> FamilyEvidence {
         port: 5180,
         mss: Some(1428),
         error: None,
+        bulk: None,
     });
     evidence
 }
@@ -124,7 +126,8 @@ fn a_clean_path_has_no_fault() {
         TcpVerdict::Mss {
             mss: 1428,
             fits: Some(true),
-            would_stall: false
+            would_stall: false,
+            bulk_stalled: None
         }
     );
     assert!(!verdicts.has_fault());
@@ -142,6 +145,7 @@ fn a_packet_too_big_names_the_mtu_the_router_and_its_hop() {
         capped: false,
         largest_delivered: Some(1400),
         smallest_lost: Some(1401),
+        route_mtu: Some(1500),
         probes: vec![
             ProbeRecord {
                 probe: Probe::sized(1500),
@@ -175,6 +179,7 @@ fn large_probes_lost_without_a_packet_too_big_are_a_black_hole_after_the_last_ho
         capped: false,
         largest_delivered: Some(1480),
         smallest_lost: Some(1481),
+        route_mtu: Some(1500),
         probes: vec![
             lost(1500),
             lost(1500),
@@ -188,6 +193,7 @@ fn large_probes_lost_without_a_packet_too_big_are_a_black_hole_after_the_last_ho
         port: 5180,
         mss: Some(1428),
         error: None,
+        bulk: None,
     });
     let verdicts = judge(&evidence);
     assert_eq!(
@@ -284,4 +290,28 @@ fn evidence_survives_a_json_round_trip() {
     let back: FamilyEvidence = serde_json::from_str(&text).unwrap();
     assert_eq!(back, evidence);
     assert_eq!(MtuHint::of(1280), Some(MtuHint::Ipv6Minimum));
+}
+
+#[test]
+fn a_smaller_mtu_this_hosts_route_already_holds_sockets_to_is_no_black_hole() {
+    // a 6in4 tunnel that starts on this host: its route says 1480, the
+    // probes (which ignore the route) lose everything above it, no PTB
+    let mut evidence = clean();
+    evidence.mtu = Some(MtuSearch {
+        local_mtu: 1500,
+        capped: false,
+        largest_delivered: Some(1480),
+        smallest_lost: Some(1481),
+        route_mtu: Some(1480),
+        probes: vec![lost(1500), delivered(1480), lost(1481)],
+    });
+    let verdicts = judge(&evidence);
+    assert_eq!(
+        verdicts.mtu,
+        MtuVerdict::KnownLocally {
+            mtu: 1480,
+            hint: Some(MtuHint::IpInIp)
+        }
+    );
+    assert!(!verdicts.has_fault());
 }

@@ -10,11 +10,14 @@ use std::process::ExitCode;
 
 use dualperf_path::exthdr::{ExtHeader, ExtKind};
 use dualperf_path::probe::{probe_family, Options, TransportChoice};
+use dualperf_path::transport::TransportKind;
 use dualperf_path::{judge, Bounds, FamilyVerdicts, PathEvidence};
 use serde::Serialize;
 
 use super::Failure;
 
+mod bulk;
+pub(crate) mod preflight;
 pub(crate) mod summary;
 
 /// Find path MTU black holes, dropped fragments and dropped IPv6 extension headers, per family and hop.
@@ -84,6 +87,9 @@ pub(crate) struct Args {
         default_value = "dst8,dst64,hbh8,hbh64,frag8"
     )]
     pub ext_headers: String,
+    /// Skip the one-second bulk TCP transfer (`tcp-stream`) to `dualperf serve`.
+    #[arg(long)]
+    pub no_bulk: bool,
     /// Print the full evidence and the verdicts as JSON.
     #[arg(long)]
     pub json: bool,
@@ -215,7 +221,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         if !args.json {
             eprintln!("dualperf path: probing {target} …");
         }
-        evidence.families.push(probe_family(target, &options));
+        let mut family = probe_family(target, &options);
+        let served = matches!(family.transport, Some(TransportKind::Responder { .. }));
+        match (family.tcp.as_mut(), served, args.no_bulk) {
+            (Some(tcp), true, false) if tcp.mss.is_some() && tcp.port == args.port => {
+                tcp.bulk = Some(bulk::measure(target, args.port));
+            }
+            (_, _, true) => family.skip("TCP bulk transfer", "--no-bulk"),
+            _ => family.skip(
+                "TCP bulk transfer",
+                "needs a dualperf serve on the serve port (its tcp-stream); \
+                 a stall is only inferred from the MSS against the path MTU",
+            ),
+        }
+        evidence.families.push(family);
     }
     let verdicts: Vec<FamilyVerdicts> = evidence.families.iter().map(judge).collect();
     let nothing_tested = evidence.families.iter().all(|f| f.transport.is_none());

@@ -54,6 +54,10 @@ pub(crate) fn mtu(verdict: &MtuVerdict) -> String {
             hint(*h),
             at(*hop, *by)
         ),
+        MtuVerdict::KnownLocally { mtu, hint: h } => format!(
+            "path MTU {mtu}{}, known to this host's route (a tunnel starting here, or a path MTU learned before)",
+            hint(*h)
+        ),
         MtuVerdict::BlackHole {
             mtu,
             lost_from,
@@ -99,22 +103,29 @@ fn icmp_note(icmp: &Option<IcmpKind>) -> String {
 }
 
 fn tcp(verdict: &TcpVerdict) -> String {
-    match verdict {
-        TcpVerdict::NotTested { reason } => format!("TCP MSS not tested ({reason})"),
+    let (mss, fits, would_stall, bulk) = match verdict {
+        TcpVerdict::NotTested { reason } => return format!("TCP MSS not tested ({reason})"),
         TcpVerdict::Mss {
             mss,
-            fits: Some(true),
-            ..
-        } => format!("TCP MSS {mss} fits"),
-        TcpVerdict::Mss {
-            mss,
-            would_stall: true,
-            ..
-        } => format!("TCP MSS {mss} too large for the path and nothing tells TCP: bulk transfers would STALL"),
-        TcpVerdict::Mss { mss, fits: Some(false), .. } => {
+            fits,
+            would_stall,
+            bulk_stalled,
+        } => (mss, fits, would_stall, bulk_stalled),
+    };
+    let mss_words = match (fits, would_stall) {
+        (_, true) => format!(
+            "TCP MSS {mss} too large for the path and nothing tells TCP: bulk transfers would STALL"
+        ),
+        (Some(true), _) => format!("TCP MSS {mss} fits"),
+        (Some(false), _) => {
             format!("TCP MSS {mss} larger than the path carries (PMTUD will shrink it)")
         }
-        TcpVerdict::Mss { mss, .. } => format!("TCP MSS {mss}"),
+        (None, _) => format!("TCP MSS {mss}"),
+    };
+    match bulk {
+        Some(true) => format!("{mss_words}; a 1 s bulk transfer STALLED"),
+        Some(false) => format!("{mss_words}; a 1 s bulk transfer flowed"),
+        None => mss_words,
     }
 }
 

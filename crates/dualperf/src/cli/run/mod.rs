@@ -419,6 +419,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     validate(&config)?;
     peer::check_points(&config)?;
     peer::check_stamp_plan(&config)?;
+    // Only a dualperf serve answers path probes (issue 27).
+    if config.peer == dualperf_model::PeerKind::Dualperf {
+        for note in super::path::preflight::notes(&config) {
+            eprintln!("dualperf: {note}");
+        }
+    }
     let auth_key =
         super::secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
     if config.peer == dualperf_model::PeerKind::Stamp {
