@@ -21,8 +21,8 @@ const FORBIDDEN: [(&str, &str); 8] = [
     ("id.as_str().strip_prefix(", "parses an arm id"),
     ("arm.as_str().strip_prefix(", "parses an arm id"),
     ("id.as_str().split", "parses an arm id"),
-    ("label.starts_with(", "finds structure in a label"),
-    ("label.contains(", "finds structure in a label"),
+    (".label.starts_with(", "finds structure in a label"),
+    (".label.contains(", "finds structure in a label"),
     ("arm.as_str() == ", "compares an arm id with text"),
     ("id.as_str() == ", "compares an arm id with text"),
     (
@@ -104,5 +104,5 @@ fn the_check_finds_what_it_forbids() {
         .filter(|(pattern, _)| code.contains(pattern))
         .map(|(pattern, _)| *pattern)
         .collect();
-    assert_eq!(hits, ["label.starts_with(", "\"{}-s{percent}-{size}\""]);
+    assert_eq!(hits, [".label.starts_with(", "\"{}-s{percent}-{size}\""]);
 }
