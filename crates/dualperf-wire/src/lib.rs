@@ -19,6 +19,8 @@ mod error;
 mod fixtures;
 pub mod packet;
 pub mod pcap;
+#[cfg(test)]
+mod tshark_tests;
 
 use dualperf_model::RunResult;
 
