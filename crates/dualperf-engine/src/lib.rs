@@ -88,6 +88,7 @@ pub mod limits;
 pub mod meter;
 pub mod pacer;
 pub mod protocol;
+pub mod router_cpu;
 pub mod sequence_tracker;
 pub mod server;
 pub mod sizes;

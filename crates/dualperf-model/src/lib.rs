@@ -24,6 +24,7 @@
 pub mod analysis;
 pub mod arm;
 pub mod contrasts;
+pub mod datagram;
 pub mod design;
 pub mod diffserv;
 pub mod execution;

@@ -26,7 +26,7 @@ use dualperf_stats::repetition::{is_precise, Precision};
 
 use super::output::write_json;
 use super::progress::ProgressView;
-use super::router_cpu::RouterCpuMeter;
+use dualperf_engine::router_cpu::RouterCpuMeter;
 
 /// The hidden `run` flag of the measuring child: write the raw result here.
 pub(crate) const MEASURE_ONLY_FLAG: &str = "--measure-only";

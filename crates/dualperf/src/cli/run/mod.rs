@@ -449,7 +449,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         interval_sink: None,
     };
-    let routers = crate::pipeline::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
+    let routers = dualperf_engine::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
     let capture = match args.verify_wire && args.measure_only.is_none() {
         true => Some(wire::start(&config)?),

@@ -1,22 +1,34 @@
-//! Router CPU per trial (`dualperf run --router-cpus edge:1,core:0`, set by
-//! `dualperf lab` for a testbed whose routers' receive processing it steered
-//! to CPUs of their own with RPS): before and after each trial, the softirq
-//! time of each router's CPUs (`/proc/stat`, per CPU) and, as the part of
-//! it that ran deferred, the CPU time of their `ksoftirqd/N` threads
-//! (`/proc/PID/stat`), so that each trial records a [`RouterCpu`] per router. Namespaces share one kernel, so this is
-//! everything the kernel did in softirq context on those CPUs during the
-//! trial: the steered router's forwarding and anything else that ran there
+//! Router CPU per trial (`dualperf run --router-cpus edge:1,core:0`, set
+//! by `dualperf lab` for a testbed whose routers' receive processing it
+//! steered to CPUs of their own with RPS): before and after each trial, the
+//! softirq time of each router's CPUs (`/proc/stat`, per CPU) and, as the
+//! part of it that ran deferred, the CPU time of their `ksoftirqd/N`
+//! threads (`/proc/PID/stat`), so that each trial records a [`RouterCpu`]
+//! per router. Namespaces share one kernel, so this is everything the
+//! kernel did in softirq context on those CPUs during the trial: the
+//! steered router's forwarding and anything else that ran there
 //! (docs/metrics.md, "Router CPU"). The window is the whole trial, its
-//! handshakes and warm-ups included.
+//! handshakes and warm-ups included. The binary only parses the flag into
+//! a [`RouterCpuMeter`] and hands it to the trial loop.
 
 use std::time::Instant;
 
-use anyhow::{bail, Context};
 use dualperf_model::RouterCpu;
+
+/// A `--router-cpus` entry that cannot be read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RouterCpuError {
+    /// The entry has no `:`.
+    #[error("--router-cpus: `{0}` is not NODE:CPU")]
+    NotNodeCpu(String),
+    /// A CPU after the `:` is not a number.
+    #[error("--router-cpus: `{0}`: CPU is not a number")]
+    CpuNotANumber(String),
+}
 
 /// Which CPUs each router's receive processing was steered to.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct RouterCpuMeter {
+pub struct RouterCpuMeter {
     routers: Vec<(String, Vec<u32>)>,
     /// `ksoftirqd/N` pid of every CPU named, found once.
     ksoftirqd: Vec<(u32, i32)>,
@@ -25,7 +37,7 @@ pub(crate) struct RouterCpuMeter {
 }
 
 /// Counters at one instant.
-pub(crate) struct Snapshot {
+pub struct Snapshot {
     at: Instant,
     /// Per router: (softirq ns, ksoftirqd ns).
     values: Vec<(u64, u64)>,
@@ -35,18 +47,18 @@ impl RouterCpuMeter {
     /// From `--router-cpus` entries `NODE:CPU[+CPU…]`.
     ///
     /// # Errors
-    /// An entry that is not `NODE:CPU`.
-    pub(crate) fn parse(entries: &[String]) -> anyhow::Result<RouterCpuMeter> {
+    /// An entry that is not `NODE:CPU[+CPU…]`.
+    pub fn parse(entries: &[String]) -> Result<RouterCpuMeter, RouterCpuError> {
         let mut routers = Vec::new();
         for entry in entries {
             let Some((node, cpus)) = entry.split_once(':') else {
-                bail!("--router-cpus: `{entry}` is not NODE:CPU");
+                return Err(RouterCpuError::NotNodeCpu(entry.clone()));
             };
             let cpus = cpus
                 .split('+')
                 .map(|c| c.parse::<u32>())
                 .collect::<Result<Vec<_>, _>>()
-                .with_context(|| format!("--router-cpus: `{entry}`: CPU is not a number"))?;
+                .map_err(|_| RouterCpuError::CpuNotANumber(entry.clone()))?;
             routers.push((node.to_string(), cpus));
         }
         let ksoftirqd = routers
@@ -69,12 +81,12 @@ impl RouterCpuMeter {
     }
 
     /// True when no router is watched.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.routers.is_empty()
     }
 
     /// The counters now.
-    pub(crate) fn sample(&self) -> Snapshot {
+    pub fn sample(&self) -> Snapshot {
         let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
         let softirq = per_cpu_softirq_ticks(&stat);
         let values = self
@@ -102,7 +114,7 @@ impl RouterCpuMeter {
     }
 
     /// Each router's CPU since `before`.
-    pub(crate) fn since(&self, before: &Snapshot) -> Vec<RouterCpu> {
+    pub fn since(&self, before: &Snapshot) -> Vec<RouterCpu> {
         let now = self.sample();
         let wall_ns = u64::try_from(now.at.duration_since(before.at).as_nanos()).unwrap_or(0);
         self.routers
@@ -169,7 +181,11 @@ mod tests {
     #[test]
     fn entries_name_a_node_and_its_cpus_and_the_meter_counts_this_host() {
         let meter = RouterCpuMeter::parse(&["edge:1".into(), "core:0+1".into()]).unwrap();
-        assert!(RouterCpuMeter::parse(&["edge".into()]).is_err());
+        assert_eq!(
+            RouterCpuMeter::parse(&["edge".into()]).unwrap_err(),
+            RouterCpuError::NotNodeCpu("edge".into())
+        );
+        assert!(RouterCpuMeter::parse(&["edge:x".into()]).is_err());
         let before = meter.sample();
         let cpu = meter.since(&before);
         assert_eq!(cpu.len(), 2);

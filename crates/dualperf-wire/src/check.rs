@@ -12,18 +12,18 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 
-use dualperf_engine::datagram::{read_header, read_hello, FLAG_WARMUP, HELLO_BYTES};
+use dualperf_model::datagram::{read_header, read_hello, FLAG_WARMUP, HELLO_BYTES};
 use dualperf_model::wire::relative_difference;
 use dualperf_model::{
     ArmPath, IpFamily, RunResult, TestKind, Trial, TrialOutcome, WireCheck, WireCounts,
     WireExpected, WireFinding, WireSide, WireValueCount, WIRE_TOLERANCE_RATIO,
 };
 
-use super::decode::{Encapsulation, Packet};
+use crate::packet::{Encapsulation, Fragment, Packet, Protocol};
 
 /// Which end's host the capture ran on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CaptureHost {
+pub enum CaptureHost {
     /// The server's (a lab's server node): the receiving end of forward tests.
     Server,
     /// The client's (`dualperf run`): the receiving end of `--reverse` tests.
@@ -32,7 +32,7 @@ pub(crate) enum CaptureHost {
 
 /// What the capture was and where.
 #[derive(Clone, Debug)]
-pub(crate) struct CaptureFacts {
+pub struct CaptureFacts {
     /// Interface captured on.
     pub interface: String,
     /// Whose host.
@@ -48,7 +48,7 @@ const HEAD_NS: i64 = 50_000_000;
 
 /// Sets `Observations.wire` of every successful trial of `result` from
 /// the packets captured (`(time_ns, packet)`, in capture order).
-pub(crate) fn attach(result: &mut RunResult, packets: &[(i64, Packet<'_>)], facts: &CaptureFacts) {
+pub fn attach(result: &mut RunResult, packets: &[(i64, Packet<'_>)], facts: &CaptureFacts) {
     let mut starts: Vec<i64> = result
         .trials
         .iter()
@@ -88,7 +88,11 @@ fn check_trial(
     };
     let server: SocketAddr = trial.remote_address.as_deref()?.parse().ok()?;
     let port = server.port();
-    let protocol = if trial.spec.kind.is_udp() { 17 } else { 6 };
+    let protocol = if trial.spec.kind.is_udp() {
+        Protocol::Udp
+    } else {
+        Protocol::Tcp
+    };
     let (path, marking) = arm.unwrap_or_default();
     // Data flows client → server unless reversed (rr and connect: requests).
     let to_server_is_data = !trial.spec.reverse;
@@ -144,16 +148,25 @@ fn check_trial(
         }
         let data = to_server == to_server_is_data;
         count(packet, data, &mut seen);
-        if let Some((id, _)) = packet.fragment {
-            fragmented.insert((packet.source, packet.destination, id), data);
+        if let Some(fragment) = packet.fragment {
+            fragmented.insert(
+                (packet.source, packet.destination, fragment.identification),
+                data,
+            );
         }
         if stream && data {
             tally_datagram(packet, transport.udp_payload_bytes, &mut seen);
         }
     }
     for (_, packet) in window {
-        if let Some((id, false)) = packet.fragment {
-            if let Some(&data) = fragmented.get(&(packet.source, packet.destination, id)) {
+        if let Some(Fragment {
+            identification,
+            first: false,
+        }) = packet.fragment
+        {
+            if let Some(&data) =
+                fragmented.get(&(packet.source, packet.destination, identification))
+            {
                 count(packet, data, &mut seen);
             }
         }
@@ -239,7 +252,7 @@ fn others(counts: &[WireValueCount], wanted: u32) -> Option<(u32, u64)> {
 }
 
 /// What disagrees (docs/metrics.md, "Wire verification").
-pub(crate) fn findings(
+pub fn findings(
     seen: &WireCounts,
     expected: &WireExpected,
     dropped: Option<u64>,
@@ -301,6 +314,8 @@ pub(crate) fn findings(
     findings
 }
 
+#[cfg(test)]
+mod attach_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
