@@ -31,8 +31,26 @@ use crate::present::verdict::MIN_PAIRS_FOR_SIGNIFICANCE;
 use crate::present::{attribution_rest, claims_significance, why_clause};
 use crate::view::{self, transport, RunView};
 
-/// The sentences, most important first; never empty.
+/// The most sentences the first screen shows: a handful, one per contrast
+/// the design asks about; the rest is in the tables.
+pub(crate) const MAX_SENTENCES: usize = 8;
+
+/// The sentences, most important first; never empty, at most
+/// [`MAX_SENTENCES`] (the last then says how many more are in the tables).
 pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
+    let mut sentences = all_sentences(view);
+    if sentences.len() > MAX_SENTENCES {
+        let more = sentences.len() - (MAX_SENTENCES - 1);
+        sentences.truncate(MAX_SENTENCES - 1);
+        sentences.push(format!(
+            "{more} further findings are in the verdict table and the comparisons below."
+        ));
+    }
+    sentences
+}
+
+/// Every sentence the rules produce, most important first.
+fn all_sentences(view: &RunView<'_>) -> Vec<String> {
     let mut sentences = Vec::new();
     if !view.run.complete {
         let failed = view
@@ -54,6 +72,8 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
         ));
         return sentences;
     }
+    // Real-time media: what callers hear comes first.
+    sentences.extend(crate::present::media::mos_sentences(view.run));
     if view.run.config.repeat < MIN_PAIRS_FOR_SIGNIFICANCE as u32 {
         sentences.push(format!(
             "With {} repetition{} per arm every difference below is indicative only: {MIN_PAIRS_FOR_SIGNIFICANCE} or more are needed to call one significant.",
@@ -62,8 +82,14 @@ pub(crate) fn headline_sentences(view: &RunView<'_>) -> Vec<String> {
         ));
     }
     sentences.extend(contention_sentence(view));
-    for arm in view.compared_arms() {
-        arm_sentences(view, arm, &mut sentences);
+    match crate::present::diffserv::DiffServView::of(view.run) {
+        // A DiffServ run answers its design's contrasts, not arm by arm.
+        Some(diffserv) => sentences.extend(diffserv.answer()),
+        None => {
+            for arm in view.compared_arms() {
+                arm_sentences(view, arm, &mut sentences);
+            }
+        }
     }
     let unstable: Vec<(f64, usize)> = view
         .run
@@ -563,7 +589,21 @@ mod tests {
             load: Default::default(),
             target: None,
         });
-        let all = sentences(&lab.build());
+        let run = lab.build();
+        // The rules give the tunnel arm its own sentences; the first screen
+        // shows at most MAX_SENTENCES of them and says how many more follow.
+        let shown = sentences(&run);
+        assert!(shown.len() <= MAX_SENTENCES, "{shown:#?}");
+        let all = all_sentences(&RunView::new(&run));
+        if all.len() > MAX_SENTENCES {
+            assert!(
+                shown[MAX_SENTENCES - 1].contains(&format!(
+                    "{} further findings",
+                    all.len() - (MAX_SENTENCES - 1)
+                )),
+                "{shown:#?}"
+            );
+        }
         find(&all, "IPv6 TCP throughput");
         let tunnel = all
             .iter()

@@ -10,7 +10,7 @@
 
 use dualperf_model::{MetricId, TestKind};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{size_ticks, style, Figure};
 use crate::error::ReportError;
 use crate::markup::escape;
@@ -113,7 +113,6 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
         x_from_zero: false,
         y_from_zero: false,
         zero_line: true,
-        legend: LegendCorner::LowerLeft,
         size: (640, 380),
         series,
     };

@@ -6,7 +6,7 @@
 
 use dualperf_model::{Arm, MetricId, TestKind};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{size_ticks, style, Figure};
 use crate::error::ReportError;
 use crate::present::value::axis_unit;
@@ -61,13 +61,7 @@ fn largest(view: &RunView<'_>, kinds: &[TestKind], metric: MetricId) -> f64 {
 }
 
 /// A chart of `metric` against size with one series per (kind, arm).
-fn chart(
-    view: &RunView<'_>,
-    id: &str,
-    kinds: &[TestKind],
-    metric: MetricId,
-    legend: LegendCorner,
-) -> Option<LineChart> {
+fn chart(view: &RunView<'_>, id: &str, kinds: &[TestKind], metric: MetricId) -> Option<LineChart> {
     let has_data = kinds
         .iter()
         .flat_map(|&k| view.sweep(k))
@@ -113,7 +107,6 @@ fn chart(
         x_from_zero: false,
         y_from_zero: true,
         zero_line: false,
-        legend,
         size: (640, 380),
         series,
     };
@@ -178,7 +171,7 @@ pub(crate) fn throughput(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError>
     for kind in view::STREAM_KINDS {
         let metric = MetricId::headline(kind);
         let id = format!("throughput-{kind}");
-        if let Some(chart) = chart(view, &id, &[kind], metric, LegendCorner::UpperLeft) {
+        if let Some(chart) = chart(view, &id, &[kind], metric) {
             figures.push(figure(
                 id,
                 format!("{} throughput vs message size ({kind})", transport(kind)),
@@ -197,7 +190,7 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     for kind in view::RR_KINDS {
         let metric = MetricId::headline(kind);
         let id = format!("rtt-{kind}");
-        if let Some(chart) = chart(view, &id, &[kind], metric, LegendCorner::LowerRight) {
+        if let Some(chart) = chart(view, &id, &[kind], metric) {
             figures.push(figure(
                 id,
                 format!(
@@ -220,13 +213,7 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
 pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let metric = view::LOSS;
     let id = "loss-udp-stream".to_string();
-    let Some(chart) = chart(
-        view,
-        &id,
-        &[TestKind::UdpStream],
-        metric,
-        LegendCorner::UpperLeft,
-    ) else {
+    let Some(chart) = chart(view, &id, &[TestKind::UdpStream], metric) else {
         return Ok(Vec::new());
     };
     let notes: Vec<String> = view
@@ -264,13 +251,7 @@ pub(crate) fn cpu(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
             "Service demand (CPU time per MiB) vs message size",
         ),
     ] {
-        if let Some(chart) = chart(
-            view,
-            id,
-            &view::STREAM_KINDS,
-            metric,
-            LegendCorner::UpperRight,
-        ) {
+        if let Some(chart) = chart(view, id, &view::STREAM_KINDS, metric) {
             figures.push(figure(
                 id.to_string(),
                 title.to_string(),
