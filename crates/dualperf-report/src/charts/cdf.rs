@@ -211,7 +211,7 @@ pub(crate) fn rtt_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for kind in view::RR_KINDS {
         for (point, spec) in view.sweep(kind) {
-            for group in arm_groups(view) {
+            for group in arm_groups(view, 1) {
                 let histograms = group
                     .arms
                     .iter()
@@ -272,7 +272,7 @@ fn pdv_histogram(view: &RunView<'_>, point: usize, arm: &ArmId) -> BTreeMap<u64,
 pub(crate) fn pdv_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for (point, spec) in view.run.config.points.iter().enumerate() {
-        for group in arm_groups(view) {
+        for group in arm_groups(view, 1) {
             let histograms = group
                 .arms
                 .iter()

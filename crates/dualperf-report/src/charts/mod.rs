@@ -52,13 +52,14 @@ enum LoadLevel {
     Named(String),
 }
 
-/// The run's arms split for drawing: all in one group when they fit one
-/// chart ([`MAX_SERIES`]), else one group per load level (IPv4, IPv6 and
-/// mixed under the same offered load side by side), groups still too large
-/// cut into runs of [`MAX_SERIES`].
-pub(crate) fn arm_groups<'a>(view: &RunView<'a>) -> Vec<ArmGroup<'a>> {
+/// The run's arms split for drawing charts with `series_per_arm` series
+/// for each arm: all in one group when they fit one chart ([`MAX_SERIES`]),
+/// else one group per load level (IPv4, IPv6 and mixed under the same
+/// offered load side by side), groups still too large cut into runs.
+pub(crate) fn arm_groups<'a>(view: &RunView<'a>, series_per_arm: usize) -> Vec<ArmGroup<'a>> {
     let arms = view.arms();
-    if arms.len() <= MAX_SERIES {
+    let most = (MAX_SERIES / series_per_arm.max(1)).max(1);
+    if arms.len() <= most {
         return vec![ArmGroup {
             title: None,
             suffix: String::new(),
@@ -98,8 +99,8 @@ pub(crate) fn arm_groups<'a>(view: &RunView<'a>) -> Vec<ArmGroup<'a>> {
     }
     let mut groups = Vec::new();
     for (_, title, members) in levels {
-        let parts = members.len().div_ceil(MAX_SERIES);
-        for (part, chunk) in members.chunks(MAX_SERIES).enumerate() {
+        let parts = members.len().div_ceil(most);
+        for (part, chunk) in members.chunks(most).enumerate() {
             groups.push(ArmGroup {
                 title: Some(if parts > 1 {
                     format!("{title} ({} of {parts})", part + 1)

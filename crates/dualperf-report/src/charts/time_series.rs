@@ -73,7 +73,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         let Some(&(point, spec)) = view.sweep(kind).last() else {
             continue;
         };
-        for group in arm_groups(view) {
+        for group in arm_groups(view, 1) {
             let mut chained = 1;
             let series: Vec<Series> = group
                 .arms
@@ -168,7 +168,7 @@ fn min_points(chart: &LineChart) -> usize {
 pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for (point, spec) in view.run.config.points.iter().enumerate() {
-        for group in arm_groups(view) {
+        for group in arm_groups(view, 1) {
             let mut coverage: Vec<String> = Vec::new();
             let series: Vec<Series> = group
             .arms
