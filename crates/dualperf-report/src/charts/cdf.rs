@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 
 use dualperf_model::{ArmId, Quantity, TrialOutcome};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
-use crate::charts::{style, Figure};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
+use crate::charts::{arm_groups, style, Figure};
 use crate::error::ReportError;
 use crate::present::axis::tick;
 use crate::present::value::format_quantity;
@@ -173,7 +173,6 @@ fn cdf_figure(
         x_from_zero: false,
         y_from_zero: true,
         zero_line: false,
-        legend: LegendCorner::LowerRight,
         size: (420, 300),
         series,
     };
@@ -216,21 +215,23 @@ pub(crate) fn rtt_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for kind in view::RR_KINDS {
         for (point, spec) in view.sweep(kind) {
-            let histograms = view
-                .arms()
-                .iter()
-                .enumerate()
-                .map(|(index, arm)| (index, arm.label.clone(), merged(view, point, &arm.id)))
-                .collect();
-            figures.extend(cdf_figure(
+            for group in arm_groups(view, 1) {
+                let histograms = group
+                    .arms
+                    .iter()
+                    .enumerate()
+                    .map(|(index, arm)| (index, arm.label.clone(), merged(view, point, &arm.id)))
+                    .collect();
+                figures.extend(cdf_figure(
                 histograms,
                 (
-                    format!("rtt-cdf-{}-{}", kind, spec.size_bytes),
-                    format!("RTT distribution, {}", spec.label()),
+                    format!("rtt-cdf-{}-{}{}", kind, spec.size_bytes, group.suffix),
+                    group.titled(format!("RTT distribution, {}", spec.label())),
                 ),
                 ("round-trip time (µs)", "transactions at or below (%)"),
                 "Cumulative distribution of per-transaction round-trip times from the HDR histograms (3 significant digits) of all repetitions.",
             )?);
+            }
         }
     }
     Ok(figures)
@@ -275,27 +276,29 @@ fn pdv_histogram(view: &RunView<'_>, point: usize, arm: &ArmId) -> BTreeMap<u64,
 pub(crate) fn pdv_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for (point, spec) in view.run.config.points.iter().enumerate() {
-        let histograms = view
-            .arms()
-            .iter()
-            .enumerate()
-            .map(|(index, arm)| {
-                (
-                    index,
-                    arm.label.clone(),
-                    pdv_histogram(view, point, &arm.id),
-                )
-            })
-            .collect();
-        figures.extend(cdf_figure(
+        for group in arm_groups(view, 1) {
+            let histograms = group
+                .arms
+                .iter()
+                .enumerate()
+                .map(|(index, arm)| {
+                    (
+                        index,
+                        arm.label.clone(),
+                        pdv_histogram(view, point, &arm.id),
+                    )
+                })
+                .collect();
+            figures.extend(cdf_figure(
             histograms,
             (
-                format!("pdv-cdf-{}-{}", spec.kind, spec.size_bytes),
-                format!("Packet delay variation, {}", spec.label()),
+                format!("pdv-cdf-{}-{}{}", spec.kind, spec.size_bytes, group.suffix),
+                group.titled(format!("Packet delay variation, {}", spec.label())),
             ),
             ("delay above the trial's minimum (µs)", "packets at or below (%)"),
             "RFC 5481 PDV: each stored packet's one-way delay (RFC 7679, receive − send time on the shared clock) minus the smallest delay of its trial; all repetitions.",
         )?);
+        }
     }
     Ok(figures)
 }

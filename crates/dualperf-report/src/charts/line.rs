@@ -1,6 +1,10 @@
 //! The one plotting routine every figure uses: lines with markers and 95 %
 //! CI error bars over a linear or logarithmic x axis, drawn by `plotters`
 //! into an SVG string. Figures differ only in the [`LineChart`] they build.
+//!
+//! The legend never sits on the plot: it is drawn in a strip below the
+//! chart (one or more columns, as many rows as it needs), outside the plot
+//! area by construction, and the SVG grows by the strip's height.
 
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::element::DashedPathElement;
@@ -76,15 +80,6 @@ pub(crate) struct Series {
     pub points: Vec<ChartPoint>,
 }
 
-/// Where the legend goes: the corner the data leave empty.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum LegendCorner {
-    UpperLeft,
-    UpperRight,
-    LowerLeft,
-    LowerRight,
-}
-
 /// Everything one chart needs.
 #[derive(Clone, Debug)]
 pub(crate) struct LineChart {
@@ -104,7 +99,7 @@ pub(crate) struct LineChart {
     pub y_from_zero: bool,
     /// Draw a horizontal line at y = 0 (differences).
     pub zero_line: bool,
-    pub legend: LegendCorner,
+    /// Width and height of the chart without its legend strip, pixels.
     pub size: (u32, u32),
     pub series: Vec<Series>,
 }
@@ -133,26 +128,12 @@ impl LineChart {
             y1 = y1.max(0.0);
         }
         let span = if y1 > y0 { y1 - y0 } else { y1.abs().max(1.0) };
-        let mut y_low = if self.y_from_zero && y0 >= 0.0 {
+        let y_low = if self.y_from_zero && y0 >= 0.0 {
             0.0
         } else {
             y0 - span * 0.08
         };
-        let mut y_high = y1 + span * 0.12;
-        // Room for the legend in its corner, so it never covers data: the
-        // legend is about 20 px per entry plus 28 px of margins, out of the
-        // plot area's height (chart height less axis labels and margins).
-        let plot_height = f64::from(self.size.1.saturating_sub(70).max(100));
-        let entries = self.series.iter().filter(|s| !s.label.is_empty()).count();
-        let share = ((20.0 * entries as f64 + 28.0) / plot_height).min(0.6);
-        let legend_room = (y_high - y_low) * share / (1.0 - share);
-        match self.legend {
-            LegendCorner::UpperLeft | LegendCorner::UpperRight => y_high += legend_room,
-            LegendCorner::LowerLeft | LegendCorner::LowerRight if !self.y_from_zero => {
-                y_low -= legend_room
-            }
-            _ => {}
-        }
+        let y_high = y1 + span * 0.12;
         if self.x_from_zero && self.x_log_ticks.is_none() {
             x0 = x0.min(0.0);
         }
@@ -204,9 +185,13 @@ where
     };
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, chart.size).into_drawing_area();
+        let legend = LegendLayout::of(chart);
+        let (width, height) = chart.size;
+        let root =
+            SVGBackend::with_string(&mut svg, (width, height + legend.height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;
-        let mut plot = ChartBuilder::on(&root)
+        let (upper, lower) = root.split_vertically(height);
+        let mut plot = ChartBuilder::on(&upper)
             .margin_top(12)
             .margin_right(22)
             .margin_left(8)
@@ -243,19 +228,7 @@ where
         for series in &chart.series {
             draw_series(&mut plot, series).map_err(|e| fail(&e))?;
         }
-        plot.configure_series_labels()
-            .position(match chart.legend {
-                LegendCorner::UpperLeft => SeriesLabelPosition::UpperLeft,
-                LegendCorner::UpperRight => SeriesLabelPosition::UpperRight,
-                LegendCorner::LowerLeft => SeriesLabelPosition::LowerLeft,
-                LegendCorner::LowerRight => SeriesLabelPosition::LowerRight,
-            })
-            .margin(10)
-            .label_font(style::legend_font())
-            .background_style(WHITE.mix(0.9))
-            .border_style(style::GRID_BOLD)
-            .draw()
-            .map_err(|e| fail(&e))?;
+        draw_legend(&lower, chart, &legend).map_err(|e| fail(&e))?;
         root.present().map_err(|e| fail(&e))?;
     }
     Ok(svg)
@@ -274,30 +247,11 @@ where
     let color = series.color;
     let line = color.stroke_width(2);
     let points: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, p.y)).collect();
-    let label = series.label.clone();
-    let dashed = series.dashed;
     let marker = series.marker;
-    let annotation = if dashed {
-        plot.draw_series(DashedLineSeries::new(points.clone(), 7, 4, line))?
+    if series.dashed {
+        plot.draw_series(DashedLineSeries::new(points.clone(), 7, 4, line))?;
     } else {
-        plot.draw_series(LineSeries::new(points.clone(), line))?
-    };
-    if label.is_empty() {
-        // Unlabelled: drawn, but not in the legend (the caption explains it).
-    } else if dashed {
-        annotation.label(label);
-        annotation.legend(move |(x, y)| {
-            EmptyElement::at((x, y))
-                + DashedPathElement::new(vec![(0, 0), (26, 0)], 6, 3, line)
-                + Polygon::new(legend_marker(marker), color.filled())
-        });
-    } else {
-        annotation.label(label);
-        annotation.legend(move |(x, y)| {
-            EmptyElement::at((x, y))
-                + PathElement::new(vec![(0, 0), (26, 0)], line)
-                + Polygon::new(legend_marker(marker), color.filled())
-        });
+        plot.draw_series(LineSeries::new(points.clone(), line))?;
     }
     plot.draw_series(series.points.iter().filter_map(|p| {
         p.ci.map(|(low, high)| {
@@ -324,6 +278,104 @@ where
     Ok(())
 }
 
+/// Height of one legend row, pixels.
+const LEGEND_ROW: u32 = 22;
+/// Space above and below the legend rows, pixels.
+const LEGEND_PADDING: u32 = 8;
+/// Left edge of the legend, pixels (under the y axis labels).
+const LEGEND_LEFT: u32 = 16;
+/// Width of a legend entry's line sample and the gap after it, pixels.
+const LEGEND_SAMPLE: u32 = 36;
+
+/// Where the legend's entries go below the plot: columns as wide as the
+/// longest label, as many as fit the chart's width, row after row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LegendLayout {
+    /// Entries per row.
+    pub columns: u32,
+    /// Width of one column, pixels.
+    pub column_width: u32,
+    /// Height of the strip below the plot, pixels (0 without labels).
+    pub height: u32,
+}
+
+impl LegendLayout {
+    /// The layout of `chart`'s labelled series.
+    pub(crate) fn of(chart: &LineChart) -> LegendLayout {
+        let labels: Vec<&str> = chart
+            .series
+            .iter()
+            .map(|s| s.label.as_str())
+            .filter(|l| !l.is_empty())
+            .collect();
+        // About 8.5 px per character of the 15 px legend font.
+        let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+        let usable = chart.size.0.saturating_sub(2 * LEGEND_LEFT).max(1);
+        let column_width = (LEGEND_SAMPLE + longest * 17 / 2 + 16).min(usable);
+        let columns = (usable / column_width).max(1);
+        let rows = (labels.len() as u32).div_ceil(columns);
+        LegendLayout {
+            columns,
+            column_width,
+            height: if rows == 0 {
+                0
+            } else {
+                rows * LEGEND_ROW + 2 * LEGEND_PADDING
+            },
+        }
+    }
+
+    /// Top-left pixel of entry `index` within the strip.
+    fn position(&self, index: u32) -> (i32, i32) {
+        let (row, column) = (index / self.columns, index % self.columns);
+        (
+            (LEGEND_LEFT + column * self.column_width) as i32,
+            (LEGEND_PADDING + row * LEGEND_ROW + LEGEND_ROW / 2) as i32,
+        )
+    }
+}
+
+/// Draws the labelled series' line samples, markers and labels into `area`,
+/// the strip below the plot.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    chart: &LineChart,
+    layout: &LegendLayout,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let font = style::legend_font().pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Left,
+        plotters::style::text_anchor::VPos::Center,
+    ));
+    let labelled = chart.series.iter().filter(|s| !s.label.is_empty());
+    for (index, series) in labelled.enumerate() {
+        let (x, y) = layout.position(index as u32);
+        let line = series.color.stroke_width(2);
+        if series.dashed {
+            area.draw(&DashedPathElement::new(
+                vec![(x, y), (x + 26, y)],
+                6,
+                3,
+                line,
+            ))?;
+        } else {
+            area.draw(&PathElement::new(vec![(x, y), (x + 26, y)], line))?;
+        }
+        let marker: Vec<(i32, i32)> = legend_marker(series.marker)
+            .into_iter()
+            .map(|(dx, dy)| (x + dx, y + dy))
+            .collect();
+        if !marker.is_empty() {
+            area.draw(&Polygon::new(marker, series.color.filled()))?;
+        }
+        area.draw(&Text::new(
+            series.label.clone(),
+            (x + LEGEND_SAMPLE as i32, y),
+            font.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
 /// The legend's marker as a polygon around the middle of the legend line
 /// (pixel offsets), so one element type serves every marker.
 fn legend_marker(marker: Marker) -> Vec<(i32, i32)> {
@@ -343,5 +395,85 @@ fn legend_marker(marker: Marker) -> Vec<(i32, i32)> {
         ],
         Marker::Triangle => vec![(13, -5), (18, 3), (8, 3)],
         Marker::Cross => vec![(13, -4), (17, 0), (13, 4), (9, 0)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(labels: &[&str]) -> LineChart {
+        LineChart {
+            name: "test".to_string(),
+            x_label: "x".to_string(),
+            y_label: "y".to_string(),
+            x_log_ticks: None,
+            x_ticks: Ticks::Number,
+            y_ticks: Ticks::Number,
+            x_from_zero: true,
+            y_from_zero: true,
+            zero_line: false,
+            size: (640, 300),
+            series: labels
+                .iter()
+                .enumerate()
+                .map(|(i, label)| Series {
+                    label: (*label).to_string(),
+                    color: style::arm(i).0,
+                    dashed: i % 2 == 1,
+                    marker: Marker::Circle,
+                    points: vec![ChartPoint::new(0.0, 1.0), ChartPoint::new(1.0, 9.0)],
+                })
+                .collect(),
+        }
+    }
+
+    /// The y coordinate of the `<text>` that reads `label`.
+    fn text_y(svg: &str, label: &str) -> f64 {
+        svg.split("<text")
+            .skip(1)
+            .find_map(|element| {
+                let (attributes, rest) = element.split_once('>')?;
+                let content = rest.split("</text>").next()?.trim();
+                (content == label).then(|| {
+                    let y = attributes.find(" y=\"").unwrap() + 4;
+                    attributes[y..y + attributes[y..].find('"').unwrap()]
+                        .parse()
+                        .unwrap()
+                })
+            })
+            .unwrap_or_else(|| panic!("no text {label}"))
+    }
+
+    #[test]
+    fn the_legend_sits_below_the_plot_and_the_svg_grows_by_its_strip() {
+        let labels: Vec<String> = (0..12).map(|i| format!("legend entry {i}")).collect();
+        let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let chart = chart(&refs);
+        let layout = LegendLayout::of(&chart);
+        assert!(layout.columns >= 2, "{layout:?}");
+        assert_eq!(layout.height, 12u32.div_ceil(layout.columns) * 22 + 16);
+        let svg = render(&chart).unwrap();
+        assert!(
+            svg.contains(&format!("height=\"{}\"", 300 + layout.height)),
+            "the SVG is not taller by the legend strip"
+        );
+        // The plot and its axis labels fill the chart's own 300 px; every
+        // legend label lies below them, inside the SVG.
+        for label in &labels {
+            let y = text_y(&svg, label);
+            assert!(y > 300.0, "{label} at y {y} is inside the plot area");
+            assert!(
+                y < f64::from(300 + layout.height),
+                "{label} at y {y} is outside the SVG"
+            );
+        }
+    }
+
+    #[test]
+    fn unlabelled_series_leave_no_legend_strip() {
+        let chart = chart(&["", ""]);
+        assert_eq!(LegendLayout::of(&chart).height, 0);
+        assert!(render(&chart).unwrap().contains("height=\"300\""));
     }
 }

@@ -15,7 +15,7 @@
 
 use dualperf_model::{Arm, IntervalSample, IpFamily, Trial, TrialOutcome};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
 use crate::present::media::captured_frame_overhead_bytes;
@@ -57,7 +57,6 @@ fn chart(name: String, y_label: &str, series: Vec<Series>, x_label: &str) -> Lin
         x_from_zero: true,
         y_from_zero: true,
         zero_line: false,
-        legend: LegendCorner::LowerRight,
         size: (640, 320),
         series,
     }

@@ -10,8 +10,110 @@ pub(crate) mod style;
 pub(crate) mod sweep;
 pub(crate) mod time_series;
 
+use dualperf_model::{Arm, LoadCondition, LoadTable};
+
 use crate::error::ReportError;
 use crate::view::RunView;
+
+/// Most series one chart carries: a figure over more arms becomes small
+/// multiples, one chart per load level ([`arm_groups`]), so every legend
+/// stays short.
+pub(crate) const MAX_SERIES: usize = 8;
+
+/// The arms one chart of a figure shows.
+#[derive(Clone, Debug)]
+pub(crate) struct ArmGroup<'a> {
+    /// What the arms share, for the chart's title ("alone", "load 85 % of
+    /// the link, 1408 B datagrams"); `None` when one chart shows every arm.
+    pub title: Option<String>,
+    /// Appended to the figure's id: empty for one chart, else `-1`, `-2`, ….
+    pub suffix: String,
+    /// The arms, in run order; a series' colour is its position here.
+    pub arms: Vec<&'a Arm>,
+}
+
+impl ArmGroup<'_> {
+    /// `title`, then what the group's arms share when the figure is split.
+    pub(crate) fn titled(&self, title: String) -> String {
+        match &self.title {
+            Some(shared) => format!("{title} — {shared}"),
+            None => title,
+        }
+    }
+}
+
+/// A level of the load factor, as the design gives it: alone, an offered
+/// share of the link (the same level whichever family carries it), or a
+/// load without designed levels, by name.
+#[derive(Clone, Debug, PartialEq)]
+enum LoadLevel {
+    Alone,
+    Offered(LoadTable, u32, u32),
+    Named(String),
+}
+
+/// The run's arms split for drawing charts with `series_per_arm` series
+/// for each arm: all in one group when they fit one chart ([`MAX_SERIES`]),
+/// else one group per load level (IPv4, IPv6 and mixed under the same
+/// offered load side by side), groups still too large cut into runs.
+pub(crate) fn arm_groups<'a>(view: &RunView<'a>, series_per_arm: usize) -> Vec<ArmGroup<'a>> {
+    let arms = view.arms();
+    let most = (MAX_SERIES / series_per_arm.max(1)).max(1);
+    if arms.len() <= most {
+        return vec![ArmGroup {
+            title: None,
+            suffix: String::new(),
+            arms: arms.iter().collect(),
+        }];
+    }
+    let mut levels: Vec<(LoadLevel, String, Vec<&Arm>)> = Vec::new();
+    for arm in arms {
+        let (level, title) = match &arm.load {
+            LoadCondition::Idle => (LoadLevel::Alone, "alone".to_string()),
+            LoadCondition::Under { load } => {
+                let spec = view.run.config.loads.iter().find(|l| &l.name == load);
+                match spec.and_then(|s| s.offered) {
+                    Some(o) => (
+                        LoadLevel::Offered(o.table, o.percent, o.datagram_bytes),
+                        format!(
+                            "{} {} % of the link, {} B datagrams",
+                            match o.table {
+                                LoadTable::Class => "class load",
+                                LoadTable::Step => "load step",
+                            },
+                            o.percent,
+                            o.datagram_bytes
+                        ),
+                    ),
+                    None => (
+                        LoadLevel::Named(load.clone()),
+                        spec.map_or_else(|| load.clone(), |s| s.label.clone()),
+                    ),
+                }
+            }
+        };
+        match levels.iter_mut().find(|(l, _, _)| *l == level) {
+            Some((_, _, group)) => group.push(arm),
+            None => levels.push((level, title, vec![arm])),
+        }
+    }
+    let mut groups = Vec::new();
+    for (_, title, members) in levels {
+        let parts = members.len().div_ceil(most);
+        for (part, chunk) in members.chunks(most).enumerate() {
+            groups.push(ArmGroup {
+                title: Some(if parts > 1 {
+                    format!("{title} ({} of {parts})", part + 1)
+                } else {
+                    title.clone()
+                }),
+                suffix: format!("-{}", groups.len() + 1),
+                arms: chunk.to_vec(),
+            });
+        }
+    }
+    groups
+}
 
 /// One rendered chart with the words around it.
 #[derive(Clone, Debug)]

@@ -8,17 +8,31 @@
 //! their transport colours. Several: each arm in its own colour, TCP with
 //! circles and UDP with crosses.
 
-use dualperf_model::{MetricId, TestKind};
+use dualperf_model::{Arm, MetricId, TestKind};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
-use crate::charts::{size_ticks, style, Figure};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
+use crate::charts::{arm_groups, size_ticks, style, ArmGroup, Figure};
 use crate::error::ReportError;
 use crate::markup::escape;
 use crate::view::{self, transport, RunView};
 
 /// The chart, when the run has goodput comparisons.
+/// One chart per group of at most two compared arms (four series each).
 pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
-    let compared = view.compared_arms();
+    let mut figures = Vec::new();
+    for group in arm_groups(view, 2 * view::STREAM_KINDS.len()) {
+        figures.extend(group_chart(view, &group)?);
+    }
+    Ok(figures)
+}
+
+/// The chart of `group`'s compared arms, if they have goodput comparisons.
+fn group_chart(view: &RunView<'_>, group: &ArmGroup<'_>) -> Result<Vec<Figure>, ReportError> {
+    let compared: Vec<&Arm> = view
+        .compared_arms()
+        .into_iter()
+        .filter(|arm| group.arms.iter().any(|a| a.id == arm.id))
+        .collect();
     let several = compared.len() > 1;
     let mut series = Vec::new();
     for arm in &compared {
@@ -113,7 +127,6 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
         x_from_zero: false,
         y_from_zero: false,
         zero_line: true,
-        legend: LegendCorner::LowerLeft,
         size: (640, 380),
         series,
     };
@@ -121,8 +134,8 @@ pub(crate) fn measured_vs_theory(view: &RunView<'_>) -> Result<Vec<Figure>, Repo
         return Ok(Vec::new());
     }
     Ok(vec![Figure {
-        id: "overhead".to_string(),
-        title: format!("Measured vs theoretical overhead against {baseline}"),
+        id: format!("overhead{}", group.suffix),
+        title: group.titled(format!("Measured vs theoretical overhead against {baseline}")),
         caption: format!(
             "Relative goodput difference ({arms} − {baseline}) / {baseline} in percent: markers are the measured mean of paired repetitions with its 95 % CI; dashed lines are what the header-overhead model predicts (Ethernet, MTU from the host facts, 12 bytes of TCP timestamps, IPv6 fragment headers, tunnel headers).{key} Below zero the arm is slower.",
             key = if several { " One colour per arm (legend); TCP with circles, UDP with crosses." } else { "" },

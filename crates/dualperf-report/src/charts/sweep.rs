@@ -6,8 +6,8 @@
 
 use dualperf_model::{Arm, MetricId, TestKind};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
-use crate::charts::{size_ticks, style, Figure};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
+use crate::charts::{arm_groups, size_ticks, style, Figure};
 use crate::error::ReportError;
 use crate::present::value::axis_unit;
 use crate::view::{self, transport, RunView};
@@ -60,13 +60,13 @@ fn largest(view: &RunView<'_>, kinds: &[TestKind], metric: MetricId) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A chart of `metric` against size with one series per (kind, arm).
+/// A chart of `metric` against size with one series per (kind, arm) of `arms`.
 fn chart(
     view: &RunView<'_>,
     id: &str,
+    arms: &[&Arm],
     kinds: &[TestKind],
     metric: MetricId,
-    legend: LegendCorner,
 ) -> Option<LineChart> {
     let has_data = kinds
         .iter()
@@ -78,7 +78,7 @@ fn chart(
     let (divisor, axis) = axis_unit(metric, largest(view, kinds, metric));
     let mut series = Vec::new();
     for (n, &kind) in kinds.iter().enumerate() {
-        for (index, arm) in view.arms().iter().enumerate() {
+        for (index, &arm) in arms.iter().enumerate() {
             let label = if kinds.len() > 1 {
                 format!("{} {}", transport(kind), arm.label)
             } else {
@@ -113,7 +113,6 @@ fn chart(
         x_from_zero: false,
         y_from_zero: true,
         zero_line: false,
-        legend,
         size: (640, 380),
         series,
     };
@@ -177,14 +176,19 @@ pub(crate) fn throughput(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError>
     let mut figures = Vec::new();
     for kind in view::STREAM_KINDS {
         let metric = MetricId::headline(kind);
-        let id = format!("throughput-{kind}");
-        if let Some(chart) = chart(view, &id, &[kind], metric, LegendCorner::UpperLeft) {
-            figures.push(figure(
-                id,
-                format!("{} throughput vs message size ({kind})", transport(kind)),
-                format!("{} {}", definition(metric), ci_note(view)),
-                &chart,
-            )?);
+        for group in arm_groups(view, 1) {
+            let id = format!("throughput-{kind}{}", group.suffix);
+            if let Some(chart) = chart(view, &id, &group.arms, &[kind], metric) {
+                figures.push(figure(
+                    id,
+                    group.titled(format!(
+                        "{} throughput vs message size ({kind})",
+                        transport(kind)
+                    )),
+                    format!("{} {}", definition(metric), ci_note(view)),
+                    &chart,
+                )?);
+            }
         }
     }
     Ok(figures)
@@ -196,21 +200,23 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for kind in view::RR_KINDS {
         let metric = MetricId::headline(kind);
-        let id = format!("rtt-{kind}");
-        if let Some(chart) = chart(view, &id, &[kind], metric, LegendCorner::LowerRight) {
-            figures.push(figure(
-                id,
-                format!(
-                    "{} round-trip time vs message size ({kind})",
-                    transport(kind)
-                ),
-                format!(
-                    "{} Request and response are both the message size. {}",
-                    definition(metric),
-                    ci_note(view)
-                ),
-                &chart,
-            )?);
+        for group in arm_groups(view, 1) {
+            let id = format!("rtt-{kind}{}", group.suffix);
+            if let Some(chart) = chart(view, &id, &group.arms, &[kind], metric) {
+                figures.push(figure(
+                    id,
+                    group.titled(format!(
+                        "{} round-trip time vs message size ({kind})",
+                        transport(kind)
+                    )),
+                    format!(
+                        "{} Request and response are both the message size. {}",
+                        definition(metric),
+                        ci_note(view)
+                    ),
+                    &chart,
+                )?);
+            }
         }
     }
     Ok(figures)
@@ -219,33 +225,31 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
 /// UDP loss vs datagram size.
 pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let metric = view::LOSS;
-    let id = "loss-udp-stream".to_string();
-    let Some(chart) = chart(
-        view,
-        &id,
-        &[TestKind::UdpStream],
-        metric,
-        LegendCorner::UpperLeft,
-    ) else {
-        return Ok(Vec::new());
-    };
-    let notes: Vec<String> = view
-        .arms()
-        .iter()
-        .filter_map(|arm| {
-            let threshold = view.fragmentation_threshold(TestKind::UdpStream, &arm.id)?;
-            Some(format!(
-                " {} datagrams of {threshold} B and more were fragmented.",
-                crate::markup::escape(&arm.label)
-            ))
-        })
-        .collect();
-    Ok(vec![figure(
-        id,
-        "UDP loss vs datagram size (udp-stream)".to_string(),
-        format!("{}{} {}", definition(metric), notes.concat(), ci_note(view)),
-        &chart,
-    )?])
+    let mut figures = Vec::new();
+    for group in arm_groups(view, 1) {
+        let id = format!("loss-udp-stream{}", group.suffix);
+        let Some(chart) = chart(view, &id, &group.arms, &[TestKind::UdpStream], metric) else {
+            continue;
+        };
+        let notes: Vec<String> = group
+            .arms
+            .iter()
+            .filter_map(|arm| {
+                let threshold = view.fragmentation_threshold(TestKind::UdpStream, &arm.id)?;
+                Some(format!(
+                    " {} datagrams of {threshold} B and more were fragmented.",
+                    crate::markup::escape(&arm.label)
+                ))
+            })
+            .collect();
+        figures.push(figure(
+            id,
+            group.titled("UDP loss vs datagram size (udp-stream)".to_string()),
+            format!("{}{} {}", definition(metric), notes.concat(), ci_note(view)),
+            &chart,
+        )?);
+    }
+    Ok(figures)
 }
 
 /// Client CPU and service demand vs message size, TCP and UDP together.
@@ -264,23 +268,20 @@ pub(crate) fn cpu(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
             "Service demand (CPU time per MiB) vs message size",
         ),
     ] {
-        if let Some(chart) = chart(
-            view,
-            id,
-            &view::STREAM_KINDS,
-            metric,
-            LegendCorner::UpperRight,
-        ) {
-            figures.push(figure(
-                id.to_string(),
-                title.to_string(),
-                format!(
-                    "{}{shared} TCP in full colour, UDP lighter with crosses. {}",
-                    definition(metric),
-                    ci_note(view)
-                ),
-                &chart,
-            )?);
+        for group in arm_groups(view, view::STREAM_KINDS.len()) {
+            let id = format!("{id}{}", group.suffix);
+            if let Some(chart) = chart(view, &id, &group.arms, &view::STREAM_KINDS, metric) {
+                figures.push(figure(
+                    id,
+                    group.titled(title.to_string()),
+                    format!(
+                        "{}{shared} TCP in full colour, UDP lighter with crosses. {}",
+                        definition(metric),
+                        ci_note(view)
+                    ),
+                    &chart,
+                )?);
+            }
         }
     }
     Ok(figures)

@@ -11,8 +11,8 @@
 
 use dualperf_model::{ArmId, IntervalSample, Quantity, Trial, TrialOutcome};
 
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
-use crate::charts::{style, Figure};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
+use crate::charts::{arm_groups, style, Figure};
 use crate::error::ReportError;
 use crate::present::axis::tick;
 use crate::present::clocks::{clock_words, point_clock_basis};
@@ -73,74 +73,74 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         let Some(&(point, spec)) = view.sweep(kind).last() else {
             continue;
         };
-        let mut chained = 1;
-        let series: Vec<Series> = view
-            .arms()
-            .iter()
-            .enumerate()
-            .filter_map(|(index, arm)| {
-                let (points, repetitions) = goodput_points(&trials(view, point, &arm.id));
-                chained = chained.max(repetitions);
-                let (color, dashed, _) = style::arm(index);
-                (points.len() >= 2).then(|| Series {
-                    label: arm.label.clone(),
-                    color,
-                    dashed,
-                    marker: if points.len() < MIN_POINTS {
-                        Marker::Circle
-                    } else {
-                        Marker::None
-                    },
-                    points,
+        for group in arm_groups(view, 1) {
+            let mut chained = 1;
+            let series: Vec<Series> = group
+                .arms
+                .iter()
+                .enumerate()
+                .filter_map(|(index, arm)| {
+                    let (points, repetitions) = goodput_points(&trials(view, point, &arm.id));
+                    chained = chained.max(repetitions);
+                    let (color, dashed, _) = style::arm(index);
+                    (points.len() >= 2).then(|| Series {
+                        label: arm.label.clone(),
+                        color,
+                        dashed,
+                        marker: if points.len() < MIN_POINTS {
+                            Marker::Circle
+                        } else {
+                            Marker::None
+                        },
+                        points,
+                    })
                 })
-            })
-            .collect();
-        let id = format!("time-series-{kind}");
-        let chart = LineChart {
-            name: id.clone(),
-            x_label: if chained > 1 {
-                format!("time, {chained} repetitions end to end (s)")
+                .collect();
+            let id = format!("time-series-{kind}{}", group.suffix);
+            let chart = LineChart {
+                name: id.clone(),
+                x_label: if chained > 1 {
+                    format!("time, {chained} repetitions end to end (s)")
+                } else {
+                    "time since the measured interval began (s)".to_string()
+                },
+                y_label: "goodput (Mbit/s)".to_string(),
+                x_log_ticks: None,
+                x_ticks: Ticks::Number,
+                y_ticks: Ticks::Number,
+                x_from_zero: true,
+                y_from_zero: true,
+                zero_line: false,
+                size: (640, 300),
+                series,
+            };
+            if chart.is_empty() {
+                continue;
+            }
+            // The samples' own length: the configured interval, or the whole
+            // trial when the engine sampled once.
+            let interval = view
+                .arms()
+                .iter()
+                .filter_map(|arm| {
+                    trials(view, point, &arm.id)
+                        .first()
+                        .and_then(|t| intervals(t).first())
+                        .map(|s| s.length_ns)
+                })
+                .next()
+                .filter(|&ns| ns > 0)
+                .map_or_else(
+                    || format!("{} ms", spec.sample_interval_ms),
+                    |ns| format_quantity(Quantity::Nanoseconds, ns as f64),
+                );
+            let which = if chained > 1 {
+                format!("all {chained} repetitions, one after the other (each trial had fewer than {MIN_POINTS} intervals)")
             } else {
-                "time since the measured interval began (s)".to_string()
-            },
-            y_label: "goodput (Mbit/s)".to_string(),
-            x_log_ticks: None,
-            x_ticks: Ticks::Number,
-            y_ticks: Ticks::Number,
-            x_from_zero: true,
-            y_from_zero: true,
-            zero_line: false,
-            legend: LegendCorner::LowerRight,
-            size: (640, 300),
-            series,
-        };
-        if chart.is_empty() {
-            continue;
-        }
-        // The samples' own length: the configured interval, or the whole
-        // trial when the engine sampled once.
-        let interval = view
-            .arms()
-            .iter()
-            .filter_map(|arm| {
-                trials(view, point, &arm.id)
-                    .first()
-                    .and_then(|t| intervals(t).first())
-                    .map(|s| s.length_ns)
-            })
-            .next()
-            .filter(|&ns| ns > 0)
-            .map_or_else(
-                || format!("{} ms", spec.sample_interval_ms),
-                |ns| format_quantity(Quantity::Nanoseconds, ns as f64),
-            );
-        let which = if chained > 1 {
-            format!("all {chained} repetitions, one after the other (each trial had fewer than {MIN_POINTS} intervals)")
-        } else {
-            "the first repetition".to_string()
-        };
-        figures.push(Figure {
-            title: format!("{} goodput over time, {}", transport(kind), spec.label()),
+                "the first repetition".to_string()
+            };
+            figures.push(Figure {
+            title: group.titled(format!("{} goodput over time, {}", transport(kind), spec.label())),
             caption: format!("Received payload per {interval} interval of {which}, × 8 / interval length. Dips that appear on one arm only point at that arm's path."),
             data: vec![
                 ("series", chart.series.len().to_string()),
@@ -149,6 +149,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
             svg: line::render(&chart)?,
             id,
         });
+        }
     }
     Ok(figures)
 }
@@ -167,9 +168,10 @@ fn min_points(chart: &LineChart) -> usize {
 pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for (point, spec) in view.run.config.points.iter().enumerate() {
-        let mut coverage: Vec<String> = Vec::new();
-        let series: Vec<Series> = view
-            .arms()
+        for group in arm_groups(view, 1) {
+            let mut coverage: Vec<String> = Vec::new();
+            let series: Vec<Series> = group
+            .arms
             .iter()
             .enumerate()
             .filter_map(|(index, arm)| {
@@ -216,47 +218,50 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 })
             })
             .collect();
-        if series.is_empty() {
-            continue;
-        }
-        let id = format!("delay-series-{}-{}", spec.kind, spec.size_bytes);
-        let chart = LineChart {
-            name: id.clone(),
-            x_label: "send time since the first packet (s)".to_string(),
-            y_label: "one-way delay (µs)".to_string(),
-            x_log_ticks: None,
-            x_ticks: Ticks::Number,
-            y_ticks: Ticks::Number,
-            x_from_zero: true,
-            y_from_zero: true,
-            zero_line: false,
-            legend: LegendCorner::UpperRight,
-            size: (640, 300),
-            series,
-        };
-        let which = if coverage.is_empty() {
-            "every packet of the first repetition".to_string()
-        } else {
-            format!(
-                "the stored packets of the first repetition — {}",
-                coverage.join("; ")
-            )
-        };
-        let basis = point_clock_basis(view.run.trials.iter().filter(|t| t.point == point))
-            .map_or_else(
-                || "both ends share one clock or were declared synchronised".to_string(),
-                clock_words,
+            if series.is_empty() {
+                continue;
+            }
+            let id = format!(
+                "delay-series-{}-{}{}",
+                spec.kind, spec.size_bytes, group.suffix
             );
-        figures.push(Figure {
-            title: format!("One-way delay over time, {}", spec.label()),
-            caption: format!("Receive − send time of {which} (RFC 7679; {basis})."),
-            data: vec![
-                ("series", chart.series.len().to_string()),
-                ("series-points", min_points(&chart).to_string()),
-            ],
-            svg: line::render(&chart)?,
-            id,
-        });
+            let chart = LineChart {
+                name: id.clone(),
+                x_label: "send time since the first packet (s)".to_string(),
+                y_label: "one-way delay (µs)".to_string(),
+                x_log_ticks: None,
+                x_ticks: Ticks::Number,
+                y_ticks: Ticks::Number,
+                x_from_zero: true,
+                y_from_zero: true,
+                zero_line: false,
+                size: (640, 300),
+                series,
+            };
+            let which = if coverage.is_empty() {
+                "every packet of the first repetition".to_string()
+            } else {
+                format!(
+                    "the stored packets of the first repetition — {}",
+                    coverage.join("; ")
+                )
+            };
+            let basis = point_clock_basis(view.run.trials.iter().filter(|t| t.point == point))
+                .map_or_else(
+                    || "both ends share one clock or were declared synchronised".to_string(),
+                    clock_words,
+                );
+            figures.push(Figure {
+                title: group.titled(format!("One-way delay over time, {}", spec.label())),
+                caption: format!("Receive − send time of {which} (RFC 7679; {basis})."),
+                data: vec![
+                    ("series", chart.series.len().to_string()),
+                    ("series-points", min_points(&chart).to_string()),
+                ],
+                svg: line::render(&chart)?,
+                id,
+            });
+        }
     }
     Ok(figures)
 }

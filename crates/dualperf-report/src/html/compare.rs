@@ -6,7 +6,7 @@ use dualperf_model::MetricId;
 use plotters::style::RGBColor;
 
 use super::{date, escape, location, page};
-use crate::charts::line::{self, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{size_ticks, style};
 use crate::compare::RunComparison;
 use crate::error::ReportError;
@@ -94,7 +94,6 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
             x_from_zero: false,
             y_from_zero: true,
             zero_line: false,
-            legend: LegendCorner::UpperLeft,
             size: (640, 380),
             series,
         };

@@ -10,7 +10,7 @@ use dualperf_model::{IpFamily, MetricId, RunResult};
 use plotters::style::RGBColor;
 
 use super::escape;
-use crate::charts::line::{render, ChartPoint, LegendCorner, LineChart, Marker, Series, Ticks};
+use crate::charts::line::{render, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::style;
 use crate::error::ReportError;
 use crate::present::diffserv::{
@@ -275,7 +275,6 @@ fn chart(name: &str, x_label: &str, y_label: &str, series: Vec<Series>) -> LineC
         x_from_zero: true,
         y_from_zero: true,
         zero_line: false,
-        legend: LegendCorner::UpperLeft,
         size: (640, 380),
         series,
     }

@@ -108,10 +108,6 @@ fn arm_legend(view: &RunView<'_>) -> String {
         .join(", ")
 }
 
-/// Renders one run as a self-contained HTML page.
-///
-/// # Errors
-/// [`ReportError::Chart`] when a chart fails to draw.
 /// The wire checks (`--verify-wire`), one line per trial; empty without any.
 fn wire_section(run: &RunResult) -> String {
     let lines = crate::present::wire::wire_lines(run);
@@ -130,12 +126,69 @@ fn wire_section(run: &RunResult) -> String {
     html
 }
 
+/// One section of the page: its element id, its name in the nav, and
+/// its HTML (empty when the run has nothing for it, and then not linked).
+struct Part {
+    id: &'static str,
+    name: &'static str,
+    html: String,
+}
+
+/// The nav: a link to every section that was rendered, in page order.
+fn nav(parts: &[Part]) -> String {
+    let links: String = parts
+        .iter()
+        .filter(|p| !p.html.is_empty())
+        .map(|p| format!("<a href=\"#{}\">{}</a>", p.id, p.name))
+        .collect();
+    format!("<nav class=\"toc\">{links}</nav>\n")
+}
+
+/// The header line's arms: every label for a few, else a count.
+fn arms_phrase(labels: &[&str]) -> String {
+    if labels.len() > 4 {
+        format!("{} arms", labels.len())
+    } else {
+        labels.join(" + ")
+    }
+}
+
+/// The first screen's answer (at most
+/// [`crate::summary_sentences::MAX_SENTENCES`] sentences) and the arms' key.
+fn answer(view: &RunView<'_>) -> String {
+    let run = view.run;
+    let mut html =
+        String::from("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
+    for sentence in headline_sentences(view) {
+        html.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
+    }
+    let legend = if view.arms().len() > charts::MAX_SERIES {
+        format!(
+            "{} arms, listed under Configuration; each chart's legend names its own",
+            view.arms().len()
+        )
+    } else {
+        arm_legend(view)
+    };
+    html.push_str(&format!(
+        "</ul><p class=\"legend-line\">Throughout: {legend}; differences are arm − {baseline} relative to {baseline}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
+        baseline = match run.analysis.as_ref().and_then(crate::present::baselines::shared_baseline) {
+            Some(_) => escape(view.baseline_label()),
+            None => "the baseline each comparison names".to_string(),
+        },
+    ));
+    html
+}
+
+/// Renders one run as a self-contained HTML page.
+///
+/// # Errors
+/// [`ReportError::Chart`] when a chart fails to draw.
 pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     let view = RunView::new(run);
     let figures = charts::figures(&view)?;
-    let mut body = String::from("<main>\n");
     let arms: Vec<&str> = run.config.arms.iter().map(|a| a.label.as_str()).collect();
-    body.push_str(&format!(
+    let header = format!(
         "<header class=\"report\"><h1>{title} — run <code>{id}</code></h1>\n\
          <p>{location} · {date} · dualperf {version} · {points} points × {arms} × {repeat} repetitions{state}</p></header>\n",
         title = escape(&if arms.len() > 4 {
@@ -148,78 +201,87 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         date = date(run.started_at_unix_ms),
         version = escape(&run.client_host.tool_version),
         points = run.config.points.len(),
-        arms = escape(&arms.join(" + ")),
+        arms = escape(&arms_phrase(&arms)),
         repeat = run.config.repeat,
         state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
-    ));
-    body.push_str("<nav class=\"toc\"><a href=\"#answer\">Answer</a><a href=\"#verdicts\">Verdicts</a><a href=\"#media\">Media</a><a href=\"#throughput\">Throughput</a><a href=\"#latency\">Latency</a><a href=\"#overhead\">Overhead</a><a href=\"#cpu\">CPU</a><a href=\"#distributions\">Distributions</a><a href=\"#time-series\">Time series</a><a href=\"#comparisons\">All comparisons</a><a href=\"#facts\">Configuration and hosts</a><a href=\"#definitions\">Definitions</a></nav>\n");
-    body.push_str(&diffserv::section(run)?);
-    body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
-    for sentence in headline_sentences(&view) {
-        body.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
-    }
-    body.push_str(&format!(
-        "</ul><p class=\"legend-line\">Throughout: {}; differences are arm − {baseline} relative to {baseline}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
-        arm_legend(&view),
-        baseline = match run.analysis.as_ref().and_then(crate::present::baselines::shared_baseline) {
-            Some(_) => escape(view.baseline_label()),
-            None => "the baseline each comparison names".to_string(),
+    );
+    let section = |s: Section, id: &'static str, heading: &str, intro: &str, small: bool| {
+        figure_section(&figures, s, id, heading, intro, small)
+    };
+    let parts = vec![
+        Part { id: "answer", name: "Answer", html: answer(&view) },
+        Part { id: "diffserv", name: "DiffServ", html: diffserv::section(run)? },
+        Part { id: "verdicts", name: "Verdicts", html: verdicts::key_table(&view) },
+        Part { id: "media", name: "Media", html: media::section(&view)? },
+        Part {
+            id: "throughput",
+            name: "Throughput",
+            html: section(
+                Section::Throughput,
+                "throughput",
+                "Throughput and loss",
+                "Goodput at the receiver for every message size; UDP loss where UDP was measured.",
+                false,
+            ),
         },
-    ));
-    body.push_str(&verdicts::key_table(&view));
-    body.push_str(&media::section(&view)?);
-    body.push_str(&figure_section(
-        &figures,
-        Section::Throughput,
-        "throughput",
-        "Throughput and loss",
-        "Goodput at the receiver for every message size; UDP loss where UDP was measured.",
-        false,
-    ));
-    body.push_str(&figure_section(
-        &figures,
-        Section::Latency,
-        "latency",
-        "Round-trip time",
-        "Request/response transactions: one message each way, timed one by one.",
-        false,
-    ));
-    body.push_str(&figure_section(
-        &figures,
-        Section::Overhead,
-        "overhead",
-        "How much of the gap the header explains",
-        "The header-overhead model next to the measurement.",
-        false,
-    ));
-    body.push_str(&figure_section(
-        &figures,
-        Section::Cpu,
-        "cpu",
-        "CPU and service demand",
-        "What each arm costs the host.",
-        false,
-    ));
-    body.push_str(&figure_section(
-        &figures,
-        Section::Distributions,
-        "distributions",
-        "Delay distributions",
-        "Whole distributions, not just means: a tail that only one arm has shows here. Axes end at the 99.9th percentile.",
-        true,
-    ));
-    body.push_str(&figure_section(
-        &figures,
-        Section::TimeSeries,
-        "time-series",
-        "Time series",
-        "Goodput per sampling interval and per-packet delay, one line per arm: stability within a trial.",
-        false,
-    ));
-    body.push_str(&verdicts::full_table(&view));
-    body.push_str(&wire_section(run));
-    body.push_str(&facts::section(run));
-    body.push_str(&glossary::section(run));
+        Part {
+            id: "latency",
+            name: "Latency",
+            html: section(
+                Section::Latency,
+                "latency",
+                "Round-trip time",
+                "Request/response transactions: one message each way, timed one by one.",
+                false,
+            ),
+        },
+        Part {
+            id: "overhead",
+            name: "Overhead",
+            html: section(
+                Section::Overhead,
+                "overhead",
+                "How much of the gap the header explains",
+                "The header-overhead model next to the measurement.",
+                false,
+            ),
+        },
+        Part {
+            id: "cpu",
+            name: "CPU",
+            html: section(Section::Cpu, "cpu", "CPU and service demand", "What each arm costs the host.", false),
+        },
+        Part {
+            id: "distributions",
+            name: "Distributions",
+            html: section(
+                Section::Distributions,
+                "distributions",
+                "Delay distributions",
+                "Whole distributions, not just means: a tail that only one arm has shows here. Axes end at the 99.9th percentile.",
+                true,
+            ),
+        },
+        Part {
+            id: "time-series",
+            name: "Time series",
+            html: section(
+                Section::TimeSeries,
+                "time-series",
+                "Time series",
+                "Goodput per sampling interval and per-packet delay, one line per arm: stability within a trial.",
+                view.arms().len() > charts::MAX_SERIES,
+            ),
+        },
+        Part { id: "comparisons", name: "All comparisons", html: verdicts::full_table(&view) },
+        Part { id: "wire", name: "Wire check", html: wire_section(run) },
+        Part { id: "facts", name: "Configuration and hosts", html: facts::section(run) },
+        Part { id: "definitions", name: "Definitions", html: glossary::section(run) },
+    ];
+    let mut body = format!("<main>\n{header}{}", nav(&parts));
+    for part in &parts {
+        body.push_str(&part.html);
+    }
     body.push_str(&format!(
         "<footer>Generated by dualperf {} from run <code>{}</code>. Charts drawn with plotters; this file needs no network access.</footer>\n</main>",
         env!("CARGO_PKG_VERSION"),

@@ -67,6 +67,7 @@ th { background: var(--bg-soft); font-weight: 600; position: sticky; top: 0; }
 .table-wrap { overflow-x: auto; }
 td.point { white-space: nowrap; } td.arm-name { min-width: 9em; }
 td.why { min-width: 16em; }
+table.verdicts td.num, table.verdicts td.point { white-space: normal; } table.verdicts td.why { min-width: 12em; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.significant td.delta { font-weight: 600; }
 td.worse { color: var(--bad); } td.better { color: var(--good); }

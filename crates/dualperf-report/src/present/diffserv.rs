@@ -301,6 +301,15 @@ impl<'a> DiffServView<'a> {
     /// Per-class verdicts IPv6 against IPv4: one sentence per (load,
     /// class) on the p99 one-way delay and the loss.
     pub fn verdicts(&self) -> Vec<String> {
+        self.class_verdicts()
+            .iter()
+            .map(ClassVerdict::sentence)
+            .collect()
+    }
+
+    /// The per-class contrasts IPv6 against IPv4, one per (load, class)
+    /// that was measured, with the words and significance of each metric.
+    pub fn class_verdicts(&self) -> Vec<ClassVerdict> {
         let mut lines = Vec::new();
         for load in CLASS_LOADS {
             let Some(v6) = self.class_arm(IpFamily::V6, load) else {
@@ -356,23 +365,21 @@ impl<'a> DiffServView<'a> {
                         }
                     };
                     if let Some((v6_mean, v4_mean, ci, significant, pairs, contended)) = found {
-                        parts.push(comparison_words(
-                            metric,
-                            (v6_mean, v4_mean),
-                            ci,
-                            significant,
-                            pairs,
-                            contended,
-                        ));
+                        parts.push(MetricVerdict {
+                            words: comparison_words(
+                                metric,
+                                (v6_mean, v4_mean),
+                                ci,
+                                significant,
+                                pairs,
+                                contended,
+                            ),
+                            significant: significant && !contended,
+                        });
                     }
                 }
                 if !parts.is_empty() {
-                    lines.push(format!(
-                        "{} {}: IPv6 against IPv4 — {}",
-                        class.label(),
-                        condition_label(load),
-                        parts.join("; ")
-                    ));
+                    lines.push(ClassVerdict { class, load, parts });
                 }
             }
         }
@@ -544,37 +551,10 @@ fn ratio(part: u64, total: u64) -> f64 {
     }
 }
 
-/// "p99 one-way delay 0.21 ms vs 0.19 ms (+0.02 ms, not significant)".
-/// `contended`: the comparison's trials ran while other programs took the
-/// tool's CPUs, so a difference whose interval excludes 0 is not claimed.
-fn comparison_words(
-    metric: MetricId,
-    (v6, v4): (f64, f64),
-    ci: Option<(f64, f64)>,
-    significant: bool,
-    pairs: u64,
-    contended: bool,
-) -> String {
-    let difference = v6 - v4;
-    let sign = if difference >= 0.0 { "+" } else { "−" };
-    let excludes_zero = ci.is_some_and(|(low, high)| low > 0.0 || high < 0.0);
-    let verdict = if ci.is_none() {
-        format!("{pairs} pair(s), no interval")
-    } else if significant {
-        "significant".to_string()
-    } else if excludes_zero && contended {
-        "interval excludes 0 but not claimed: the trials ran contended".to_string()
-    } else {
-        "not significant".to_string()
-    };
-    format!(
-        "{} {} vs {} ({sign}{}, {verdict})",
-        metric.label(),
-        format_value(metric, v6),
-        format_value(metric, v4),
-        format_value(metric, difference.abs())
-    )
-}
+#[path = "diffserv_answer.rs"]
+mod answer;
+use answer::comparison_words;
+pub use answer::{ClassVerdict, MetricVerdict};
 
 #[path = "diffserv_steps.rs"]
 mod steps;

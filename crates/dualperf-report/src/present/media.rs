@@ -118,6 +118,61 @@ pub fn media_points(run: &RunResult) -> Vec<usize> {
         .collect()
 }
 
+/// The answer's first sentences for real-time media: per voice point, each
+/// arm's MOS and what it means to callers, then which contrasts differ
+/// significantly on MOS (by each comparison's own baseline).
+pub fn mos_sentences(run: &RunResult) -> Vec<String> {
+    let Some(analysis) = run.analysis.as_ref() else {
+        return Vec::new();
+    };
+    let label = |id: &ArmId| {
+        run.config
+            .arms
+            .iter()
+            .find(|a| &a.id == id)
+            .map_or_else(|| id.to_string(), |a| a.label.clone())
+    };
+    let mut sentences = Vec::new();
+    for point in media_points(run) {
+        let rows = media_rows(run, analysis, point);
+        let scores: Vec<String> = rows
+            .iter()
+            .filter_map(|row| {
+                let (mos, category) = row.mos?;
+                Some(format!("{} {mos:.2} ({category})", row.arm))
+            })
+            .collect();
+        if scores.is_empty() {
+            continue;
+        }
+        let differ: Vec<String> = analysis
+            .comparisons
+            .iter()
+            .filter(|c| c.point == point && c.metric == MetricId::MediaMos)
+            .filter(|c| crate::present::claims_significance(c))
+            .map(|c| {
+                format!(
+                    "{} against {} {:+.2}",
+                    label(&c.arm),
+                    label(&c.baseline),
+                    c.arm_summary.mean - c.baseline_summary.mean
+                )
+            })
+            .collect();
+        let verdict = if differ.is_empty() {
+            "no MOS difference is significant".to_string()
+        } else {
+            format!("significant: {}", differ.join("; "))
+        };
+        sentences.push(format!(
+            "MOS (ITU-T G.107), {}: {}; {verdict}.",
+            run.config.points[point].label(),
+            scores.join(", ")
+        ));
+    }
+    sentences
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

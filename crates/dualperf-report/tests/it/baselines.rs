@@ -35,7 +35,7 @@ fn contrast(arm: &str, baseline: &str, factor: Factor) -> Contrast {
 }
 
 /// The realtime experiment's shape: alone and under a UDP load, per family.
-fn realtime_like() -> RunResult {
+pub(crate) fn realtime_like() -> RunResult {
     let arms = vec![
         arm("v4", "IPv4 alone", IpFamily::V4, false),
         arm("v6", "IPv6 alone", IpFamily::V6, false),

@@ -25,7 +25,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Chromium, or `None` after printing why the test skips.
-fn require_chromium() -> Option<PathBuf> {
+pub(crate) fn require_chromium() -> Option<PathBuf> {
     let found = chromium();
     if found.is_none() {
         let required = std::env::var_os("CI").is_some()
@@ -77,7 +77,7 @@ fn run_chromium(binary: &Path, profile: &Path, page: &Path, extra: &[&str]) -> S
 }
 
 /// The `name` attribute of the `<figure>` with id `id` in a dumped DOM.
-fn figure_attribute<'a>(dom: &'a str, id: &str, name: &str) -> Option<&'a str> {
+pub(crate) fn figure_attribute<'a>(dom: &'a str, id: &str, name: &str) -> Option<&'a str> {
     let start = dom.find(&format!("<figure id=\"{id}\""))?;
     let element = &dom[start..start + dom[start..].find('>')?];
     let value_start = element.find(&format!(" {name}=\""))? + name.len() + 3;
@@ -100,7 +100,11 @@ fn attribute<'a>(dom: &'a str, tag: &str, name: &str) -> Option<&'a str> {
 
 /// Loads `html` in Chromium, checks what the page's probe recorded and
 /// returns the page's path and its dumped DOM.
-fn assert_loads_cleanly(binary: &Path, directory: &Path, html: &str) -> (PathBuf, String) {
+pub(crate) fn assert_loads_cleanly(
+    binary: &Path,
+    directory: &Path,
+    html: &str,
+) -> (PathBuf, String) {
     let page = directory.join("report.html");
     std::fs::write(&page, html).unwrap();
     let figures = html.matches("<figure ").count();

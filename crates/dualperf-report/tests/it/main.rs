@@ -7,5 +7,6 @@
 mod baselines;
 mod browser;
 mod coarse;
+mod designed;
 mod html_structure;
 mod snapshots;
