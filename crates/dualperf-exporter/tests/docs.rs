@@ -37,11 +37,14 @@ fn blocks(page: &str, language: &str) -> Vec<String> {
 fn the_documented_configuration_is_valid_and_within_its_duty_cycle() {
     let page = page();
     let configs = blocks(&page, "toml");
-    assert_eq!(configs.len(), 1);
+    // The fleet's configuration first, then the `/probe` modules' one.
+    assert_eq!(configs.len(), 2);
     let config = Config::parse(&configs[0]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(config.targets.len(), 3);
     assert!(config.listen.ip().is_loopback());
     assert!(config.planned_duty_cycle() <= config.duty_cycle);
+    let probes = Config::parse(&configs[1]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(probes.targets.is_empty() && !probes.modules.is_empty());
 }
 
 #[test]

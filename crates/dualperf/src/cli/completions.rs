@@ -23,11 +23,17 @@ pub(crate) struct CompletionArgs {
 
 /// Arguments of `dualperf man`.
 ///
-/// Example:
+/// Examples:
 ///   dualperf man > /usr/local/share/man/man1/dualperf.1
+///   dualperf man --dir /usr/local/share/man/man1   # dualperf.1, dualperf-run.1, dualperf-lab-up.1 …
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
-pub(crate) struct ManArgs {}
+pub(crate) struct ManArgs {
+    /// Write one page per command and subcommand into DIR (dualperf.1,
+    /// dualperf-run.1 …) instead of printing the main page.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+}
 
 /// Prints the completion script for `args.shell`.
 pub(crate) fn completions(args: CompletionArgs) -> anyhow::Result<ExitCode> {
@@ -36,8 +42,14 @@ pub(crate) fn completions(args: CompletionArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints the manual page (roff).
-pub(crate) fn man(_: ManArgs) -> anyhow::Result<ExitCode> {
+/// Prints the manual page (roff), or writes every page into `--dir`.
+pub(crate) fn man(args: ManArgs) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = args.dir {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        clap_mangen::generate_to(super::Cli::command(), &dir)
+            .with_context(|| format!("writing the manual pages into {}", dir.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut buffer = Vec::new();
     clap_mangen::Man::new(super::Cli::command())
         .render(&mut buffer)
@@ -72,5 +84,19 @@ mod tests {
             .render(&mut page)
             .unwrap();
         assert!(String::from_utf8(page).unwrap().contains("dualperf"));
+    }
+
+    #[test]
+    fn every_subcommand_gets_a_page_of_its_own() {
+        let dir = std::env::temp_dir().join(format!("dualperf-man-{}", std::process::id()));
+        man(ManArgs {
+            dir: Some(dir.clone()),
+        })
+        .unwrap();
+        let page = std::fs::read_to_string(dir.join("dualperf-run.1")).unwrap();
+        assert!(page.contains("peer"), "{page:.300}");
+        assert!(dir.join("dualperf.1").exists());
+        assert!(dir.join("dualperf-lab.1").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
