@@ -15,7 +15,8 @@
 //! * observations: [`stream`], [`rr`], [`connect`], [`latency_samples`],
 //!   [`udp_probe`], [`probe_arrivals`];
 //! * whole runs: [`synthetic::SyntheticLab`], [`synthetic::synthetic_run`]
-//!   and friends;
+//!   and friends; a DiffServ-shaped run with per-flow and per-router
+//!   analysis, [`diffserv::diffserv_run`];
 //! * the published JSON Schemas: [`schema::assert_valid`] and the
 //!   strictness every published schema gets ([`schema::strict_schema`]).
 //!
@@ -23,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod diffserv;
 pub mod promtool;
 pub mod schema;
 pub mod synthetic;

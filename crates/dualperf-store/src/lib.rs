@@ -44,9 +44,18 @@
 //!   [`Store::vacuum`] gives the space back.
 //! - The relational tables (`trials`, `interval_samples`,
 //!   `probe_interval_samples`, `latency_buckets`, `arrivals`, `summaries`,
-//!   `comparisons`) are the data, queryable with plain SQL; the few nested
+//!   `comparisons`, `load_flow_summaries`, `load_flow_comparisons`,
+//!   `router_summaries`) are the data, queryable with plain SQL; the few nested
 //!   parts that SQL has little use for (a trial's counters, a comparison's
 //!   two summaries and its typed warnings) are JSON columns.
+//! - The store keeps what was analysed (issue 22): every summary and
+//!   comparison of a run, its competing-load flows (`load_flow_summaries`,
+//!   `load_flow_comparisons`) and routers (`router_summaries`) included, is
+//!   written once in [`Store::finish_run`] and read back as is. Runs
+//!   analysed from schema version 6 on carry `analysis_version` 3
+//!   ([`schema::FLOW_ANALYSIS_VERSION`]); runs analysed before (version 2)
+//!   have no flow rows, and [`Store::flow_analysis_stored`] says so: for
+//!   those only may a reader recompute the lists from the trials.
 //! - Runs written before schema version 4 load with native arms (`v4`,
 //!   `v6`) and without analysis: theirs was per family, its numbers are
 //!   kept (IPv6 against IPv4) for `history` and SQL, and the caller analyses
@@ -70,9 +79,11 @@ mod listing;
 mod migrations;
 mod prune;
 mod read;
+mod read_flows;
 pub mod schema;
 mod store;
 mod write;
+mod write_flows;
 
 pub use error::{Result, StoreError};
 pub use handle::{RunEnd, RunHandle, WriteOptions};

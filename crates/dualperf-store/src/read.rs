@@ -9,9 +9,10 @@ use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::error::{Result, StoreError};
 use crate::integer::from_sql;
-use crate::schema::ARM_ANALYSIS_VERSION;
+use crate::read_flows::load_flow_analysis;
+use crate::schema::{ARM_ANALYSIS_VERSION, FLOW_ANALYSIS_VERSION};
 
-fn sql_error(
+pub(crate) fn sql_error(
     action: impl Into<String>,
     run_id: &str,
 ) -> impl FnOnce(rusqlite::Error) -> StoreError {
@@ -107,8 +108,13 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
         // version 4, translated by its migration) is not handed back: its
         // warnings were sentences, not typed, so the caller recomputes it
         // from the trials, as for a schema v1 result file.
-        analysis: if row.analysed && row.analysis_version == ARM_ANALYSIS_VERSION {
-            Some(load_analysis(connection, row.row_id, run_id)?)
+        analysis: if row.analysed && row.analysis_version >= ARM_ANALYSIS_VERSION {
+            Some(load_analysis(
+                connection,
+                row.row_id,
+                run_id,
+                row.analysis_version,
+            )?)
         } else {
             None
         },
@@ -264,7 +270,7 @@ fn interval_sample(row: &Row<'_>) -> rusqlite::Result<IntervalSample> {
 }
 
 /// An arm id read from a column, checked.
-fn arm_id(text: &str, what: &str, run_id: &str) -> Result<ArmId> {
+pub(crate) fn arm_id(text: &str, what: &str, run_id: &str) -> Result<ArmId> {
     ArmId::new(text).map_err(|reason| StoreError::Corrupt {
         what: what.to_string(),
         run_id: run_id.to_string(),
@@ -273,7 +279,7 @@ fn arm_id(text: &str, what: &str, run_id: &str) -> Result<ArmId> {
 }
 
 /// A metric read from a column by its name.
-fn metric_id(name: &str, what: &str, run_id: &str) -> Result<MetricId> {
+pub(crate) fn metric_id(name: &str, what: &str, run_id: &str) -> Result<MetricId> {
     name.parse().map_err(|reason| StoreError::Corrupt {
         what: what.to_string(),
         run_id: run_id.to_string(),
@@ -281,7 +287,12 @@ fn metric_id(name: &str, what: &str, run_id: &str) -> Result<MetricId> {
     })
 }
 
-fn load_analysis(connection: &Connection, row_id: i64, run_id: &str) -> Result<Analysis> {
+fn load_analysis(
+    connection: &Connection,
+    row_id: i64,
+    run_id: &str,
+    version: i64,
+) -> Result<Analysis> {
     let method_json: Option<String> = connection
         .query_row(
             "SELECT analysis_method_json FROM runs WHERE id = ?1",
@@ -292,16 +303,24 @@ fn load_analysis(connection: &Connection, row_id: i64, run_id: &str) -> Result<A
     let method = method_json
         .map(|text| decode(&text, "analysis method", run_id))
         .transpose()?;
+    // Analysed with schema v6 on: the per-flow and per-router analysis is
+    // in its tables, read as stored. Analysed before (version 2): there are
+    // no such rows, the lists stay empty, and only for such a run may the
+    // caller recompute them from the trials (see
+    // `Store::flow_analysis_stored`).
+    let (load_flows, flow_comparisons, routers) = if version >= FLOW_ANALYSIS_VERSION {
+        load_flow_analysis(connection, row_id, run_id)?
+    } else {
+        Default::default()
+    };
     Ok(Analysis {
         method,
         summaries: load_summaries(connection, row_id, run_id)?,
         comparisons: load_comparisons(connection, row_id, run_id)?,
         missing: load_missing(connection, row_id, run_id)?,
-        // Not stored in tables: recomputed from the trials (which keep the
-        // load flows' and routers' observations) by whoever needs them.
-        load_flows: Vec::new(),
-        load_comparisons: Vec::new(),
-        routers: Vec::new(),
+        load_flows,
+        load_comparisons: flow_comparisons,
+        routers,
     })
 }
 
@@ -338,7 +357,7 @@ fn load_missing(connection: &Connection, row_id: i64, run_id: &str) -> Result<Ve
         .collect()
 }
 
-fn summary(row: &Row<'_>, first: usize) -> rusqlite::Result<Summary> {
+pub(crate) fn summary(row: &Row<'_>, first: usize) -> rusqlite::Result<Summary> {
     Ok(Summary {
         count: from_sql(row.get(first)?),
         mean: row.get(first + 1)?,

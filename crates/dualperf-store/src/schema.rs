@@ -52,7 +52,82 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "comparisons: p-value, multiple-comparison adjusted p-value, attribution",
         sql: V5_VERDICT_BASIS,
     },
+    Migration {
+        version: 6,
+        description: "the per-flow and per-router analysis: load-flow summaries and \
+                      comparisons, router CPU summaries",
+        sql: V6_FLOW_ANALYSIS,
+    },
 ];
+
+/// Version 6 (issue 22): the analysis of a run's competing-load flows and
+/// routers (`Analysis::load_flows`, `load_comparisons`, `routers`), so that
+/// `report` reads what was analysed instead of recomputing it. Columns
+/// follow `summaries` and `comparisons` (one word per concept from JSON to
+/// SQL); `flow` is the flow's index in its load, `node` the router's name.
+/// Runs analysed before have no rows here and `analysis_version` 2; runs
+/// analysed from this version on have [`FLOW_ANALYSIS_VERSION`], and their
+/// rows (possibly none: a run without loads or routers) are the analysis.
+const V6_FLOW_ANALYSIS: &str = r#"
+CREATE TABLE load_flow_summaries (
+    run_id                   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq                      INTEGER NOT NULL,  -- index in Analysis.load_flows
+    point                    INTEGER NOT NULL,
+    arm                      TEXT    NOT NULL,
+    flow                     INTEGER NOT NULL,  -- index of the flow in its load
+    label                    TEXT    NOT NULL,
+    family                   TEXT    NOT NULL CHECK (family IN ('v4', 'v6')),
+    marking_json             TEXT,              -- Marking; NULL when nothing is set
+    metric                   TEXT    NOT NULL,  -- MetricId::name()
+    count                    INTEGER NOT NULL,
+    mean                     REAL    NOT NULL,
+    standard_deviation       REAL,
+    coefficient_of_variation REAL,
+    min                      REAL    NOT NULL,
+    max                      REAL    NOT NULL,
+    median                   REAL    NOT NULL,
+    ci95_low                 REAL,
+    ci95_high                REAL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE load_flow_comparisons (
+    run_id                INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq                   INTEGER NOT NULL,  -- index in Analysis.load_comparisons
+    point                 INTEGER NOT NULL,
+    flow                  INTEGER NOT NULL,
+    label                 TEXT    NOT NULL,
+    metric                TEXT    NOT NULL,  -- MetricId::name()
+    arm                   TEXT    NOT NULL,
+    baseline              TEXT    NOT NULL,
+    pairs                 INTEGER NOT NULL,
+    difference_mean       REAL    NOT NULL,  -- arm - baseline, metric's unit
+    difference_ci95_low   REAL,
+    difference_ci95_high  REAL,
+    significant           INTEGER NOT NULL CHECK (significant IN (0, 1)),
+    arm_summary_json      TEXT    NOT NULL,  -- Summary
+    baseline_summary_json TEXT    NOT NULL,  -- Summary
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE router_summaries (
+    run_id                   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq                      INTEGER NOT NULL,  -- index in Analysis.routers
+    point                    INTEGER NOT NULL,
+    arm                      TEXT    NOT NULL,
+    node                     TEXT    NOT NULL,  -- the router node
+    count                    INTEGER NOT NULL,  -- RouterCpu::cores, over repetitions
+    mean                     REAL    NOT NULL,
+    standard_deviation       REAL,
+    coefficient_of_variation REAL,
+    min                      REAL    NOT NULL,
+    max                      REAL    NOT NULL,
+    median                   REAL    NOT NULL,
+    ci95_low                 REAL,
+    ci95_high                REAL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+"#;
 
 /// Version 5 (issue 14): what a verdict rests on besides its interval — the
 /// paired t-test's p-value, its Holm-adjusted p-value (headline
@@ -76,6 +151,13 @@ pub const APPLICATION_ID: i32 = 0x4450_5253;
 /// Version 1 marks a per-family analysis (IPv6 − IPv4) translated by
 /// migration 4: its numbers are in the arm-keyed tables, its wording is gone.
 pub const ARM_ANALYSIS_VERSION: i64 = 2;
+
+/// `runs.analysis_version` of an analysis written with its load flows and
+/// routers (schema v6 on): the arm shape of [`ARM_ANALYSIS_VERSION`] plus the
+/// rows of `load_flow_summaries`, `load_flow_comparisons` and
+/// `router_summaries`. A run of version 2 has none of those rows; only for
+/// such a run may a reader recompute them from the trials.
+pub const FLOW_ANALYSIS_VERSION: i64 = 3;
 
 /// Version 1: runs, points, trials with their time series and histograms,
 /// and the analysis (summaries, comparisons, missing metrics).

@@ -12,6 +12,7 @@ use crate::identity::{self, Identity};
 use crate::listing::{self, RunListing};
 use crate::migrations;
 use crate::prune::{self, Pruned, Retention};
+use crate::read_flows;
 use crate::schema::LATEST_VERSION;
 use crate::{read, write};
 
@@ -315,6 +316,19 @@ impl Store {
     /// [`StoreError::RunNotFound`], SQL or decoding errors.
     pub fn load_run(&self, run_id: &str) -> Result<RunResult> {
         read::load_run(&self.connection, run_id)
+    }
+
+    /// True when the run's analysis was stored with its per-flow and
+    /// per-router part (analysed with schema v6 on): [`Store::load_run`]
+    /// hands it back as written, empty lists included, and nobody
+    /// recomputes it. False for a run analysed before (its load flows and
+    /// routers were never stored: a reader may recompute them from the
+    /// trials) and for a run without analysis.
+    ///
+    /// # Errors
+    /// [`StoreError::RunNotFound`] or SQL errors.
+    pub fn flow_analysis_stored(&self, run_id: &str) -> Result<bool> {
+        read_flows::flow_analysis_stored(&self.connection, run_id)
     }
 
     /// Every stored run, oldest first, with what `dualperf history` shows.

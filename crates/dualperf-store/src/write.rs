@@ -11,9 +11,10 @@ use rusqlite::{params, Connection, ErrorCode, Transaction};
 use crate::error::{Result, StoreError};
 use crate::handle::{RunEnd, RunHandle, WriteOptions};
 use crate::integer::{real, real_opt, to_sql};
-use crate::schema::ARM_ANALYSIS_VERSION;
+use crate::schema::FLOW_ANALYSIS_VERSION;
+use crate::write_flows::{insert_flow_analysis, FLOW_TABLES};
 
-fn sql_error(
+pub(crate) fn sql_error(
     action: impl Into<String>,
     run_id: &str,
 ) -> impl FnOnce(rusqlite::Error) -> StoreError {
@@ -26,7 +27,7 @@ fn sql_error(
     }
 }
 
-fn json<T: serde::Serialize>(value: &T, what: &str, run_id: &str) -> Result<String> {
+pub(crate) fn json<T: serde::Serialize>(value: &T, what: &str, run_id: &str) -> Result<String> {
     serde_json::to_string(value).map_err(|source| StoreError::Json {
         action: "encoding",
         what: what.to_string(),
@@ -79,7 +80,7 @@ pub(crate) fn insert_run(
             testbed,
             errors,
             options.raw_samples,
-            ARM_ANALYSIS_VERSION,
+            FLOW_ANALYSIS_VERSION,
         ],
     );
     match inserted {
@@ -332,7 +333,7 @@ pub(crate) fn finish_run(
                 end.complete,
                 errors,
                 end.analysis.is_some(),
-                ARM_ANALYSIS_VERSION,
+                FLOW_ANALYSIS_VERSION,
                 handle.row_id
             ],
         )
@@ -363,7 +364,8 @@ fn insert_analysis(
         )
         .map_err(sql_error("recording the analysis method", id))?;
     // A re-finished run replaces its analysis instead of failing on keys.
-    for table in ["summaries", "comparisons", "missing_metrics"] {
+    let tables = ["summaries", "comparisons", "missing_metrics"];
+    for table in tables.into_iter().chain(FLOW_TABLES) {
         transaction
             .execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [row_id])
             .map_err(sql_error(format!("clearing old {table}"), id))?;
@@ -436,7 +438,8 @@ fn insert_analysis(
             )
             .map_err(sql_error(format!("writing missing metric {seq}"), id))?;
     }
-    Ok(())
+    // Written once, read back as is: `report` never recomputes them.
+    insert_flow_analysis(transaction, row_id, id, analysis)
 }
 
 fn split(pair: Option<(f64, f64)>) -> (Option<f64>, Option<f64>) {
@@ -461,7 +464,7 @@ fn warnings(warnings: &[ComparisonWarning], what: &str, id: &str) -> Result<Stri
 
 /// Refuses NaN anywhere in a summary: JSON would turn it into `null`, which
 /// does not read back as an `f64`.
-fn check_summary(summary: &Summary, what: &str, id: &str) -> Result<()> {
+pub(crate) fn check_summary(summary: &Summary, what: &str, id: &str) -> Result<()> {
     for value in [summary.mean, summary.min, summary.max, summary.median] {
         real(value, what, id)?;
     }

@@ -21,11 +21,14 @@ fn lab_diffserv_records_load_flows_router_cpu_and_the_conditioner_checks() {
         return;
     }
     let folder = std::env::temp_dir().join(format!("dpe-diffserv-{}", std::process::id()));
+    let db = std::env::temp_dir().join(format!("dpe-diffserv-{}.sqlite", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
         .args([
             "lab", "diffserv", "--quick", "--sizes", "1408", "--repeat", "1",
         ])
-        .args(["-t", "0.2", "-p", "5293", "--no-store", "--results"])
+        .args(["-t", "0.2", "-p", "5293", "--db"])
+        .arg(&db)
+        .arg("--results")
         .arg(&folder)
         .output()
         .unwrap();
@@ -41,7 +44,31 @@ fn lab_diffserv_records_load_flows_router_cpu_and_the_conditioner_checks() {
             .map(|bytes| serde_json::from_slice(&bytes).unwrap())
     });
     let _ = std::fs::remove_dir_all(&folder);
+    // The database holds the run's per-flow and per-router analysis as
+    // analysed (issue 22): read back equal, without recomputing.
+    let stored = dualperf_store::Store::open_read_only(&db)
+        .ok()
+        .map(|store| {
+            let id = result
+                .as_ref()
+                .map(|r| r.run_id.clone())
+                .unwrap_or_default();
+            (store.flow_analysis_stored(&id), store.load_run(&id))
+        });
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
     let result = result.unwrap_or_else(|| panic!("no result\n{stdout}\n{stderr}"));
+    let (flows_stored, loaded) = stored.expect("a results database");
+    assert!(flows_stored.unwrap(), "the flow analysis is stored");
+    let (loaded, analysed) = (
+        loaded.unwrap().analysis.unwrap(),
+        result.analysis.clone().unwrap(),
+    );
+    assert!(!loaded.load_comparisons.is_empty() && !loaded.routers.is_empty());
+    assert_eq!(loaded.load_flows, analysed.load_flows);
+    assert_eq!(loaded.load_comparisons, analysed.load_comparisons);
+    assert_eq!(loaded.routers, analysed.routers);
     for heading in [
         "Per class",
         "Verdicts per class",

@@ -4,7 +4,10 @@
 //! the SYNTHETIC run in `fixtures/v<N>-synthetic.json` (made-up data), as
 //! the current model reads that JSON. Versions 1 to 3 hold a two-family run
 //! of the result schema v1; versions 4 and 5 a three-arm run, stored without
-//! raw samples (version 5 with the comparisons' p-values and attributions). `write_fixture_database` below writes the files of the current
+//! raw samples (version 5 with the comparisons' p-values and attributions);
+//! version 6 a DiffServ-shaped run (two families alone and under two load
+//! levels) whose analysis holds load-flow summaries and comparisons and
+//! router CPU summaries. `write_fixture_database` below writes the files of the current
 //! version; run it right after appending a migration (never overwrite an
 //! older version's files: they were written by the code of their time):
 //!
@@ -167,6 +170,19 @@ fn the_version_4_fixture_holds_three_arms_and_their_analysis() {
     assert_eq!(store.load_run(&expected.run_id).unwrap(), expected);
 }
 
+#[test]
+fn the_version_6_fixture_holds_its_flow_and_router_analysis() {
+    let expected = expected_run(6);
+    let analysis = expected.analysis.as_ref().expect("analysed");
+    assert!(!analysis.load_flows.is_empty());
+    assert!(!analysis.load_comparisons.is_empty());
+    assert!(!analysis.routers.is_empty());
+    let (_directory, path) = copy_of("v6-synthetic.sqlite");
+    let store = Store::open_read_only(&path).unwrap();
+    assert!(store.flow_analysis_stored(&expected.run_id).unwrap());
+    assert_eq!(store.load_run(&expected.run_id).unwrap(), expected);
+}
+
 /// The per-family analysis written before version 4, read from the fixture's
 /// JSON as it was (the model drops it when it reads the run).
 fn legacy_comparisons(version: u32) -> Vec<serde_json::Value> {
@@ -290,14 +306,16 @@ fn the_run_arms_view_reads_old_configurations_too() {
     assert_eq!(arms, want);
 }
 
-/// Writes `fixtures/v<LATEST>-synthetic.{sqlite,json}`: a small three-arm
-/// run (one stream size, so the files stay small) stored with the default
-/// options (no raw samples).
+/// Writes `fixtures/v<LATEST>-synthetic.{sqlite,json}`: from version 6 the
+/// small DiffServ-shaped run (`dualperf_fixtures::diffserv`: six arms, two
+/// load levels, its per-flow and per-router analysis), stored with the
+/// default options (no raw samples). Versions 4 and 5 were a three-arm run
+/// (`crate::three_arm_run_of(id, vec![1472])`).
 #[test]
 #[ignore = "generator: run by hand after appending a schema version"]
 fn write_fixture_database() {
     let version = LATEST_VERSION;
-    let run = crate::three_arm_run_of(&format!("fixture-v{version}"), vec![1472]);
+    let run = dualperf_fixtures::diffserv::diffserv_run(&format!("fixture-v{version}"));
     let sqlite = fixture(&format!("v{version}-synthetic.sqlite"));
     let _ = std::fs::remove_file(&sqlite);
     let mut store = Store::open_at_version(&sqlite, version).unwrap();

@@ -107,22 +107,33 @@ pub(crate) fn load_run(store: &Store, run_id: &str) -> anyhow::Result<RunResult>
         StoreError::RunNotFound { .. } => Failure::usage(error.to_string()),
         other => anyhow::Error::new(other),
     })?;
-    // The database keeps the trials (load flows and routers included) but
-    // not their per-flow analysis: recomputed here, as a fresh run has it.
-    let missing = run
-        .analysis
-        .as_ref()
-        .is_some_and(|a| a.load_flows.is_empty() && a.routers.is_empty());
-    if missing {
-        let mut extra = dualperf_model::Analysis::default();
-        dualperf_stats::load_flows::analyse_load_flows(&run, &mut extra);
-        if let Some(analysis) = run.analysis.as_mut() {
-            analysis.load_flows = extra.load_flows;
-            analysis.load_comparisons = extra.load_comparisons;
-            analysis.routers = extra.routers;
-        }
+    // Analysed with schema v6 on, the run's per-flow and per-router
+    // analysis is in the database and comes back as stored (empty lists
+    // included): never recomputed. Only a run analysed before (its load
+    // flows and routers were never stored) has them recomputed from its
+    // trials, as a fresh run has them; see docs/store-and-report.md.
+    let stored = store
+        .flow_analysis_stored(run_id)
+        .map_err(anyhow::Error::new)?;
+    if !stored {
+        recompute_flow_analysis(&mut run);
     }
     Ok(run)
+}
+
+/// The per-flow and per-router analysis of a run analysed before schema v6,
+/// from its trials (which keep the load flows' and routers' observations).
+fn recompute_flow_analysis(run: &mut RunResult) {
+    if run.analysis.is_none() {
+        return;
+    }
+    let mut extra = dualperf_model::Analysis::default();
+    dualperf_stats::load_flows::analyse_load_flows(run, &mut extra);
+    if let Some(analysis) = run.analysis.as_mut() {
+        analysis.load_flows = extra.load_flows;
+        analysis.load_comparisons = extra.load_comparisons;
+        analysis.routers = extra.routers;
+    }
 }
 
 /// Writes `text` to `path` atomically; `-` writes to standard output.
@@ -245,6 +256,65 @@ mod tests {
             "the temporary file is renamed away"
         );
         std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    /// A DiffServ-shaped run stored in a new database, with its analysis
+    /// edited so that only what was stored matches it: no router summaries
+    /// (its trials would give eight), no load-flow summaries and a made-up
+    /// first comparison.
+    fn stored_diffserv_run() -> (tempfile::TempDir, PathBuf, RunResult) {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("results.sqlite");
+        let mut run = dualperf_fixtures::diffserv::diffserv_run("r-diffserv");
+        let analysis = run.analysis.as_mut().unwrap();
+        assert!(!analysis.routers.is_empty() && !analysis.load_comparisons.is_empty());
+        analysis.routers.clear();
+        analysis.load_flows.clear();
+        analysis.load_comparisons[0].difference_mean = -123.5;
+        Store::open(&path).unwrap().save_run(&run).unwrap();
+        (directory, path, run)
+    }
+
+    #[test]
+    fn a_stored_diffserv_run_reads_its_flow_analysis_as_stored() {
+        let (_directory, path, run) = stored_diffserv_run();
+        let store = open_read_only(&path).unwrap();
+        let loaded = load_run(&store, "r-diffserv").unwrap();
+        let (stored, read) = (run.analysis.unwrap(), loaded.analysis.unwrap());
+        // Per-flow and per-router comparisons as the database holds them:
+        // recomputing would have brought the routers back and the made-up
+        // difference would be gone.
+        assert_eq!(read, stored);
+        assert!(read.routers.is_empty() && read.load_flows.is_empty());
+        assert_eq!(read.load_comparisons[0].difference_mean, -123.5);
+        assert!(read
+            .load_comparisons
+            .iter()
+            .any(|c| c.arm.as_str() == "cell-1-v6" && c.baseline.as_str() == "cell-1-v4"));
+    }
+
+    #[test]
+    fn a_run_analysed_before_schema_6_has_its_flow_analysis_recomputed() {
+        let (_directory, path, _run) = stored_diffserv_run();
+        // What a run analysed before looks like: analysis version 2, no
+        // rows in the flow tables.
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute_batch(
+                "UPDATE runs SET analysis_version = 2;
+                 DELETE FROM load_flow_summaries; DELETE FROM load_flow_comparisons;
+                 DELETE FROM router_summaries;",
+            )
+            .unwrap();
+        drop(connection);
+        let store = open_read_only(&path).unwrap();
+        let read = load_run(&store, "r-diffserv").unwrap().analysis.unwrap();
+        assert_eq!(read.routers.len(), 8, "recomputed from the trials");
+        assert!(read
+            .load_comparisons
+            .iter()
+            .all(|c| c.difference_mean != -123.5));
+        assert!(!read.load_flows.is_empty());
     }
 
     #[test]
