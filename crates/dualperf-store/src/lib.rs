@@ -79,11 +79,9 @@ mod listing;
 mod migrations;
 mod prune;
 mod read;
-mod read_flows;
 pub mod schema;
 mod store;
 mod write;
-mod write_flows;
 
 pub use error::{Result, StoreError};
 pub use handle::{RunEnd, RunHandle, WriteOptions};

@@ -9,8 +9,10 @@ use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::error::{Result, StoreError};
 use crate::integer::from_sql;
-use crate::read_flows::load_flow_analysis;
+pub(crate) mod flows;
+
 use crate::schema::{ARM_ANALYSIS_VERSION, FLOW_ANALYSIS_VERSION};
+use flows::load_flow_analysis;
 
 pub(crate) fn sql_error(
     action: impl Into<String>,

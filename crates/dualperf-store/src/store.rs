@@ -12,7 +12,7 @@ use crate::identity::{self, Identity};
 use crate::listing::{self, RunListing};
 use crate::migrations;
 use crate::prune::{self, Pruned, Retention};
-use crate::read_flows;
+use crate::read::flows as read_flows;
 use crate::schema::LATEST_VERSION;
 use crate::{read, write};
 

@@ -12,7 +12,9 @@ use crate::error::{Result, StoreError};
 use crate::handle::{RunEnd, RunHandle, WriteOptions};
 use crate::integer::{real, real_opt, to_sql};
 use crate::schema::FLOW_ANALYSIS_VERSION;
-use crate::write_flows::{insert_flow_analysis, FLOW_TABLES};
+mod flows;
+
+use flows::{insert_flow_analysis, FLOW_TABLES};
 
 pub(crate) fn sql_error(
     action: impl Into<String>,

@@ -1,5 +1,5 @@
 //! Reading back the per-flow and per-router analysis of a run (schema v6),
-//! the inverse of `write_flows`: rows in `seq` order, decoded exactly.
+//! the inverse of `write::flows`: rows in `seq` order, decoded exactly.
 
 use dualperf_model::diffserv::{LoadFlowComparison, LoadFlowSummary, RouterCpuSummary};
 use dualperf_model::{IpFamily, Marking, Summary};
