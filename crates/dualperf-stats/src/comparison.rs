@@ -56,6 +56,7 @@ use crate::attribution::{attribute, Input as AttributionInput};
 use crate::contention;
 use crate::extraction::measure_trial_on;
 use crate::pacing::{pacing, Pacing};
+use crate::relative::relative_difference_ci95;
 use crate::student_t::two_sided_p_value;
 use crate::summary::{confidence_interval_95, mean, sample_standard_deviation, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
@@ -534,13 +535,14 @@ fn compare(
     }
     let baseline_mean = pair.baseline_summary.mean;
     let relative_difference = (baseline_mean != 0.0).then(|| difference_mean / baseline_mean);
-    let relative_difference_ci95 =
-        difference_ci95
-            .filter(|_| baseline_mean != 0.0)
-            .map(|(low, high)| {
-                let (a, b) = (low / baseline_mean, high / baseline_mean);
-                (a.min(b), a.max(b))
-            });
+    // Log-scale interval for positive quantities: never below −100 %.
+    let paired_values: Vec<(f64, f64)> = baseline_series
+        .iter()
+        .filter_map(|(repetition, base)| arm_series.get(repetition).map(|value| (*base, *value)))
+        .collect();
+    let relative_difference_ci95 = relative_difference.and_then(|relative| {
+        relative_difference_ci95(&paired_values, relative, baseline_mean, difference_ci95)
+    });
     let significant = difference_ci95.is_some_and(|(low, high)| low > 0.0 || high < 0.0);
     let config = &run.result.config;
     let theory = match (config.arm(pair.arm), config.arm(pair.baseline)) {
