@@ -73,6 +73,7 @@ pub mod overhead;
 pub mod pacing;
 pub mod relative;
 pub mod repetition;
+pub mod serialisation;
 pub mod student_t;
 pub mod summary;
 pub mod theory;
