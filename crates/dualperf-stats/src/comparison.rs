@@ -397,7 +397,10 @@ struct RunContext<'a> {
 }
 
 fn analyse_point(index: usize, point: &PointData, run: &RunContext, analysis: &mut Analysis) {
-    let conditions = TheoryConditions::of_trials(point.trials.iter().copied());
+    let mut conditions = TheoryConditions::of_trials(point.trials.iter().copied());
+    if let Some(facts) = &run.result.testbed {
+        conditions.shaped_hops = crate::serialisation::shaped_path(facts);
+    }
     for metric in point.metrics() {
         let mut summaries: BTreeMap<&ArmId, Summary> = BTreeMap::new();
         for arm in &run.arms {
@@ -547,7 +550,17 @@ fn compare(
     let config = &run.result.config;
     let theory = match (config.arm(pair.arm), config.arm(pair.baseline)) {
         (Some(arm), Some(baseline)) => {
-            theoretical_relative_difference(spec, metric, arm, baseline, conditions)
+            theoretical_relative_difference(spec, metric, arm, baseline, conditions).or_else(|| {
+                // Latency on a shaped path: the header's serialisation.
+                crate::serialisation::latency_difference(
+                    spec,
+                    metric,
+                    arm,
+                    baseline,
+                    &conditions.shaped_hops,
+                    baseline_mean,
+                )
+            })
         }
         _ => None,
     };
