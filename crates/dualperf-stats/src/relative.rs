@@ -4,72 +4,60 @@
 //! A linear interval (the paired difference's CI divided by the baseline mean)
 //! runs below −100 % when the spread is large ("IPv6 via NAT64 is 95 % slower,
 //! CI −163 to −26 %"), which is impossible for a rate or a delay. For positive
-//! quantities this module uses the delta method on the log of the ratio of
-//! means, R = mean(arm) / mean(baseline), with the pairing kept:
+//! quantities this module maps the paired difference's interval to the log
+//! of the ratio R = 1 + relative (= arm mean / baseline mean), keeping its
+//! t statistic:
 //!
 //! ```text
-//! z_i   = arm_i / mean(arm) − baseline_i / mean(baseline)
-//! se    = sd(z) / √n                  (≈ standard error of ln R)
-//! CI    = R · exp(±t(n−1, 0.975) · se) − 1
+//! h   = (half-width of the paired difference CI / baseline mean) · ln R / (R − 1)
+//! CI  = R · exp(±h) − 1                       (ln R / (R − 1) → 1 at R = 1)
 //! ```
 //!
-//! The bounds are exp(·) − 1 > −1 by construction, and the point estimate
-//! R − 1 lies inside (the interval is symmetric in ln R). Significance still
-//! comes from the paired difference's t interval (see `comparison`). Quantities
-//! that can be negative (or a non-positive mean) keep the linear interval.
-
-use crate::summary::confidence_interval_95;
+//! The bounds are exp(·) − 1 > −1 by construction, the point estimate R − 1
+//! lies inside (the interval is symmetric in ln R), and the interval
+//! excludes 0 exactly when the paired difference's does (h < |ln R| ⇔
+//! half-width < |mean difference|), so the verdict's "significant" and its
+//! interval never disagree. For small differences it equals the linear
+//! interval. Quantities that can be negative (or a non-positive ratio) keep
+//! the linear interval (the difference CI divided by the baseline mean).
 
 /// The 95 % CI of the relative difference `relative` (arm / baseline − 1,
-/// a fraction), given the paired `(baseline, arm)` values in the metric's unit.
-///
-/// Uses the log-scale (delta-method) interval when every paired value is
-/// non-negative and both paired means and 1 + `relative` are positive;
-/// otherwise the linear interval `linear_difference_ci95 / baseline_mean`.
-/// `None` when fewer than two finite pairs (no interval).
+/// a fraction), from the paired difference's CI `difference_ci95` (metric's
+/// unit) and the baseline mean; `pairs` are the paired `(baseline, arm)`
+/// values. On the log scale when every paired value is non-negative and
+/// `1 + relative` and the baseline mean are positive; otherwise the linear
+/// interval. `None` without a difference CI or with a zero baseline mean.
 pub fn relative_difference_ci95(
     pairs: &[(f64, f64)],
     relative: f64,
     baseline_mean: f64,
-    linear_difference_ci95: Option<(f64, f64)>,
+    difference_ci95: Option<(f64, f64)>,
 ) -> Option<(f64, f64)> {
-    let finite: Vec<(f64, f64)> = pairs
-        .iter()
-        .copied()
-        .filter(|(b, a)| b.is_finite() && a.is_finite())
-        .collect();
-    let n = finite.len() as f64;
-    let positive = finite.iter().all(|(b, a)| *b >= 0.0 && *a >= 0.0);
+    let (low, high) = difference_ci95.filter(|_| baseline_mean != 0.0)?;
+    let positive = pairs.iter().all(|(b, a)| *b >= 0.0 && *a >= 0.0);
     let ratio = 1.0 + relative;
-    if positive && n >= 2.0 && ratio > 0.0 && ratio.is_finite() {
-        let base_mean = finite.iter().map(|(b, _)| b).sum::<f64>() / n;
-        let arm_mean = finite.iter().map(|(_, a)| a).sum::<f64>() / n;
-        if base_mean > 0.0 && arm_mean > 0.0 {
-            let z: Vec<f64> = finite
-                .iter()
-                .map(|(b, a)| a / arm_mean - b / base_mean)
-                .collect();
-            // The CI of mean(z) is ±t·se around ~0; its half-width is t·se.
-            if let Some((low, high)) = confidence_interval_95(&z) {
-                let half = (high - low) / 2.0;
-                let (low, high) = (ratio * (-half).exp() - 1.0, ratio * half.exp() - 1.0);
-                if low.is_finite() && high.is_finite() {
-                    return Some((low, high));
-                }
-            }
+    if positive && baseline_mean > 0.0 && ratio > 0.0 && ratio.is_finite() {
+        let linear_half = (high - low).abs() / 2.0 / baseline_mean;
+        // ln R / (R − 1), 1 in the limit R → 1.
+        let slope = if relative.abs() < 1e-12 {
+            1.0
+        } else {
+            ratio.ln() / relative
+        };
+        let half = linear_half * slope;
+        let bounds = (ratio * (-half).exp() - 1.0, ratio * half.exp() - 1.0);
+        if bounds.0.is_finite() && bounds.1.is_finite() {
+            return Some(bounds);
         }
     }
-    linear_difference_ci95
-        .filter(|_| baseline_mean != 0.0)
-        .map(|(low, high)| {
-            let (a, b) = (low / baseline_mean, high / baseline_mean);
-            (a.min(b), a.max(b))
-        })
+    let (a, b) = (low / baseline_mean, high / baseline_mean);
+    Some((a.min(b), a.max(b)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::confidence_interval_95;
     use proptest::prelude::*;
 
     #[test]
@@ -92,7 +80,8 @@ mod tests {
     #[test]
     fn constant_ratio_gives_a_point_interval() {
         let pairs = [(100.0, 115.0), (200.0, 230.0), (150.0, 172.5)];
-        let (low, high) = relative_difference_ci95(&pairs, 0.15, 150.0, None).expect("interval");
+        let (low, high) =
+            relative_difference_ci95(&pairs, 0.15, 150.0, Some((22.5, 22.5))).expect("interval");
         assert!((low - 0.15).abs() < 1e-9 && (high - 0.15).abs() < 1e-9);
     }
 
@@ -113,21 +102,31 @@ mod tests {
 
     proptest! {
         #[test]
-        fn relative_ci_is_bounded_and_holds_its_estimate(
+        fn relative_ci_is_bounded_holds_its_estimate_and_agrees_on_significance(
             pairs in prop::collection::vec((1e-3f64..1e9, 1e-3f64..1e9), 2..12),
         ) {
             let n = pairs.len() as f64;
             let base_mean = pairs.iter().map(|(b, _)| b).sum::<f64>() / n;
-            let arm_mean = pairs.iter().map(|(_, a)| a).sum::<f64>() / n;
-            let relative = (arm_mean - base_mean) / base_mean;
             let diffs: Vec<f64> = pairs.iter().map(|(b, a)| a - b).collect();
+            let difference_mean = diffs.iter().sum::<f64>() / n;
+            let relative = difference_mean / base_mean;
             let linear = confidence_interval_95(&diffs);
+            prop_assume!(linear.is_some());
             let (low, high) = relative_difference_ci95(&pairs, relative, base_mean, linear)
-                .expect("two or more positive pairs give an interval");
+                .expect("a difference CI gives a relative one");
             prop_assert!(low > -1.0, "low {}", low);
             let slack = 1e-9 * relative.abs().max(1.0);
             prop_assert!(low <= relative + slack && relative - slack <= high,
                 "{} not in [{}, {}]", relative, low, high);
+            // Significant (excludes 0) exactly when the paired difference is,
+            // away from the boundary where rounding decides.
+            let (d_low, d_high) = linear.unwrap_or_default();
+            let margin = 1e-9 * (d_high - d_low).abs().max(difference_mean.abs());
+            if d_low > margin || d_high < -margin {
+                prop_assert!(low > 0.0 || high < 0.0, "[{}, {}] vs [{}, {}]", low, high, d_low, d_high);
+            } else if d_low < -margin && d_high > margin {
+                prop_assert!(low <= 0.0 && high >= 0.0, "[{}, {}] vs [{}, {}]", low, high, d_low, d_high);
+            }
         }
     }
 }
