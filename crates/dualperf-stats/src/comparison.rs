@@ -536,13 +536,17 @@ fn compare(
     if pairs < 2 {
         warnings.push(ComparisonWarning::FewPairs { pairs });
     }
-    let baseline_mean = pair.baseline_summary.mean;
-    let relative_difference = (baseline_mean != 0.0).then(|| difference_mean / baseline_mean);
-    // Log-scale interval for positive quantities: never below −100 %.
     let paired_values: Vec<(f64, f64)> = baseline_series
         .iter()
         .filter_map(|(repetition, base)| arm_series.get(repetition).map(|value| (*base, *value)))
         .collect();
+    // Relative to the baseline over the same repetitions as the mean
+    // difference (with unequal repetitions the baseline's other ones would
+    // put a positive quantity's change below −100 %).
+    let paired_baseline: Vec<f64> = paired_values.iter().map(|(base, _)| *base).collect();
+    let baseline_mean = mean(&paired_baseline).unwrap_or(pair.baseline_summary.mean);
+    let relative_difference = (baseline_mean != 0.0).then(|| difference_mean / baseline_mean);
+    // Log-scale interval for positive quantities: never below −100 %.
     let relative_difference_ci95 = relative_difference.and_then(|relative| {
         relative_difference_ci95(&paired_values, relative, baseline_mean, difference_ci95)
     });

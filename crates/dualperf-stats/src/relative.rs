@@ -18,8 +18,9 @@
 //! excludes 0 exactly when the paired difference's does (h < |ln R| ⇔
 //! half-width < |mean difference|), so the verdict's "significant" and its
 //! interval never disagree. For small differences it equals the linear
-//! interval. Quantities that can be negative (or a non-positive ratio) keep
-//! the linear interval (the difference CI divided by the baseline mean).
+//! interval. Quantities that can be negative keep the linear interval (the
+//! difference CI divided by the baseline mean); a non-negative one whose arm
+//! measured 0 throughout (R = 0) gets the linear interval cut at −100 %.
 
 /// The 95 % CI of the relative difference `relative` (arm / baseline − 1,
 /// a fraction), from the paired difference's CI `difference_ci95` (metric's
@@ -51,7 +52,13 @@ pub fn relative_difference_ci95(
         }
     }
     let (a, b) = (low / baseline_mean, high / baseline_mean);
-    Some((a.min(b), a.max(b)))
+    let (a, b) = (a.min(b), a.max(b));
+    // An arm that measured 0 throughout (R = 0, no logarithm): a
+    // non-negative quantity still falls by at most 100 %.
+    if positive && baseline_mean > 0.0 {
+        return Some((a.max(-1.0), b.max(-1.0)));
+    }
+    Some((a, b))
 }
 
 #[cfg(test)]
@@ -90,6 +97,31 @@ mod tests {
         let pairs = [(-1.0, 2.0), (1.0, 3.0)];
         let ci = relative_difference_ci95(&pairs, 1.0, 2.0, Some((-2.0, 6.0)));
         assert_eq!(ci, Some((-1.0, 3.0)));
+    }
+
+    #[test]
+    fn an_arm_at_zero_bottoms_out_at_minus_100_percent() {
+        // lab bottleneck, softirq ratio: IPv4 0.0068, IPv6 0 throughout.
+        let pairs = [(0.0204, 0.0), (0.0, 0.0), (0.0, 0.0)];
+        let ci = relative_difference_ci95(&pairs, -1.0, 0.0068, Some((-0.0215, 0.0078)));
+        let (low, high) = ci.expect("interval");
+        assert_eq!(low, -1.0);
+        assert!((high - 0.0078 / 0.0068).abs() < 1e-12);
+    }
+
+    #[test]
+    fn small_differences_keep_the_linear_interval_and_its_verdict() {
+        // −0.87 ± 0.57 on a mean of 21: linear −6.9 % … −1.4 %.
+        let ci = Some((-0.866_667 - 0.573_687, -0.866_667 + 0.573_687));
+        let (low, high) = relative_difference_ci95(&[], -0.866_667 / 21.0, 21.0, ci).unwrap();
+        assert!(
+            (low + 0.0686).abs() < 2e-3 && (high + 0.0140).abs() < 2e-3,
+            "{low} {high}"
+        );
+        // A difference CI that straddles 0 gives a relative one that does.
+        let straddling = Some((-0.1, 2.7));
+        let (low, high) = relative_difference_ci95(&[], 1.3 / 21.0, 21.0, straddling).unwrap();
+        assert!(low < 0.0 && high > 0.0, "{low} {high}");
     }
 
     #[test]

@@ -681,3 +681,30 @@ fn no_spread_has_no_p_value_and_stays_outside_the_family() {
         0
     );
 }
+
+proptest! {
+    /// Issue 24: no CI of a rate or ratio below −100 % anywhere in the
+    /// analysis, and every relative point estimate inside its CI.
+    #[test]
+    fn no_relative_ci_of_the_analysis_falls_below_minus_100_percent(
+        v4 in prop::collection::vec(0.001f64..100.0, 2..6),
+        v6 in prop::collection::vec(0.001f64..100.0, 2..6),
+    ) {
+        let v4: Vec<Option<f64>> = v4.into_iter().map(Some).collect();
+        let v6: Vec<Option<f64>> = v6.into_iter().map(Some).collect();
+        let analysis = analyse(&run(&v4, &v6));
+        prop_assert!(!analysis.comparisons.is_empty());
+        for c in &analysis.comparisons {
+            let (Some((low, high)), Some(relative)) = (c.relative_difference_ci95, c.relative_difference)
+            else {
+                continue;
+            };
+            prop_assert!(low >= -1.0, "{:?}: low {}", c.metric, low);
+            let slack = 1e-9 * relative.abs().max(1.0);
+            prop_assert!(
+                low <= relative + slack && relative - slack <= high,
+                "{:?}: {} not in [{}, {}]", c.metric, relative, low, high
+            );
+        }
+    }
+}
