@@ -56,6 +56,7 @@ use crate::attribution::{attribute, Input as AttributionInput};
 use crate::contention;
 use crate::extraction::measure_trial_on;
 use crate::pacing::{pacing, Pacing};
+use crate::relative::relative_difference_ci95;
 use crate::student_t::two_sided_p_value;
 use crate::summary::{confidence_interval_95, mean, sample_standard_deviation, summarise};
 use crate::theory::{theoretical_relative_difference, TheoryConditions};
@@ -396,7 +397,10 @@ struct RunContext<'a> {
 }
 
 fn analyse_point(index: usize, point: &PointData, run: &RunContext, analysis: &mut Analysis) {
-    let conditions = TheoryConditions::of_trials(point.trials.iter().copied());
+    let mut conditions = TheoryConditions::of_trials(point.trials.iter().copied());
+    if let Some(facts) = &run.result.testbed {
+        conditions.shaped_hops = crate::serialisation::shaped_path(facts);
+    }
     for metric in point.metrics() {
         let mut summaries: BTreeMap<&ArmId, Summary> = BTreeMap::new();
         for arm in &run.arms {
@@ -532,20 +536,35 @@ fn compare(
     if pairs < 2 {
         warnings.push(ComparisonWarning::FewPairs { pairs });
     }
-    let baseline_mean = pair.baseline_summary.mean;
+    let paired_values: Vec<(f64, f64)> = baseline_series
+        .iter()
+        .filter_map(|(repetition, base)| arm_series.get(repetition).map(|value| (*base, *value)))
+        .collect();
+    // Relative to the baseline over the same repetitions as the mean
+    // difference (with unequal repetitions the baseline's other ones would
+    // put a positive quantity's change below −100 %).
+    let paired_baseline: Vec<f64> = paired_values.iter().map(|(base, _)| *base).collect();
+    let baseline_mean = mean(&paired_baseline).unwrap_or(pair.baseline_summary.mean);
     let relative_difference = (baseline_mean != 0.0).then(|| difference_mean / baseline_mean);
-    let relative_difference_ci95 =
-        difference_ci95
-            .filter(|_| baseline_mean != 0.0)
-            .map(|(low, high)| {
-                let (a, b) = (low / baseline_mean, high / baseline_mean);
-                (a.min(b), a.max(b))
-            });
+    // Log-scale interval for positive quantities: never below −100 %.
+    let relative_difference_ci95 = relative_difference.and_then(|relative| {
+        relative_difference_ci95(&paired_values, relative, baseline_mean, difference_ci95)
+    });
     let significant = difference_ci95.is_some_and(|(low, high)| low > 0.0 || high < 0.0);
     let config = &run.result.config;
     let theory = match (config.arm(pair.arm), config.arm(pair.baseline)) {
         (Some(arm), Some(baseline)) => {
-            theoretical_relative_difference(spec, metric, arm, baseline, conditions)
+            theoretical_relative_difference(spec, metric, arm, baseline, conditions).or_else(|| {
+                // Latency on a shaped path: the header's serialisation.
+                crate::serialisation::latency_difference(
+                    spec,
+                    metric,
+                    arm,
+                    baseline,
+                    &conditions.shaped_hops,
+                    baseline_mean,
+                )
+            })
         }
         _ => None,
     };

@@ -63,6 +63,9 @@ pub struct TheoryConditions {
     pub mtu_bytes: BTreeMap<ArmId, u32>,
     /// True when the trials talked over loopback.
     pub loopback: bool,
+    /// The rate-limited directions of the testbed path the trials crossed
+    /// (empty outside a lab or on an unshaped path).
+    pub shaped_hops: Vec<crate::serialisation::ShapedHop>,
 }
 
 impl TheoryConditions {
