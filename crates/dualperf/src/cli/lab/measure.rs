@@ -51,6 +51,9 @@ pub(crate) struct Measured {
 /// and the flows of a competing load each hold one (the DiffServ loads have
 /// four flows); every session is the lab's own.
 const LAB_MAX_SESSIONS: u32 = 16;
+/// Seconds the lab's server waits for a session's handshake and first
+/// request (`serve --handshake-timeout`; an open server's default is 5).
+const LAB_HANDSHAKE_TIMEOUT_SECS: u64 = 30;
 
 /// `serve` arguments: `serve -p PORT --max-sessions 16` (and `--stamp
 /// --stamp-port PORT` for a STAMP plan).
@@ -61,6 +64,12 @@ pub(crate) fn server_args(traffic: &Traffic) -> Vec<OsString> {
         traffic.port.to_string().into(),
         "--max-sessions".into(),
         LAB_MAX_SESSIONS.to_string().into(),
+        // Every session is the lab's own, and a load that overfills the
+        // bottleneck (lab realtime's UDP at 120 %) delays the control
+        // handshakes that cross it by seconds: the 5 s an open server
+        // grants a stranger would fail the lab's own trials.
+        "--handshake-timeout".into(),
+        LAB_HANDSHAKE_TIMEOUT_SECS.to_string().into(),
     ];
     // A STAMP plan sends to UDP PORT: the reflector answers there, beside
     // serve's TCP control port of the same number (the lab waits for that).
