@@ -11,7 +11,6 @@ mod live_intervals;
 mod load;
 mod loopback;
 mod netns;
-mod pacing;
 mod probe;
 mod probe_lab;
 mod probe_netns;

@@ -5,6 +5,11 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::process::Command;
+use std::sync::mpsc;
+
+use dualperf_engine::limits::ServerLimits;
+
+use crate::support::TestServer;
 
 /// Two namespaces and a veth pair; everything is deleted on drop.
 pub struct ProbePair {
@@ -272,4 +277,32 @@ impl Drop for ProbeChain {
             let _ = run("ip", &["netns", "delete", ns]);
         }
     }
+}
+
+/// Runs `client` on a thread inside `client_ns` against a server running
+/// in `server_ns`; returns what `client` returned.
+pub fn with_server<T: Send + 'static>(
+    server_ns: &str,
+    client_ns: &str,
+    client: impl FnOnce(u16) -> T + Send + 'static,
+) -> T {
+    let (port_tx, port_rx) = mpsc::channel();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let server_ns = server_ns.to_string();
+    let server = std::thread::spawn(move || {
+        enter(&server_ns);
+        let server = TestServer::start(ServerLimits::default(), None);
+        port_tx.send(server.handle.port()).unwrap();
+        let _ = done_rx.recv();
+    });
+    let port = port_rx.recv().unwrap();
+    let client_ns = client_ns.to_string();
+    let result = std::thread::spawn(move || {
+        enter(&client_ns);
+        client(port)
+    })
+    .join();
+    let _ = done_tx.send(());
+    server.join().unwrap();
+    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }

@@ -9,40 +9,11 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use dualperf_engine::limits::ServerLimits;
 use dualperf_model::{IpFamily, Observations, TestKind};
 
 use crate::probe::probe_spec;
-use crate::probe_lab::{enter, in_ns, or_skip, ProbeChain, ProbePair, Scratch};
-use crate::support::{short_spec, trial, TestServer};
-
-/// Runs `client` on a thread inside `client_ns` against a server running
-/// in `server_ns`; returns what `client` returned.
-pub fn with_server<T: Send + 'static>(
-    server_ns: &str,
-    client_ns: &str,
-    client: impl FnOnce(u16) -> T + Send + 'static,
-) -> T {
-    let (port_tx, port_rx) = mpsc::channel();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let server_ns = server_ns.to_string();
-    let server = std::thread::spawn(move || {
-        enter(&server_ns);
-        let server = TestServer::start(ServerLimits::default(), None);
-        port_tx.send(server.handle.port()).unwrap();
-        let _ = done_rx.recv();
-    });
-    let port = port_rx.recv().unwrap();
-    let client_ns = client_ns.to_string();
-    let result = std::thread::spawn(move || {
-        enter(&client_ns);
-        client(port)
-    })
-    .join();
-    let _ = done_tx.send(());
-    server.join().unwrap();
-    result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-}
+use crate::probe_lab::{in_ns, or_skip, with_server, ProbeChain, ProbePair, Scratch};
+use crate::support::{short_spec, trial};
 
 /// One-way delays of a probe trial's arrivals, nanoseconds, sorted.
 fn delays(o: &Observations) -> Vec<i64> {

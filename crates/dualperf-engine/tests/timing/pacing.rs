@@ -8,8 +8,7 @@ use std::net::SocketAddr;
 
 use dualperf_model::{BitRate, IpFamily, TestKind};
 
-use crate::probe_lab::{or_skip, ProbeChain};
-use crate::probe_netns::with_server;
+use crate::probe_lab::{or_skip, with_server, ProbeChain};
 use crate::support::{short_spec, trial};
 
 #[test]
