@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod calibration;
 pub mod contrasts;
 pub mod datagram;
 pub mod design;
@@ -51,6 +52,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use calibration::{Calibration, CalibrationPoint, CalibrationSetup, Estimate, KnownEffect};
 pub use design::{CarriedBy, Contrast, Factor, LoadTable, OfferedLoad};
 pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,

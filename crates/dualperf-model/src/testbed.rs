@@ -30,6 +30,10 @@ pub struct TestbedFacts {
     /// unauthorised-source checks, and how router CPU was attributed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diffserv: Option<crate::diffserv::DiffServFindings>,
+    /// The known effect a calibration testbed was built with (`dualperf
+    /// lab calibrate`): the truth its estimates are checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::calibration::CalibrationSetup>,
 }
 
 /// A transition mechanism of a testbed as built: which implementation ran.

@@ -60,6 +60,7 @@
 #![warn(missing_docs)]
 
 pub mod attribution;
+pub mod calibration;
 pub mod comparison;
 pub mod contention;
 pub mod contrast;
