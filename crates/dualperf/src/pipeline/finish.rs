@@ -69,6 +69,11 @@ pub(crate) fn finish(
     let quiet = view.quiet || outputs.json.as_deref().is_some_and(is_stdout);
     if !quiet {
         print(&result, view);
+        if let Some(database) = &outputs.database {
+            for line in super::resolution::cite(&result, database) {
+                println!("{line}");
+            }
+        }
     }
     Ok(result)
 }
