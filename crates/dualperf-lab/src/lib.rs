@@ -49,6 +49,7 @@ pub mod capability;
 pub mod cleanup;
 pub mod command;
 pub mod delay_line;
+pub mod delay_line_process;
 pub mod diffserv;
 pub mod diffserv_counters;
 pub mod emulation;

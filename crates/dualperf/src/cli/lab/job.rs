@@ -111,6 +111,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let options = BuildOptions {
         verbose: args.verbose,
         interrupt: Some(interrupt.clone()),
+        delay_lines: Default::default(),
     };
     eprintln!(
         "dualperf: building `{}` ({}) as run {run_id}",

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
 mod args;
+mod delay_line;
 mod errors;
 mod experiment;
 pub(crate) mod job;
@@ -62,6 +63,9 @@ pub(crate) enum LabCommand {
     Status,
     /// Remove what runs whose process is gone left behind: `dsp-*` namespaces, the processes inside them (--force: also of live runs).
     Clean(manage::CleanArgs),
+    /// Host one delay line of a testbed left up (started by `lab up`).
+    #[command(hide = true)]
+    DelayLine(delay_line::DelayLineArgs),
 }
 
 /// Runs `dualperf lab`.
@@ -74,5 +78,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(LabCommand::Exec(exec)) => manage::exec(exec),
         Some(LabCommand::Status) => manage::status(),
         Some(LabCommand::Clean(clean)) => manage::clean(clean),
+        Some(LabCommand::DelayLine(line)) => delay_line::run(line),
     }
 }
