@@ -35,6 +35,7 @@ mod wire;
   dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
   dualperf lab realtime --quick    voice and video alone and under UDP/TCP load: MOS per family
   dualperf lab path-faults         inject PMTU black holes, EH/fragment drops, 6in4; find each (under a minute)
+  dualperf lab calibrate --quick   what this host resolves: an A/A replica and a known 5 % effect
   dualperf lab my-topology.toml    your own testbed
   dualperf lab --dry-run           the ip/tc commands, to build it by hand
   dualperf lab up two-routers && dualperf lab exec client -- ping -c1 -6 fd00:dead:beef:3::2"
