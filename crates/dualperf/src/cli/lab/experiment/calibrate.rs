@@ -280,7 +280,7 @@ pub(crate) fn render(calibration: &Calibration) -> String {
             "{} {} B ({}, {} pairs)\n  A/A          {} {}  significant: {}\n",
             point.kind,
             point.size_bytes,
-            point.metric,
+            point.metric.label(),
             point.pairs,
             percent(point.replica.relative),
             ci(point.replica.ci95),
@@ -339,4 +339,69 @@ fn mde_text(paired_sd_ratio: f64, pairs: u64) -> String {
 
 fn minutes(seconds: f64) -> String {
     format!("{:.0} min", seconds / 60.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::calibration::{Estimate, KnownEffect};
+    use dualperf_model::{CalibrationPoint, MetricId};
+
+    fn estimate(relative: f64, ci95: (f64, f64), significant: bool) -> Estimate {
+        Estimate {
+            relative,
+            ci95: Some(ci95),
+            significant,
+            p_value: Some(0.01),
+        }
+    }
+
+    #[test]
+    fn the_answer_counts_false_positives_and_states_the_resolution_per_budget() {
+        let calibration = Calibration {
+            run_id: "r1".into(),
+            host: "h".into(),
+            finished_at_ms: 0,
+            setup: CalibrationSetup {
+                link_rate_bps: LINK_RATE_BPS,
+                v6_rate_ratio: V6_RATE_RATIO,
+                framing_bytes: FRAMING_BYTES,
+            },
+            points: vec![CalibrationPoint {
+                kind: TestKind::TcpStream,
+                size_bytes: 1408,
+                metric: MetricId::GoodputBps,
+                pairs: 10,
+                replica: estimate(0.004, (0.001, 0.007), true),
+                effect: Some(KnownEffect {
+                    truth: -0.0631,
+                    estimate: estimate(-0.063, (-0.065, -0.061), true),
+                }),
+                paired_sd_ratio: 0.01,
+                seconds_per_pair: 3.0,
+            }],
+        };
+        let text = render(&calibration);
+        assert!(
+            text.contains("tcp-stream 1408 B (goodput, 10 pairs)"),
+            "{text}"
+        );
+        assert!(text.contains("significant: yes"), "{text}");
+        // (2.262 + 0.883) · 1 % / √10 = 0.99 %; 1 min = 20 pairs, 5 min = 100.
+        assert!(text.contains("0.99 % with these 10 pairs"), "{text}");
+        assert!(
+            text.contains("in 1 min") && text.contains("in 5 min"),
+            "{text}"
+        );
+        assert!(
+            text.contains("false positives: 1 of 1 A/A comparisons significant; known effects: 1 of 1 detected, 1 of 1"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn no_measured_time_gives_no_budget_line() {
+        assert_eq!(pairs_in(60.0, 0.0), None);
+        assert_eq!(pairs_in(60.0, 2.5), Some(24));
+    }
 }
