@@ -288,7 +288,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
         let change = row
             .relative_difference
             .map_or_else(|| format_value(metric, row.difference), percent_signed);
-        let significant = row.welch.is_some_and(|w| w.is_significant());
+        let significant = row.is_significant();
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} | {} |",
