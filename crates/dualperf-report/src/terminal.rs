@@ -63,19 +63,35 @@ pub fn render_comparison_table_width(
 /// One line per point and compared arm: the point's label and the verdict
 /// of its headline metric ([`MetricId::headline`]: goodput for streams,
 /// median RTT for request/response, …), with what explains it.
+/// Each verdict is one line, however long (for pipes and tests); see
+/// [`render_verdicts_width`] for a terminal.
 pub fn render_verdicts(result: &RunResult, analysis: &Analysis) -> String {
+    verdicts(result, analysis, None)
+}
+
+/// [`render_verdicts`] for a terminal `width` columns wide: every line
+/// wraps at word boundaries, continuation lines indented by four spaces.
+pub fn render_verdicts_width(result: &RunResult, analysis: &Analysis, width: usize) -> String {
+    verdicts(result, analysis, Some(width))
+}
+
+fn verdicts(result: &RunResult, analysis: &Analysis, width: Option<usize>) -> String {
     let context = Context::new(result, analysis);
-    let mut out = String::new();
+    let mut lines = Vec::new();
     for point in points(analysis) {
-        for line in context.verdict_lines(point) {
-            out.push_str(&line);
-            out.push('\n');
-        }
+        lines.extend(context.verdict_lines(point));
     }
-    if !out.is_empty() {
-        if let Some(note) = significance_note(analysis) {
-            out.push_str(&note);
-            out.push('\n');
+    if !lines.is_empty() {
+        lines.extend(significance_note(analysis));
+    }
+    let mut out = String::new();
+    for line in lines {
+        match width {
+            Some(width) => out.push_str(&wrap(&line, width, "    ")),
+            None => {
+                out.push_str(&line);
+                out.push('\n');
+            }
         }
     }
     out

@@ -9,4 +9,5 @@ mod browser;
 mod coarse;
 mod designed;
 mod html_structure;
+mod markdown_size;
 mod snapshots;

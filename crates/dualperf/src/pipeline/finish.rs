@@ -197,8 +197,8 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if view.verbose {
         if table_first {
             text.push('\n');
-            text.push_str(&dualperf_report::terminal::render_verdicts(
-                result, analysis,
+            text.push_str(&dualperf_report::terminal::render_verdicts_width(
+                result, analysis, width,
             ));
         }
         text.push('\n');
@@ -213,17 +213,14 @@ pub(crate) fn print(result: &RunResult, view: View) {
         .and_then(|()| stdout.flush());
 }
 
-/// Columns of the terminal (COLUMNS, else the TIOCGWINSZ of stdout), 100 when unknown.
+/// Columns of the terminal (COLUMNS, else the size of the terminal on
+/// standard output), 100 when unknown or narrower than 60.
 pub(crate) fn terminal_width() -> usize {
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
         return columns;
     }
-    // SAFETY: TIOCGWINSZ writes a winsize into the zeroed struct we own.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
-    if ok && size.ws_col >= 60 {
-        size.ws_col as usize
-    } else {
-        100
+    match terminal_size::terminal_size_of(std::io::stdout()) {
+        Some((terminal_size::Width(columns), _)) if columns >= 60 => usize::from(columns),
+        _ => 100,
     }
 }
