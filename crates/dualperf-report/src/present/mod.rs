@@ -30,6 +30,7 @@ pub mod contention;
 pub mod diffserv;
 pub mod interval;
 pub mod mark;
+pub mod mechanisms;
 pub mod media;
 pub mod value;
 pub mod verdict;

@@ -179,6 +179,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
             text.push('\n');
         }
     }
+    for line in dualperf_report::present::mechanisms::mechanism_lines(result) {
+        text.push_str(&format!("path: {line}\n"));
+    }
     for line in dualperf_report::present::wire::wire_summary(result, view.verbose) {
         text.push_str(&line);
         text.push('\n');
