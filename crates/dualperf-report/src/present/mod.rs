@@ -31,6 +31,7 @@ pub mod diffserv;
 pub mod interval;
 pub mod mark;
 pub mod media;
+pub mod regime;
 pub mod value;
 pub mod verdict;
 pub mod warning;
