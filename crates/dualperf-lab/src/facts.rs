@@ -139,6 +139,7 @@ pub fn testbed_facts(
         mechanisms: mechanism_facts(topology, implementations),
         diffserv: None,
         calibration: None,
+        link_rate: None,
     }
 }
 

@@ -56,6 +56,7 @@ pub mod emulation;
 mod error;
 pub mod facts;
 pub mod feature;
+pub mod link_rate;
 pub mod mechanism;
 pub mod namespace;
 pub mod naming;

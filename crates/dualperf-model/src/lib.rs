@@ -37,6 +37,7 @@ pub mod media;
 pub mod metric;
 pub mod observation;
 pub mod peer;
+pub mod regime;
 pub mod result;
 mod schema;
 pub mod spec;
@@ -72,10 +73,11 @@ pub use observation::{
     TrialOutcome, UdpReceiveCounters,
 };
 pub use peer::PeerKind;
+pub use regime::{PointRegime, Regime, RegimeThresholds};
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{LoadFlow, LoadSpec};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
-pub use testbed::TestbedFacts;
+pub use testbed::{LinkRate, TestbedFacts};
 pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};
 pub use wire::{

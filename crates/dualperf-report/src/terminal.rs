@@ -27,8 +27,10 @@ use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_
 use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
 mod answer;
+mod regime;
 
 pub use answer::{answer_is_a_table, render_answer, render_answer_table};
+pub use regime::render_regimes;
 
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;

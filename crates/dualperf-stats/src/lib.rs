@@ -72,6 +72,7 @@ pub mod latency;
 pub mod load_flows;
 pub mod overhead;
 pub mod pacing;
+pub mod regime;
 pub mod relative;
 pub mod repetition;
 pub mod serialisation;

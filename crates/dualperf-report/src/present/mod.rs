@@ -32,6 +32,7 @@ pub mod interval;
 pub mod mark;
 pub mod mechanisms;
 pub mod media;
+pub mod regime;
 pub mod value;
 pub mod verdict;
 pub mod warning;

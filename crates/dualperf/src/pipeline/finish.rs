@@ -166,6 +166,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if !answer.trim().is_empty() {
         text.push_str(&answer);
     }
+    if let Some(regimes) = dualperf_report::terminal::render_regimes(result, analysis) {
+        text.push_str(&regimes);
+    }
     let table_first = dualperf_report::terminal::answer_is_a_table(result);
     if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
         text.push_str(&media);
