@@ -692,40 +692,9 @@ fn grouped(notes: &[(String, String)]) -> Vec<(String, Vec<String>)> {
 }
 
 /// Aligned columns: the first left-aligned, the others right-aligned,
-/// separated by two spaces; the header is underlined.
+/// two spaces apart; the header (`rows[0]`) is underlined ([`render_table`]).
 fn columns(rows: &[Vec<String>]) -> String {
-    let count = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..count)
-        .map(|i| {
-            rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (index, row) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            if i == 0 {
-                line.push_str(cell);
-                line.push_str(&pad);
-            } else {
-                line.push_str("  ");
-                line.push_str(&pad);
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if index == 0 {
-            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-            out.push_str(&"─".repeat(total));
-            out.push('\n');
-        }
-    }
-    out
+    render_table(rows, &[], None)
 }
 
 /// Wraps `text` at word boundaries to `width`, indenting continuation lines.
@@ -752,6 +721,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
 
 mod diffserv;
 pub use diffserv::render_diffserv;
+mod table;
+pub use table::{render_table, Align, Fit};
 mod media;
 pub use media::render_media;
 mod stamp;
