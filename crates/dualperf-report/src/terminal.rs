@@ -620,7 +620,9 @@ fn strip_arm<'r>(reason: &'r str, arm: &str) -> &'r str {
         .unwrap_or(reason)
 }
 
-/// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it.
+/// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it;
+/// "0.08 % [0 %, 0.21 %]" when the interval reaches past the quantity's
+/// range ([`crate::present::bounds`]).
 fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> String {
     let Some(s) = summary else {
         return "—".to_string();
@@ -630,6 +632,16 @@ fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> Strin
         return mean;
     }
     match (s.ci95_low, s.ci95_high) {
+        (Some(low), Some(high)) if crate::present::bounds::clamp(metric, (low, high)).1 => {
+            // The interval crosses the quantity's range (loss below 0 %):
+            // its ends inside the range, never a symmetric ±.
+            let ((low, high), _) = crate::present::bounds::clamp(metric, (low, high));
+            format!(
+                "{mean} [{}, {}]",
+                format_value(metric, low),
+                format_value(metric, high)
+            )
+        }
         (Some(low), Some(high)) => {
             let half = (high - low) / 2.0;
             if half == 0.0 || (s.mean != 0.0 && half / s.mean.abs() < 0.000_05) {
