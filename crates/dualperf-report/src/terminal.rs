@@ -622,7 +622,9 @@ fn strip_arm<'r>(reason: &'r str, arm: &str) -> &'r str {
         .unwrap_or(reason)
 }
 
-/// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it.
+/// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it;
+/// "0.08 % [0 %, 0.21 %]" when the interval reaches past the quantity's
+/// range ([`crate::present::bounds`]).
 fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> String {
     let Some(s) = summary else {
         return "—".to_string();
@@ -632,6 +634,16 @@ fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> Strin
         return mean;
     }
     match (s.ci95_low, s.ci95_high) {
+        (Some(low), Some(high)) if crate::present::bounds::clamp(metric, (low, high)).1 => {
+            // The interval crosses the quantity's range (loss below 0 %):
+            // its ends inside the range, never a symmetric ±.
+            let ((low, high), _) = crate::present::bounds::clamp(metric, (low, high));
+            format!(
+                "{mean} [{}, {}]",
+                format_value(metric, low),
+                format_value(metric, high)
+            )
+        }
         (Some(low), Some(high)) => {
             let half = (high - low) / 2.0;
             if half == 0.0 || (s.mean != 0.0 && half / s.mean.abs() < 0.000_05) {
@@ -694,40 +706,9 @@ fn grouped(notes: &[(String, String)]) -> Vec<(String, Vec<String>)> {
 }
 
 /// Aligned columns: the first left-aligned, the others right-aligned,
-/// separated by two spaces; the header is underlined.
+/// two spaces apart; the header (`rows[0]`) is underlined ([`render_table`]).
 fn columns(rows: &[Vec<String>]) -> String {
-    let count = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..count)
-        .map(|i| {
-            rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (index, row) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            if i == 0 {
-                line.push_str(cell);
-                line.push_str(&pad);
-            } else {
-                line.push_str("  ");
-                line.push_str(&pad);
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if index == 0 {
-            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-            out.push_str(&"─".repeat(total));
-            out.push('\n');
-        }
-    }
-    out
+    render_table(rows, &[], None)
 }
 
 /// Wraps `text` at word boundaries to `width`, indenting continuation lines.
@@ -754,6 +735,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
 
 mod diffserv;
 pub use diffserv::render_diffserv;
+mod table;
+pub use table::{render_table, Align, Fit};
 mod media;
 pub use media::render_media;
 mod stamp;

@@ -52,9 +52,7 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
                         Some(ChartPoint {
                             x: f64::from(spec.size_bytes),
                             y: s.mean / divisor,
-                            ci: s
-                                .ci95_low
-                                .zip(s.ci95_high)
+                            ci: crate::present::bounds::bounded_ci(metric, s)
                                 .map(|(l, h)| (l / divisor, h / divisor)),
                         })
                     })

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
 
 mod baselines;
+mod bounds;
 mod browser;
 mod coarse;
 mod designed;
