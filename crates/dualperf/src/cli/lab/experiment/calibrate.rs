@@ -1,9 +1,11 @@
 //! `dualperf lab calibrate`: what this host can resolve, proved on it.
 //!
-//! On the `calibrate` preset (client — router — server), the router's
-//! egress towards the server gets one htb class per family
-//! ([`dualperf_lab::shaping::per_family_commands`]): IPv4 at the link rate,
-//! IPv6 at [`V6_RATE_RATIO`] of it. Every point then runs three arms,
+//! On the `calibrate` preset (client — router — server), with the lab's
+//! link rate on every link (`--link-rate`, 200 Mbit/s by default: the rate
+//! of a default `dualperf lab`, whose resolution the calibration states),
+//! the router's egress towards the server gets one htb class per family
+//! instead ([`dualperf_lab::shaping::per_family_commands`]): IPv4 at the
+//! link rate, IPv6 at [`V6_RATE_RATIO`] of it. Every point then runs three arms,
 //! interleaved: IPv4, **IPv4 again** (an A/A replica, the same treatment
 //! under another id) and IPv6. Two contrasts are declared: the replica
 //! against IPv4 ([`Factor::Replica`]: any "significant" verdict there is a
@@ -21,6 +23,7 @@
 
 use std::path::PathBuf;
 
+use dualperf_lab::link_rate::LinkRateChoice;
 use dualperf_lab::naming::interface_name;
 use dualperf_lab::{RunId, Testbed, Topology};
 use dualperf_model::{
@@ -35,15 +38,11 @@ use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::plan::{points, validate, PointOptions};
 
-/// The IPv4 class's rate, bit/s: network-bound on this class of machine
-/// (two CPUs forward 400 Mbit/s between namespaces with headroom), as the
-/// issue's measurements at 400 Mbit/s showed CI half-widths of 0.04–1.3 %.
-pub(crate) const LINK_RATE_BPS: u64 = 400_000_000;
 /// IPv6's class rate over IPv4's: a 5 % effect.
 pub(crate) const V6_RATE_RATIO: f64 = 0.95;
 /// udp-stream's payload rate over the IPv4 class's rate.
 const UDP_OFFERED_RATIO: f64 = 1.1;
-/// Queue of each class, packets: 5.8 ms of 1450-byte frames at 400 Mbit/s, so
+/// Queue of each class, packets: 11.6 ms of 1450-byte frames at 200 Mbit/s, so
 /// what is queued when a trial stops barely moves its goodput.
 const QUEUE_PACKETS: u32 = 200;
 /// Bytes htb counts beyond the IP packet on a veth.
@@ -77,6 +76,15 @@ impl CalibrateExperiment {
         server: &str,
         run: &RunId,
     ) -> anyhow::Result<CalibrateExperiment> {
+        let link_rate_bps = match args.link_rate.unwrap_or_default() {
+            LinkRateChoice::Rate(rate) => rate.bits_per_second(),
+            LinkRateChoice::Unshaped => {
+                return Err(Failure::usage(
+                    "a calibration needs a shaped link (its known effect is a rate): give \
+                     --link-rate RATE, not none",
+                ))
+            }
+        };
         let server_index = topology
             .node_index(server)
             .ok_or_else(|| Failure::usage("the calibrate topology has no server node"))?;
@@ -141,7 +149,7 @@ impl CalibrateExperiment {
             // (the link, not the receiver's CPU, sets the rate) without an
             // unpaced sender taking a CPU from the receiver.
             bitrate: Some(dualperf_model::BitRate::from_bits_per_second(
-                (LINK_RATE_BPS as f64 * UDP_OFFERED_RATIO) as u64,
+                (link_rate_bps as f64 * UDP_OFFERED_RATIO) as u64,
             )),
             ..PointOptions::default()
         };
@@ -178,7 +186,7 @@ impl CalibrateExperiment {
         Ok(CalibrateExperiment {
             config,
             setup: CalibrationSetup {
-                link_rate_bps: LINK_RATE_BPS,
+                link_rate_bps,
                 v6_rate_ratio: V6_RATE_RATIO,
                 framing_bytes: FRAMING_BYTES,
             },
@@ -201,6 +209,11 @@ impl Experiment for CalibrateExperiment {
     fn prepare(&mut self, _testbed: &Testbed) -> anyhow::Result<()> {
         let runner = dualperf_lab::Runner::new(self.verbose);
         let (netns, device) = &self.shaped;
+        // The lab shaped this egress to the link rate like every other;
+        // the per-family classes take its place.
+        let _ = runner.output(&dualperf_lab::KernelCommand::tc([
+            "-n", netns, "qdisc", "del", "dev", device, "root",
+        ]));
         for command in dualperf_lab::shaping::per_family_commands(
             netns,
             device,
@@ -363,7 +376,7 @@ mod tests {
             host: "h".into(),
             finished_at_ms: 0,
             setup: CalibrationSetup {
-                link_rate_bps: LINK_RATE_BPS,
+                link_rate_bps: 200_000_000,
                 v6_rate_ratio: V6_RATE_RATIO,
                 framing_bytes: FRAMING_BYTES,
             },
