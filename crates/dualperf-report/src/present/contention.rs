@@ -69,8 +69,8 @@ pub fn contention_cause(evidence: &ContentionEvidence) -> String {
             others()
         ),
         ContentionCause::MissedSchedule => format!(
-            "the paced sender fell behind its schedule (longest stall {} % of the trial, {} % \
-             of its datagrams still owed at the end){}",
+            "the paced sender fell behind its schedule, stalling up to {} % of the trial and \
+             owing {} % of its datagrams at the end{}",
             percent(evidence.pacer_stall_ratio.unwrap_or(0.0)),
             percent(evidence.pacer_owed_ratio.unwrap_or(0.0)),
             others()
@@ -222,8 +222,8 @@ mod tests {
         };
         assert_eq!(
             contention_cause(&paced),
-            "the paced sender fell behind its schedule (longest stall 3.0 % of the trial, 0 % of \
-             its datagrams still owed at the end)"
+            "the paced sender fell behind its schedule, stalling up to 3.0 % of the trial and \
+             owing 0 % of its datagrams at the end"
         );
     }
 }
