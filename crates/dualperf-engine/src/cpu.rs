@@ -8,6 +8,10 @@
 //! runs on the *sender's* CPU and is charged to whoever happened to be
 //! running there.
 //!
+//! The process figure carries the run-queue wait of the process's
+//! threads too ([`crate::schedstat`]): whether the tool itself waited for
+//! a CPU.
+//!
 //! A [`CpuMeter`] takes a snapshot when started and returns deltas when
 //! finished; it does no work in between, so it costs nothing in the timed
 //! path. The `/proc/stat` parsing is a pure function ([`parse_proc_stat`])
@@ -16,6 +20,8 @@
 use std::time::Instant;
 
 use dualperf_model::{ProcessCpu, SystemCpu};
+
+use crate::schedstat::ThreadWaits;
 
 /// Cumulative CPU times from the aggregate `cpu` line of `/proc/stat`, in
 /// jiffies (`USER_HZ`, normally 1/100 s), plus the number of per-CPU lines.
@@ -259,6 +265,8 @@ pub struct CpuMeter {
     /// CPUs whose own counters are kept (the measuring threads' pinned CPUs).
     watched: Vec<u32>,
     watched_start: Option<CpuJiffies>,
+    /// Run-queue wait of every thread at the start (`None` without schedstat).
+    waits: Option<ThreadWaits>,
 }
 
 /// What a [`CpuMeter`] measured.
@@ -286,7 +294,9 @@ impl CpuMeter {
         let (system, watched_start) = read_proc_stat_with(cpus);
         let pressure_us = read_cpu_pressure();
         let (user_ns, system_ns, involuntary_switches) = process_usage();
+        let waits = ThreadWaits::read();
         CpuMeter {
+            waits,
             started: Instant::now(),
             user_ns,
             system_ns,
@@ -311,6 +321,10 @@ impl CpuMeter {
     pub fn finish_all(&self) -> CpuDeltas {
         let wall_ns = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let (user_ns, system_ns, involuntary_switches) = process_usage();
+        let waits = match (&self.waits, ThreadWaits::read()) {
+            (Some(start), Some(end)) => Some(end.since(start)),
+            _ => None,
+        };
         let pressure = match (self.pressure_us, read_cpu_pressure()) {
             (Some(start), Some(end)) => Some(end.saturating_sub(start)),
             _ => None,
@@ -334,6 +348,8 @@ impl CpuMeter {
                 wall_ns,
                 involuntary_switches: involuntary_switches
                     .saturating_sub(self.involuntary_switches),
+                run_queue_wait_ns: waits.map(|w| w.wait_ns),
+                busiest_thread_demand_ns: waits.map(|w| w.busiest_thread_demand_ns),
             },
             system,
             watched,

@@ -341,6 +341,12 @@ impl EndOutcome {
             .reduce(|a, b| a + b)
     }
 
+    /// How this end's paced senders kept their schedule, merged over
+    /// streams; `None` when it paced none.
+    pub fn pacer_schedule(&self) -> Option<dualperf_model::PacerSchedule> {
+        crate::flow::merge_pacer_schedules(self.flows.iter().filter_map(|f| f.pacer.as_ref()))
+    }
+
     /// Why flows failed, each prefixed with `side`; empty when all ran.
     pub fn errors(&self, side: &str) -> Vec<String> {
         self.flows

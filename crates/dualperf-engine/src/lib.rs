@@ -89,6 +89,7 @@ pub mod meter;
 pub mod pacer;
 pub mod protocol;
 pub mod router_cpu;
+pub mod schedstat;
 pub mod sequence_tracker;
 pub mod server;
 pub mod sizes;

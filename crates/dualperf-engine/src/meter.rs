@@ -273,10 +273,13 @@ fn run_sampler(
         }
         index += 1;
     }
+    // CPU figures before the flows are told to stop: the measured interval
+    // ends here, and the run-queue wait of a flow thread is read only
+    // while the thread still runs (crate::schedstat).
+    let deltas = cpu.finish_all();
     phase.set(Stage::Done);
     output.measured = previous.minus(baseline);
     output.measured_ns = (previous_at - measured_start).as_nanos() as u64;
-    let deltas = cpu.finish_all();
     (output.process_cpu, output.system_cpu, output.pinned_cpu) =
         (deltas.process, deltas.system, deltas.watched);
     output

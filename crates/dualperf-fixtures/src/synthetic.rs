@@ -555,12 +555,16 @@ fn cpu(ratio: f64, family: IpFamily) -> CpuObservations {
             system_ns: ((busy * 4 / 5) as f64 * v6) as u64,
             wall_ns: MEASURED_NS,
             involuntary_switches: 3,
+            run_queue_wait_ns: None,
+            busiest_thread_demand_ns: None,
         },
         server: Some(ProcessCpu {
             user_ns: busy / 6,
             system_ns: busy * 4 / 6,
             wall_ns: MEASURED_NS,
             involuntary_switches: 2,
+            run_queue_wait_ns: None,
+            busiest_thread_demand_ns: None,
         }),
         system: Some(SystemCpu {
             user: 40,

@@ -281,9 +281,46 @@ pub struct ContentionEvidence {
     pub steal_ratio: Option<f64>,
     /// Involuntary context switches per second of the measuring process.
     pub involuntary_switches_per_second: Option<f64>,
+    /// Time the tool's own threads waited for a CPU over the trial: the
+    /// client's, plus the server's when it is a separate process (on this
+    /// kernel or another), summed over threads, nanoseconds
+    /// ([`crate::ProcessCpu::run_queue_wait_ns`]). `None` when unknown (no
+    /// schedstat, or a result from before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_queue_wait_ns: Option<u64>,
+    /// `run_queue_wait_ns` over the trial's wall time (may exceed 1 when
+    /// several threads waited at once): the throughput criterion, with …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_queue_wait_ratio: Option<f64>,
+    /// … the demand of the tool's busiest thread (running + waiting) over
+    /// the wall time, the larger of the two ends: near 1 the tool was
+    /// CPU-bound and every wait cost throughput; well below 1 the thread
+    /// spent the rest blocked on its socket, ahead of the network, and
+    /// the socket buffers absorbed its waits
+    /// ([`crate::ProcessCpu::busiest_thread_demand_ns`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_thread_demand_ratio: Option<f64>,
+    /// The part of `run_queue_wait_ns` beyond the tool's own CPU time
+    /// (user + system of its processes), per transaction, over the mean
+    /// transaction time (rr, tcp-connect): the latency criterion. `None`
+    /// for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_per_transaction_ratio: Option<f64>,
+    /// The longest stall of a paced sender over the measured interval's
+    /// length (paced udp-stream): the schedule criterion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacer_stall_ratio: Option<f64>,
+    /// Datagrams a paced sender still owed at the end over those it sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacer_owed_ratio: Option<f64>,
 }
 
 /// The criterion a contended trial met (thresholds in [`ContentionThresholds`]).
+///
+/// The first three judge by the tool's own delay (its effect); the last
+/// three by other programs' presence, which analyses use only where the
+/// tool's run-queue wait is unknown (old results, kernels without
+/// schedstat).
 #[derive(
     Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -296,6 +333,28 @@ pub enum ContentionCause {
     Steal,
     /// Tasks waited for a CPU most of the time while other programs ran.
     Pressure,
+    /// The tool's threads waited for a CPU at least the threshold share of
+    /// the trial's wall time (throughput kinds).
+    RunQueueWait,
+    /// The tool's threads waited for a CPU, per transaction, at least the
+    /// threshold share of the mean transaction time (rr, tcp-connect).
+    TransactionWait,
+    /// A paced sender stalled or fell behind its schedule beyond the
+    /// thresholds (paced udp-stream).
+    MissedSchedule,
+}
+
+impl ContentionCause {
+    /// True for the criteria that judge by the tool's own delay rather
+    /// than by other programs' presence.
+    pub fn is_effect(self) -> bool {
+        matches!(
+            self,
+            ContentionCause::RunQueueWait
+                | ContentionCause::TransactionWait
+                | ContentionCause::MissedSchedule
+        )
+    }
 }
 
 /// The thresholds of contention classification (docs/metrics.md).
@@ -312,6 +371,27 @@ pub struct ContentionThresholds {
     pub pressure_ratio: f64,
     /// See `pressure_ratio`.
     pub pressure_foreign_cpu_ratio: f64,
+    /// Where the tool's run-queue wait is known, the criteria above are
+    /// not used; instead a throughput trial is contended when the tool's
+    /// threads waited for a CPU at least this share of the wall time …
+    #[serde(default)]
+    pub run_queue_wait_ratio: Option<f64>,
+    /// … while its busiest thread wanted a CPU (ran or waited) at least
+    /// this share of the wall time (CPU-bound) …
+    #[serde(default)]
+    pub busiest_thread_demand_ratio: Option<f64>,
+    /// … a transaction trial (rr, tcp-connect) when the wait beyond the
+    /// tool's CPU time, per transaction, is at least this share of the
+    /// mean transaction time …
+    #[serde(default)]
+    pub wait_per_transaction_ratio: Option<f64>,
+    /// … and a paced trial when the sender's longest stall is at least
+    /// this share of the measured interval …
+    #[serde(default)]
+    pub pacer_stall_ratio: Option<f64>,
+    /// … or it still owed at least this share of the datagrams it sent.
+    #[serde(default)]
+    pub pacer_owed_ratio: Option<f64>,
 }
 
 /// A metric that could not be computed for an arm at a point, and why.

@@ -69,8 +69,8 @@ pub use observation::stamp::{StampClassOfService, StampObservations};
 pub use observation::LoadObservations;
 pub use observation::{
     CpuObservations, EndsPlacement, FlowCounters, HistogramBucket, IntervalSample, LatencySamples,
-    Observations, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu, TcpCounters, Trial,
-    TrialOutcome, UdpReceiveCounters,
+    Observations, PacerSchedule, ProbeObservations, ProcessCpu, SocketFacts, SystemCpu,
+    TcpCounters, Trial, TrialOutcome, UdpReceiveCounters,
 };
 pub use peer::PeerKind;
 pub use regime::{PointRegime, Regime, RegimeThresholds};

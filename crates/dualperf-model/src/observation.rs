@@ -122,6 +122,31 @@ pub struct Observations {
     /// a STAMP Session-Reflector, `--peer stamp`); `None` elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<Box<stamp::StampObservations>>,
+    /// How a paced sender (udp-stream at a rate) kept its schedule: its
+    /// longest stall and the datagrams it still owed at the end; `None`
+    /// for unpaced flows and in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacer: Option<PacerSchedule>,
+}
+
+/// How a paced sender kept its schedule (the engine's token-bucket pacer):
+/// the evidence that the sending thread was delayed (docs/metrics.md,
+/// "Contention"). Summed over the trial's paced streams: the longest
+/// stall of any stream, the datagrams owed by all.
+#[derive(
+    Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct PacerSchedule {
+    /// The longest gap between two consecutive wake-ups of a sending
+    /// thread, warm-up included, nanoseconds: a thread that was not run
+    /// (or slept too long) for that long sent nothing meanwhile.
+    pub longest_stall_ns: u64,
+    /// Datagrams the senders still owed at the end: stalls they could not
+    /// make up at the pacer's catch-up rate (10 % above the asked rate).
+    pub owed_datagrams: u64,
+    /// Datagrams the senders sent in the measured interval, the scale of
+    /// `owed_datagrams`.
+    pub sent_datagrams: u64,
 }
 
 /// Where the client and the server of a trial ran relative to each other.
@@ -339,6 +364,34 @@ pub struct ProcessCpu {
     /// CPU; 0 in results written before this field existed.
     #[serde(default)]
     pub involuntary_switches: u64,
+    /// Time the process's threads spent runnable but waiting for a CPU
+    /// over the same interval, summed over its threads, nanoseconds: field
+    /// 2 of `/proc/<pid>/task/<tid>/schedstat` ("time spent waiting on a
+    /// runqueue"), end minus start per thread. Two threads waiting at once
+    /// count twice, so `/ wall_ns` may exceed 1. The direct measure of
+    /// whether the tool itself was delayed by the scheduler
+    /// (docs/metrics.md, "Contention"). `None` where the kernel has no
+    /// schedstat (`CONFIG_SCHED_INFO`), for a peer that does not report it,
+    /// and in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_queue_wait_ns: Option<u64>,
+    /// Running + run-queue wait of the process's busiest thread over the
+    /// same interval, nanoseconds (fields 1 and 2 of its `schedstat`): how
+    /// much of `wall_ns` the most CPU-hungry thread wanted a CPU. Near
+    /// `wall_ns` it was CPU-bound; well below, it spent the rest blocked
+    /// (on its socket: ahead of the network). `None` where
+    /// `run_queue_wait_ns` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_thread_demand_ns: Option<u64>,
+}
+
+impl ProcessCpu {
+    /// Run-queue wait over wall time ([`ProcessCpu::run_queue_wait_ns`] /
+    /// [`ProcessCpu::wall_ns`]), or `None` when either is unknown.
+    pub fn run_queue_wait_ratio(&self) -> Option<f64> {
+        let wait = self.run_queue_wait_ns?;
+        (self.wall_ns > 0).then(|| wait as f64 / self.wall_ns as f64)
+    }
 }
 
 /// System-wide CPU time from `/proc/stat`, as jiffy deltas over all CPUs.

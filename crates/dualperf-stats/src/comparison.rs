@@ -33,8 +33,8 @@
 //!    (seed 004's criterion), failed trials, unequal repetition counts. A
 //!    trial the server saw over another family than the arm's (an
 //!    IPv4-mapped peer on a dual-stack socket) counts as failed and is
-//!    excluded. Contended trials (other programs took the CPUs the tool
-//!    needed) give a `Contended` warning with the strongest evidence;
+//!    excluded. Contended trials (the scheduler delayed the tool enough to
+//!    matter) give a `Contended` warning with the strongest evidence;
 //!    paced trials that missed their rate ([`crate::pacing`]) an `OffRate`
 //!    warning.
 //!

@@ -54,6 +54,8 @@ mod tests {
             system_ns: 550_000_000,
             wall_ns: 1_000_000_000,
             involuntary_switches: 0,
+            run_queue_wait_ns: None,
+            busiest_thread_demand_ns: None,
         };
         assert_eq!(process_cpu_cores(&cpu), Some(0.75));
         assert_eq!(process_cpu_cores(&ProcessCpu::default()), None);
@@ -83,6 +85,8 @@ mod tests {
             system_ns: 400_000_000,
             wall_ns: 1,
             involuntary_switches: 0,
+            run_queue_wait_ns: None,
+            busiest_thread_demand_ns: None,
         };
         assert_eq!(service_demand_us_per_mib(&cpu, 1 << 30), Some(488.281_25));
         assert_eq!(service_demand_us_per_mib(&cpu, 0), None);

@@ -620,6 +620,8 @@ mod tests {
                     system_ns: 900_000_000,
                     wall_ns: 2_000_000_000,
                     involuntary_switches: 0,
+                    run_queue_wait_ns: None,
+                    busiest_thread_demand_ns: None,
                 },
                 ..CpuObservations::default()
             },

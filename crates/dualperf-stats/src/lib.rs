@@ -38,9 +38,11 @@
 //!   ([`trial_metrics`], [`measure_trial`]).
 //! * [`comparison`]: [`analyse`] — per-arm summaries over repetitions,
 //!   paired arm − baseline differences, significance, typed warnings.
-//! * [`contention`]: whether a trial ran while other programs took the
-//!   CPUs it needed (foreign CPU share, steal, CPU pressure); a comparison
-//!   resting on contended trials is never significant.
+//! * [`contention`]: whether the scheduler delayed the tool enough to
+//!   matter for a trial's metric (its own threads' run-queue wait, a paced
+//!   sender's schedule; other programs' CPU share, steal and pressure kept
+//!   as evidence); a comparison resting on contended trials is never
+//!   significant.
 //! * [`pacing`]: achieved against asked rate of paced trials, per trial
 //!   and per sampling interval.
 //! * [`repetition`]: how precisely a point is measured so far (the

@@ -165,7 +165,11 @@ pub fn observations(
     if cpu.server.is_some_and(|c| c.wall_ns == 0) {
         cpu.server = None;
     }
+    let pacer = crate::flow::merge_pacer_schedules(
+        client.pacer_schedule().iter().chain(server.pacer.iter()),
+    );
     Observations {
+        pacer,
         loads: Vec::new(),
         routers: Vec::new(),
         stamp: None,

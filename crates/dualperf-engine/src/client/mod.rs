@@ -460,6 +460,8 @@ fn path_cpu(
         system_ns,
         wall_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
         involuntary_switches: 0,
+        run_queue_wait_ns: None,
+        busiest_thread_demand_ns: None,
     })
 }
 

@@ -89,6 +89,23 @@ pub struct FlowOutput {
     pub receive_buffer_drops: Option<u64>,
     /// Something worth knowing that does not invalidate the trial.
     pub note: Option<String>,
+    /// How a paced sender kept its schedule (paced UDP senders).
+    pub pacer: Option<dualperf_model::PacerSchedule>,
+}
+
+/// The schedules of several paced senders as one: the longest stall of
+/// any, the datagrams owed and sent by all; `None` when none was paced.
+pub fn merge_pacer_schedules<'a>(
+    schedules: impl IntoIterator<Item = &'a dualperf_model::PacerSchedule>,
+) -> Option<dualperf_model::PacerSchedule> {
+    schedules.into_iter().fold(None, |total, next| {
+        let total = total.unwrap_or_default();
+        Some(dualperf_model::PacerSchedule {
+            longest_stall_ns: total.longest_stall_ns.max(next.longest_stall_ns),
+            owed_datagrams: total.owed_datagrams + next.owed_datagrams,
+            sent_datagrams: total.sent_datagrams + next.sent_datagrams,
+        })
+    })
 }
 
 /// Runs `body` on a new named thread, pinned to `cpus` first if non-empty.

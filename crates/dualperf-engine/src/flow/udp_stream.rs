@@ -119,6 +119,11 @@ pub fn send(
     }
     output.udp_sent = measured_sequence;
     if let Some(pacer) = &pacer {
+        output.pacer = Some(dualperf_model::PacerSchedule {
+            longest_stall_ns: pacer.longest_gap_ns(),
+            owed_datagrams: pacer.debt_packets(),
+            sent_datagrams: measured_sequence,
+        });
         // A stall longer than ~2 ms is worth knowing: the rate dipped and was
         // made up at most 10 % faster afterwards (crate::pacer).
         if pacer.longest_gap_ns() > 2_000_000 || pacer.debt_packets() > 0 {

@@ -141,6 +141,10 @@ pub struct ServerReport {
     pub errors: Vec<String>,
     /// Datagrams the server's receiving sockets dropped (SO_RXQ_OVFL).
     pub receive_buffer_drops: Option<u64>,
+    /// How the server's paced senders kept their schedule (reverse paced
+    /// UDP); absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacer: Option<dualperf_model::PacerSchedule>,
 }
 
 /// Outcome of checking a first frame that should be a hello.

@@ -235,6 +235,7 @@ fn run_test(
         },
         errors: outcome.errors("server"),
         receive_buffer_drops: outcome.receive_buffer_drops(),
+        pacer: outcome.pacer_schedule(),
     };
     channel.set_timeout(Some(state.limits.idle_timeout));
     channel.send(&Message::Results(Box::new(report)))

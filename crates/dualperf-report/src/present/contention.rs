@@ -2,8 +2,15 @@
 //! while other programs took the CPUs the tool needed is never called
 //! significant, and the verdict says plainly why:
 //!
-//! "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 %
-//! of the CPUs; IPv6 is 367 % faster than IPv4 (95 % CI …)".
+//! "Not significant: 2 of 3 IPv4 trials ran while the tool's threads waited
+//! for a CPU 31 % of the time (other programs used 60 % of the CPUs); IPv6
+//! is 367 % faster than IPv4 (95 % CI …)".
+//!
+//! Contention is judged by its effect on the tool (issue 23): its own
+//! threads' run-queue wait, per transaction for rr, or a paced sender's
+//! schedule; other programs' CPU use is named beside it as context.
+//! Results without the tool's wait were judged by presence (other
+//! programs' share, steal, pressure) and are worded as before.
 //!
 //! The thresholds and the figures are the stats stage's
 //! ([`dualperf_model::ContentionEvidence`]); docs/metrics.md defines them.
@@ -33,12 +40,41 @@ fn cpus(evidence: &ContentionEvidence) -> String {
     }
 }
 
-/// What the contended trials ran beside: "other programs used 60 % of the
-/// CPUs", "a hypervisor stole 12 % of the CPU time", "tasks waited for a
-/// CPU 85 % of the time and other programs used 14 % of the CPUs".
+/// What the contended trials ran beside: "the tool's threads waited for
+/// a CPU 31 % of the time (other programs used 60 % of the CPUs)", "the
+/// paced sender fell behind its schedule (…)"; by presence: "other
+/// programs used 60 % of the CPUs", "a hypervisor stole 12 % of the CPU
+/// time", "tasks waited for a CPU 85 % of the time and other programs
+/// used 14 % of the CPUs".
 pub fn contention_cause(evidence: &ContentionEvidence) -> String {
     let foreign = evidence.foreign_cpu_ratio.unwrap_or(0.0);
+    let others = || match evidence.foreign_cpu_ratio {
+        Some(share) => format!(
+            " (other programs used {} % of {})",
+            percent(share),
+            cpus(evidence)
+        ),
+        None => String::new(),
+    };
     match evidence.cause {
+        ContentionCause::RunQueueWait => format!(
+            "the tool's threads waited for a CPU {} % of the time{}",
+            percent(evidence.run_queue_wait_ratio.unwrap_or(0.0)),
+            others()
+        ),
+        ContentionCause::TransactionWait => format!(
+            "the tool's threads waited for a CPU {} % of the mean transaction time per \
+             transaction{}",
+            percent(evidence.wait_per_transaction_ratio.unwrap_or(0.0)),
+            others()
+        ),
+        ContentionCause::MissedSchedule => format!(
+            "the paced sender fell behind its schedule, stalling up to {} % of the trial and \
+             owing {} % of its datagrams at the end{}",
+            percent(evidence.pacer_stall_ratio.unwrap_or(0.0)),
+            percent(evidence.pacer_owed_ratio.unwrap_or(0.0)),
+            others()
+        ),
         ContentionCause::ForeignCpu => format!(
             "other programs used {} % of {}",
             percent(foreign),
@@ -77,7 +113,8 @@ pub fn contention_clause(comparison: &Comparison, arm: &str, baseline: &str) -> 
             let stronger = strongest.is_none_or(|kept| {
                 rank(evidence) > rank(kept)
                     || (rank(evidence) == rank(kept)
-                        && evidence.foreign_cpu_ratio > kept.foreign_cpu_ratio)
+                        && (evidence.run_queue_wait_ratio, evidence.foreign_cpu_ratio)
+                            > (kept.run_queue_wait_ratio, kept.foreign_cpu_ratio))
             });
             if stronger {
                 strongest = Some(evidence);
@@ -94,6 +131,9 @@ pub fn contention_clause(comparison: &Comparison, arm: &str, baseline: &str) -> 
 
 fn rank(evidence: &ContentionEvidence) -> u8 {
     match evidence.cause {
+        ContentionCause::RunQueueWait
+        | ContentionCause::TransactionWait
+        | ContentionCause::MissedSchedule => 4,
         ContentionCause::Steal => 3,
         ContentionCause::ForeignCpu => 2,
         ContentionCause::Pressure => 1,
@@ -149,6 +189,41 @@ mod tests {
         assert_eq!(
             contention_cause(&pressure),
             "tasks waited for a CPU 85 % of the time and other programs used 14 % of the CPUs"
+        );
+    }
+
+    #[test]
+    fn each_effect_says_how_long_the_tool_waited_and_names_the_others() {
+        let waited = ContentionEvidence {
+            cause: ContentionCause::RunQueueWait,
+            run_queue_wait_ratio: Some(0.31),
+            foreign_cpu_ratio: Some(0.6),
+            ..ContentionEvidence::default()
+        };
+        assert_eq!(
+            contention_cause(&waited),
+            "the tool's threads waited for a CPU 31 % of the time (other programs used 60 % of \
+             the CPUs)"
+        );
+        let rr = ContentionEvidence {
+            cause: ContentionCause::TransactionWait,
+            wait_per_transaction_ratio: Some(0.8),
+            ..ContentionEvidence::default()
+        };
+        assert_eq!(
+            contention_cause(&rr),
+            "the tool's threads waited for a CPU 80 % of the mean transaction time per transaction"
+        );
+        let paced = ContentionEvidence {
+            cause: ContentionCause::MissedSchedule,
+            pacer_stall_ratio: Some(0.03),
+            pacer_owed_ratio: Some(0.0),
+            ..ContentionEvidence::default()
+        };
+        assert_eq!(
+            contention_cause(&paced),
+            "the paced sender fell behind its schedule, stalling up to 3.0 % of the trial and \
+             owing 0 % of its datagrams at the end"
         );
     }
 }

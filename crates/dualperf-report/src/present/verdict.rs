@@ -548,6 +548,11 @@ mod tests {
                     steal_ratio: 0.05,
                     pressure_ratio: 0.5,
                     pressure_foreign_cpu_ratio: 0.1,
+                    run_queue_wait_ratio: None,
+                    busiest_thread_demand_ratio: None,
+                    wait_per_transaction_ratio: None,
+                    pacer_stall_ratio: None,
+                    pacer_owed_ratio: None,
                 }),
                 ..Default::default()
             }),

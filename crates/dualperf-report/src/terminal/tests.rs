@@ -19,6 +19,8 @@ fn cpu(busy_ms: u64) -> CpuObservations {
             system_ns: busy_ms * 800_000,
             wall_ns: 1_000_000_000,
             involuntary_switches: 0,
+            run_queue_wait_ns: None,
+            busiest_thread_demand_ns: None,
         },
         ..CpuObservations::default()
     }

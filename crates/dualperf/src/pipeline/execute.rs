@@ -108,7 +108,7 @@ impl Runner<'_> {
         result: &mut RunResult,
         (index, total): (usize, usize),
     ) -> bool {
-        let mut earlier: Vec<f64> = Vec::new();
+        let mut earlier: Vec<dualperf_model::ContentionEvidence> = Vec::new();
         loop {
             let view = &mut *self.view;
             let routers_before = (!self.routers.is_empty()).then(|| self.routers.sample());
@@ -146,7 +146,7 @@ impl Runner<'_> {
                 .is_some_and(|flag| flag.load(Ordering::SeqCst));
             match contention::classify(trial) {
                 Some(evidence) if (earlier.len() as u32) < self.reruns && !stopping => {
-                    earlier.push(evidence.foreign_cpu_ratio.unwrap_or(0.0));
+                    earlier.push(evidence);
                     result.trials.pop();
                 }
                 _ => break,
@@ -156,15 +156,19 @@ impl Runner<'_> {
             return true;
         };
         if !earlier.is_empty() {
-            if let TrialOutcome::Ok(observations) = &mut trial.outcome {
-                let most = earlier.iter().copied().fold(0.0, f64::max);
+            let strongest = earlier
+                .iter()
+                .max_by(|a, b| contention::strength(a).total_cmp(&contention::strength(b)));
+            if let (TrialOutcome::Ok(observations), Some(strongest)) =
+                (&mut trial.outcome, strongest)
+            {
                 observations.notes.push(format!(
-                    "run {} time{} more: the earlier attempt{} ran contended (other programs \
-                     used up to {:.0} % of the tool's CPUs; --rerun-contended)",
+                    "run {} time{} more: the earlier attempt{} ran contended ({}, at worst; \
+                     --rerun-contended)",
                     earlier.len(),
                     if earlier.len() == 1 { "" } else { "s" },
                     if earlier.len() == 1 { "" } else { "s" },
-                    most * 100.0
+                    dualperf_report::present::contention::contention_cause(strongest)
                 ));
             }
         }

@@ -263,8 +263,9 @@ pub(crate) struct Args {
     /// the udp-probe size (--sizes; default 172 B).
     #[arg(long, value_name = "MS", default_value_t = 10.0)]
     pub probe_interval: f64,
-    /// Run a trial again, up to N times, when it ran while other programs
-    /// took the CPUs the tool needed (contended: see docs/metrics.md); the
+    /// Run a trial again, up to N times, when the scheduler delayed the
+    /// tool enough to matter for its metric (contended: its own threads
+    /// waited for a CPU; see docs/metrics.md, "Contention"); the
     /// last attempt is kept and says how often it was repeated. Contended
     /// trials that remain are never the basis of a significance claim.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]

@@ -258,6 +258,9 @@ fn server_cpu((_, user, system): (f64, f64, f64), interval_ns: u64) -> ProcessCp
         system_ns: time(system),
         wall_ns: interval_ns,
         involuntary_switches: 0,
+        // iperf3 does not report its threads' run-queue wait.
+        run_queue_wait_ns: None,
+        busiest_thread_demand_ns: None,
     }
 }
 
