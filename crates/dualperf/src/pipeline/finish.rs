@@ -219,14 +219,22 @@ pub(crate) fn print(result: &RunResult, view: View) {
         .and_then(|()| stdout.flush());
 }
 
-/// Columns of the terminal (COLUMNS, else the size of the terminal on
-/// standard output), 100 when unknown or narrower than 60.
+/// The width given to output that goes to no terminal: wide enough that
+/// nothing wraps.
+const UNWRAPPED_COLUMNS: usize = 10_000;
+
+/// Columns to lay the answer out in: COLUMNS, else the width of the
+/// terminal on standard output (100 when narrower than 60), else — not a
+/// terminal — [`UNWRAPPED_COLUMNS`].
 pub(crate) fn terminal_width() -> usize {
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
         return columns;
     }
     match terminal_size::terminal_size_of(std::io::stdout()) {
         Some((terminal_size::Width(columns), _)) if columns >= 60 => usize::from(columns),
-        _ => 100,
+        Some(_) => 100,
+        // Not a terminal (a pipe, a file): one verdict per line, whole, so
+        // that `grep` and scripts see it as printed before wrapping existed.
+        None => UNWRAPPED_COLUMNS,
     }
 }
