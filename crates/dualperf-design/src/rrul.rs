@@ -119,6 +119,7 @@ pub fn plan(inputs: &PlanInputs) -> RunConfig {
         command_line: inputs.command_line.clone(),
         loads: vec![load],
         contrasts: Vec::new(),
+        goal: None,
     };
     // IPv6 against IPv4 idle and under the same load; IPv4's load effect.
     config.contrasts = dualperf_model::contrasts::contrasts(&config);

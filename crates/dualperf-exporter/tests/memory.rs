@@ -71,6 +71,7 @@ fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
         server_cpus: Vec::new(),
         command_line: Vec::new(),
         contrasts: Vec::new(),
+        goal: None,
     }
 }
 

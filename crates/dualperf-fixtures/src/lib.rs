@@ -119,6 +119,7 @@ pub fn config(points: Vec<TestSpec>, arms: Vec<Arm>) -> RunConfig {
         server_cpus: vec![],
         command_line: vec!["dualperf".into(), "run".into()],
         contrasts: Vec::new(),
+        goal: None,
     }
 }
 

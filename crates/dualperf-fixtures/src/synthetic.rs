@@ -207,6 +207,7 @@ impl SyntheticLab {
                     "one-router".into(),
                 ],
                 contrasts: Vec::new(),
+                goal: None,
             },
             client_host: self.host("client"),
             server_host: Some(self.host("server")),

@@ -59,7 +59,7 @@ pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
     RouterCpuSummary,
 };
-pub use execution::{Execution, PlanFile, PrecisionTarget};
+pub use execution::{Execution, Goal, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
 pub use host::{HostFacts, InterfaceFacts};
 pub use iperf3::{Iperf3Report, Iperf3StreamReport};

@@ -293,6 +293,11 @@ pub struct RunConfig {
     /// STAMP reflector.
     #[serde(default, skip_serializing_if = "PeerKind::is_dualperf")]
     pub peer: PeerKind,
+    /// The precision goal the repetitions followed (`--precision`), which
+    /// the statistics need to report valid intervals; `None`: a fixed
+    /// number of repetitions (`repeat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<crate::execution::Goal>,
 }
 
 impl RunConfig {
@@ -373,6 +378,8 @@ struct RunConfigWire {
     contrasts: Vec<Contrast>,
     #[serde(default)]
     peer: PeerKind,
+    #[serde(default)]
+    goal: Option<crate::execution::Goal>,
 }
 
 impl From<RunConfigWire> for RunConfig {
@@ -425,6 +432,7 @@ impl From<RunConfigWire> for RunConfig {
                 .collect(),
             contrasts: wire.contrasts,
             peer: wire.peer,
+            goal: wire.goal,
         }
     }
 }
@@ -465,6 +473,7 @@ mod tests {
             server_cpus: vec![],
             command_line: vec![],
             contrasts: Vec::new(),
+            goal: None,
         };
         let text = serde_json::to_string(&config).unwrap();
         assert!(!text.contains("families"), "{text}");

@@ -663,6 +663,7 @@ mod tests {
             server_cpus: vec![],
             command_line: vec![],
             contrasts: Vec::new(),
+            goal: None,
         }
     }
 

@@ -33,6 +33,7 @@ fn events(live: bool) -> (Vec<(usize, u64)>, Vec<String>, RunConfig) {
         server_cpus: vec![],
         command_line: vec![],
         contrasts: Vec::new(),
+        goal: None,
     };
     let client = Client::new(ClientOptions {
         live_intervals: live,

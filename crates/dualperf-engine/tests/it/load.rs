@@ -35,6 +35,7 @@ fn config(port: u16, loads: Vec<LoadSpec>, loaded_arm_load: &str) -> RunConfig {
         command_line: vec![],
         loads,
         contrasts: Vec::new(),
+        goal: None,
     }
 }
 

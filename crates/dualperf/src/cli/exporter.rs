@@ -259,6 +259,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         server_cpus: Vec::new(),
         command_line: Vec::new(),
         contrasts: Vec::new(),
+        goal: None,
     };
     validate(&plan)?;
     let auth_key = match &target.auth_key_file {

@@ -508,6 +508,7 @@ mod tests {
             server_cpus: vec![],
             command_line: vec![],
             contrasts: Vec::new(),
+            goal: None,
         };
         let error = validate(&config).unwrap_err();
         assert!(error.to_string().contains("baseline `v4`"), "{error}");

@@ -361,6 +361,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         command_line: std::env::args().collect(),
         contrasts: Vec::new(),
         peer: args.peer,
+        goal: None,
     };
     validate(&config)?;
     crate::cli::run::check_stamp_plan(&config)?;

@@ -37,6 +37,7 @@ pub(crate) fn measure(target: IpAddr, port: u16) -> BulkTransfer {
         command_line: Vec::new(),
         peer: dualperf_model::PeerKind::Dualperf,
         contrasts: Vec::new(),
+        goal: None,
     };
     let result = dualperf_engine::client::run_plan(&config, &mut |_| {});
     match result.trials.first().map(|trial| &trial.outcome) {

@@ -133,6 +133,7 @@ mod tests {
             command_line: Vec::new(),
             peer: dualperf_model::PeerKind::Dualperf,
             contrasts: Vec::new(),
+            goal: None,
         }
     }
 

@@ -692,6 +692,7 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
         server_cpus: Vec::new(),
         command_line: Vec::new(),
         contrasts: Vec::new(),
+        goal: None,
     };
     peer::adapt_points(&mut config);
     Ok(config)

@@ -176,6 +176,7 @@ impl CalibrateExperiment {
             command_line: std::env::args().collect(),
             contrasts,
             peer: dualperf_model::PeerKind::Dualperf,
+            goal: None,
         };
         if config.repeat < 3 {
             return Err(Failure::usage(

@@ -359,6 +359,7 @@ impl DiffServExperiment {
             command_line: std::env::args().collect(),
             loads,
             contrasts: Vec::new(),
+            goal: None,
         };
         // The design's questions, declared in the plan: every arm against the
         // arm of IPv4 at the same class and level of load (the loads' levels

@@ -128,6 +128,7 @@ fn run_case(step: &Step, node: &str, size: u32, rate: u64) -> anyhow::Result<(Co
         command_line: Vec::new(),
         loads: Vec::new(),
         contrasts: Vec::new(),
+        goal: None,
     };
     let traffic = Traffic {
         exe: step.traffic.exe.clone(),

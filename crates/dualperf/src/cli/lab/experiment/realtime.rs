@@ -96,6 +96,7 @@ pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow:
         server_cpus: Vec::new(),
         command_line: std::env::args().collect(),
         contrasts: Vec::new(),
+        goal: None,
     };
     // The design's questions, declared in the plan: IPv6 against IPv4 alone
     // and under each load; each family's load against that family alone is
