@@ -533,7 +533,31 @@ fn compare(
             pair.arm_summary.mean - pair.baseline_summary.mean
         }
     };
-    let difference_ci95 = confidence_interval_95(&differences);
+    // Under a precision goal the headline's repetitions followed Stein's
+    // rule: its interval and test are Stein's ([`crate::stopping`]).
+    let stein = run
+        .result
+        .config
+        .goal
+        .filter(|_| metric == MetricId::headline_of(spec))
+        .map(|goal| {
+            let by_repetition: Vec<(u32, f64)> = baseline_series
+                .iter()
+                .filter_map(|(repetition, base)| {
+                    arm_series
+                        .get(repetition)
+                        .map(|value| (*repetition, value - base))
+                })
+                .collect();
+            (
+                crate::stopping::stein_interval(&by_repetition, goal.first_stage),
+                crate::stopping::stein_p_value(&by_repetition, goal.first_stage),
+            )
+        });
+    let difference_ci95 = match stein {
+        Some((Some(interval), _)) => Some(interval),
+        _ => confidence_interval_95(&differences),
+    };
     if pairs < 2 {
         warnings.push(ComparisonWarning::FewPairs { pairs });
     }
@@ -664,7 +688,10 @@ fn compare(
         significant,
         theoretical_relative_difference: theory,
         warnings,
-        p_value: paired_p_value(&differences),
+        p_value: match stein {
+            Some((Some(_), p_value)) => p_value,
+            _ => paired_p_value(&differences),
+        },
         adjusted_p_value: None,
         attribution,
     }

@@ -78,6 +78,7 @@ pub mod regime;
 pub mod relative;
 pub mod repetition;
 pub mod serialisation;
+pub mod stopping;
 pub mod student_t;
 pub mod summary;
 pub mod theory;
