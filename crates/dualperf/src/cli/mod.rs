@@ -11,6 +11,7 @@ pub(crate) mod completions;
 pub(crate) mod doctor;
 pub(crate) mod exporter;
 pub(crate) mod files;
+pub(crate) mod goal;
 pub(crate) mod history;
 pub(crate) mod import;
 pub(crate) mod lab;

@@ -244,6 +244,112 @@ pub(crate) fn in_process_until_precise(
     result
 }
 
+/// Runs `config` under its precision goal ([`RunConfig::goal`], `--precision
+/// P --budget D`; [`dualperf_stats::stopping`]): the first stage —
+/// `goal.first_stage` interleaved repetitions of every arm at every point —
+/// then rounds of one more repetition of every arm at each point whose
+/// first stage asks for more, while a round fits in what is left of the
+/// budget (estimated from the trials so far). `config.repeat` of the result
+/// becomes the most repetitions any point got. Contended trials run again
+/// as in [`in_process`]. Never fails, like [`in_process`].
+pub(crate) fn in_process_to_goal(
+    config: &RunConfig,
+    options: ClientOptions,
+    stop: Option<Arc<AtomicBool>>,
+    view: &mut ProgressView,
+    reruns: u32,
+    routers: &RouterCpuMeter,
+) -> RunResult {
+    let client = Client::new(ClientOptions {
+        stop: stop.clone(),
+        ..options
+    });
+    let mut result = client.begin(config);
+    let Some(goal) = config.goal else {
+        return result;
+    };
+    let started = std::time::Instant::now();
+    let budget = std::time::Duration::from_millis(goal.budget_ms);
+    let arms = config.arms.len();
+    let points = config.points.len();
+    let cap = points * arms * goal.max_repetitions as usize;
+    let mut runner = Runner {
+        client: &client,
+        config,
+        view,
+        reruns,
+        routers,
+    };
+    let mut ran = 0;
+    let mut repetitions = vec![0u32; points];
+    let mut going = true;
+    // The first stage, point by point, arms interleaved (as a fixed run).
+    'first: for point in 0..points {
+        for repetition in 0..goal.first_stage {
+            let planned: Vec<PlannedTrial> = (0..arms).map(|arm| (point, arm, repetition)).collect();
+            going = runner.run(&planned, &mut result, (ran, cap));
+            ran += planned.len();
+            repetitions[point] = repetition + 1;
+            if !going {
+                break 'first;
+            }
+        }
+        runner.view.point_done(&config.points[point].label());
+    }
+    let mut rounds = 0;
+    // Further rounds while the budget lasts.
+    while going {
+        let short: Vec<usize> = (0..points)
+            .filter(|&point| {
+                let progress = dualperf_stats::stopping::point_progress(&result, point, &goal);
+                progress
+                    .needed
+                    .is_some_and(|needed| repetitions[point] < needed)
+            })
+            .collect();
+        if short.is_empty() {
+            break;
+        }
+        let elapsed = started.elapsed();
+        let per_trial = elapsed / (ran.max(1) as u32);
+        let round = per_trial * (short.len() * arms) as u32;
+        if elapsed + round > budget {
+            eprintln!(
+                "dualperf: the budget ({} s) leaves no time for another round: {} point{} short \
+                 of their goal",
+                budget.as_secs(),
+                short.len(),
+                if short.len() == 1 { "" } else { "s" }
+            );
+            break;
+        }
+        rounds += 1;
+        eprintln!(
+            "dualperf: round {rounds}: one more repetition at {} point{} short of ±{:.1} % ({} s \
+             of the budget left)",
+            short.len(),
+            if short.len() == 1 { "" } else { "s" },
+            goal.half_width_ratio * 100.0,
+            budget.saturating_sub(elapsed).as_secs()
+        );
+        for point in short {
+            let repetition = repetitions[point];
+            let planned: Vec<PlannedTrial> = (0..arms).map(|arm| (point, arm, repetition)).collect();
+            going = runner.run(&planned, &mut result, (ran, cap));
+            ran += planned.len();
+            repetitions[point] = repetition + 1;
+            if !going {
+                break;
+            }
+        }
+    }
+    result.config.repeat = repetitions.iter().copied().max().unwrap_or(0).max(1);
+    finish_result(&mut result, ran);
+    runner.view.done();
+    mark_interrupted(&mut result, stop.as_ref());
+    result
+}
+
 /// `run` arguments of the measuring child: `run --plan PLAN --measure-only
 /// RAW`, and `--path-pids P,…` when the testbed has user-space forwarders
 /// whose CPU belongs to the path.

@@ -18,11 +18,21 @@ pub(crate) struct JobArgs {
     /// (latency under load: one-way delay, PDV, loss).
     #[arg(long)]
     pub probe: bool,
-    /// Repetitions of each point per arm (3 or more for a significance claim) [default: 3];
-    /// `auto`: until the headline metric is known within ±2.5 % at 99 % on
-    /// every arm, 3 to 10 times (as `run --repeat auto`).
-    #[arg(long, value_name = "R|auto", value_parser = crate::cli::run::parse_repeat)]
+    /// Repetitions of each point per arm, exactly (3 or more for a
+    /// significance claim); without it the battery repeats to a precision
+    /// goal (`--precision`); `auto`: until the headline metric is known
+    /// within ±2.5 % at 99 % on every arm, 3 to 10 times (as `run --repeat auto`).
+    #[arg(long, value_name = "R|auto", value_parser = crate::cli::run::parse_repeat, conflicts_with = "precision")]
     pub repeat: Option<crate::cli::run::Repeat>,
+    /// The battery's precision goal: repeat until every headline
+    /// comparison's 95 % CI half-width is at most P or the budget is spent
+    /// (Stein's two-stage rule, as `run --precision`) [default: 3% for the
+    /// battery, off with --quick and for experiments].
+    #[arg(long, value_name = "P", value_parser = crate::cli::goal::parse_precision)]
+    pub precision: Option<f64>,
+    /// Time budget of the precision goal, e.g. `5m` [default: 5m].
+    #[arg(long, value_name = "TIME", value_parser = crate::cli::goal::parse_budget_ms)]
+    pub budget: Option<u64>,
     /// Run a contended trial again, up to N times (as `run --rerun-contended`).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=5))]
     pub rerun_contended: u32,

@@ -45,6 +45,10 @@ use crate::pipeline::plan::{
 /// the DiffServ and VoIP studies' largest), and two sizes that fragment.
 const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
 
+/// The battery's precision goal without `--precision`: a 95 % CI half-width
+/// of 3 % on every headline comparison (issue 23's target for goodput).
+const DEFAULT_PRECISION: f64 = 0.03;
+
 /// Runs `dualperf lab [PRESET|FILE]`.
 pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
@@ -343,15 +347,26 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         }
     };
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
+    // The battery repeats to a precision goal unless told a count (or
+    // --quick, a first look).
+    let goal = match (args.repeat, args.quick) {
+        (Some(_), _) => None,
+        (None, true) => crate::cli::goal::goal(args.precision, args.budget),
+        (None, false) => crate::cli::goal::goal(
+            Some(args.precision.unwrap_or(DEFAULT_PRECISION)),
+            args.budget,
+        ),
+    };
     let config = RunConfig {
         loads: Vec::new(),
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
-        repeat: match args.repeat {
-            Some(Repeat::Count(count)) => count,
-            Some(Repeat::Auto) => auto_target().min_repetitions,
-            None => 3,
+        repeat: match (args.repeat, goal) {
+            (Some(Repeat::Count(count)), _) => count,
+            (Some(Repeat::Auto), _) => auto_target().min_repetitions,
+            (None, Some(goal)) => goal.first_stage,
+            (None, None) => 3,
         },
         order: Default::default(),
         host: None,
@@ -361,7 +376,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         command_line: std::env::args().collect(),
         contrasts: Vec::new(),
         peer: args.peer,
-        goal: None,
+        goal,
     };
     validate(&config)?;
     crate::cli::run::check_stamp_plan(&config)?;

@@ -141,8 +141,18 @@ pub(crate) struct Args {
     /// More repetitions give narrower confidence intervals. `auto` repeats
     /// each point until its headline metric is known within ±2.5 % at 99 %
     /// confidence on every arm, 3 to 10 times (netperf's -I 99,5 -i 10,3).
-    #[arg(long, value_name = "R|auto", value_parser = parse_repeat)]
+    #[arg(long, value_name = "R|auto", value_parser = parse_repeat, conflicts_with = "precision")]
     pub repeat: Option<Repeat>,
+    /// Repeat until every headline comparison's 95 % CI half-width is at
+    /// most P (e.g. `2%`) or the budget is spent: Stein's two-stage rule —
+    /// 3 interleaved repetitions, then as many as their spread asks for
+    /// (docs/metrics.md, "Stopping rule"). The output says per point
+    /// whether the goal was reached.
+    #[arg(long, value_name = "P", value_parser = crate::cli::goal::parse_precision)]
+    pub precision: Option<f64>,
+    /// Time budget of a `--precision` run, e.g. `5m`, `90s` [default: 5m].
+    #[arg(long, value_name = "TIME", value_parser = crate::cli::goal::parse_budget_ms, requires = "precision")]
+    pub budget: Option<u64>,
     /// Order of repetitions: interleaved across arms (v4, v6, v4 …) or blocked.
     #[arg(long, value_enum, default_value = "interleaved")]
     pub order: OrderArg,
@@ -456,7 +466,21 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         true => Some(wire::start(&config)?),
         false => None,
     };
-    let mut result = if let Some(target) = &until_precise {
+    if let Some(goal) = crate::cli::goal::goal(args.precision, args.budget) {
+        config.goal = Some(goal);
+        config.repeat = goal.first_stage;
+    }
+    let mut result = if config.goal.is_some() {
+        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
+        execute::in_process_to_goal(
+            &config,
+            options,
+            Some(stop.clone()),
+            &mut view,
+            rerun_contended,
+            &routers,
+        )
+    } else if let Some(target) = &until_precise {
         let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
         let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
