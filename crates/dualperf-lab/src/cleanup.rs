@@ -390,6 +390,14 @@ pub fn clean(runner: &Runner, prefix: &str) -> Result<CleanReport, LabError> {
         match remove_namespace(runner, &netns) {
             Ok(pids) => {
                 report.processes.extend(pids);
+                // The run's work directory (pid files, a delay line's log,
+                // TAYGA's files) goes with its last namespace.
+                if let Some(run) = namespace_run(&netns) {
+                    let dir = std::env::temp_dir().join(format!("{NAMESPACE_PREFIX}{run}"));
+                    if dir.is_dir() {
+                        let _ = std::fs::remove_dir_all(&dir);
+                    }
+                }
                 report.namespaces.push(netns);
             }
             Err(err) => {

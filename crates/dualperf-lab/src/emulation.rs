@@ -15,8 +15,9 @@ use std::fmt;
 use crate::capability::{Capabilities, Feature};
 use crate::command::{KernelCommand, Runner};
 use crate::delay_line::{DelayLine, DelayLineConfig};
+use crate::delay_line_process::DelayLineHost;
 use crate::error::{LabError, MissingFeature};
-use crate::naming::{interface_name, namespace_name, LinkEnd, RunId, INTERFACE_PREFIX};
+use crate::naming::{interface_name, namespace_name, work_dir, LinkEnd, RunId, INTERFACE_PREFIX};
 use crate::topology::{Shaping, Topology};
 
 /// Most frames one delay line holds: 1 s at 1 Mpps.
@@ -165,8 +166,10 @@ pub fn start_user_space(
     runner: &Runner,
     topology: &Topology,
     run: &RunId,
-) -> Result<Vec<DelayLine>, LabError> {
+    host: &DelayLineHost,
+) -> Result<UserSpace, LabError> {
     let mut lines = Vec::new();
+    let mut daemons = Vec::new();
     for direction in emulated_directions(topology) {
         let link = &topology.links()[direction.link];
         let shaping = link.egress[direction.end.index()]
@@ -177,7 +180,7 @@ pub fn start_user_space(
         let delay_ifindex = if shaping.delay.is_zero() {
             0
         } else {
-            let line = DelayLine::start(DelayLineConfig {
+            let config = DelayLineConfig {
                 netns: netns.clone(),
                 interface: interface.clone(),
                 tap: tap_name(run, direction.link, direction.end),
@@ -185,22 +188,34 @@ pub fn start_user_space(
                 delay: shaping.delay,
                 jitter: shaping.jitter,
                 capacity_packets: DELAY_LINE_CAPACITY_PACKETS,
-            })
-            .map_err(|source| LabError::DelayLine {
+            };
+            let failed = |source| LabError::DelayLine {
                 direction: direction.label.clone(),
                 source,
-            })?;
+            };
+            let (ifindex, hosted) = match host {
+                DelayLineHost::Thread => {
+                    let line = DelayLine::start(config.clone()).map_err(failed)?;
+                    let ifindex = line.ifindex();
+                    lines.push(line);
+                    (ifindex, "a thread of this process")
+                }
+                DelayLineHost::Process { exe } => {
+                    let (daemon, ifindex) =
+                        crate::delay_line_process::spawn(exe, &config, &work_dir(run))
+                            .map_err(failed)?;
+                    daemons.push(daemon);
+                    (ifindex, "a process of its own")
+                }
+            };
             if runner.is_verbose() {
                 eprintln!(
-                    "+ delay line in {netns}: {interface} → TAP {} (ifindex {}) → {interface}, delay {:?} jitter {:?}",
-                    line.config().tap,
-                    line.ifindex(),
+                    "+ delay line in {netns} ({hosted}): {interface} → TAP {} (ifindex {ifindex}) → {interface}, delay {:?} jitter {:?}",
+                    config.tap,
                     shaping.delay,
                     shaping.jitter
                 );
             }
-            let ifindex = line.ifindex();
-            lines.push(line);
             ifindex
         };
         let object = crate::bpf::link_emulation_object(shaping.loss_ratio, delay_ifindex);
@@ -226,7 +241,16 @@ pub fn start_user_space(
         let _ = std::fs::remove_file(&path); // tc loaded it; the kernel holds the program
         attached?;
     }
-    Ok(lines)
+    Ok(UserSpace { lines, daemons })
+}
+
+/// The user-space parts of a testbed's link emulation, stopped when dropped.
+#[derive(Debug, Default)]
+pub struct UserSpace {
+    /// Delay lines running as threads of this process.
+    pub lines: Vec<DelayLine>,
+    /// Delay lines running as processes of their own.
+    pub daemons: Vec<crate::namespace::Daemon>,
 }
 
 #[cfg(test)]

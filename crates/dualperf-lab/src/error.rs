@@ -88,6 +88,15 @@ pub enum LabError {
         run_id: String,
     },
 
+    /// A `--link-rate` that is neither `none` nor a rate in range.
+    #[error("link rate `{text}`: {reason}")]
+    InvalidLinkRate {
+        /// The rejected text.
+        text: String,
+        /// Why, e.g. "outside 1.000 Mbit/s to 100.000 Gbit/s".
+        reason: String,
+    },
+
     /// A program could not be started at all (not installed, not executable).
     #[error("starting `{command}`")]
     Spawn {

@@ -138,6 +138,8 @@ pub fn testbed_facts(
         run_id: run.to_string(),
         mechanisms: mechanism_facts(topology, implementations),
         diffserv: None,
+        calibration: None,
+        link_rate: None,
     }
 }
 

@@ -130,6 +130,45 @@ fn netem_words(shaping: &Shaping) -> Option<Vec<String>> {
     Some(words)
 }
 
+/// The tc commands that give each family its own htb class on egress of
+/// `interface` in `netns`: IPv4 at `v4_rate_bps`, IPv6 at `v6_rate_ratio`
+/// of it, each class with a `pfifo` of `limit_packets` (`dualperf lab
+/// calibrate`'s known effect). u32 filters match the EtherType (`protocol
+/// ip` / `protocol ipv6`); anything else (ARP) takes the IPv4 class, the
+/// default. htb counts the IP packet plus the 14-byte Ethernet header a
+/// veth carries.
+pub fn per_family_commands(
+    netns: &str,
+    interface: &str,
+    v4_rate_bps: u64,
+    v6_rate_ratio: f64,
+    limit_packets: u32,
+) -> Vec<KernelCommand> {
+    let tc = |words: Vec<String>| {
+        let mut args = vec!["-n".to_string(), netns.to_string()];
+        args.extend(words);
+        KernelCommand::tc(args)
+    };
+    let words =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_string).collect() };
+    let v6_rate_bps = (v4_rate_bps as f64 * v6_rate_ratio).round() as u64;
+    let mut commands = vec![tc(words(&format!(
+        "qdisc add dev {interface} root handle 1: htb default 4"
+    )))];
+    for (class, rate, protocol) in [(4, v4_rate_bps, "ip"), (6, v6_rate_bps, "ipv6")] {
+        commands.push(tc(words(&format!(
+            "class add dev {interface} parent 1: classid 1:{class} htb rate {rate}bit ceil {rate}bit"
+        ))));
+        commands.push(tc(words(&format!(
+            "qdisc add dev {interface} parent 1:{class} handle {class}0: pfifo limit {limit_packets}"
+        ))));
+        commands.push(tc(words(&format!(
+            "filter add dev {interface} parent 1: protocol {protocol} prio {class} u32 match u32 0 0 flowid 1:{class}"
+        ))));
+    }
+    commands
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -219,5 +258,17 @@ mod tests {
             lines(&commands),
             ["tc -n ns qdisc add dev eth root handle 1: netem limit 50 delay 5000us"]
         );
+    }
+
+    #[test]
+    fn each_family_gets_its_own_class_at_its_rate() {
+        let commands = per_family_commands("ns", "eth0", 400_000_000, 0.95, 1000);
+        let text: Vec<String> = commands.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 7);
+        assert!(text[0].contains("root handle 1: htb default 4"), "{text:?}");
+        assert!(text[1].contains("classid 1:4 htb rate 400000000bit ceil 400000000bit"));
+        assert!(text[4].contains("classid 1:6 htb rate 380000000bit ceil 380000000bit"));
+        assert!(text[6].contains("protocol ipv6 prio 6 u32 match u32 0 0 flowid 1:6"));
+        assert!(text.iter().all(|t| t.contains("-n ns")));
     }
 }

@@ -39,6 +39,9 @@ pub struct BuildOptions {
     /// When this becomes true (e.g. from a SIGINT handler), building stops
     /// and what was built is removed.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Where delay lines run: threads of this process, or processes of
+    /// their own for a testbed that outlives its builder (`lab up`).
+    pub delay_lines: crate::delay_line_process::DelayLineHost,
 }
 
 /// A built testbed. Dropping it stops the processes in its namespaces and
@@ -246,7 +249,13 @@ impl Testbed {
             }
         }
         if testbed.implementations.link_emulation == LinkEmulation::BpfDelayLine {
-            testbed.delay_lines = start_user_space(&runner, topology, run)?;
+            let user_space = start_user_space(&runner, topology, run, &options.delay_lines)?;
+            testbed.delay_lines = user_space.lines;
+            if !user_space.daemons.is_empty() && testbed.work_dir.is_none() {
+                // Their pid files and logs live there; removed with the testbed.
+                testbed.work_dir = Some(WorkDir::adopt(&crate::naming::work_dir(run)));
+            }
+            testbed.daemons.extend(user_space.daemons);
         }
         wait_until_links_are_ready(&runner, topology, run, options.interrupt.as_deref())?;
         Ok(testbed)
@@ -467,7 +476,7 @@ impl Testbed {
     pub fn keep(mut self) -> RunId {
         if !self.delay_lines.is_empty() {
             eprintln!(
-                "warning: this testbed's delay lines are threads of this process; they stop when it exits, and the delayed link directions then drop every packet. Use a kernel with netem to keep an emulated testbed up."
+                "warning: this testbed's delay lines are threads of this process; they stop when it exits, and the delayed link directions then drop every packet (build it with processes: BuildOptions::delay_lines)."
             );
         }
         for daemon in self.daemons.drain(..) {

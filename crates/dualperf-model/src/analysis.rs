@@ -429,6 +429,10 @@ pub struct Analysis {
     /// Router CPU per router, point and arm.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routers: Vec<crate::diffserv::RouterCpuSummary>,
+    /// What set the pace of every point on every arm: the link, a CPU or
+    /// neither (issue 23; `dualperf_stats::regime`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regimes: Vec<crate::regime::PointRegime>,
 }
 
 /// The choices behind an [`Analysis`], stored with it so that a number can

@@ -43,6 +43,11 @@ pub enum Factor {
     Marking,
     /// Idle or under a competing load, and which load.
     Load,
+    /// Nothing: an A/A contrast between two arms that are the same
+    /// treatment (same family, path, marking, load and target), measured
+    /// to learn how often the tool calls noise a difference
+    /// (`dualperf lab calibrate`).
+    Replica,
 }
 
 impl Factor {
@@ -53,6 +58,7 @@ impl Factor {
             Factor::Path => "path",
             Factor::Marking => "marking",
             Factor::Load => "load",
+            Factor::Replica => "replica",
         }
     }
 }

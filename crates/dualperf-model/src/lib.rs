@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod arm;
+pub mod calibration;
 pub mod contrasts;
 pub mod datagram;
 pub mod design;
@@ -36,6 +37,7 @@ pub mod media;
 pub mod metric;
 pub mod observation;
 pub mod peer;
+pub mod regime;
 pub mod result;
 mod schema;
 pub mod spec;
@@ -51,6 +53,7 @@ pub use analysis::{
     FragmentationPart, MetricSummary, MissingMetric, MultipleComparisonControl, Summary,
 };
 pub use arm::{Arm, ArmId, ArmPath, Dscp, FlowLabel, LoadCondition, Marking, TunnelPlacement};
+pub use calibration::{Calibration, CalibrationPoint, CalibrationSetup, Estimate, KnownEffect};
 pub use design::{CarriedBy, Contrast, Factor, LoadTable, OfferedLoad};
 pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
@@ -70,10 +73,11 @@ pub use observation::{
     TcpCounters, Trial, TrialOutcome, UdpReceiveCounters,
 };
 pub use peer::PeerKind;
+pub use regime::{PointRegime, Regime, RegimeThresholds};
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
 pub use spec::{LoadFlow, LoadSpec};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
-pub use testbed::TestbedFacts;
+pub use testbed::{LinkRate, TestbedFacts};
 pub use time::{run_id, UtcDateTime};
 pub use units::{BitRate, ParseUnitError};
 pub use wire::{

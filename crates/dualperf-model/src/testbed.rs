@@ -30,6 +30,35 @@ pub struct TestbedFacts {
     /// unauthorised-source checks, and how router CPU was attributed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diffserv: Option<crate::diffserv::DiffServFindings>,
+    /// The known effect a calibration testbed was built with (`dualperf
+    /// lab calibrate`): the truth its estimates are checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::calibration::CalibrationSetup>,
+    /// The rate the lab gave the links (`dualperf lab --link-rate`);
+    /// absent in results written before the lab shaped its links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_rate: Option<LinkRate>,
+}
+
+/// The rate `dualperf lab` gave a testbed's links (issue 23): by default a
+/// shaped rate, so that throughput comparisons measure the path and not the
+/// scheduler of the machine the namespaces share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LinkRate {
+    /// Every link (both directions) was shaped with htb at this rate: the
+    /// topology set no rate of its own.
+    Shaped {
+        /// The rate ceiling, bits per second (htb counts the Ethernet
+        /// frame: payload + transport + IP + 14 B).
+        bits_per_second: u64,
+    },
+    /// `--link-rate none`: the links were left unshaped (veth at memory
+    /// speed), so throughput is bound by the CPUs, not the path.
+    Unshaped,
+    /// The topology sets its own rates (a bottleneck, a DiffServ domain):
+    /// the lab added none.
+    Topology,
 }
 
 /// A transition mechanism of a testbed as built: which implementation ran.

@@ -5,11 +5,25 @@
 //! each run's mean, sample standard deviation and count), two-sided, 5 %
 //! level. Welch rather than a paired test because repetitions of two runs are
 //! not paired; rather than CI overlap because overlap is too conservative.
+//!
+//! The rules of a run's own verdicts apply ([`CrossRunRow::is_significant`]):
+//! a value whose trials ran **contended** in either run (its run's analysis
+//! gave a comparison of that arm at that point a `Contended` warning: other
+//! programs took the CPUs the tool needed) is never called changed, and a
+//! value with fewer than [`MIN_REPETITIONS`] repetitions in either run is
+//! indicative only. A run of one arm has no comparisons, so its contention
+//! is not known here; the sentences say how many values each rule held back.
 
-use dualperf_model::{ArmId, MetricId, MetricSummary, RunResult, Summary, TestKind, TestSpec};
+use dualperf_model::{
+    ArmId, ComparisonWarning, MetricId, MetricSummary, RunResult, Summary, TestKind, TestSpec,
+};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::present::value::{format_value, percent_signed};
+
+/// Fewest repetitions in each run for a change to be called significant
+/// (a run's own rule: fewer than three pairs are indicative only).
+pub const MIN_REPETITIONS: u64 = 3;
 
 /// The outcome of Welch's t-test for after − before.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,6 +102,8 @@ pub struct CrossRunRow {
     pub relative_difference: Option<f64>,
     /// Welch's t-test, when both runs have ≥ 2 repetitions.
     pub welch: Option<Welch>,
+    /// Some trials of this arm at this point ran contended, in either run.
+    pub contended: bool,
 }
 
 impl CrossRunRow {
@@ -96,9 +112,32 @@ impl CrossRunRow {
         self.metric == MetricId::headline(self.kind)
     }
 
-    fn is_significant(&self) -> bool {
+    /// Changed significantly: Welch's test at 5 %, no contended trials in
+    /// either run, and at least [`MIN_REPETITIONS`] repetitions in each.
+    pub fn is_significant(&self) -> bool {
         self.welch.is_some_and(|w| w.is_significant())
+            && !self.contended
+            && self.enough_repetitions()
     }
+
+    /// At least [`MIN_REPETITIONS`] repetitions in both runs.
+    pub fn enough_repetitions(&self) -> bool {
+        self.before.count >= MIN_REPETITIONS && self.after.count >= MIN_REPETITIONS
+    }
+}
+
+/// The arms of `run` with contended trials at `point`, from its analysis.
+fn contended_arms(run: &RunResult, point: usize) -> Vec<ArmId> {
+    run.analysis
+        .iter()
+        .flat_map(|a| a.comparisons.iter())
+        .filter(|c| c.point == point)
+        .flat_map(|c| c.warnings.iter())
+        .filter_map(|w| match w {
+            ComparisonWarning::Contended { arm, .. } => Some(arm.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Two runs matched point by point and arm by arm.
@@ -163,6 +202,10 @@ pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunCompa
                 .unwrap_or(usize::MAX)
         };
         matched.sort_by_key(|(b, _)| (b.metric.order(), arm_order(&b.arm)));
+        let contended: Vec<ArmId> = contended_arms(before, index)
+            .into_iter()
+            .chain(contended_arms(after, other))
+            .collect();
         for (b, a) in matched {
             let (b_summary, a_summary) = (&b.summary, &a.summary);
             rows.push(CrossRunRow {
@@ -178,6 +221,7 @@ pub fn compare_runs<'a>(before: &'a RunResult, after: &'a RunResult) -> RunCompa
                 relative_difference: (b_summary.mean != 0.0)
                     .then(|| (a_summary.mean - b_summary.mean) / b_summary.mean),
                 welch: welch(b_summary, a_summary),
+                contended: contended.contains(&b.arm),
             });
         }
     }
@@ -215,7 +259,7 @@ impl RunComparison<'_> {
             .filter(|r| r.is_significant())
             .collect();
         let mut sentences = vec![format!(
-            "{} of {} metric × arm values changed significantly between {} and {} (Welch's t-test, p < 0.05; with {} tests about {} would by chance alone).",
+            "{} of {} metric × arm values changed significantly between {} and {} (Welch's t-test, p < 0.05, no contended trials, {MIN_REPETITIONS}+ repetitions; with {} tests about {} would by chance alone).",
             changed.len(),
             tested.len(),
             self.before.run_id,
@@ -247,6 +291,20 @@ impl RunComparison<'_> {
                 "Beyond the headline metrics {} values changed; the largest: {}",
                 others.len(),
                 largest.join(" ")
+            ));
+        }
+        let held_back = tested.iter().filter(|r| r.contended).count();
+        if held_back > 0 {
+            sentences.push(format!(
+                "{held_back} values are not called changed whatever their test says: their \
+                 trials ran contended in a run (other programs took the CPUs the tool needed)."
+            ));
+        }
+        let few = tested.iter().filter(|r| !r.enough_repetitions()).count();
+        if few > 0 {
+            sentences.push(format!(
+                "{few} values rest on fewer than {MIN_REPETITIONS} repetitions in a run: \
+                 indicative only, never called changed."
             ));
         }
         if !self.unmatched.is_empty() {
@@ -324,5 +382,34 @@ mod tests {
     #[test]
     fn welch_needs_two_values_per_run() {
         assert!(welch(&summary(1.0, 0.1, 1), &summary(2.0, 0.1, 3)).is_none());
+    }
+
+    fn row(before: Summary, after: Summary, contended: bool) -> CrossRunRow {
+        CrossRunRow {
+            point: "tcp-stream 1408 B".into(),
+            kind: TestKind::TcpStream,
+            size_bytes: 1408,
+            metric: MetricId::GoodputBps,
+            arm: ArmId::native(dualperf_model::IpFamily::V6),
+            arm_label: "IPv6".into(),
+            difference: after.mean - before.mean,
+            relative_difference: Some((after.mean - before.mean) / before.mean),
+            welch: welch(&before, &after),
+            before,
+            after,
+            contended,
+        }
+    }
+
+    #[test]
+    fn a_change_is_called_only_without_contention_and_with_three_repetitions() {
+        let clear = row(summary(10.0, 1.0, 3), summary(13.0, 1.0, 3), false);
+        assert!(clear.is_significant());
+        // The same numbers from contended trials: the run's own rule.
+        assert!(!row(summary(10.0, 1.0, 3), summary(13.0, 1.0, 3), true).is_significant());
+        // Two repetitions: Welch is defined, the change is indicative only.
+        let few = row(summary(10.0, 0.1, 2), summary(13.0, 0.1, 2), false);
+        assert!(few.welch.unwrap().is_significant());
+        assert!(!few.is_significant());
     }
 }

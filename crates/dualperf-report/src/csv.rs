@@ -265,7 +265,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
             number(row.welch.map(|w| w.t)),
             number(row.welch.map(|w| w.degrees_of_freedom)),
             number(row.welch.map(|w| w.p_value)),
-            row.welch.is_some_and(|w| w.is_significant()),
+            row.is_significant(),
         );
     }
     csv

@@ -73,6 +73,7 @@ use dualperf_model::RunResult;
 pub use compare::{compare_runs, RunComparison};
 pub use csv::{tidy_csv, COMPARISON_COLUMNS, TIDY_COLUMNS};
 pub use error::ReportError;
+pub use markdown::MAX_MARKDOWN_CHARS;
 
 /// A report format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,9 @@
-//! Markdown for a change request or a wiki: the answer in words, the verdict
-//! table (one row per point, metric and compared arm), the conditions (arms
-//! included) and the definitions. GitHub-flavoured tables; metrics named by
-//! their labels, arms by theirs.
+//! Markdown for a change request or a wiki: the answer in words, the
+//! headline verdicts, every comparison (one row per point, metric and
+//! compared arm) folded in `<details>`, the conditions (arms included) and
+//! the definitions, in at most [`MAX_MARKDOWN_CHARS`] characters (a
+//! pull-request comment). GitHub-flavoured tables; metrics named by their
+//! labels, arms by theirs.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -16,6 +18,11 @@ use crate::present::{
 };
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
+
+mod budget;
+
+pub use budget::MAX_MARKDOWN_CHARS;
+use budget::{chars, fit_rows};
 
 /// Escapes text from a label, a host or a peer for Markdown, table cells
 /// included: every character Markdown or HTML gives a meaning inside a
@@ -68,11 +75,53 @@ fn where_text(run: &RunResult) -> String {
     }
 }
 
-/// Renders one run.
+/// Renders one run in at most [`MAX_MARKDOWN_CHARS`] characters: the
+/// answer and the headline verdicts first, every comparison folded in a
+/// `<details>` block (cut with a pointer to the HTML report when it would
+/// not fit), then the conditions and the definitions.
 pub(crate) fn render(run: &RunResult) -> String {
     let view = RunView::new(run);
+    let head = head(run, &view);
+    let conditions = conditions(run);
+    let mut budget = MAX_MARKDOWN_CHARS.saturating_sub(chars(&head) + chars(&conditions));
+    let pointer = |rows: usize| {
+        format!(
+            "\n_{rows} more row{} left out to fit a pull-request comment; every row is in the \
+             HTML report and the CSV (`dualperf report {} --format html`, `--format csv`)._\n",
+            if rows == 1 { "" } else { "s" },
+            run.run_id
+        )
+    };
+    let mut md = head;
+    if let Some(analysis) = &run.analysis {
+        let (open, rows) = headline_verdicts(run, &view, analysis);
+        if let Some(text) = fit_rows(&open, &rows, "", budget, pointer) {
+            budget -= chars(&text);
+            md.push_str(&text);
+        }
+        let (open, rows, close) = every_comparison(&view, analysis);
+        if let Some(text) = fit_rows(&open, &rows, &close, budget, pointer) {
+            budget -= chars(&text);
+            md.push_str(&text);
+        }
+    }
+    md.push_str(&conditions);
+    let definitions = definitions(run);
+    if let Some(text) = fit_rows(
+        "\n<details><summary>Definitions</summary>\n\n",
+        &definitions,
+        "\n</details>\n",
+        budget,
+        pointer,
+    ) {
+        md.push_str(&text);
+    }
+    md
+}
+
+/// The title, the run's facts and the answer in words.
+fn head(run: &RunResult, view: &RunView<'_>) -> String {
     let arms: Vec<String> = run.config.arms.iter().map(|a| cell(&a.label)).collect();
-    let baseline = view.baseline_label();
     let mut md = String::new();
     let _ = writeln!(md, "# {} — run {}\n", arms.join(" vs "), code(&run.run_id));
     let _ = writeln!(
@@ -91,29 +140,86 @@ pub(crate) fn render(run: &RunResult) -> String {
         }
     );
     md.push_str("## Answer\n\n");
-    for sentence in headline_sentences(&view) {
+    for sentence in headline_sentences(view) {
         let _ = writeln!(md, "- {sentence}");
     }
-    if let Some(analysis) = &run.analysis {
-        // Several baselines (a designed experiment): each row names its own.
-        let shared = crate::present::baselines::shared_baseline(analysis);
-        let against = match shared {
-            Some(_) => baseline.to_string(),
-            None => "its baseline".to_string(),
-        };
-        let _ = writeln!(md, "\n## Verdicts\n\nΔ is arm − {against} relative to {against} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).");
-        if let Some(note) = significance_note(analysis) {
-            let _ = writeln!(md, "{note}");
-        }
-        md.push('\n');
-        if shared.is_some() {
-            let _ = writeln!(md, "| Point | Metric | Arm | {} | Arm value | Δ vs {} | 95 % CI of Δ | Header model | Verdict |", cell(baseline), cell(baseline));
-            md.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
-        } else {
-            md.push_str("| Point | Metric | Arm | Baseline | Baseline value | Arm value | Δ | 95 % CI of Δ | Header model | Verdict |\n");
-            md.push_str("|---|---|---|---|--:|--:|--:|--:|--:|---|\n");
-        }
-        for c in &analysis.comparisons {
+    md
+}
+
+/// "## Verdicts": per point and compared arm, the headline metric's
+/// verdict (both arms' values, the difference, what explains it), bold when
+/// significant. The heading, then one bullet per comparison.
+fn headline_verdicts(
+    run: &RunResult,
+    view: &RunView<'_>,
+    analysis: &dualperf_model::Analysis,
+) -> (String, Vec<String>) {
+    let mut open = String::from("\n## Verdicts\n\n");
+    if let Some(note) = significance_note(analysis) {
+        let _ = writeln!(open, "{note}\n");
+    }
+    let rows = analysis
+        .comparisons
+        .iter()
+        .filter(|c| {
+            run.config
+                .points
+                .get(c.point)
+                .is_some_and(|spec| MetricId::headline_of(spec) == c.metric)
+        })
+        .map(|c| {
+            let arm = view.arm_label(&c.arm);
+            let mut sentence = verdict(c, arm, view.arm_label(&c.baseline));
+            if let Some(why) = why_clause(analysis, c, arm) {
+                sentence.push_str("; ");
+                sentence.push_str(&why);
+            }
+            let place = format!("{}, {}", cell(&view.label(c.point)), c.metric.label());
+            if claims_significance(c) {
+                format!("- **{place}: {}**\n", cell(&sentence))
+            } else {
+                format!("- {place}: {}\n", cell(&sentence))
+            }
+        })
+        .collect();
+    (open, rows)
+}
+
+/// Every comparison of every metric, one table row each, folded: the
+/// opening (summary, legend, header), the rows, and the closing (what was
+/// not computed, the end of the fold).
+fn every_comparison(
+    view: &RunView<'_>,
+    analysis: &dualperf_model::Analysis,
+) -> (String, Vec<String>, String) {
+    // Several baselines (a designed experiment): each row names its own.
+    let shared = crate::present::baselines::shared_baseline(analysis);
+    let baseline = view.baseline_label();
+    let against = match shared {
+        Some(_) => baseline.to_string(),
+        None => "its baseline".to_string(),
+    };
+    let mut open = format!(
+        "\n<details><summary>Every comparison ({} rows: each metric of each point)</summary>\n\n",
+        analysis.comparisons.len()
+    );
+    let _ = writeln!(open, "Δ is arm − {against} relative to {against} (paired repetitions); CI = Student-t 95 % confidence interval; **bold** = significant (CI excludes 0, at least 3 pairs).\n");
+    if shared.is_some() {
+        let _ = writeln!(
+            open,
+            "| Point | Metric | Arm | {} | Arm value | Δ vs {} | 95 % CI of Δ | Header model | Notes |",
+            cell(baseline),
+            cell(baseline)
+        );
+        open.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
+    } else {
+        open.push_str("| Point | Metric | Arm | Baseline | Baseline value | Arm value | Δ | 95 % CI of Δ | Header model | Notes |\n");
+        open.push_str("|---|---|---|---|--:|--:|--:|--:|--:|---|\n");
+    }
+    let rows = analysis
+        .comparisons
+        .iter()
+        .map(|c| {
             let metric = c.metric;
             let delta = c.relative_difference.map_or_else(
                 || signed_difference(metric, c.difference_mean),
@@ -132,19 +238,13 @@ pub(crate) fn render(run: &RunResult) -> String {
                 })
             };
             let arm = view.arm_label(&c.arm);
-            let mut sentence = verdict(c, arm, view.arm_label(&c.baseline));
-            if let Some(why) = why_clause(analysis, c, arm) {
-                sentence.push_str("; ");
-                sentence.push_str(&why);
-            }
             let notes = warnings(c, &view.names);
             let arm_cells = match shared {
                 Some(_) => cell(arm),
                 None => format!("{} | {}", cell(arm), cell(view.arm_label(&c.baseline))),
             };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} |",
+            format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 cell(&view.label(c.point)),
                 cell(metric.label()),
                 arm_cells,
@@ -154,29 +254,35 @@ pub(crate) fn render(run: &RunResult) -> String {
                 ci,
                 c.theoretical_relative_difference
                     .map_or("–".into(), percent_signed),
-                cell(&sentence),
                 if notes.is_empty() {
                     String::new()
                 } else {
-                    format!(" ⚠ {}", cell(&notes.join("; ")))
+                    format!("⚠ {}", cell(&notes.join("; ")))
                 },
+            )
+        })
+        .collect();
+    let mut close = String::new();
+    if !analysis.missing.is_empty() {
+        close.push_str("\nNot computed:\n\n");
+        for missing in &analysis.missing {
+            let _ = writeln!(
+                close,
+                "- {}, {} on {}: {}",
+                cell(&view.label(missing.point)),
+                missing.metric.label(),
+                cell(view.arm_label(&missing.arm)),
+                cell(&missing.reason)
             );
         }
-        if !analysis.missing.is_empty() {
-            md.push_str("\nNot computed:\n\n");
-            for missing in &analysis.missing {
-                let _ = writeln!(
-                    md,
-                    "- {}, {} on {}: {}",
-                    cell(&view.label(missing.point)),
-                    missing.metric.label(),
-                    cell(view.arm_label(&missing.arm)),
-                    cell(&missing.reason)
-                );
-            }
-        }
     }
-    md.push_str("\n## Conditions\n\n");
+    close.push_str("\n</details>\n");
+    (open, rows, close)
+}
+
+/// "## Conditions": testbed, arms, hosts, trial timing, command, errors.
+fn conditions(run: &RunResult) -> String {
+    let mut md = String::from("\n## Conditions\n\n");
     if let Some(testbed) = &run.testbed {
         let _ = writeln!(
             md,
@@ -238,25 +344,28 @@ pub(crate) fn render(run: &RunResult) -> String {
     for error in &run.errors {
         let _ = writeln!(md, "- Error: {}", cell(error));
     }
+    md
+}
+
+/// One line per metric the run has: label, JSON name, unit, definition.
+fn definitions(run: &RunResult) -> Vec<String> {
     let metrics: BTreeSet<(usize, MetricId)> = run
         .analysis
         .iter()
         .flat_map(|a| a.summaries.iter().map(|s| (s.metric.order(), s.metric)))
         .collect();
-    if !metrics.is_empty() {
-        md.push_str("\n## Definitions\n\n");
-        for (_, metric) in metrics {
-            let _ = writeln!(
-                md,
-                "- {} (`{}`, {}): {}",
+    metrics
+        .into_iter()
+        .map(|(_, metric)| {
+            format!(
+                "- {} (`{}`, {}): {}\n",
                 metric.label(),
                 metric.name(),
                 metric.unit(),
                 metric.definition()
-            );
-        }
-    }
-    md
+            )
+        })
+        .collect()
 }
 
 /// Renders a comparison of two runs.
@@ -288,7 +397,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> String {
         let change = row
             .relative_difference
             .map_or_else(|| format_value(metric, row.difference), percent_signed);
-        let significant = row.welch.is_some_and(|w| w.is_significant());
+        let significant = row.is_significant();
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} | {} |",

@@ -27,8 +27,10 @@ use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_
 use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
 mod answer;
+mod regime;
 
 pub use answer::{answer_is_a_table, render_answer, render_answer_table};
+pub use regime::render_regimes;
 
 /// Terminal width assumed by [`render_comparison_table`].
 pub const DEFAULT_WIDTH: usize = 100;
@@ -63,19 +65,35 @@ pub fn render_comparison_table_width(
 /// One line per point and compared arm: the point's label and the verdict
 /// of its headline metric ([`MetricId::headline`]: goodput for streams,
 /// median RTT for request/response, …), with what explains it.
+/// Each verdict is one line, however long (for pipes and tests); see
+/// [`render_verdicts_width`] for a terminal.
 pub fn render_verdicts(result: &RunResult, analysis: &Analysis) -> String {
+    verdicts(result, analysis, None)
+}
+
+/// [`render_verdicts`] for a terminal `width` columns wide: every line
+/// wraps at word boundaries, continuation lines indented by four spaces.
+pub fn render_verdicts_width(result: &RunResult, analysis: &Analysis, width: usize) -> String {
+    verdicts(result, analysis, Some(width))
+}
+
+fn verdicts(result: &RunResult, analysis: &Analysis, width: Option<usize>) -> String {
     let context = Context::new(result, analysis);
-    let mut out = String::new();
+    let mut lines = Vec::new();
     for point in points(analysis) {
-        for line in context.verdict_lines(point) {
-            out.push_str(&line);
-            out.push('\n');
-        }
+        lines.extend(context.verdict_lines(point));
     }
-    if !out.is_empty() {
-        if let Some(note) = significance_note(analysis) {
-            out.push_str(&note);
-            out.push('\n');
+    if !lines.is_empty() {
+        lines.extend(significance_note(analysis));
+    }
+    let mut out = String::new();
+    for line in lines {
+        match width {
+            Some(width) => out.push_str(&wrap(&line, width, "    ")),
+            None => {
+                out.push_str(&line);
+                out.push('\n');
+            }
         }
     }
     out
@@ -604,7 +622,9 @@ fn strip_arm<'r>(reason: &'r str, arm: &str) -> &'r str {
         .unwrap_or(reason)
 }
 
-/// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it.
+/// "9.41 Gbit/s ±1.3%": the mean and the CI half-width relative to it;
+/// "0.08 % [0 %, 0.21 %]" when the interval reaches past the quantity's
+/// range ([`crate::present::bounds`]).
 fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> String {
     let Some(s) = summary else {
         return "—".to_string();
@@ -614,6 +634,16 @@ fn arm_cell(summary: Option<&Summary>, metric: MetricId, with_ci: bool) -> Strin
         return mean;
     }
     match (s.ci95_low, s.ci95_high) {
+        (Some(low), Some(high)) if crate::present::bounds::clamp(metric, (low, high)).1 => {
+            // The interval crosses the quantity's range (loss below 0 %):
+            // its ends inside the range, never a symmetric ±.
+            let ((low, high), _) = crate::present::bounds::clamp(metric, (low, high));
+            format!(
+                "{mean} [{}, {}]",
+                format_value(metric, low),
+                format_value(metric, high)
+            )
+        }
         (Some(low), Some(high)) => {
             let half = (high - low) / 2.0;
             if half == 0.0 || (s.mean != 0.0 && half / s.mean.abs() < 0.000_05) {
@@ -676,40 +706,9 @@ fn grouped(notes: &[(String, String)]) -> Vec<(String, Vec<String>)> {
 }
 
 /// Aligned columns: the first left-aligned, the others right-aligned,
-/// separated by two spaces; the header is underlined.
+/// two spaces apart; the header (`rows[0]`) is underlined ([`render_table`]).
 fn columns(rows: &[Vec<String>]) -> String {
-    let count = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..count)
-        .map(|i| {
-            rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (index, row) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            if i == 0 {
-                line.push_str(cell);
-                line.push_str(&pad);
-            } else {
-                line.push_str("  ");
-                line.push_str(&pad);
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if index == 0 {
-            let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-            out.push_str(&"─".repeat(total));
-            out.push('\n');
-        }
-    }
-    out
+    render_table(rows, &[], None)
 }
 
 /// Wraps `text` at word boundaries to `width`, indenting continuation lines.
@@ -736,6 +735,8 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
 
 mod diffserv;
 pub use diffserv::render_diffserv;
+mod table;
+pub use table::{render_table, Align, Fit};
 mod media;
 pub use media::render_media;
 mod stamp;

@@ -6,6 +6,7 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod integers;
 mod layout;
 mod names;
 mod prose;
@@ -70,6 +71,9 @@ struct Matcher<'t, 's> {
     /// Lines with a trailing comment that names a host or address field
     /// (`+ 8 // 10 BORNHOST`): a layout table's annotation.
     address_comment_lines: HashSet<usize>,
+    /// Constants this file sets to `":"` (`SEPARATOR = ":"`): splitting on
+    /// one is splitting on a colon.
+    colon_constants: HashSet<&'s str>,
     matches: Vec<Match>,
 }
 
@@ -127,6 +131,7 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         address_variables: HashSet::default(),
         rust_test_module: None,
         address_comment_lines,
+        colon_constants: text::colon_constants(&code),
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -168,12 +173,18 @@ impl<'s> Matcher<'_, 's> {
                         Go => {
                             self.check_to4(i);
                             self.check_go_ipv4(i);
+                            self.check_int32_address(i);
+                            self.check_go_uint32_read(i);
                         }
-                        Java => self.check_java_to_string(i),
+                        Java => {
+                            self.check_java_to_string(i);
+                            self.check_int32_address(i);
+                        }
                         JavaScript | TypeScript => self.check_js_family(i),
                         Rust => {
                             self.check_rust_types(i);
                             self.check_rust_variants(i);
+                            self.check_int32_address(i);
                         }
                         _ => {}
                     }

@@ -41,7 +41,7 @@ const NECESSARY: &[Necessary] = &[
     },
     // sockaddr-in, sockaddr-too-small, s-addr-integer (fields and types)
     Necessary {
-        pattern: r"sockaddr|in_addr|s_addr|h_addr|S_addr|sin_port",
+        pattern: r"sockaddr|SockAddrIn|in_addr|s_addr|h_addr|S_addr|sin_port",
         languages: &[C, Cpp, Rust],
         with_address_word: false,
     },
@@ -55,6 +55,23 @@ const NECESSARY: &[Necessary] = &[
     Necessary {
         pattern: r"int32|INT32|u32|be32|ipaddr_t|DWORD",
         languages: C_LIKE,
+        with_address_word: false,
+    },
+    // s-addr-integer outside C: an address-named 32-bit integer (`ip: u32`,
+    // `x.ip as i32`, `u32::from(addr)`, `int ip =`, `ip uint32`, `Uint32(ip)`)
+    Necessary {
+        pattern: r"(?i:ip|addr)\w*\s*:\s*[ui]32\b|\bas\s+[ui]32\b|\b[ui]32::from",
+        languages: &[Rust],
+        with_address_word: false,
+    },
+    Necessary {
+        pattern: r"\b(?:int|Integer)\s+\w*(?i:ip|addr)\w*\s*[=;,)(]",
+        languages: &[Java],
+        with_address_word: false,
+    },
+    Necessary {
+        pattern: r"(?i:ip|addr)\w*\s+u?int32\b|Uint32\(",
+        languages: &[Go],
         with_address_word: false,
     },
     // IPv4-named APIs and types in every language (ip4_fmt, Ipv4Addr,
@@ -100,10 +117,10 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
-    // host-port-split, host-port-join, sockaddr-pair: a colon in a string or
-    // a host:port placeholder pair
+    // host-port-split, host-port-join, sockaddr-pair: a colon in a string,
+    // a colon constant (`CommonConstant.COLON`) or a host:port placeholder pair
     Necessary {
-        pattern: r#"["'`]:|:["'`]|[sv}]:[%{$]"#,
+        pattern: r#"["'`]:|:["'`]|[sv}]:[%{$]|COLON|Colon\b"#,
         languages: SOURCE,
         with_address_word: false,
     },
@@ -219,6 +236,12 @@ mod tests {
             ("sum.add(&ip.octets());", Rust),
             ("TcpSocket::new_v4()", Rust),
             ("+ 8 // BORNHOST", Java),
+            ("ip: u32,", Rust),
+            ("&(id.ip as i32)", Rust),
+            ("int ip = 0;", Java),
+            ("substringBefore(addr, CommonConstant.COLON)", Java),
+            ("srcIP uint32", Go),
+            ("binary.BigEndian.Uint32(ip)", Go),
         ] {
             assert!(may_match(source, language), "{source}");
         }

@@ -203,12 +203,19 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "s-addr-integer",
         severity: Severity::Warning,
-        languages: C_FAMILY,
+        languages: &[C, Cpp, Go, Java, Rust],
         what: "An IPv4 address (`s_addr`, `h_addr`) stored in or cast to a 32-bit integer \
                (`uint32_t`, `in_addr_t`, `int`, `long`, `unsigned`, `DWORD`...), compared or \
                returned as a value (`a.s_addr != b.s_addr`, `return sin->sin_addr.s_addr;`), and \
                variables, parameters and fields named for an address with a 32-bit type \
-               (`uint32_t addr`, `in_addr_t ip`).",
+               (`uint32_t addr`, `in_addr_t ip`, `int32_t ip`) or C++ member functions named for \
+               one that return it (`uint32_t InetAddress::ipNetEndian() const`). Outside C \
+               (issue 28): Rust `ip: u32` (fields, parameters, bindings), `peer.ip as i32`, \
+               `u32::from(addr)`; Java `int ip = …`, `int remoteAddr(…)`; Go `srcIP uint32`, \
+               `binary.BigEndian.Uint32(ip)`. The name must name an address value, not a \
+               quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount` are not \
+               reported). Misses: integers not named for an address (`let i: i32 = \
+               row.get(0)` read from a database column), Java `long` addresses.",
         why: "The address is assumed to be 4 bytes long: the variable, the hash key or the \
               struct field cannot hold a 16-byte IPv6 address. The OpenH323 porting study (§7) found these the most \
               time-consuming dependencies to port, because no tool reported them.",
@@ -271,9 +278,13 @@ pub static RULES: &[Rule] = &[
                `s.charAt(i) == ':'` in Java and JavaScript). Not reported when the code within \
                12 lines before or 3 after looks for `[` or `]`, nor around `user`/`password` \
                names. After a Python `':' in host` guard the guard's line is reported. \
-               Misses: the colon held in a named constant \
-               (`StringUtils.substringBefore(addr, COLON)`) and splits behind a helper \
-               function.",
+               The colon may be held in a constant: one named `COLON` \
+               (`StringUtils.substringBefore(addr, CommonConstants.COLON)`) or one this file \
+               sets to `\":\"` (`SEPARATOR = \":\"`, `const SEP: &str = \":\"`). The port \
+               taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
+               `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported. \
+               Misses: a colon constant defined in another file under another name, and \
+               splits behind a helper function.",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
               RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
               host `[2001` and port `db8::1]:80`.",
@@ -432,7 +443,9 @@ pub static RULES: &[Rule] = &[
                `resetByteBuffer(hostHolder, 8)`, `copy(buf[:4], ip)`, `var ip [4]byte`, \
                `addr: [u8; 4]`), or a buffer allocated within three lines of an address API \
                (`getAddress()`, `To4()`, `octets()`, `sin_addr`), where it receives the \
-               address. Every language with a parser: the IPv4 header's address offsets \
+               address, or a buffer allocated or copied with a 4/6/8 length inside a function \
+               named for an address (`getIPFromID`, `peerAddrBytes`; not a family's own \
+               helper such as `v4addr2Bytes`). Every language with a parser: the IPv4 header's address offsets \
                (`data[12:16]`, `data[16:20]`, RFC 791), the version nibble compared with 4 \
                (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`). Misses: sizes \
                held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
@@ -484,7 +497,9 @@ pub static RULES: &[Rule] = &[
                constants and modules named for IPv4 (`parse_ipv4_packet`, `IPV4_HEADER_LEN`, \
                `Ipv4Packet`, pnet's `ipv4`, `ipToIPv4Str`) in a file that never names the twin; \
                names with a rule of their own (`Inet4Address`, `Ipv4Addr`, `isIPv4`, Go's \
-               `net.IPv4*` and `x/net/ipv4`) are left to it.",
+               `net.IPv4*` and `x/net/ipv4`) are left to it. C and C++: accessors named for the \
+               IPv4 `sockaddr_in` (`getSockAddrInet()`, `setSockAddrInet(a)`) in a file with \
+               no `6` twin and no IPv6 path.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",

@@ -270,6 +270,7 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
         analyse_point(index, point, &context, &mut analysis);
     }
     crate::load_flows::analyse_load_flows(result, &mut analysis);
+    analysis.regimes = crate::regime::regimes(result);
     let control = control_headline_comparisons(result, &mut analysis.comparisons);
     if let Some(method) = analysis.method.as_mut() {
         method.multiple_comparisons = Some(control);

@@ -267,7 +267,7 @@ fn per_second(count: u64, o: &Observations) -> Option<f64> {
 /// The tunnel header on the client's own link: 6in4 started on the client
 /// host (host to host, host to router); none for every other path (the
 /// tunnel or translator sits further along).
-fn first_hop_encapsulation(path: &ArmPath) -> Encapsulation {
+pub(crate) fn first_hop_encapsulation(path: &ArmPath) -> Encapsulation {
     match path {
         ArmPath::SixInFour {
             placement: TunnelPlacement::HostHost | TunnelPlacement::HostRouter,
@@ -288,12 +288,26 @@ fn wire_throughput_bps(
     transport: Transport,
     encapsulation: Encapsulation,
 ) -> Option<f64> {
+    carried_bps(trial, o, transport, encapsulation, true)
+}
+
+/// The goodput scaled up by the headers each packet carries on the first
+/// hop, bit/s: with `count_wire_extras` the Ethernet preamble, FCS and gap
+/// too (wire throughput), without them the frame as a qdisc counts it
+/// (payload + transport + IP + 14 B, what htb limits).
+pub(crate) fn carried_bps(
+    trial: &Trial,
+    o: &Observations,
+    transport: Transport,
+    encapsulation: Encapsulation,
+    count_wire_extras: bool,
+) -> Option<f64> {
     let mtu_bytes = o
         .socket
         .path_mtu_bytes
         .map_or(DEFAULT_MTU_BYTES, |mtu| mtu + encapsulation.added_bytes());
     let settings = OverheadSettings {
-        count_wire_extras: true,
+        count_wire_extras,
         ..OverheadSettings::linux(mtu_bytes)
     };
     let family = trial.family;

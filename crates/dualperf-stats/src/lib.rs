@@ -62,6 +62,7 @@
 #![warn(missing_docs)]
 
 pub mod attribution;
+pub mod calibration;
 pub mod comparison;
 pub mod contention;
 pub mod contrast;
@@ -73,6 +74,7 @@ pub mod latency;
 pub mod load_flows;
 pub mod overhead;
 pub mod pacing;
+pub mod regime;
 pub mod relative;
 pub mod repetition;
 pub mod serialisation;

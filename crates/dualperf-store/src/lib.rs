@@ -70,6 +70,7 @@
 //! [`RunResult`]: dualperf_model::RunResult
 //! [`MetricId::name`]: dualperf_model::MetricId::name
 
+mod calibration;
 mod concurrency;
 mod error;
 mod handle;

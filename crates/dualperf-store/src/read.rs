@@ -323,6 +323,8 @@ fn load_analysis(
         load_flows,
         load_comparisons: flow_comparisons,
         routers,
+        // Not in the database's tables: the regimes are in result.json.
+        regimes: Vec::new(),
     })
 }
 

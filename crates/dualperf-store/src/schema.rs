@@ -58,7 +58,54 @@ pub const MIGRATIONS: &[Migration] = &[
                       comparisons, router CPU summaries",
         sql: V6_FLOW_ANALYSIS,
     },
+    Migration {
+        version: 7,
+        description: "calibrations of a host (`lab calibrate`) and their points",
+        sql: V7_CALIBRATIONS,
+    },
 ];
+
+/// Version 7 (issue 23): what `dualperf lab calibrate` found on a host —
+/// the known effect it was built with, and per point the A/A replica's
+/// verdict, the known effect's estimate against its truth, and the noise a
+/// paired comparison sees (`Calibration`, `CalibrationPoint`). Relative
+/// differences are ratios (`-0.0631` = −6.31 %). Kept apart from `runs`:
+/// the run itself is stored as every run is, under `run_id`.
+const V7_CALIBRATIONS: &str = r#"
+CREATE TABLE calibrations (
+    id              INTEGER PRIMARY KEY,
+    run_id          TEXT    NOT NULL UNIQUE,  -- the lab run's id, as in runs.run_id
+    host            TEXT    NOT NULL,
+    finished_at_ms  INTEGER NOT NULL,
+    link_rate_bps   INTEGER NOT NULL,         -- the IPv4 class's rate
+    v6_rate_ratio   REAL    NOT NULL,         -- IPv6's class rate over IPv4's
+    framing_bytes   INTEGER NOT NULL          -- bytes htb counts beyond the IP packet
+);
+CREATE INDEX calibrations_by_host ON calibrations (host, finished_at_ms);
+
+CREATE TABLE calibration_points (
+    calibration_id       INTEGER NOT NULL REFERENCES calibrations (id) ON DELETE CASCADE,
+    seq                  INTEGER NOT NULL,  -- index in Calibration.points
+    kind                 TEXT    NOT NULL,  -- TestKind
+    size_bytes           INTEGER NOT NULL,
+    metric               TEXT    NOT NULL,  -- MetricId::name()
+    pairs                INTEGER NOT NULL,
+    replica_relative     REAL    NOT NULL,
+    replica_ci95_low     REAL,
+    replica_ci95_high    REAL,
+    replica_significant  INTEGER NOT NULL CHECK (replica_significant IN (0, 1)),
+    replica_p_value      REAL,
+    effect_truth         REAL,              -- NULL: no known effect at this point
+    effect_relative      REAL,
+    effect_ci95_low      REAL,
+    effect_ci95_high     REAL,
+    effect_significant   INTEGER CHECK (effect_significant IN (0, 1)),
+    effect_p_value       REAL,
+    paired_sd_ratio      REAL    NOT NULL,
+    seconds_per_pair     REAL    NOT NULL,
+    PRIMARY KEY (calibration_id, seq)
+) WITHOUT ROWID;
+"#;
 
 /// Version 6 (issue 22): the analysis of a run's competing-load flows and
 /// routers (`Analysis::load_flows`, `load_comparisons`, `routers`), so that

@@ -217,7 +217,7 @@ impl Store {
         self.read_only
     }
 
-    fn writable(&mut self, action: &str) -> Result<&mut Connection> {
+    pub(crate) fn writable(&mut self, action: &str) -> Result<&mut Connection> {
         if self.read_only {
             return Err(StoreError::ReadOnly {
                 action: action.to_string(),

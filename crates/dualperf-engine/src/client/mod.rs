@@ -136,12 +136,18 @@ pub const MAX_SILENT_TRIALS: u32 = 3;
 pub struct Client {
     /// The options.
     pub options: ClientOptions,
+    /// Consecutive silent trials so far, across [`Client::run_planned`]
+    /// calls (the binary runs one trial per call).
+    silent: std::sync::Arc<std::sync::atomic::AtomicU32>,
 }
 
 impl Client {
     /// A client with `options`.
     pub fn new(options: ClientOptions) -> Self {
-        Client { options }
+        Client {
+            options,
+            silent: Default::default(),
+        }
     }
 
     fn is_stopped(&self) -> bool {
@@ -200,9 +206,10 @@ impl Client {
         (first, total): (usize, usize),
         on_progress: &mut dyn FnMut(&Progress),
     ) -> bool {
-        let mut silent = 0u32;
+        use std::sync::atomic::Ordering;
         for (offset, &(point, arm, repetition)) in planned.iter().enumerate() {
             let index = first + offset;
+            let silent = self.silent.load(Ordering::SeqCst);
             if silent >= MAX_SILENT_TRIALS {
                 result.errors.push(format!(
                     "stopped after {index} of {total} trials: the server did not answer \
@@ -252,10 +259,13 @@ impl Client {
             // Silent: failed after waiting the whole control wait for an
             // answer (a server that accepts and never speaks).
             let failed = matches!(trial.outcome, TrialOutcome::Failed { .. });
-            silent = match failed && trial_started.elapsed() >= trial::CONTROL_WAIT {
-                true => silent + 1,
-                false => 0,
-            };
+            self.silent.store(
+                match failed && trial_started.elapsed() >= trial::CONTROL_WAIT {
+                    true => silent + 1,
+                    false => 0,
+                },
+                Ordering::SeqCst,
+            );
             result.trials.push(trial);
         }
         true

@@ -212,6 +212,7 @@ pub fn client_handshake(channel: &mut Channel, auth_key: Option<&[u8]>) -> Resul
     let deadline = deadline_after(whole);
     let mut actions: std::collections::VecDeque<ClientAction> = machine.start().into();
     let mut buffer = [0u8; 4096];
+    let mut heard = false;
     let outcome = loop {
         match actions.pop_front() {
             Some(ClientAction::Send(bytes)) => {
@@ -223,13 +224,26 @@ pub fn client_handshake(channel: &mut Channel, auth_key: Option<&[u8]>) -> Resul
             Some(ClientAction::Failed(error)) => break Err(error),
             None => {
                 let Ok(left) = time_left(deadline) else {
+                    if !heard {
+                        // Not a word since the connection was accepted: not a
+                        // dualperf server, or one too stuck to greet.
+                        break Err(EngineError::Protocol(format!(
+                            "the server accepted the connection but sent nothing in {} s: is \
+                             it `dualperf serve` (an iperf3 server needs --peer iperf3, a \
+                             STAMP reflector --peer stamp)?",
+                            whole.map_or(0, |w| w.as_secs())
+                        )));
+                    }
                     break Err(EngineError::Protocol(error_chain(&FrameError::TimedOut)));
                 };
                 let wanted = machine.wanted().clamp(1, buffer.len());
                 let _ = channel.stream.set_read_timeout(left);
                 match channel.stream.read(&mut buffer[..wanted]) {
                     Ok(0) => actions.extend(machine.handle_eof()),
-                    Ok(n) => actions.extend(machine.handle_bytes(&buffer[..n])),
+                    Ok(n) => {
+                        heard = true;
+                        actions.extend(machine.handle_bytes(&buffer[..n]));
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted || is_timeout(&e) => {}
                     Err(e) => break Err(EngineError::Protocol(error_chain(&FrameError::Io(e)))),
                 }

@@ -94,6 +94,7 @@ fn hold_until_ctrl_c() {
     let options = BuildOptions {
         verbose: false,
         interrupt: Some(std::sync::Arc::clone(&interrupt)),
+        delay_lines: Default::default(),
     };
     let testbed = Testbed::build(&preset::load(&preset_name).unwrap(), &run, &options).unwrap();
     let pids: Vec<String> = testbed

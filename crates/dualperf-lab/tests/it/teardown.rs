@@ -106,6 +106,7 @@ fn an_interrupt_during_the_build_removes_everything_built_so_far() {
     let options = BuildOptions {
         verbose: false,
         interrupt: Some(interrupt),
+        delay_lines: Default::default(),
     };
     let result = Testbed::build(&preset::load("two-routers").unwrap(), &run, &options);
     watcher.join().unwrap();

@@ -30,9 +30,8 @@ fn arm_series(
             Some(ChartPoint {
                 x: f64::from(spec.size_bytes),
                 y: summary.mean / divisor,
-                ci: summary
-                    .ci95_low
-                    .zip(summary.ci95_high)
+                // Never below 0 µs or 0 % loss, never above 4.5 MOS.
+                ci: crate::present::bounds::bounded_ci(metric, summary)
                     .map(|(l, h)| (l / divisor, h / divisor)),
             })
         })

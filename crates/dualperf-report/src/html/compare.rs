@@ -52,9 +52,7 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
                         Some(ChartPoint {
                             x: f64::from(spec.size_bytes),
                             y: s.mean / divisor,
-                            ci: s
-                                .ci95_low
-                                .zip(s.ci95_high)
+                            ci: crate::present::bounds::bounded_ci(metric, s)
                                 .map(|(l, h)| (l / divisor, h / divisor)),
                         })
                     })
@@ -135,7 +133,7 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
         <th class=\"num\" title=\"(after − before) / before\">Change</th><th class=\"num\" title=\"Two-sided p-value of Welch's t-test; below 0.05 is significant\">p (Welch)</th></tr></thead><tbody>\n");
     for row in &comparison.rows {
         let metric = row.metric;
-        let significant = row.welch.is_some_and(|w| w.is_significant());
+        let significant = row.is_significant();
         let better = row
             .relative_difference
             .map(|r| (r > 0.0) == metric.higher_is_better());

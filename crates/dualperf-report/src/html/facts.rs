@@ -145,7 +145,7 @@ fn configuration(run: &RunResult) -> String {
     )
 }
 
-fn testbed(testbed: &TestbedFacts) -> String {
+fn testbed(testbed: &TestbedFacts, mechanisms: &[String]) -> String {
     let nodes: Vec<String> = testbed
         .nodes
         .iter()
@@ -183,6 +183,18 @@ fn testbed(testbed: &TestbedFacts) -> String {
             ("Description", escape(&testbed.description)),
             ("Nodes", nodes.join("<br>")),
             ("Links", links.join("<br>")),
+            (
+                "Mechanisms",
+                if testbed.mechanisms.is_empty() {
+                    "–".to_string()
+                } else {
+                    mechanisms
+                        .iter()
+                        .map(|m| escape(m))
+                        .collect::<Vec<_>>()
+                        .join("<br>")
+                },
+            ),
             (
                 "Client / server",
                 format!(
@@ -270,7 +282,10 @@ pub(crate) fn section(run: &RunResult) -> String {
     );
     html.push_str(&configuration(run));
     if let Some(testbed_facts) = &run.testbed {
-        html.push_str(&testbed(testbed_facts));
+        html.push_str(&testbed(
+            testbed_facts,
+            &crate::present::mechanisms::mechanism_lines(run),
+        ));
     }
     html.push_str(&host("Client host", &run.client_host));
     if let Some(server) = &run.server_host {

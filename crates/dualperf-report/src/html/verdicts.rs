@@ -127,10 +127,12 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
 }
 
 fn arm_cell(summary: &Summary, metric: MetricId) -> String {
-    let half = summary
+    // The CI inside the quantity's range; one that had to be cut there is
+    // shown by its ends, never as a symmetric ±.
+    let ci = summary
         .ci95_low
         .zip(summary.ci95_high)
-        .map(|(l, h)| (h - l) / 2.0);
+        .map(|ci| crate::present::bounds::clamp(metric, ci));
     let detail = format!(
         "n = {}, mean {}, sd {}, min {}, max {}, 95 % CI {}",
         summary.count,
@@ -140,17 +142,20 @@ fn arm_cell(summary: &Summary, metric: MetricId) -> String {
             .map_or("–".into(), |v| format_value(metric, v)),
         format_value(metric, summary.min),
         format_value(metric, summary.max),
-        summary
-            .ci95_low
-            .zip(summary.ci95_high)
-            .map_or("–".into(), |(l, h)| format!(
-                "{} … {}",
-                format_value(metric, l),
-                format_value(metric, h)
-            )),
+        ci.map_or("–".into(), |((l, h), _)| format!(
+            "{} … {}",
+            format_value(metric, l),
+            format_value(metric, h)
+        )),
     );
-    let text = match half {
-        Some(half) => format_with_error(metric, summary.mean, half),
+    let text = match ci {
+        Some(((low, high), true)) => format!(
+            "{} ({} … {})",
+            format_value(metric, summary.mean),
+            format_value(metric, low),
+            format_value(metric, high)
+        ),
+        Some(((low, high), false)) => format_with_error(metric, summary.mean, (high - low) / 2.0),
         None => format_value(metric, summary.mean),
     };
     format!(

@@ -19,18 +19,22 @@
 //! - [`interval`]: live interval lines while a trial runs;
 //! - [`arms`]: arm labels by id;
 //! - [`baselines`]: which baseline each comparison names;
-//! - [`axis`]: chart tick labels.
+//! - [`axis`]: chart tick labels;
+//! - [`bounds`]: the range each quantity can take, so no interval leaves it.
 
 pub mod arms;
 pub mod attribution;
 pub mod axis;
 pub mod baselines;
+pub mod bounds;
 pub mod clocks;
 pub mod contention;
 pub mod diffserv;
 pub mod interval;
 pub mod mark;
+pub mod mechanisms;
 pub mod media;
+pub mod regime;
 pub mod value;
 pub mod verdict;
 pub mod warning;

@@ -1,5 +1,6 @@
-//! One-line verdicts for people: "IPv6 is 4.8 % slower than IPv4 (95 % CI
-//! 3.9–5.7 %, significant); the header explains 1.4 %".
+//! One-line verdicts for people, numbers first: "IPv6 941 Mbit/s, IPv4
+//! 955 Mbit/s: 1.5 % slower (95 % CI 1.2–1.8 %, significant); the header
+//! explains 1.4 %" (both arms' means, then the relative difference).
 //!
 //! Words follow the metric's direction ([`Wording`], keyed by
 //! [`MetricId`]): slower/faster for rates, higher/lower latency for
@@ -48,9 +49,15 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
         )
     };
     let no_interval = "no confidence interval: fewer than 2 paired repetitions";
+    // Numbers first (issue 23): both arms' means, then the difference.
+    let values = format!(
+        "{arm} {}, {baseline} {}",
+        format_value(c.metric, c.arm_summary.mean),
+        format_value(c.metric, c.baseline_summary.mean)
+    );
     let mut line = match c.relative_difference {
         Some(relative) if relative == 0.0 && c.difference_ci95.is_none_or(|(l, h)| l == h) => {
-            format!("{arm} and {baseline} measured the same")
+            format!("{values}: the same")
         }
         Some(relative) => {
             let word = if relative > 0.0 {
@@ -58,11 +65,7 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             } else {
                 wording.less
             };
-            let claim = format!(
-                "{arm} {} {} % {word} than {baseline}",
-                wording.verb,
-                percent(relative.abs())
-            );
+            let claim = format!("{values}: {} % {word}", percent(relative.abs()));
             match c.relative_difference_ci95 {
                 _ if has_no_spread(c) => format!(
                     "{claim} {} (no spread between repetitions, so no confidence interval)",
@@ -93,7 +96,7 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             }
         }
         None if c.arm_summary.mean == 0.0 && c.baseline_summary.mean == 0.0 => {
-            format!("{arm} and {baseline} both measured 0")
+            format!("{values}: both 0")
         }
         None => {
             let word = if c.difference_mean > 0.0 {
@@ -101,12 +104,7 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             } else {
                 wording.less
             };
-            let claim = format!(
-                "{arm} {} {word} than {baseline}: {} vs {}",
-                wording.verb,
-                format_value(c.metric, c.arm_summary.mean),
-                format_value(c.metric, c.baseline_summary.mean)
-            );
+            let claim = format!("{values}: {word}");
             match c.difference_ci95 {
                 _ if has_no_spread(c) => format!("{claim}, {}", repetitions(pairs)),
                 Some(_) if pairs < MIN_PAIRS_FOR_SIGNIFICANCE => indicative(claim, String::new()),
@@ -321,16 +319,18 @@ mod tests {
     #[test]
     fn the_issue_example_reads_as_written() {
         let c = Comparison {
-            difference_ci95: Some((-5.7, -3.9)),
-            relative_difference: Some(-0.048),
-            relative_difference_ci95: Some((-0.057, -0.039)),
+            difference_ci95: Some((-17.2e6, -11.5e6)),
+            relative_difference: Some(-0.0147),
+            relative_difference_ci95: Some((-0.018, -0.012)),
             significant: true,
             theoretical_relative_difference: Some(-0.014),
-            ..comparison(MetricId::GoodputBps, 100.0, 95.2)
+            ..comparison(MetricId::GoodputBps, 955e6, 941e6)
         };
+        // Issue 23: both arms' values, then the difference.
         assert_eq!(
             ipv6(&c),
-            "IPv6 is 4.8 % slower than IPv4 (95 % CI 3.9–5.7 %, significant); the header explains 1.4 %"
+            "IPv6 941 Mbit/s, IPv4 955 Mbit/s: 1.5 % slower (95 % CI 1.2–1.8 %, significant); \
+             the header explains 1.4 %"
         );
     }
 
@@ -345,7 +345,7 @@ mod tests {
         };
         assert_eq!(
             verdict(&c, "IPv6 via 6in4, router to router", "IPv6"),
-            "IPv6 via 6in4, router to router is 4.8 % slower than IPv6 (95 % CI 3.9–5.7 %, significant)"
+            "IPv6 via 6in4, router to router 95.2 bit/s, IPv6 100 bit/s: 4.8 % slower (95 % CI 3.9–5.7 %, significant)"
         );
     }
 
@@ -360,7 +360,7 @@ mod tests {
         };
         assert_eq!(
             ipv6(&c),
-            "IPv6 has 2.5 % higher latency than IPv4 (95 % CI 1.3–3.7 %, significant)"
+            "IPv6 41 µs, IPv4 40 µs: 2.5 % higher latency (95 % CI 1.3–3.7 %, significant)"
         );
     }
 
@@ -375,8 +375,8 @@ mod tests {
         };
         assert_eq!(
             ipv6(&c),
-            "No significant difference: IPv6 is 0.50 % slower than IPv4 (95 % CI −1.2 to +0.20 %); \
-             the header predicts 1.4 % slower"
+            "No significant difference: IPv6 99.5 bit/s, IPv4 100 bit/s: 0.50 % slower \
+             (95 % CI −1.2 to +0.20 %); the header predicts 1.4 % slower"
         );
     }
 
@@ -387,10 +387,7 @@ mod tests {
             significant: true,
             ..comparison(MetricId::LossRatio, 0.0, 0.0012)
         };
-        assert_eq!(
-            ipv6(&c),
-            "IPv6 has more loss than IPv4: 0.12 % vs 0 % (significant)"
-        );
+        assert_eq!(ipv6(&c), "IPv6 0.12 %, IPv4 0 %: more loss (significant)");
     }
 
     #[test]
@@ -402,7 +399,7 @@ mod tests {
         };
         let line = ipv6(&c);
         assert!(
-            line.starts_with("IPv6 is 10 % faster than IPv4 (no confidence interval"),
+            line.starts_with("IPv6 11 bit/s, IPv4 10 bit/s: 10 % faster (no confidence interval"),
             "{line}"
         );
     }
@@ -433,7 +430,7 @@ mod tests {
         let line = ipv6(&c);
         assert_eq!(
             line,
-            "IPv6 uses 22 % more softirq time than IPv4 in each of the 3 paired repetitions \
+            "IPv6 122 %, IPv4 100 %: 22 % more softirq time in each of the 3 paired repetitions \
              (no spread between repetitions, so no confidence interval)"
         );
         assert!(
@@ -452,7 +449,7 @@ mod tests {
         };
         assert_eq!(
             ipv6(&c),
-            "IPv6 has more loss episodes than IPv4: 3 episodes vs 0 episodes, in each of the 3 paired repetitions"
+            "IPv6 3 episodes, IPv4 0 episodes: more loss episodes, in each of the 3 paired repetitions"
         );
     }
 
@@ -471,7 +468,7 @@ mod tests {
         let line = ipv6(&c);
         assert_eq!(
             line,
-            "Indicative only: IPv6 is 12 % slower than IPv4 (95 % CI −34 to −0.20 %; 2 paired \
+            "Indicative only: IPv6 8.80 bit/s, IPv4 10 bit/s: 12 % slower (95 % CI −34 to −0.20 %; 2 paired \
              repetitions; 3 or more are needed to call a difference significant); \
              the header predicts 1.4 % slower"
         );
@@ -501,13 +498,13 @@ mod tests {
         assert_eq!(
             ipv6(&c),
             "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
-             IPv6 is 367 % faster than IPv4 (95 % CI +200 to +534 %)"
+             IPv6 4.67 bit/s, IPv4 1 bit/s: 367 % faster (95 % CI +200 to +534 %)"
         );
         assert!(!claims_significance(&c));
         let two_pairs = Comparison { pairs: 2, ..c };
         assert!(ipv6(&two_pairs).starts_with(
             "Not significant: 2 of 3 IPv4 trials ran while other programs used 60 % of the CPUs; \
-             indicative only: IPv6 is 367 % faster"
+             indicative only: IPv6 4.67 bit/s, IPv4 1 bit/s: 367 % faster"
         ));
     }
 
@@ -530,7 +527,8 @@ mod tests {
         assert_eq!(
             ipv6(&c),
             "No significant difference after Holm adjustment over 3 headline comparisons \
-             (p = 0.035, adjusted 0.106): IPv6 is 3.0 % faster than IPv4 (95 % CI +0.90 to +5.1 %)"
+             (p = 0.035, adjusted 0.106): IPv6 103 bit/s, IPv4 100 bit/s: 3.0 % faster \
+             (95 % CI +0.90 to +5.1 %)"
         );
     }
 
@@ -600,7 +598,7 @@ mod tests {
         let c = attributed(3, (-0.077, -0.051));
         assert_eq!(
             ipv6(&c),
-            "IPv6 is 6.4 % slower than IPv4 (95 % CI 5.1–7.7 %, significant); the header \
+            "IPv6 93.6 bit/s, IPv4 100 bit/s: 6.4 % slower (95 % CI 5.1–7.7 %, significant); the header \
              explains 1.4 %, 5.0 % more CPU per packet on the receiver explains 4.8 %; \
              0.26 % is unexplained"
         );
@@ -617,7 +615,7 @@ mod tests {
         let two = attributed(2, (-0.34, -0.002));
         assert_eq!(
             ipv6(&two),
-            "Indicative only: IPv6 is 6.4 % slower than IPv4 (95 % CI −34 to −0.20 %; 2 paired \
+            "Indicative only: IPv6 93.6 bit/s, IPv4 100 bit/s: 6.4 % slower (95 % CI −34 to −0.20 %; 2 paired \
              repetitions; 3 or more are needed to call a difference significant); the header \
              predicts 1.4 % slower, 5.0 % more CPU per packet on the receiver would make it \
              4.8 % slower"
@@ -625,7 +623,7 @@ mod tests {
         let flat = attributed(3, (-0.064, -0.064));
         assert_eq!(
             ipv6(&flat),
-            "IPv6 is 6.4 % slower than IPv4 in each of the 3 paired repetitions (no spread \
+            "IPv6 93.6 bit/s, IPv4 100 bit/s: 6.4 % slower in each of the 3 paired repetitions (no spread \
              between repetitions, so no confidence interval); the header predicts 1.4 % \
              slower, 5.0 % more CPU per packet on the receiver would make it 4.8 % slower"
         );
@@ -639,7 +637,7 @@ mod tests {
             relative_difference_ci95: Some((0.0, 0.0)),
             ..comparison(MetricId::RetransmittedSegments, 7.0, 7.0)
         };
-        assert_eq!(ipv6(&c), "IPv6 and IPv4 measured the same");
+        assert_eq!(ipv6(&c), "IPv6 7 segments, IPv4 7 segments: the same");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The answer first: what `run` and `lab` print before anything else.
 //! With one compared arm, one verdict sentence per point
-//! ([`super::render_verdicts`]). With more, a sentence per point and arm is
+//! ([`super::render_verdicts_width`], wrapped to the terminal). With more, a sentence per point and arm is
 //! a wall of text, so the first screen is a table instead: one row per
 //! point, one column per compared arm, each cell the headline difference
 //! from the baseline with its mark ([`crate::present::mark`]), the
@@ -15,7 +15,7 @@
 
 use dualperf_model::{Analysis, ArmId, RunResult};
 
-use super::{columns, points, render_verdicts, wrap, Context};
+use super::{columns, points, render_verdicts_width, wrap, Context};
 use crate::present::mark::{headline_cell, MARK_LEGEND};
 use crate::present::significance_note;
 
@@ -23,7 +23,7 @@ use crate::present::significance_note;
 /// verdict sentences with one compared arm, the per-point table with more.
 pub fn render_answer(result: &RunResult, analysis: &Analysis, width: usize) -> String {
     if result.config.compared_arms().count() <= 1 {
-        return render_verdicts(result, analysis);
+        return render_verdicts_width(result, analysis, width);
     }
     render_answer_table(result, analysis, width)
 }

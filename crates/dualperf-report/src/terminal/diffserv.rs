@@ -5,7 +5,13 @@
 
 use dualperf_model::RunResult;
 
+use super::table::{render_table, Align};
 use crate::present::diffserv::{short_of_rate_note, DiffServView, CLASS_METRICS};
+
+/// `text` with every line indented by two spaces.
+fn indented(text: &str) -> String {
+    text.lines().map(|line| format!("  {line}\n")).collect()
+}
 
 /// The DiffServ experiments of `result` as text; empty when `result` is
 /// not one.
@@ -15,29 +21,36 @@ pub fn render_diffserv(result: &RunResult) -> String {
     };
     let mut out = String::new();
     out.push_str(
-        "Per class (EF: the measured probe; BE, LBE: probes in the load; means over repetitions), IPv4 | IPv6:\n",
+        "Per class (EF: the measured probe; BE, LBE: probes in the load; means over repetitions):\n",
     );
-    let names: Vec<&str> = CLASS_METRICS.iter().map(|m| m.label()).collect();
-    out.push_str(&format!(
-        "  {:<13} {:<5} {}\n",
-        "condition",
-        "class",
-        names.join(" · ")
-    ));
+    let mut header = vec![
+        "condition".to_string(),
+        "class".to_string(),
+        "family".to_string(),
+    ];
+    header.extend(CLASS_METRICS.iter().map(|m| m.label().to_string()));
+    let mut table = vec![header];
     for row in view.class_rows() {
-        out.push_str(&format!(
-            "  {:<13} {:<5} {}  |  {}\n",
-            row.condition,
-            row.class,
-            row.cells[0].join(" · "),
-            row.cells[1].join(" · ")
-        ));
+        for (family, cells) in ["IPv4", "IPv6"].into_iter().zip(&row.cells) {
+            let mut line = vec![
+                row.condition.clone(),
+                row.class.to_string(),
+                family.to_string(),
+            ];
+            line.extend(cells.iter().cloned());
+            table.push(line);
+        }
     }
+    out.push_str(&indented(&render_table(
+        &table,
+        &[Align::Left, Align::Left, Align::Left],
+        None,
+    )));
     out.push_str("\nVerdicts per class, IPv6 against IPv4 (paired by repetition, 95 % CI):\n");
     for line in view.verdicts() {
         out.push_str(&format!("  {line}\n"));
     }
-    out.push_str("\nEF under load (issue 12: p99 within 2 ms of idle, no EF loss, BE loses):\n");
+    out.push_str("\nEF under load (expected: p99 within 2 ms of idle, no EF loss, BE loses):\n");
     for line in view.done_when() {
         out.push_str(&format!("  {line}\n"));
     }
@@ -47,41 +60,43 @@ pub fn render_diffserv(result: &RunResult) -> String {
         out.push_str(
             "\nLoad-step table: BE UDP loss, % of datagrams (load in % of the core link):\n",
         );
-        out.push_str(&format!("  {:>6}", "size B"));
-        for cell in &header {
-            out.push_str(&format!(" {cell:>10}"));
-        }
-        out.push('\n');
+        let mut table = vec![std::iter::once("size B".to_string())
+            .chain(header.iter().cloned())
+            .collect::<Vec<_>>()];
         for (size, cells) in rows {
-            out.push_str(&format!("  {size:>6}"));
-            for cell in cells {
-                out.push_str(&format!(" {cell:>10}"));
-            }
-            out.push_str(&format!("\n  {:>6}", "sent"));
-            for cell in view.step_achieved_row(size) {
-                out.push_str(&format!(" {cell:>10}"));
-            }
-            out.push('\n');
+            table.push(std::iter::once(size.to_string()).chain(cells).collect());
+            table.push(
+                std::iter::once("sent".to_string())
+                    .chain(view.step_achieved_row(size))
+                    .collect(),
+            );
         }
+        out.push_str(&indented(&render_table(&table, &[Align::Right], None)));
         out.push_str("  (sent: the BE sender's steady rate, % of the rate the step asks)\n");
         out.push_str(&format!("  {}\n", short_of_rate_note()));
         out.push_str("\nThe EF probe beside each step: one-way delay p99 / loss:\n");
-        for (size, cells) in view.step_ef_table() {
-            out.push_str(&format!("  {size:>6} B"));
-            for (cell, name) in cells.iter().zip(&header) {
-                out.push_str(&format!("  {name}: {cell}"));
-            }
-            out.push('\n');
-        }
+        let mut table = vec![std::iter::once("size B".to_string())
+            .chain(header.iter().cloned())
+            .collect::<Vec<_>>()];
+        table.extend(
+            view.step_ef_table()
+                .into_iter()
+                .map(|(size, cells)| std::iter::once(size.to_string()).chain(cells).collect()),
+        );
+        out.push_str(&indented(&render_table(&table, &[Align::Right], None)));
     }
     if let Some((size, rows)) = view.router_table() {
-        out.push_str(&format!(
-            "\nRouter CPU, % of one CPU ({size} B steps): idle IPv4, idle IPv6, then {}\n",
-            header.join(", ")
-        ));
-        for (node, cells) in rows {
-            out.push_str(&format!("  {node:<6} {}\n", cells.join("  ")));
-        }
+        out.push_str(&format!("\nRouter CPU, % of one CPU ({size} B steps):\n"));
+        let mut table = vec![["router", "idle IPv4", "idle IPv6"]
+            .into_iter()
+            .map(String::from)
+            .chain(header.iter().cloned())
+            .collect::<Vec<_>>()];
+        table.extend(
+            rows.into_iter()
+                .map(|(node, cells)| std::iter::once(node).chain(cells).collect()),
+        );
+        out.push_str(&indented(&render_table(&table, &[], None)));
     }
     let checks = view.checks();
     if !checks.is_empty() {

@@ -1,9 +1,10 @@
-//! The terminal's media block: for every media point, one line per arm
-//! with the MOS and what it means to callers (voice, ITU-T G.107 Annex B),
-//! or frame delivery (video), and the numbers behind them.
+//! The terminal's media block: for every media point, a table of one row
+//! per arm with the MOS and what it means to callers (voice, ITU-T G.107
+//! Annex B), or frame delivery (video), and the numbers behind them.
 
 use dualperf_model::{Analysis, RunResult};
 
+use super::table::render_table;
 use crate::present::media::{media_points, media_rows};
 use crate::present::value::format_quantity;
 
@@ -21,30 +22,36 @@ pub fn render_media(result: &RunResult, analysis: &Analysis) -> Option<String> {
         let spec = &result.config.points[point];
         out.push_str(&format!("[{}] {}\n", point + 1, spec.label()));
         let rows = media_rows(result, analysis, point);
-        let width = rows
-            .iter()
-            .map(|r| r.arm.chars().count())
-            .max()
-            .unwrap_or(0);
-        for row in rows {
-            let mut line = format!("  {:<width$}  ", row.arm);
-            if let Some((mos, category)) = row.mos {
-                line.push_str(&format!(
-                    "MOS {} ({category})",
-                    format_quantity(dualperf_model::Quantity::Count("MOS"), mos)
-                        .trim_end_matches(" MOS")
+        let Some(first) = rows.first() else {
+            continue;
+        };
+        let voice = first.mos.is_some();
+        let mut header = vec!["arm".to_string()];
+        if voice {
+            header.push("MOS".to_string());
+        }
+        header.extend(first.cells.iter().map(|(heading, _)| heading.to_string()));
+        let mut table = vec![header];
+        for row in &rows {
+            let mut cells = vec![row.arm.clone()];
+            if voice {
+                cells.push(row.mos.map_or_else(
+                    || "—".to_string(),
+                    |(mos, category)| {
+                        format!(
+                            "{} ({category})",
+                            format_quantity(dualperf_model::Quantity::Count("MOS"), mos)
+                                .trim_end_matches(" MOS")
+                        )
+                    },
                 ));
             }
-            let cells: Vec<String> = row
-                .cells
-                .iter()
-                .map(|(heading, value)| format!("{heading} {value}"))
-                .collect();
-            if row.mos.is_some() {
-                line.push_str(", ");
-            }
-            line.push_str(&cells.join(", "));
-            out.push_str(line.trim_end());
+            cells.extend(row.cells.iter().map(|(_, value)| value.clone()));
+            table.push(cells);
+        }
+        for line in render_table(&table, &[], None).lines() {
+            out.push_str("  ");
+            out.push_str(line);
             out.push('\n');
         }
     }

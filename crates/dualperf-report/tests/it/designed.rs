@@ -31,7 +31,7 @@ fn id(text: &str) -> ArmId {
 
 /// IPv4 and IPv6 alone, then both families under each load level: arm
 /// ids say nothing (`cell-N`), the levels are in the loads.
-fn diffserv_like() -> RunResult {
+pub(crate) fn diffserv_like() -> RunResult {
     let mut arms = vec![
         Arm::native(IpFamily::V4, None),
         Arm::native(IpFamily::V6, None),

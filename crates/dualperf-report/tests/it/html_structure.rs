@@ -294,5 +294,6 @@ fn a_third_arm_gets_its_own_series_columns_and_legend() {
     );
     let verdicts = &html[html.find("id=\"verdicts\"").unwrap()..];
     assert!(verdicts.contains("<th title=\"The arm compared with the baseline IPv4\">Arm</th>"));
-    assert!(verdicts.contains("IPv6 via 6in4, router to router is"));
+    assert!(verdicts.contains("IPv6 via 6in4, router to router "));
+    assert!(verdicts.contains(", IPv4 "));
 }

@@ -5,8 +5,10 @@
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test and example code: a failed unwrap is a failed run
 
 mod baselines;
+mod bounds;
 mod browser;
 mod coarse;
 mod designed;
 mod html_structure;
+mod markdown_size;
 mod snapshots;

@@ -175,6 +175,14 @@ impl<'s> Matcher<'_, 's> {
         let message_call = open.is_some_and(|o| self.is_message_call(o))
             || NOT_LAYOUT_CALLS.contains(&callee)
             || self.has_any_match(line);
+        // `byte[] getIPFromID(..) { byte[] r = new byte[4]; arraycopy(b, 0, r, 0, 4); }`
+        let in_address_function = || {
+            (allocation || whole_argument && BUFFER_CALLS.contains(&callee))
+                && self.enclosing_function(i).is_some_and(|name| {
+                    // `v4addr2Bytes`, `ipv6Bytes`: a family's own helper.
+                    is_address_name(name) && !name.contains('6') && !name.contains('4')
+                })
+        };
         let what = if allocation && (names_address || api_near()) {
             Some("a buffer of")
         } else if slice && names_address {
@@ -183,6 +191,12 @@ impl<'s> Matcher<'_, 's> {
             || positioned
         {
             Some("a length of")
+        } else if !message_call && in_address_function() {
+            Some(if allocation {
+                "a buffer of"
+            } else {
+                "a length of"
+            })
         } else if annotated_field {
             Some("a layout field of")
         } else {
@@ -191,6 +205,54 @@ impl<'s> Matcher<'_, 's> {
         if let Some(what) = what {
             self.push("address-byte-layout", Severity::Warning, i, format!("{what} {text} bytes next to an address assumes an IPv4 layout ({}); IPv6 addresses are 16 bytes: size it by the address's family", layout_of(text)));
         }
+    }
+
+    /// The name of the function whose body holds token `i` (`getIP` in
+    /// `byte[] getIP(String id) throws E {`, `func ip() (net.IP, error) {`,
+    /// `fn ip(&self) -> [u8; 4] {`), looking at most 3000 tokens back.
+    fn enclosing_function(&self, i: usize) -> Option<&'s str> {
+        let mut depth = 0usize;
+        let mut open_brace = None;
+        for j in (i.saturating_sub(3000)..i).rev() {
+            match self.tokens[j].text {
+                "}" => depth += 1,
+                "{" if depth == 0 => {
+                    open_brace = Some(j);
+                    break;
+                }
+                "{" => depth -= 1,
+                _ => {}
+            }
+        }
+        // Back over a return type or `throws` clause to the parameters' `)`.
+        let open_brace = open_brace?;
+        let mut close = (open_brace.saturating_sub(16)..open_brace)
+            .rev()
+            .find(|&j| self.tokens[j].is_punct(")"))?;
+        loop {
+            let open = self.matching_open(close)?;
+            let before = open.checked_sub(1)?;
+            let t = &self.tokens[before];
+            if t.is_punct(")") {
+                close = before; // Go: `func f(x) (T, error) {`
+                continue;
+            }
+            return (t.kind == TokenKind::Ident).then_some(t.text);
+        }
+    }
+
+    /// The `(` that the `)` at `close` closes.
+    fn matching_open(&self, close: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for j in (close.saturating_sub(400)..close).rev() {
+            match self.tokens[j].text {
+                ")" => depth += 1,
+                "(" if depth == 0 => return Some(j),
+                "(" => depth -= 1,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// `new byte[4]` (Java), `[4]byte` (Go), `[u8; 4]` (Rust): the number at

@@ -130,9 +130,23 @@ impl Matcher<'_, '_> {
         };
         let splits_on_colon = args.iter().any(|range| {
             let arg = &self.tokens[range.clone()];
-            arg.len() == 1 && arg[0].kind == TokenKind::Str && arg[0].string_content() == ":"
+            let literal =
+                arg.len() == 1 && arg[0].kind == TokenKind::Str && arg[0].string_content() == ":";
+            // `SEPARATOR`, `CommonConstant.COLON`, `sep::COLON`: a colon by name.
+            let qualified = arg.len() == 1
+                || arg.len() >= 3
+                    && arg[arg.len() - 2].kind == TokenKind::Punct
+                    && matches!(arg[arg.len() - 2].text, "." | "::");
+            let constant = qualified
+                && arg.last().is_some_and(|t| {
+                    t.kind == TokenKind::Ident
+                        && (t.text.eq_ignore_ascii_case("colon")
+                            || self.colon_constants.contains(t.text))
+                });
+            literal || constant
         });
         if !splits_on_colon
+            || self.port_after_last_colon(i)
             || self.brackets_handled_near(i)
             || self.credentials_near(i)
             || self.splits_a_spec(i)
@@ -150,6 +164,20 @@ impl Matcher<'_, '_> {
             });
         let at = guard.unwrap_or(i);
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+    }
+
+    /// True if the split at `i` takes the port after the last colon
+    /// (`port = substringAfterLast(addr, ":")`, `addr.rsplit_once(':')` into
+    /// a port): right for `[::1]:80` as well; the host's half is judged
+    /// where it is taken.
+    fn port_after_last_colon(&self, i: usize) -> bool {
+        const LAST_COLON: &[&str] = &["substringAfterLast"];
+        LAST_COLON.contains(&self.tokens[i].text)
+            && self.tokens[self.statement(i)].iter().any(|t| {
+                t.kind == TokenKind::Ident
+                    && (matches!(t.text, "parseInt" | "valueOf" | "atoi" | "Atoi")
+                        || super::words::name_words(t.text).iter().any(|w| w == "port"))
+            })
     }
 
     /// True if the split at `i` takes apart something that is not an
@@ -467,4 +495,30 @@ fn prose_note(what: &str) -> &'static str {
         "debug text (toString)" => " (in debug text (toString): read by people)",
         _ => " (in log or error text: read by people)",
     }
+}
+
+/// The names a file gives to `":"`: `SEPARATOR = ":"` (Java, Go, Python,
+/// JavaScript), `const SEP: &str = ":"` (Rust).
+pub(super) fn colon_constants<'s>(tokens: &[crate::token::Token<'s>]) -> HashSet<&'s str> {
+    let mut names = HashSet::default();
+    for (k, t) in tokens.iter().enumerate() {
+        if t.kind != TokenKind::Str || t.string_content() != ":" || k < 2 {
+            continue;
+        }
+        if !matches!(tokens[k - 1].text, "=" | ":=") {
+            continue;
+        }
+        let window = &tokens[k.saturating_sub(7)..k - 1];
+        // The name before a type annotation (`SEP: &str`), else before `=`.
+        let typed = window
+            .windows(2)
+            .find(|w| w[0].kind == TokenKind::Ident && w[1].is_punct(":"))
+            .map(|w| w[0].text);
+        let name = typed.or_else(|| {
+            let last = &tokens[k - 2];
+            (last.kind == TokenKind::Ident).then_some(last.text)
+        });
+        names.extend(name);
+    }
+    names
 }

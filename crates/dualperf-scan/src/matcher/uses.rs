@@ -17,6 +17,7 @@ use crate::token::TokenKind;
 const INT32_ADDRESS_TYPES: &[&str] = &[
     "uint32_t",
     "u_int32_t",
+    "int32_t",
     "in_addr_t",
     "u32",
     "__u32",
@@ -220,6 +221,10 @@ impl<'s> Matcher<'_, 's> {
         let Some(name) = self.tokens.get(j) else {
             return;
         };
+        // `uint32_t InetAddress::ipNetEndian() const`
+        if self.next_is(j, "::") && self.check_int32_accessor(i, j + 2) {
+            return;
+        }
         let ends = self.tokens.get(j + 1).is_some_and(|t| {
             t.kind == TokenKind::Punct && matches!(t.text, "," | ")" | ";" | "=" | "[" | "(")
         });

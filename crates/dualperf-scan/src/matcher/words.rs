@@ -192,22 +192,7 @@ pub fn is_address_name(name: &str) -> bool {
     if !(has(b"ip") || has(b"addr") || has(b"host")) {
         return false;
     }
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c == '_' || c.is_ascii_digit() {
-            words.push(std::mem::take(&mut word));
-            previous_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && previous_lower {
-            words.push(std::mem::take(&mut word));
-        }
-        previous_lower = c.is_lowercase();
-        word.push(c.to_ascii_lowercase());
-    }
-    words.push(word);
+    let words = name_words(name);
     words.iter().any(|w| {
         matches!(
             w.as_str(),
@@ -228,6 +213,49 @@ pub fn is_address_name(name: &str) -> bool {
                 | "ips"
         ) || role_word(w)
     })
+}
+
+/// The words of an identifier, lower case: split at `_`, digits and case
+/// changes, an acronym ending where a capitalised word starts
+/// (`getIPFromID` → get, ip, from, id; `peer_addr` → peer, addr).
+pub(super) fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (k, &c) in chars.iter().enumerate() {
+        if c == '_' || c.is_ascii_digit() {
+            words.push(std::mem::take(&mut word));
+            continue;
+        }
+        let previous = k.checked_sub(1).map(|p| chars[p]);
+        let next_lower = chars.get(k + 1).is_some_and(|n| n.is_lowercase());
+        let starts_word = c.is_uppercase()
+            && previous.is_some_and(|p| p.is_lowercase() || (p.is_uppercase() && next_lower));
+        if starts_word {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(c.to_ascii_lowercase());
+    }
+    words.push(word);
+    words.retain(|w| !w.is_empty());
+    words
+}
+
+/// True if an identifier names an address held as a value (`ip`,
+/// `peerAddr`, `ipNetEndian`, `src_ip`), not a quantity about one
+/// (`ipLen`, `addrCount`, `hostPort`, `addressFamily`, `ipIndex`).
+pub(super) fn is_address_value_name(name: &str) -> bool {
+    const QUANTITIES: &[&str] = &[
+        "len", "length", "size", "count", "cnt", "port", "ports", "index", "idx", "family", "type",
+        "version", "ver", "ttl", "offset", "off", "max", "min", "str", "string", "text", "name",
+        "names", "id", "hash", "key", "list", "flag", "flags", "mode", "proto", "is", "has", "use",
+        "enabled", "timeout", "time", "tos", "pos", "bytes", "buf",
+    ];
+    is_address_name(name)
+        && !name.contains('6')
+        && name_words(name)
+            .iter()
+            .all(|w| !QUANTITIES.contains(&w.as_str()))
 }
 
 /// `localip`, `remoteaddr`, `ipremote`, `peeraddr`: an address word glued to
@@ -269,6 +297,28 @@ mod tests {
         assert!(!is_address_name("skip"));
         assert!(!is_address_name("tooltip"));
         assert!(!is_address_name("pipeline"));
+        assert!(is_address_name("getIPFromID"));
+        assert!(is_address_name("remoteIPBuf"));
+    }
+
+    #[test]
+    fn words_split_acronyms_where_a_word_starts() {
+        assert_eq!(name_words("getIPFromID"), ["get", "ip", "from", "id"]);
+        assert_eq!(name_words("peer_addr"), ["peer", "addr"]);
+        assert_eq!(name_words("ipNetEndian"), ["ip", "net", "endian"]);
+        assert_eq!(name_words("IPV4_HEADER"), ["ipv", "header"]);
+        assert_eq!(name_words("HTTPServer"), ["http", "server"]);
+    }
+
+    #[test]
+    fn address_values_are_told_from_quantities_about_addresses() {
+        assert!(is_address_value_name("ip"));
+        assert!(is_address_value_name("ipNetEndian"));
+        assert!(is_address_value_name("src_ip"));
+        assert!(!is_address_value_name("ipLen"));
+        assert!(!is_address_value_name("hostPort"));
+        assert!(!is_address_value_name("addressFamily"));
+        assert!(!is_address_value_name("ip6"));
     }
 
     #[test]

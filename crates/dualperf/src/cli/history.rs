@@ -107,7 +107,10 @@ fn prune(path: &Path, keep: usize, dry_run: bool, json: bool) -> anyhow::Result<
 fn headline(run: &RunListing) -> String {
     match &run.headline {
         Headline::NotAnalysed => "not analysed".to_string(),
-        Headline::NoComparison => "nothing compared (one arm only?)".to_string(),
+        Headline::NoComparison if run.arms.len() <= 1 => {
+            "one arm measured: nothing to compare".to_string()
+        }
+        Headline::NoComparison => "no comparison (no arm had a trial to pair)".to_string(),
         Headline::NoSignificantDifference { comparisons } => {
             format!("no significant difference in {comparisons} headline comparisons")
         }
@@ -129,28 +132,27 @@ fn headline(run: &RunListing) -> String {
     }
 }
 
+/// The listing as one table ([`dualperf_report::terminal::render_table`]),
+/// wrapped to the terminal: long headlines and locations wrap inside their
+/// column instead of running off the screen.
 fn print_table(runs: &[RunListing]) {
+    print!(
+        "{}",
+        history_table(runs, crate::pipeline::finish::terminal_width())
+    );
+}
+
+fn history_table(runs: &[RunListing], width: usize) -> String {
+    use dualperf_report::terminal::{render_table, Align, Fit};
     // Stored text reaches the terminal: control characters (an escape
     // sequence in a run id, a newline in a location) are printed escaped.
     let inert = dualperf_lab::shell::inert;
-    let id_width = runs
-        .iter()
-        .map(|r| inert(&r.run_id).chars().count())
-        .max()
-        .unwrap_or(3)
-        .max(3);
-    let where_width = runs
-        .iter()
-        .map(|r| inert(&r.location).chars().count())
-        .max()
-        .unwrap_or(5)
-        .clamp(5, 40);
-    println!(
-        "{:<id_width$}  {:<20}  {:<where_width$}  {:>4}  {:>6}  {:>6}  {:<8}  HEADLINE",
-        "RUN", "STARTED", "WHERE", "ARMS", "POINTS", "TRIALS", "COMPLETE"
-    );
+    let mut rows = vec![[
+        "RUN", "STARTED", "WHERE", "ARMS", "POINTS", "TRIALS", "COMPLETE", "HEADLINE",
+    ]
+    .map(String::from)
+    .to_vec()];
     for run in runs {
-        let location: String = inert(&run.location).chars().take(where_width).collect();
         let complete = match (run.complete, run.finished_at_unix_ms) {
             (true, _) => "yes".to_string(),
             (false, 0) => "unfinished".to_string(),
@@ -160,17 +162,84 @@ fn print_table(runs: &[RunListing]) {
             .notes
             .as_ref()
             .map_or(String::new(), |n| format!(" [{}]", inert(n)));
-        println!(
-            "{:<id_width$}  {:<20}  {:<where_width$}  {:>4}  {:>6}  {:>6}  {:<8}  {}{}",
+        rows.push(vec![
             inert(&run.run_id),
             utc_date(run.started_at_unix_ms),
-            location,
-            run.arms.len(),
-            run.points,
-            run.trials,
+            inert(&run.location),
+            run.arms.len().to_string(),
+            run.points.to_string(),
+            run.trials.to_string(),
             complete,
-            headline(run),
-            notes
-        );
+            format!("{}{notes}", headline(run)),
+        ]);
+    }
+    use Align::{Left, Right};
+    render_table(
+        &rows,
+        &[Left, Left, Left, Right, Right, Right, Left, Left],
+        // The location and the headline wrap; ids, dates and counts do not.
+        Some(Fit {
+            width,
+            wrapping: &[2, 7],
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::{Arm, ArmId, IpFamily};
+
+    fn listing(run_id: &str, location: &str, headline: Headline) -> RunListing {
+        RunListing {
+            run_id: run_id.into(),
+            started_at_unix_ms: 1_764_000_000_000,
+            finished_at_unix_ms: 1_764_000_060_000,
+            location: location.into(),
+            tool_version: "0.1.0".into(),
+            arms: vec![Arm::native(IpFamily::V4, None)],
+            baseline: ArmId::native(IpFamily::V4),
+            points: 22,
+            trials: 132,
+            failed_trials: 0,
+            complete: true,
+            raw_samples: false,
+            headline,
+            notes: Some("a note that is rather long, as notes are".into()),
+        }
+    }
+
+    #[test]
+    fn the_listing_fits_the_terminal_and_keeps_ids_whole() {
+        let long_where = "testbed dumbbell with a long description on build-host-17 in rack 4";
+        let runs = vec![
+            listing(
+                "20261123T041300Z-84215459",
+                long_where,
+                Headline::NoComparison,
+            ),
+            listing(
+                "20261124T041300Z-00000001",
+                "host → 192.0.2.1",
+                Headline::NoSignificantDifference { comparisons: 22 },
+            ),
+        ];
+        for width in [100, 140] {
+            let table = history_table(&runs, width);
+            for line in table.lines() {
+                assert!(line.chars().count() <= width, "too wide: {line}\n{table}");
+            }
+        }
+        let table = history_table(&runs, 140);
+        assert!(table.contains("20261123T041300Z-84215459"), "{table}");
+        assert!(table.contains("20261124T041300Z-00000001"), "{table}");
+        // Wrapped, not cut: every word of the location and headline is there.
+        for word in long_where
+            .split_whitespace()
+            .chain("one arm measured: nothing to compare".split_whitespace())
+        {
+            assert!(table.contains(word), "{word} missing:\n{table}");
+        }
+        assert!(!table.contains("one arm only?"), "{table}");
     }
 }

@@ -69,6 +69,11 @@ pub(crate) fn finish(
     let quiet = view.quiet || outputs.json.as_deref().is_some_and(is_stdout);
     if !quiet {
         print(&result, view);
+        if let Some(database) = &outputs.database {
+            for line in super::resolution::cite(&result, database) {
+                println!("{line}");
+            }
+        }
     }
     Ok(result)
 }
@@ -161,6 +166,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if !answer.trim().is_empty() {
         text.push_str(&answer);
     }
+    if let Some(regimes) = dualperf_report::terminal::render_regimes(result, analysis) {
+        text.push_str(&regimes);
+    }
     let table_first = dualperf_report::terminal::answer_is_a_table(result);
     if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
         text.push_str(&media);
@@ -173,6 +181,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
         if !instability.ends_with('\n') {
             text.push('\n');
         }
+    }
+    for line in dualperf_report::present::mechanisms::mechanism_lines(result) {
+        text.push_str(&format!("path: {line}\n"));
     }
     for line in dualperf_report::present::wire::wire_summary(result, view.verbose) {
         text.push_str(&line);
@@ -192,8 +203,8 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if view.verbose {
         if table_first {
             text.push('\n');
-            text.push_str(&dualperf_report::terminal::render_verdicts(
-                result, analysis,
+            text.push_str(&dualperf_report::terminal::render_verdicts_width(
+                result, analysis, width,
             ));
         }
         text.push('\n');
@@ -208,17 +219,14 @@ pub(crate) fn print(result: &RunResult, view: View) {
         .and_then(|()| stdout.flush());
 }
 
-/// Columns of the terminal (COLUMNS, else the TIOCGWINSZ of stdout), 100 when unknown.
+/// Columns of the terminal (COLUMNS, else the size of the terminal on
+/// standard output), 100 when unknown or narrower than 60.
 pub(crate) fn terminal_width() -> usize {
     if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
         return columns;
     }
-    // SAFETY: TIOCGWINSZ writes a winsize into the zeroed struct we own.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
-    if ok && size.ws_col >= 60 {
-        size.ws_col as usize
-    } else {
-        100
+    match terminal_size::terminal_size_of(std::io::stdout()) {
+        Some((terminal_size::Width(columns), _)) if columns >= 60 => usize::from(columns),
+        _ => 100,
     }
 }

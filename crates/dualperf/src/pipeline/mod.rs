@@ -24,4 +24,5 @@ pub(crate) mod load;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod progress;
+pub(crate) mod resolution;
 pub(crate) mod verify_wire;

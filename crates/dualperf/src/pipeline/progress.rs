@@ -3,12 +3,17 @@
 //! time left. Without a terminal (CI logs, pipes): one line per finished
 //! point, and within a long point a line at least every
 //! [`HEARTBEAT`] (trials done, time left), so a long run never looks hung.
-//! Failed trials are always printed.
+//! Failed trials are always printed. On a terminal a thread of its own
+//! ([`StatusLine`]) redraws the status line every [`TICK`], so the clock and
+//! the estimate move while a long trial runs.
 //! With live intervals on (standard output a terminal, no `--no-intervals`),
 //! a line per finished sample interval goes to standard output, like
 //! iperf3's, worded by `dualperf_report::present::interval`.
 
 use std::io::{IsTerminal, Write};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use dualperf_engine::client::{ClientOptions, Progress};
@@ -17,6 +22,9 @@ use dualperf_model::{RunConfig, TrialOutcome};
 /// Longest silence without a terminal: a point that runs longer (a lab
 /// experiment's one point of 25 arms) gets a line per trial this often.
 pub(crate) const HEARTBEAT: Duration = Duration::from_secs(30);
+
+/// How often the status line on a terminal is redrawn while a trial runs.
+pub(crate) const TICK: Duration = Duration::from_secs(1);
 
 /// Progress display for one run.
 pub(crate) struct ProgressView {
@@ -32,8 +40,8 @@ pub(crate) struct ProgressView {
     labels: Vec<(String, String)>,
     /// Print live interval lines (see [`live_intervals_wanted`]).
     intervals: bool,
-    /// The status line last written (a terminal), rewritten after an interval line.
-    status: String,
+    /// The status line on a terminal (redrawn every [`TICK`]); `None` without one.
+    status: Option<StatusLine>,
     /// When the last progress line was written (without a terminal).
     last_line: Instant,
     /// Trials finished in the whole run, and how many it has (from the engine).
@@ -70,7 +78,7 @@ impl ProgressView {
                 .map(|arm| (arm.id.to_string(), arm.label.clone()))
                 .collect(),
             intervals: false,
-            status: String::new(),
+            status: tty.then(StatusLine::start),
             last_line: Instant::now(),
             trials_done: 0,
             trials_total: 0,
@@ -105,26 +113,33 @@ impl ProgressView {
                 arm,
                 repetition,
             } if self.tty => {
-                let elapsed = self.started.elapsed();
-                let left = estimate_left(elapsed, *index, *total)
-                    .map(|left| format!(", ~{} left", clock(left)))
-                    .unwrap_or_default();
-                self.status = format!(
-                    "[{}/{}] {}{left} · {} on {} (repetition {})",
-                    index + 1,
-                    total,
-                    clock(elapsed),
-                    spec.label(),
-                    arm.label,
-                    repetition + 1
-                );
-                let _ = write!(err, "\r\x1b[2K{}", self.status);
-                let _ = err.flush();
+                let now = Instant::now();
+                let trial = TrialStatus {
+                    index: *index,
+                    total: *total,
+                    what: format!(
+                        "{} on {} (repetition {})",
+                        spec.label(),
+                        arm.label,
+                        repetition + 1
+                    ),
+                    run_started: self.started,
+                    started: now,
+                    left_at_start: estimate_left(now - self.started, *index, *total),
+                };
+                if let Some(status) = &self.status {
+                    let mut shown = status.lock();
+                    *shown = Some(trial);
+                    draw(&mut err, shown.as_ref());
+                }
             }
             Progress::TrialStarted { total, .. } => self.trials_total = *total,
             Progress::IntervalFinished { arm, sample, .. } if self.intervals => {
                 let line =
                     dualperf_report::present::interval::interval_line(arm.id.as_str(), sample);
+                // Hold the status line while the interval line goes out, so
+                // the ticker does not draw into it.
+                let shown = self.status.as_ref().map(StatusLine::lock);
                 if self.tty {
                     let _ = write!(err, "\r\x1b[2K");
                     let _ = err.flush();
@@ -132,9 +147,8 @@ impl ProgressView {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{line}");
                 let _ = out.flush();
-                if self.tty && !self.status.is_empty() {
-                    let _ = write!(err, "{}", self.status);
-                    let _ = err.flush();
+                if let Some(shown) = shown {
+                    draw(&mut err, shown.as_ref());
                 }
             }
             Progress::IntervalFinished { .. } => {}
@@ -143,6 +157,7 @@ impl ProgressView {
                 self.trials_done += 1;
                 if let TrialOutcome::Failed { error } = &trial.outcome {
                     self.point_failed += 1;
+                    let _shown = self.status.as_ref().map(StatusLine::lock);
                     let _ = writeln!(
                         err,
                         "{}dualperf: {} on {} failed: {error}",
@@ -222,8 +237,101 @@ impl ProgressView {
 
     /// Clears the status line once the run is over.
     pub(crate) fn done(&self) {
+        if let Some(status) = &self.status {
+            *status.lock() = None;
+        }
         if self.tty {
             eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// The trial a terminal's status line shows: enough to redraw it with the
+/// clock and the estimate as they are now.
+#[derive(Clone, Debug)]
+struct TrialStatus {
+    /// The trial's index (from 0) and how many the run has.
+    index: usize,
+    total: usize,
+    /// "tcp-stream 1024 B on IPv6 (repetition 2)".
+    what: String,
+    run_started: Instant,
+    started: Instant,
+    /// The time left when the trial started ([`estimate_left`]).
+    left_at_start: Option<Duration>,
+}
+
+impl TrialStatus {
+    /// "[3/12] 0:41, ~1:20 left · tcp-stream 1024 B on IPv6 (repetition 2)"
+    /// at `now`: the estimate counts down while the trial runs (never below 0).
+    fn line(&self, now: Instant) -> String {
+        let left = self
+            .left_at_start
+            .map(|left| {
+                let spent = now.saturating_duration_since(self.started);
+                format!(", ~{} left", clock(left.saturating_sub(spent)))
+            })
+            .unwrap_or_default();
+        format!(
+            "[{}/{}] {}{left} · {}",
+            self.index + 1,
+            self.total,
+            clock(now.saturating_duration_since(self.run_started)),
+            self.what
+        )
+    }
+}
+
+/// Rewrites the status line in place (nothing when no trial runs).
+fn draw(err: &mut impl Write, trial: Option<&TrialStatus>) {
+    if let Some(trial) = trial {
+        let _ = write!(err, "\r\x1b[2K{}", trial.line(Instant::now()));
+        let _ = err.flush();
+    }
+}
+
+/// A terminal's status line and the thread that redraws it every [`TICK`];
+/// dropping it stops the thread.
+struct StatusLine {
+    shown: Arc<Mutex<Option<TrialStatus>>>,
+    /// Dropped to stop the ticker.
+    stop: Option<Sender<()>>,
+    ticker: Option<JoinHandle<()>>,
+}
+
+impl StatusLine {
+    fn start() -> StatusLine {
+        let shown: Arc<Mutex<Option<TrialStatus>>> = Arc::default();
+        let (stop, stopped) = mpsc::channel::<()>();
+        let ticking = Arc::clone(&shown);
+        let ticker = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(TICK) {
+                    // Standard error first, then the status: the order `show` takes them in.
+                    let mut err = std::io::stderr().lock();
+                    let shown = ticking.lock().unwrap_or_else(PoisonError::into_inner);
+                    draw(&mut err, shown.as_ref());
+                }
+            })
+            .ok();
+        StatusLine {
+            shown,
+            stop: Some(stop),
+            ticker,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<TrialStatus>> {
+        self.shown.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for StatusLine {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(ticker) = self.ticker.take() {
+            let _ = ticker.join();
         }
     }
 }
@@ -276,6 +384,42 @@ mod tests {
             live_intervals_wanted(false, false, false),
             std::io::stdout().is_terminal()
         );
+    }
+
+    #[test]
+    fn the_status_line_ticks_while_a_trial_runs() {
+        let start = Instant::now();
+        let trial = TrialStatus {
+            index: 2,
+            total: 12,
+            what: "tcp-stream 1024 B on IPv6 (repetition 2)".into(),
+            run_started: start,
+            started: start + Duration::from_secs(20),
+            left_at_start: Some(Duration::from_secs(80)),
+        };
+        assert_eq!(
+            trial.line(start + Duration::from_secs(20)),
+            "[3/12] 0:20, ~1:20 left · tcp-stream 1024 B on IPv6 (repetition 2)"
+        );
+        // Thirty seconds into the trial, both the clock and the estimate moved.
+        assert_eq!(
+            trial.line(start + Duration::from_secs(50)),
+            "[3/12] 0:50, ~0:50 left · tcp-stream 1024 B on IPv6 (repetition 2)"
+        );
+        // A trial longer than the estimate counts down to 0, not below.
+        assert!(trial
+            .line(start + Duration::from_secs(500))
+            .contains("~0:00 left"));
+    }
+
+    #[test]
+    fn the_ticker_stops_when_dropped() {
+        let status = StatusLine::start();
+        *status.lock() = None;
+        let started = Instant::now();
+        drop(status);
+        // The thread stops at once, not after its next tick.
+        assert!(started.elapsed() < TICK);
     }
 
     #[test]

@@ -11,6 +11,9 @@ impl<'s> Matcher<'_, 's> {
         if !self.next_is(i, "(") {
             return;
         }
+        if self.check_sockaddr_in_accessor(i) {
+            return;
+        }
         let Some(four) = ipv4_named(name) else { return };
         // A call, not a declaration: not preceded by a type name.
         if let Some(previous) = i.checked_sub(1).map(|j| &self.tokens[j]) {
@@ -35,6 +38,32 @@ impl<'s> Matcher<'_, 's> {
             return;
         }
         self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never calls `{twin}`; pass the family or call both"));
+    }
+
+    /// C/C++: calls of accessors named for the IPv4 `sockaddr_in`
+    /// (`getSockAddrInet()`, `setSockAddrInet(a)`, `sockaddr_in_cast(p)`) in a
+    /// file that never names their `6` twin or a `sockaddr_in6`.
+    fn check_sockaddr_in_accessor(&mut self, i: usize) -> bool {
+        let name = self.tokens[i].text;
+        let lower = name.to_ascii_lowercase().replace('_', "");
+        let accessor = lower.contains("sockaddrinet")
+            || lower.ends_with("sockaddrin") && lower != "sockaddrin";
+        let called = i >= 1
+            && matches!(
+                self.tokens[i - 1].text,
+                "." | "->" | "(" | "," | "=" | "::" | "return"
+            );
+        if !accessor || !called || name.contains('6') || self.has_ipv6_path {
+            return false;
+        }
+        let twin = format!("{name}6");
+        if self.idents.contains(twin.as_str())
+            || self.has_match("ipv4-named-api", self.tokens[i].line)
+        {
+            return false;
+        }
+        self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` hands out the IPv4 `sockaddr_in` and this file never names `{twin}` or a `sockaddr_in6`; pass a `sockaddr` with its length (or a sockaddr_storage)"));
+        true
     }
 
     /// Go, Java, JavaScript, TypeScript, Python, Rust: identifiers whose name

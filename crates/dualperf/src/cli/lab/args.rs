@@ -89,4 +89,16 @@ pub(crate) struct JobArgs {
     /// lab's port: udp-probe points, RFC 8762).
     #[arg(long, value_name = "PEER", default_value = "dualperf", value_parser = crate::cli::run::parse_peer)]
     pub peer: dualperf_model::PeerKind,
+    /// Rate of every link, both ways, shaped with htb, for a topology that
+    /// sets no rate of its own: a number with K/M/G (`1G`, `250M`), or
+    /// `none` for unshaped veth, where the CPUs and not the path set the
+    /// rate (compare CPU cost there: `lab stack-cost`) [default: 200M].
+    #[arg(long, value_name = "RATE|none", value_parser = parse_link_rate)]
+    pub link_rate: Option<dualperf_lab::link_rate::LinkRateChoice>,
+}
+
+/// `--link-rate`: `none` or a rate in range.
+fn parse_link_rate(text: &str) -> Result<dualperf_lab::link_rate::LinkRateChoice, String> {
+    text.parse()
+        .map_err(|e: dualperf_lab::LabError| e.to_string())
 }

@@ -27,7 +27,8 @@ pub(super) fn to_cli_error(error: LabError) -> anyhow::Error {
         | LabError::UnknownTopology { .. }
         | LabError::ReadTopology { .. }
         | LabError::UnknownNode { .. }
-        | LabError::InvalidRunId { .. } => Failure::usage(message),
+        | LabError::InvalidRunId { .. }
+        | LabError::InvalidLinkRate { .. } => Failure::usage(message),
         LabError::NamespacesUnavailable { .. } => Failure::environment(format!(
             "{message}\ndualperf lab needs root (or CAP_NET_ADMIN) to build network namespaces; \
              without them, measure this host's loopback instead: dualperf run --loopback"

@@ -51,6 +51,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     if topology.name() == "path-faults" {
         return super::experiment::path_faults::run(&args, &topology);
     }
+    let (topology, link_rate) = shape_links(topology, &args)?;
     let (client, server) = match (topology.client(), topology.server()) {
         (Some(c), Some(s)) => (c.name.clone(), s.name.clone()),
         _ => {
@@ -111,11 +112,16 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let options = BuildOptions {
         verbose: args.verbose,
         interrupt: Some(interrupt.clone()),
+        delay_lines: Default::default(),
     };
     eprintln!(
         "dualperf: building `{}` ({}) as run {run_id}",
         topology.name(),
         topology.description()
+    );
+    eprintln!(
+        "dualperf: {}",
+        dualperf_report::present::regime::link_rate_words(&link_rate)
     );
     let testbed = match Testbed::build(&topology, &run, &options) {
         Ok(testbed) => testbed,
@@ -170,6 +176,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let wall_ns = measuring.elapsed().as_nanos() as u64;
     let captured = capture.map(crate::pipeline::verify_wire::Capture::stop);
     let mut facts = testbed.facts();
+    facts.link_rate = Some(link_rate);
     for (pid, before) in &daemons {
         if let Some(after) = dualperf_lab::SchedStat::of(*pid) {
             let (ran, wanted) = after.shares_since(before, wall_ns);
@@ -257,6 +264,25 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `topology` with the lab's link rate (`--link-rate`, default
+/// [`dualperf_lab::link_rate::DEFAULT_LINK_RATE`]) applied, and the rate as
+/// recorded in the result. Asking for a rate on a topology that sets its
+/// own is a usage error: the flag would silently do nothing.
+fn shape_links(
+    topology: Topology,
+    args: &JobArgs,
+) -> anyhow::Result<(Topology, dualperf_model::LinkRate)> {
+    use dualperf_lab::link_rate::apply;
+    let (shaped, applied) = apply(topology, args.link_rate.unwrap_or_default());
+    if applied == dualperf_model::LinkRate::Topology && args.link_rate.is_some() {
+        return Err(Failure::usage(format!(
+            "topology `{}` sets its own link rates; --link-rate applies to topologies that set none",
+            shaped.name()
+        )));
+    }
+    Ok((shaped, applied))
 }
 
 fn interrupted() -> anyhow::Result<ExitCode> {

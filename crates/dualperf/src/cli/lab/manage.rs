@@ -113,6 +113,11 @@ pub(crate) fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     let options = BuildOptions {
         verbose: args.verbose,
         interrupt: Some(interrupt_flag()?),
+        // The testbed outlives this process: its delay lines must too.
+        delay_lines: dualperf_lab::delay_line_process::DelayLineHost::Process {
+            exe: std::env::current_exe()
+                .map_err(|e| anyhow::anyhow!("finding the dualperf executable: {e}"))?,
+        },
     };
     let testbed = Testbed::build(&topology, &run, &options).map_err(to_cli_error)?;
     let facts = testbed.facts();

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
 mod args;
+mod delay_line;
 mod errors;
 mod experiment;
 pub(crate) mod job;
@@ -34,6 +35,7 @@ mod wire;
   dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
   dualperf lab realtime --quick    voice and video alone and under UDP/TCP load: MOS per family
   dualperf lab path-faults         inject PMTU black holes, EH/fragment drops, 6in4; find each (under a minute)
+  dualperf lab calibrate --quick   what this host resolves: an A/A replica and a known 5 % effect
   dualperf lab my-topology.toml    your own testbed
   dualperf lab --dry-run           the ip/tc commands, to build it by hand
   dualperf lab up two-routers && dualperf lab exec client -- ping -c1 -6 fd00:dead:beef:3::2"
@@ -62,6 +64,9 @@ pub(crate) enum LabCommand {
     Status,
     /// Remove what runs whose process is gone left behind: `dsp-*` namespaces, the processes inside them (--force: also of live runs).
     Clean(manage::CleanArgs),
+    /// Host one delay line of a testbed left up (started by `lab up`).
+    #[command(hide = true)]
+    DelayLine(delay_line::DelayLineArgs),
 }
 
 /// Runs `dualperf lab`.
@@ -74,5 +79,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(LabCommand::Exec(exec)) => manage::exec(exec),
         Some(LabCommand::Status) => manage::status(),
         Some(LabCommand::Clean(clean)) => manage::clean(clean),
+        Some(LabCommand::DelayLine(line)) => delay_line::run(line),
     }
 }

@@ -18,6 +18,7 @@ use dualperf_model::{RunConfig, RunResult, TestbedFacts};
 use super::args::JobArgs;
 use super::measure::Traffic;
 
+mod calibrate;
 pub(crate) mod diffserv;
 mod diffserv_checks;
 mod path_checks;
@@ -79,6 +80,9 @@ pub(crate) fn for_topology(
 ) -> anyhow::Result<Option<Box<dyn Experiment>>> {
     Ok(match topology.name() {
         "diffserv" => Some(Box::new(diffserv::DiffServExperiment::plan(
+            args, topology, server, run,
+        )?)),
+        "calibrate" => Some(Box::new(calibrate::CalibrateExperiment::plan(
             args, topology, server, run,
         )?)),
         _ => None,

@@ -75,6 +75,7 @@ pub(crate) fn run(args: &JobArgs, topology: &Topology) -> anyhow::Result<ExitCod
     let options = BuildOptions {
         verbose: args.verbose,
         interrupt: Some(interrupt.clone()),
+        delay_lines: Default::default(),
     };
     let testbed = Testbed::build(topology, &run, &options).map_err(to_cli_error)?;
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;

@@ -1,0 +1,289 @@
+//! The regime of every point on every arm: did the link, a CPU, or neither
+//! set its pace (issue 23; docs/metrics.md, "Regime").
+//!
+//! * **Network-bound**: the rate the bottleneck carried — the goodput
+//!   scaled up by the headers a qdisc counts on the first hop (payload +
+//!   transport + IP + 14 B Ethernet, [`crate::extraction::carried_bps`]
+//!   without preamble, FCS and gap) — reached at least
+//!   [`RegimeThresholds::link_share`] (95 %) of the bottleneck's rate. The
+//!   bottleneck is the slowest shaped hop in the data's direction on the
+//!   path from the testbed's client to its server
+//!   ([`crate::serialisation::shaped_path`]).
+//! * **CPU-bound**: not network-bound, and either the point is a stream
+//!   with no rate of its own (nothing but a CPU can hold an unpaced sender
+//!   below the link: its own core, or one other programs took), or the
+//!   busier end's measuring process used at least
+//!   [`RegimeThresholds::busy_cores`] (0.9) of a core (user + system CPU
+//!   time over wall time, [`crate::cpu::process_cpu_cores`]). Process CPU
+//!   sums its threads: a process of two half-busy threads counts as one
+//!   busy core, which errs towards "CPU-bound".
+//! * **Unsaturated**: neither (request/response and connect points, a
+//!   sender paced below the link).
+//!
+//! Both figures are medians over the arm's successful repetitions at the
+//! point. Pure: a result in, regimes out.
+
+use dualperf_model::observation::Observations;
+use dualperf_model::{
+    Arm, PointRegime, Regime, RegimeThresholds, RunResult, TestKind, TestSpec, TrialOutcome,
+};
+
+use crate::cpu::process_cpu_cores;
+use crate::extraction::{carried_bps, first_hop_encapsulation};
+use crate::overhead::Transport;
+use crate::serialisation::shaped_path;
+use crate::summary::percentile;
+
+/// The regime of every point on every arm that has a successful trial,
+/// with the default thresholds.
+pub fn regimes(result: &RunResult) -> Vec<PointRegime> {
+    regimes_with(result, &RegimeThresholds::default())
+}
+
+/// [`regimes`] with explicit thresholds.
+pub fn regimes_with(result: &RunResult, thresholds: &RegimeThresholds) -> Vec<PointRegime> {
+    let mut out = Vec::new();
+    for (point, spec) in result.config.points.iter().enumerate() {
+        let link = bottleneck_bps(result, spec);
+        for arm in &result.config.arms {
+            if let Some(regime) = point_regime(result, point, arm, link, thresholds) {
+                out.push(regime);
+            }
+        }
+    }
+    out
+}
+
+/// The slowest shaped hop the point's data crosses, bits per second: the
+/// client → server direction, or server → client for a reversed stream;
+/// `None` on an unshaped path or outside a testbed.
+pub fn bottleneck_bps(result: &RunResult, spec: &TestSpec) -> Option<u64> {
+    let facts = result.testbed.as_ref()?;
+    shaped_path(facts)
+        .into_iter()
+        .filter(|hop| hop.forward != spec.reverse)
+        .map(|hop| hop.rate_bits_per_second)
+        .filter(|&rate| rate > 0)
+        .min()
+}
+
+fn point_regime(
+    result: &RunResult,
+    point: usize,
+    arm: &Arm,
+    link_bits_per_second: Option<u64>,
+    thresholds: &RegimeThresholds,
+) -> Option<PointRegime> {
+    let mut shares = Vec::new();
+    let mut cores = Vec::new();
+    let mut trials = 0;
+    let mut unpaced_stream = false;
+    for trial in result
+        .trials
+        .iter()
+        .filter(|t| t.point == point && t.arm == arm.id)
+    {
+        let TrialOutcome::Ok(observations) = &trial.outcome else {
+            continue;
+        };
+        let o: &Observations = observations;
+        trials += 1;
+        unpaced_stream |= transport(trial.spec.kind).is_some() && trial.spec.rate.is_none();
+        if let (Some(link), Some(transport)) = (link_bits_per_second, transport(trial.spec.kind)) {
+            let encapsulation = first_hop_encapsulation(&arm.path);
+            if let Some(carried) = carried_bps(trial, o, transport, encapsulation, false) {
+                shares.push(carried / link as f64);
+            }
+        }
+        let client = process_cpu_cores(&o.cpu.client);
+        let server = o.cpu.server.as_ref().and_then(process_cpu_cores);
+        if let Some(busiest) = client.into_iter().chain(server).reduce(f64::max) {
+            cores.push(busiest);
+        }
+    }
+    if trials == 0 {
+        return None;
+    }
+    let link_share = percentile(&shares, 0.5);
+    let busiest_end_cores = percentile(&cores, 0.5);
+    Some(PointRegime {
+        point,
+        arm: arm.id.clone(),
+        regime: classify(link_share, busiest_end_cores, unpaced_stream, thresholds),
+        link_bits_per_second,
+        link_share,
+        busiest_end_cores,
+    })
+}
+
+/// The regime of a point whose carried rate was `link_share` of the
+/// bottleneck's and whose busier end used `busiest_end_cores`;
+/// `unpaced_stream` for a stream whose sender has no rate of its own.
+pub fn classify(
+    link_share: Option<f64>,
+    busiest_end_cores: Option<f64>,
+    unpaced_stream: bool,
+    thresholds: &RegimeThresholds,
+) -> Regime {
+    if link_share.is_some_and(|share| share >= thresholds.link_share) {
+        Regime::NetworkBound
+    } else if unpaced_stream
+        || busiest_end_cores.is_some_and(|cores| cores >= thresholds.busy_cores)
+    {
+        Regime::CpuBound
+    } else {
+        Regime::Unsaturated
+    }
+}
+
+/// The transport of a test kind that moves bulk data, `None` for the
+/// others (their rate is set by the transaction, not the link).
+fn transport(kind: TestKind) -> Option<Transport> {
+    match kind {
+        TestKind::TcpStream => Some(Transport::Tcp),
+        TestKind::UdpStream => Some(Transport::Udp),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_model::observation::{CpuObservations, FlowCounters, ProcessCpu};
+    use dualperf_model::testbed::{TestbedEgress, TestbedLink};
+    use dualperf_model::{IpFamily, TestbedFacts};
+
+    const RATE: u64 = 400_000_000;
+
+    fn testbed(rate: Option<u64>) -> TestbedFacts {
+        let egress = |from: &str, to: &str| TestbedEgress {
+            from: from.into(),
+            to: to.into(),
+            rate_qdisc: rate.map(|_| "htb".into()),
+            rate_bits_per_second: rate,
+            ..TestbedEgress::default()
+        };
+        let link = |a: &str, b: &str| TestbedLink {
+            between: [a.into(), b.into()],
+            egress: vec![egress(a, b), egress(b, a)],
+            ..TestbedLink::default()
+        };
+        TestbedFacts {
+            client_node: "client".into(),
+            server_node: "server".into(),
+            links: vec![link("client", "router"), link("router", "server")],
+            ..TestbedFacts::default()
+        }
+    }
+
+    /// A run of one point of `kind` with 1408-byte messages on IPv4, three
+    /// repetitions delivering `goodput_bps` with `client_cores` of client CPU.
+    fn run(kind: TestKind, goodput_bps: f64, client_cores: f64, rate: Option<u64>) -> RunResult {
+        let spec = dualperf_fixtures::spec(kind, 1408);
+        let v4 = Arm::native(IpFamily::V4, None);
+        let bytes = (goodput_bps / 8.0) as u64;
+        let trials = (0..3)
+            .map(|repetition| {
+                let observations = Observations {
+                    measured_ns: 1_000_000_000,
+                    sender: FlowCounters {
+                        bytes,
+                        packets: bytes / 1408,
+                    },
+                    receiver: FlowCounters {
+                        bytes,
+                        packets: bytes / 1408,
+                    },
+                    cpu: CpuObservations {
+                        client: ProcessCpu {
+                            user_ns: 0,
+                            system_ns: (client_cores * 1e9) as u64,
+                            wall_ns: 1_000_000_000,
+                            involuntary_switches: 0,
+                        },
+                        ..CpuObservations::default()
+                    },
+                    ..Observations::default()
+                };
+                dualperf_fixtures::trial(
+                    0,
+                    &spec,
+                    &v4,
+                    repetition,
+                    dualperf_fixtures::ok(observations),
+                )
+            })
+            .collect();
+        let config = dualperf_fixtures::config(vec![spec], vec![v4]);
+        let mut result = dualperf_fixtures::result(config, trials);
+        result.testbed = Some(testbed(rate));
+        result
+    }
+
+    #[test]
+    fn a_stream_that_fills_the_shaped_link_is_network_bound() {
+        // 1408 B UDP payload on IPv4: 1408 + 8 + 20 + 14 = 1450 B per frame,
+        // so 96 % of 400 Mbit/s of frames is 373.4 Mbit/s of goodput.
+        let goodput = 0.96 * RATE as f64 * 1408.0 / 1450.0;
+        let regimes = regimes(&run(TestKind::UdpStream, goodput, 1.0, Some(RATE)));
+        assert_eq!(regimes.len(), 1);
+        assert_eq!(regimes[0].regime, Regime::NetworkBound);
+        let share = regimes[0].link_share.unwrap();
+        assert!((share - 0.96).abs() < 1e-6, "{share}");
+        assert_eq!(regimes[0].link_bits_per_second, Some(RATE));
+    }
+
+    #[test]
+    fn an_unpaced_stream_below_the_link_is_cpu_bound_and_a_paced_one_unsaturated() {
+        let goodput = 0.80 * RATE as f64;
+        // Held below the link by contention: its own end at 0.5 core.
+        let starved = regimes(&run(TestKind::UdpStream, goodput, 0.5, Some(RATE)));
+        assert_eq!(starved[0].regime, Regime::CpuBound);
+        let mut paced = run(TestKind::UdpStream, goodput, 0.3, Some(RATE));
+        for trial in &mut paced.trials {
+            trial.spec.rate = Some(dualperf_model::BitRate::from_mbit(320));
+        }
+        assert_eq!(regimes(&paced)[0].regime, Regime::Unsaturated);
+        for trial in &mut paced.trials {
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.cpu.client.system_ns = 970_000_000;
+        }
+        assert_eq!(regimes(&paced)[0].regime, Regime::CpuBound);
+    }
+
+    #[test]
+    fn an_unshaped_path_is_never_network_bound() {
+        let regimes = regimes(&run(TestKind::TcpStream, 20e9, 1.0, None));
+        assert_eq!(regimes[0].link_bits_per_second, None);
+        assert_eq!(regimes[0].link_share, None);
+        assert_eq!(regimes[0].regime, Regime::CpuBound);
+    }
+
+    #[test]
+    fn request_response_has_no_link_share() {
+        let regimes = regimes(&run(TestKind::TcpRr, 1e6, 0.2, Some(RATE)));
+        assert_eq!(regimes[0].link_share, None);
+        assert_eq!(regimes[0].regime, Regime::Unsaturated);
+    }
+
+    #[test]
+    fn the_thresholds_decide_at_their_bounds() {
+        let t = RegimeThresholds::default();
+        assert_eq!(
+            classify(Some(0.95), Some(1.0), true, &t),
+            Regime::NetworkBound
+        );
+        assert_eq!(
+            classify(Some(0.949), Some(0.9), false, &t),
+            Regime::CpuBound
+        );
+        assert_eq!(
+            classify(Some(0.949), Some(0.899), false, &t),
+            Regime::Unsaturated
+        );
+        assert_eq!(classify(Some(0.949), Some(0.1), true, &t), Regime::CpuBound);
+        assert_eq!(classify(None, None, false, &t), Regime::Unsaturated);
+    }
+}
