@@ -111,18 +111,29 @@ fn a_cpu_hog_beside_the_client_makes_every_verdict_not_significant_and_says_why(
     let (stdout, result) = run_beside_a_hog("hog", &["--quick"]);
     print!("{stdout}");
 
-    // The verdict says why there is no significance claim.
-    let verdict = stdout
+    // The verdict says why there is no significance claim (wrapped to the
+    // terminal: its continuation lines are indented).
+    let mut lines = stdout
         .lines()
-        .find(|line| line.starts_with("[1] tcp-rr"))
+        .skip_while(|line| !line.starts_with("[1] tcp-rr"));
+    let first = lines
+        .next()
         .unwrap_or_else(|| panic!("no verdict line:\n{stdout}"));
+    let verdict = lines
+        .take_while(|line| line.starts_with("    "))
+        .fold(first.to_string(), |verdict, line| {
+            format!("{verdict} {}", line.trim_start())
+        });
     assert!(
         verdict.contains("Not significant: ")
             && verdict.contains("trials ran while the tool's threads waited for a CPU")
             && verdict.contains("of CPU 0, where the tool was pinned"),
         "{verdict}"
     );
-    assert!(!stdout.contains(", significant)"), "{stdout}");
+    assert!(
+        !stdout.replace("\n    ", " ").contains(", significant)"),
+        "{stdout}"
+    );
 
     // Nothing in the analysis is significant, and the headline names the
     // contention as typed data.
@@ -361,7 +372,10 @@ fn a_hog_during_ipv4_trials_only_of_a_cpu_bound_run_never_gives_a_significant_ve
         "{:#?}",
         analysis.comparisons
     );
-    assert!(!stdout.contains(", significant)"), "{stdout}");
+    assert!(
+        !stdout.replace("\n    ", " ").contains(", significant)"),
+        "{stdout}"
+    );
     let headline = analysis
         .comparisons
         .iter()
