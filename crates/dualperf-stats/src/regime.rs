@@ -200,6 +200,7 @@ mod tests {
                             system_ns: (client_cores * 1e9) as u64,
                             wall_ns: 1_000_000_000,
                             involuntary_switches: 0,
+                            ..ProcessCpu::default()
                         },
                         ..CpuObservations::default()
                     },
