@@ -385,15 +385,6 @@ pub struct ProcessCpu {
     pub busiest_thread_demand_ns: Option<u64>,
 }
 
-impl ProcessCpu {
-    /// Run-queue wait over wall time ([`ProcessCpu::run_queue_wait_ns`] /
-    /// [`ProcessCpu::wall_ns`]), or `None` when either is unknown.
-    pub fn run_queue_wait_ratio(&self) -> Option<f64> {
-        let wait = self.run_queue_wait_ns?;
-        (self.wall_ns > 0).then(|| wait as f64 / self.wall_ns as f64)
-    }
-}
-
 /// System-wide CPU time from `/proc/stat`, as jiffy deltas over all CPUs.
 #[derive(
     Clone, Copy, Debug, Default, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema,

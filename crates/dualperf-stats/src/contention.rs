@@ -69,7 +69,7 @@ pub const RUN_QUEUE_WAIT_RATIO: f64 = 0.02;
 /// time, so it was not mostly waiting for the network. A CPU-bound sender
 /// or receiver wants a CPU all the time; on the 60 Mbit/s shaped path of
 /// `tests/contention_netns.rs`, beside two nice-19 spinners and a busy
-/// compiler, the busiest thread wanted one 1–29 % of the time with the
+/// compiler, the busiest thread wanted one 1–43 % of the time with the
 /// goodput steady, and 73 % in the one trial whose goodput fell by 10 %.
 pub const CPU_BOUND_DEMAND_RATIO: f64 = 0.50;
 /// A transaction trial is contended when the tool's run-queue wait beyond

@@ -17,9 +17,9 @@
 //!   wait cost throughput. Well below 1 it spent the rest blocked on its
 //!   socket, ahead of the network, and the socket buffers absorbed its
 //!   waits: beside two nice-19 spinners and a busy compiler, a 60 Mbit/s
-//!   shaped TCP stream's threads waited 0.4–57 % of the time (summed over
+//!   shaped TCP stream's threads waited 0.4–80 % of the time (summed over
 //!   threads) with the goodput steady within 2 % while the busiest thread
-//!   wanted a CPU 1–29 % of the time; in the one trial where it wanted one
+//!   wanted a CPU 1–43 % of the time; in the one trial where it wanted one
 //!   73 % of the time (its threads waiting 305 %), the goodput fell 10 %;
 //! * **wait per transaction ratio** (rr, tcp-connect): the part of that
 //!   wait not covered by the tool's own CPU time, `max(0, wait − CPU time
