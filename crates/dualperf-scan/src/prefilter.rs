@@ -132,7 +132,7 @@ const NECESSARY: &[Necessary] = &[
     },
     // dotted-quad-text: a regex with `\.`, a digit set, a '.' argument
     Necessary {
-        pattern: r#"\\\.|\[0-9\.\]|\[\\d\.\]|["']\\*\.["']|[0-9.]{9,}"#,
+        pattern: r#"\\\.|\[0-9\.\]|\[\\d\.\]|["']\\*\.["']|[0-9.]{9,}|\*\.\*\.|\.\*\.\*|\.length\s*[!=<>]=?=?\s*4\b|len\([a-z_A-Z]+\)\s*[!=<>]=?\s*4\b"#,
         languages: SOURCE,
         with_address_word: false,
     },
@@ -242,6 +242,9 @@ mod tests {
             ("substringBefore(addr, CommonConstant.COLON)", Java),
             ("srcIP uint32", Go),
             ("binary.BigEndian.Uint32(ip)", Go),
+            ("if (\"*.*.*.*\".equals(remoteAddr))", Java),
+            ("if (parts.length !== 4) {", JavaScript),
+            ("if len(parts) != 4 {", Go),
         ] {
             assert!(may_match(source, language), "{source}");
         }

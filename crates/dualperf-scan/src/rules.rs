@@ -518,8 +518,11 @@ pub static RULES: &[Rule] = &[
         what: "Address text handled as a dotted quad: a character set of digits and `.` \
                (`strspn(s, \"0123456789.\")`), an IPv4 regular expression \
                (`\\d{1,3}\\.\\d{1,3}\\.…`), an address split or rewritten on `.` \
-               (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), or a \
-               character of an address compared with `'.'`.",
+               (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), a \
+               character of an address compared with `'.'`, any text split on `.` whose parts \
+               are counted against 4 within three lines (`parts.length != 4`, `len(parts) == \
+               4`), and dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`). Misses: \
+               prefix tests on dotted text (`addr.startsWith(head)`).",
         why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
               rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \
               `ip.replace('.', ',')` has no IPv6 form at all: RFC 2428 `EPSV` is needed).",

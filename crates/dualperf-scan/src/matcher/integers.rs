@@ -94,6 +94,14 @@ impl Matcher<'_, '_> {
         let names_address = args.iter().flat_map(|a| &self.tokens[a.clone()]).any(|t| {
             t.kind == TokenKind::Ident && (is_address_value_name(t.text) || t.text == "To4")
         });
+        // `Uint32(ip[12:16])`: the header-offset rule reports the slice.
+        let header_slice = args
+            .iter()
+            .flat_map(|a| &self.tokens[a.clone()])
+            .any(|t| t.kind == TokenKind::Number && matches!(t.text, "12" | "16"));
+        if header_slice {
+            return;
+        }
         if names_address && !self.has_match("s-addr-integer", line) {
             let name = self.tokens[i].text;
             self.push("s-addr-integer", Severity::Warning, i, format!("`{name}` of an address reads or writes it as a 32-bit integer: only an IPv4 address fits; keep the 16-byte net.IP"));
