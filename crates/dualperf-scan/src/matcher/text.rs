@@ -148,7 +148,7 @@ impl Matcher<'_, '_> {
         if !splits_on_colon
             || self.port_after_last_colon(i)
             || self.brackets_handled_near(i)
-            || self.credentials_near(i)
+            || self.credentials_near(i) && !self.statement_names_address(i)
             || self.splits_a_spec(i)
         {
             return;
@@ -164,6 +164,17 @@ impl Matcher<'_, '_> {
             });
         let at = guard.unwrap_or(i);
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+    }
+
+    /// True if the line of token `i` names an address
+    /// (`String sourceIp = substringBefore(remoteAddr, COLON)`): an endpoint
+    /// is split there, whatever credentials are handled nearby.
+    fn statement_names_address(&self, i: usize) -> bool {
+        // The split's line (a Python statement has no `;` to end it).
+        let line = self.tokens[i].line;
+        self.tokens[self.lines(line, line)]
+            .iter()
+            .any(|t| t.kind == TokenKind::Ident && is_address_name(t.text))
     }
 
     /// True if the split at `i` takes the port after the last colon
