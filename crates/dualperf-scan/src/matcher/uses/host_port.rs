@@ -355,10 +355,10 @@ impl<'s> Matcher<'_, 's> {
 /// `*.*.*.*`, `192.168.*.*`: four dot-separated parts of digits or `*`,
 /// at least one a wildcard (access lists written for IPv4 text).
 fn is_ipv4_wildcard(content: &str) -> bool {
-    let parts: Vec<&str> = content.split('.').collect();
-    parts.len() == 4
+    content.len() <= 15
         && content.contains('*')
-        && parts.iter().all(|p| {
-            (1..=3).contains(&p.len()) && (*p == "*" || p.chars().all(|c| c.is_ascii_digit()))
+        && content.split('.').count() == 4
+        && content.split('.').all(|p| {
+            (1..=3).contains(&p.len()) && (p == "*" || p.chars().all(|c| c.is_ascii_digit()))
         })
 }
