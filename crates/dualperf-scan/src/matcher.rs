@@ -200,6 +200,7 @@ impl<'s> Matcher<'_, 's> {
                     self.check_join_string(i);
                     self.check_colon_compare(i);
                     self.check_dotted_quad_string(i);
+                    self.check_sql_address_column(i);
                     match language {
                         Go => self.check_go_network(i),
                         JavaScript | TypeScript => self.check_js_family_string(i),

@@ -64,6 +64,12 @@ const NECESSARY: &[Necessary] = &[
         languages: &[Rust],
         with_address_word: false,
     },
+    // and SQL columns for an address declared as integers (`ip INTEGER`)
+    Necessary {
+        pattern: r"(?i:ip|addr)\w*\s+(?:INTEGER|INT|BIGINT)(?-u:\b)",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     Necessary {
         pattern: r"(?-u:\b)(?:int|Integer)\s+\w*(?i:ip|addr)\w*\s*[=;,)(]",
         languages: &[Java],

@@ -212,7 +212,10 @@ pub static RULES: &[Rule] = &[
                one that return it (`uint32_t InetAddress::ipNetEndian() const`). Outside C \
                (issue 28): Rust `ip: u32` (fields, parameters, bindings), `peer.ip as i32`, \
                `u32::from(addr)`; Java `int ip = …`, `int remoteAddr(…)`; Go `srcIP uint32`, \
-               `binary.BigEndian.Uint32(ip)`. The name must name an address value, not a \
+               `binary.BigEndian.Uint32(ip)`; in schema strings (`CREATE TABLE`, `ALTER \
+               TABLE`), a column named for an address declared as an integer (`ip INTEGER`, \
+               `client_ip INT UNSIGNED`), reported on the column's line. The name must name an \
+               address value, not a \
                quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount` are not \
                reported). Misses: integers not named for an address (`let i: i32 = \
                row.get(0)` read from a database column), Java `long` addresses.",
