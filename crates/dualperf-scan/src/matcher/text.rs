@@ -408,13 +408,16 @@ impl Matcher<'_, '_> {
                 >= 3;
         let prose = self.prose_context(i);
         // `addr == "0.0.0.0" || addr == "[::]"`: handled beside its IPv6 twin.
+        // `if v4 { "0.0.0.0:0" } else { "[::]:0" }`: a socket address too.
         let beside_ipv6 = self.tokens[self.statement(i)].iter().any(|t| {
+            let content = t.string_content();
             t.kind == TokenKind::Str
-                && t.string_content()
+                && (content
                     .trim_start_matches('[')
                     .trim_end_matches(']')
                     .parse::<std::net::Ipv6Addr>()
                     .is_ok()
+                    || content.parse::<std::net::SocketAddrV6>().is_ok())
         });
         let (severity, context) = if self.in_test_code(i) {
             (Severity::Note, " (test code: probably data)")
@@ -422,6 +425,11 @@ impl Matcher<'_, '_> {
             (Severity::Note, " (in a table of addresses: probably data)")
         } else if let Some(what) = prose {
             (Severity::Note, prose_note(what))
+        } else if self.in_dispatch(i) {
+            (
+                Severity::Note,
+                " (inside a branch on the address family: check it is the IPv4 side)",
+            )
         } else if beside_ipv6 {
             (
                 Severity::Note,
