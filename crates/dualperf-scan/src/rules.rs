@@ -239,7 +239,8 @@ pub static RULES: &[Rule] = &[
                `char ipstr[IP4_FMT]`; and any char buffer shorter than 46 that an address \
                formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, a \
                wrapper named for an address such as `toIpPort(buf, sizeof buf, addr)`, or \
-               `snprintf` with `%d.%d.%d.%d` or `%s:%d`). Misses: buffers sized by a named \
+               `snprintf` with `%d.%d.%d.%d`, `%s:%d`, or a `%s` fed an address or host:port \
+               text such as `hostport_.c_str()`). Misses: buffers sized by a named \
                constant other than the IPv4 ones.",
         why: "16 characters fit the longest dotted quad plus NUL; 4 bytes fit a binary IPv4 \
               address. IPv6 needs 46 characters of text or 16 bytes of binary.",
