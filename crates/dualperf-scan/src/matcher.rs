@@ -109,6 +109,14 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
     }
     let has_ipv6_path = IPV6_IDENTS.iter().any(|n| idents.contains(n))
         || IPV6_STRINGS.iter().any(|n| strings.contains(n))
+        // An IPv6 wildcard or loopback written out (`"[::]:0"`, `"::1"`).
+        || code.iter().any(|t| {
+            t.kind == TokenKind::Str
+                && matches!(
+                    t.string_content(),
+                    "::" | "::1" | "[::]" | "[::1]" | "[::]:0" | "[::1]:0"
+                )
+        })
         || idents
             .iter()
             .any(|n| n.contains('6') && uses::ipv4_named(&n.replace('6', "4")).is_some())
@@ -200,6 +208,7 @@ impl<'s> Matcher<'_, 's> {
                     self.check_join_string(i);
                     self.check_colon_compare(i);
                     self.check_dotted_quad_string(i);
+                    self.check_sql_address_column(i);
                     match language {
                         Go => self.check_go_network(i),
                         JavaScript | TypeScript => self.check_js_family_string(i),
@@ -385,14 +394,7 @@ impl<'s> Matcher<'_, 's> {
             self.address_variables = uses::java_address_variables(self.tokens);
         }
         if self.context.language == Language::Rust {
-            self.rust_test_module = self.tokens.windows(6).position(|w| {
-                w[0].is_ident("cfg")
-                    && w[1].is_punct("(")
-                    && w[2].is_ident("test")
-                    && w[3].is_punct(")")
-                    && w[4].is_punct("]")
-                    && w[5].is_ident("mod")
-            });
+            self.rust_test_module = self.first_rust_test_module();
         }
         if self.context.language != Language::Python {
             return;
@@ -433,6 +435,37 @@ impl<'s> Matcher<'_, 's> {
                 }
             }
         }
+    }
+
+    /// The first token of the first `#[cfg(test)] mod`, or of a `mod`
+    /// under any `cfg` that requires `test` (`#[cfg(all(test, feature =
+    /// "benchmark"))]`; not `#[cfg(not(test))]`).
+    fn first_rust_test_module(&self) -> Option<usize> {
+        let tokens = self.tokens;
+        (0..tokens.len()).find(|&i| {
+            if !(tokens[i].is_ident("cfg") && self.next_is(i, "(")) {
+                return false;
+            }
+            let mut depth = 0usize;
+            let mut needs_test = false;
+            for j in i + 1..tokens.len().min(i + 40) {
+                let t = &tokens[j];
+                if t.is_punct("(") {
+                    depth += 1;
+                } else if t.is_punct(")") {
+                    depth -= 1;
+                    if depth == 0 {
+                        return needs_test
+                            && self.next_is(j, "]")
+                            && tokens.get(j + 2).is_some_and(|m| m.is_ident("mod"));
+                    }
+                } else if t.is_ident("test") {
+                    let negated = j >= 2 && tokens[j - 2].is_ident("not");
+                    needs_test |= !negated;
+                }
+            }
+            false
+        })
     }
 
     fn next_is(&self, i: usize, text: &str) -> bool {

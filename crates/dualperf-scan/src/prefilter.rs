@@ -60,17 +60,23 @@ const NECESSARY: &[Necessary] = &[
     // s-addr-integer outside C: an address-named 32-bit integer (`ip: u32`,
     // `x.ip as i32`, `u32::from(addr)`, `int ip =`, `ip uint32`, `Uint32(ip)`)
     Necessary {
-        pattern: r"(?i:ip|addr)\w*\s*:\s*[ui]32\b|\bas\s+[ui]32\b|\b[ui]32::from",
+        pattern: r"(?i:ip|addr)\w*\s*:\s*[ui]32(?-u:\b)|(?-u:\b)as\s+[ui]32(?-u:\b)|(?-u:\b)[ui]32::from",
         languages: &[Rust],
         with_address_word: false,
     },
+    // and SQL columns for an address declared as integers (`ip INTEGER`)
     Necessary {
-        pattern: r"\b(?:int|Integer)\s+\w*(?i:ip|addr)\w*\s*[=;,)(]",
+        pattern: r"(?i:ip|addr)\w*\s+(?:INTEGER|INT|BIGINT)(?-u:\b)",
+        languages: SOURCE,
+        with_address_word: false,
+    },
+    Necessary {
+        pattern: r"(?-u:\b)(?:int|Integer)\s+\w*(?i:ip|addr)\w*\s*[=;,)(]",
         languages: &[Java],
         with_address_word: false,
     },
     Necessary {
-        pattern: r"(?i:ip|addr)\w*\s+u?int32\b|Uint32\(",
+        pattern: r"(?i:ip|addr)\w*\s+u?int32(?-u:\b)|Uint32\(",
         languages: &[Go],
         with_address_word: false,
     },
@@ -108,7 +114,7 @@ const NECESSARY: &[Necessary] = &[
     // address (the address word is checked too), header offsets, the IHL,
     // the version nibble; v4-only-variant
     Necessary {
-        pattern: r"[(\[,;:+]\s*[468]\s*[)\],:;]|\+\s*[468]\b",
+        pattern: r"[(\[,;:+]\s*[468]\s*[)\],:;]|\+\s*[468](?-u:\b)",
         languages: &[Go, Java, JavaScript, TypeScript, Rust],
         with_address_word: true,
     },
@@ -120,7 +126,7 @@ const NECESSARY: &[Necessary] = &[
     // host-port-split, host-port-join, sockaddr-pair: a colon in a string,
     // a colon constant (`CommonConstant.COLON`) or a host:port placeholder pair
     Necessary {
-        pattern: r#"["'`]:|:["'`]|[sv}]:[%{$]|COLON|Colon\b"#,
+        pattern: r#"["'`]:|:["'`]|[sv}]:[%{$]|COLON|Colon(?-u:\b)"#,
         languages: SOURCE,
         with_address_word: false,
     },
@@ -132,7 +138,7 @@ const NECESSARY: &[Necessary] = &[
     },
     // dotted-quad-text: a regex with `\.`, a digit set, a '.' argument
     Necessary {
-        pattern: r#"\\\.|\[0-9\.\]|\[\\d\.\]|["']\\*\.["']|[0-9.]{9,}"#,
+        pattern: r#"\\\.|\[0-9\.\]|\[\\d\.\]|["']\\*\.["']|[0-9.]{9,}|\*\.\*\.|\.\*\.\*|\.length\s*[!=<>]=?=?\s*4(?-u:\b)|len\([a-z_A-Z]+\)\s*[!=<>]=?\s*4(?-u:\b)"#,
         languages: SOURCE,
         with_address_word: false,
     },
@@ -242,6 +248,9 @@ mod tests {
             ("substringBefore(addr, CommonConstant.COLON)", Java),
             ("srcIP uint32", Go),
             ("binary.BigEndian.Uint32(ip)", Go),
+            ("if (\"*.*.*.*\".equals(remoteAddr))", Java),
+            ("if (parts.length !== 4) {", JavaScript),
+            ("if len(parts) != 4 {", Go),
         ] {
             assert!(may_match(source, language), "{source}");
         }

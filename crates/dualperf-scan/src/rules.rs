@@ -212,7 +212,10 @@ pub static RULES: &[Rule] = &[
                one that return it (`uint32_t InetAddress::ipNetEndian() const`). Outside C \
                (issue 28): Rust `ip: u32` (fields, parameters, bindings), `peer.ip as i32`, \
                `u32::from(addr)`; Java `int ip = …`, `int remoteAddr(…)`; Go `srcIP uint32`, \
-               `binary.BigEndian.Uint32(ip)`. The name must name an address value, not a \
+               `binary.BigEndian.Uint32(ip)`; in schema strings (`CREATE TABLE`, `ALTER \
+               TABLE`), a column named for an address declared as an integer (`ip INTEGER`, \
+               `client_ip INT UNSIGNED`), reported on the column's line. The name must name an \
+               address value, not a \
                quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount` are not \
                reported). Misses: integers not named for an address (`let i: i32 = \
                row.get(0)` read from a database column), Java `long` addresses.",
@@ -236,7 +239,8 @@ pub static RULES: &[Rule] = &[
                `char ipstr[IP4_FMT]`; and any char buffer shorter than 46 that an address \
                formatter writes into (`char buf[32]` passed to `inet_ntop`, `getnameinfo`, a \
                wrapper named for an address such as `toIpPort(buf, sizeof buf, addr)`, or \
-               `snprintf` with `%d.%d.%d.%d` or `%s:%d`). Misses: buffers sized by a named \
+               `snprintf` with `%d.%d.%d.%d`, `%s:%d`, or a `%s` fed an address or host:port \
+               text such as `hostport_.c_str()`). Misses: buffers sized by a named \
                constant other than the IPv4 ones.",
         why: "16 characters fit the longest dotted quad plus NUL; 4 bytes fit a binary IPv4 \
               address. IPv6 needs 46 characters of text or 16 bytes of binary.",
@@ -518,8 +522,11 @@ pub static RULES: &[Rule] = &[
         what: "Address text handled as a dotted quad: a character set of digits and `.` \
                (`strspn(s, \"0123456789.\")`), an IPv4 regular expression \
                (`\\d{1,3}\\.\\d{1,3}\\.…`), an address split or rewritten on `.` \
-               (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), or a \
-               character of an address compared with `'.'`.",
+               (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), a \
+               character of an address compared with `'.'`, any text split on `.` whose parts \
+               are counted against 4 within three lines (`parts.length != 4`, `len(parts) == \
+               4`), and dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`). Misses: \
+               prefix tests on dotted text (`addr.startsWith(head)`).",
         why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
               rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \
               `ip.replace('.', ',')` has no IPv6 form at all: RFC 2428 `EPSV` is needed).",

@@ -195,6 +195,26 @@ mod tests {
     }
 
     #[test]
+    fn rust_modules_under_a_test_cfg_are_test_code_and_ipv6_literals_show_a_path() {
+        let bench = "fn f() {}\n#[cfg(all(test, feature = \"benchmark\"))]\nmod benchmarks {\n    fn b() { let _ = \"127.0.0.1:1234\"; }\n}\n";
+        assert_eq!(
+            severities(bench, Language::Rust, "packet.rs", "ipv4-literal"),
+            [Severity::Note]
+        );
+        let not_test =
+            "#[cfg(not(test))]\nmod real {\n    fn b() { let _ = \"10.0.0.1:1234\"; }\n}\n";
+        assert_eq!(
+            severities(not_test, Language::Rust, "real.rs", "ipv4-literal"),
+            [Severity::Warning]
+        );
+        let branch = "async fn f(remote: SocketAddr) {\n    let s = UdpSocket::bind(if remote.is_ipv4() {\n        \"0.0.0.0:0\"\n    } else {\n        \"[::]:0\"\n    }).await;\n}\n";
+        assert_eq!(
+            severities(branch, Language::Rust, "server.rs", "ipv4-literal"),
+            [Severity::Note]
+        );
+    }
+
+    #[test]
     fn java_rust_and_python_family_branches_give_notes() {
         let java = "class A {\n  void f(InetAddress a, ByteBuffer b) {\n    if (a instanceof Inet6Address) {\n      b.put(a.getAddress());\n    } else {\n      byte[] ip = new byte[4];\n    }\n  }\n}\n";
         assert_eq!(

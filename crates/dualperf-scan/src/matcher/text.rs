@@ -148,7 +148,7 @@ impl Matcher<'_, '_> {
         if !splits_on_colon
             || self.port_after_last_colon(i)
             || self.brackets_handled_near(i)
-            || self.credentials_near(i)
+            || self.credentials_near(i) && !self.statement_names_address(i)
             || self.splits_a_spec(i)
         {
             return;
@@ -164,6 +164,17 @@ impl Matcher<'_, '_> {
             });
         let at = guard.unwrap_or(i);
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+    }
+
+    /// True if the line of token `i` names an address
+    /// (`String sourceIp = substringBefore(remoteAddr, COLON)`): an endpoint
+    /// is split there, whatever credentials are handled nearby.
+    fn statement_names_address(&self, i: usize) -> bool {
+        // The split's line (a Python statement has no `;` to end it).
+        let line = self.tokens[i].line;
+        self.tokens[self.lines(line, line)]
+            .iter()
+            .any(|t| t.kind == TokenKind::Ident && is_address_name(t.text))
     }
 
     /// True if the split at `i` takes the port after the last colon
@@ -397,13 +408,16 @@ impl Matcher<'_, '_> {
                 >= 3;
         let prose = self.prose_context(i);
         // `addr == "0.0.0.0" || addr == "[::]"`: handled beside its IPv6 twin.
+        // `if v4 { "0.0.0.0:0" } else { "[::]:0" }`: a socket address too.
         let beside_ipv6 = self.tokens[self.statement(i)].iter().any(|t| {
+            let content = t.string_content();
             t.kind == TokenKind::Str
-                && t.string_content()
+                && (content
                     .trim_start_matches('[')
                     .trim_end_matches(']')
                     .parse::<std::net::Ipv6Addr>()
                     .is_ok()
+                    || content.parse::<std::net::SocketAddrV6>().is_ok())
         });
         let (severity, context) = if self.in_test_code(i) {
             (Severity::Note, " (test code: probably data)")
@@ -411,6 +425,11 @@ impl Matcher<'_, '_> {
             (Severity::Note, " (in a table of addresses: probably data)")
         } else if let Some(what) = prose {
             (Severity::Note, prose_note(what))
+        } else if self.in_dispatch(i) {
+            (
+                Severity::Note,
+                " (inside a branch on the address family: check it is the IPv4 side)",
+            )
         } else if beside_ipv6 {
             (
                 Severity::Note,

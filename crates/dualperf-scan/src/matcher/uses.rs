@@ -37,6 +37,15 @@ const TEXT_WRITERS: &[(&str, usize)] = &[
     ("ip4_fmt", 0),
 ];
 
+/// True if `name` names an address or a host:port endpoint held as text
+/// (`ip`, `peer_addr`, `hostport_`, `ipPort`).
+fn names_endpoint(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    (is_address_name(name) || lower.contains("hostport") || lower.contains("ipport"))
+        && !lower.contains("len")
+        && !name.contains('6')
+}
+
 /// Copy and compare functions whose arguments are checked for a literal 4.
 fn is_copy_or_compare(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
@@ -312,6 +321,17 @@ impl<'s> Matcher<'_, 's> {
                                     || text.contains("%u.%u.%u.%u")
                                     || super::has_join_format(text)
                             }
+                        })
+                        // `snprintf(buf, sizeof buf, ":%s#%d", hostport_.c_str(), id)`:
+                        // an endpoint's text through `%s`.
+                        || args.iter().any(|a| {
+                            self.tokens[a.clone()]
+                                .iter()
+                                .any(|t| t.kind == TokenKind::Str && t.text.contains("%s"))
+                        }) && args.iter().skip(1).any(|a| {
+                            self.tokens[a.clone()].first().is_some_and(|t| {
+                                t.kind == TokenKind::Ident && names_endpoint(t.text)
+                            })
                         })
                     })
                 || matches!(callee, "strcpy" | "strncpy" | "strlcpy" | "g_strlcpy")

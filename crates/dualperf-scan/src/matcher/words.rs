@@ -221,20 +221,22 @@ pub fn is_address_name(name: &str) -> bool {
 pub(super) fn name_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (k, &c) in chars.iter().enumerate() {
+    let mut previous: Option<char> = None;
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
         if c == '_' || c.is_ascii_digit() {
             words.push(std::mem::take(&mut word));
+            previous = None;
             continue;
         }
-        let previous = k.checked_sub(1).map(|p| chars[p]);
-        let next_lower = chars.get(k + 1).is_some_and(|n| n.is_lowercase());
+        let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
         let starts_word = c.is_uppercase()
             && previous.is_some_and(|p| p.is_lowercase() || (p.is_uppercase() && next_lower));
         if starts_word {
             words.push(std::mem::take(&mut word));
         }
         word.push(c.to_ascii_lowercase());
+        previous = Some(c);
     }
     words.push(word);
     words.retain(|w| !w.is_empty());

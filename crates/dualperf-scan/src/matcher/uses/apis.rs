@@ -45,6 +45,14 @@ impl<'s> Matcher<'_, 's> {
     /// file that never names their `6` twin or a `sockaddr_in6`.
     fn check_sockaddr_in_accessor(&mut self, i: usize) -> bool {
         let name = self.tokens[i].text;
+        // Most call names are rejected here without allocating.
+        if !name
+            .as_bytes()
+            .windows(8)
+            .any(|w| w.eq_ignore_ascii_case(b"sockaddr"))
+        {
+            return false;
+        }
         let lower = name.to_ascii_lowercase().replace('_', "");
         let accessor = lower.contains("sockaddrinet")
             || lower.ends_with("sockaddrin") && lower != "sockaddrin";

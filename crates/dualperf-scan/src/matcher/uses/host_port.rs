@@ -201,9 +201,12 @@ impl<'s> Matcher<'_, 's> {
             && !repeated
             && content.chars().all(|c| c.is_ascii_digit() || c == '.');
         let pattern = is_ipv4_pattern(content);
-        if (char_set || pattern) && !self.in_dispatch(i) {
+        let wildcard = is_ipv4_wildcard(content);
+        if (char_set || pattern || wildcard) && !self.in_dispatch(i) {
             let what = if char_set {
                 "a dotted-quad character set"
+            } else if wildcard {
+                "an IPv4 wildcard pattern"
             } else {
                 "an IPv4 address pattern"
             };
@@ -257,6 +260,12 @@ impl<'s> Matcher<'_, 's> {
                 dot_argument.is_some_and(|a| a.len() == 1 && is_dot(&self.tokens[a.start]));
             if on_dot && subject.is_some_and(is_address_name) && !self.in_dispatch(i) {
                 self.push("dotted-quad-text", Severity::Warning, i, format!("`{name}` of an address on '.' assumes dotted-quad IPv4 text; parse the address (inet_pton, ipaddress, net.ParseIP) instead"));
+            } else if on_dot
+                && matches!(name, "split" | "Split")
+                && self.four_parts_expected(i)
+                && !self.in_dispatch(i)
+            {
+                self.push("dotted-quad-text", Severity::Warning, i, format!("`{name}` on '.' into four parts assumes dotted-quad IPv4 text; parse the address (inet_pton, ipaddress, net.ParseIP) instead"));
             }
             return;
         }
@@ -290,6 +299,26 @@ impl<'s> Matcher<'_, 's> {
         }
     }
 
+    /// True if the parts of the split at `i` are counted against 4 within
+    /// three lines (`parts.length != 4`, `len(parts) == 4`, `size() < 4`).
+    fn four_parts_expected(&self, i: usize) -> bool {
+        let line = self.tokens[i].line;
+        let window = self.lines(line, line + 3);
+        (window.start.max(i)..window.end).any(|j| {
+            let t = &self.tokens[j];
+            t.kind == TokenKind::Number
+                && t.text == "4"
+                && j >= 2
+                && matches!(
+                    self.tokens[j - 1].text,
+                    "!=" | "==" | "!==" | "===" | "<" | ">="
+                )
+                && self.tokens[j.saturating_sub(6)..j - 1]
+                    .iter()
+                    .any(|c| matches!(c.text, "length" | "len" | "size" | "Length" | "count"))
+        })
+    }
+
     /// C/C++: copies and comparisons with a literal 4 among their arguments
     /// (not only the last: `byte_copy(ip, 4, src)`) where another argument
     /// is an address.
@@ -321,4 +350,15 @@ impl<'s> Matcher<'_, 's> {
         }
         mentions_address
     }
+}
+
+/// `*.*.*.*`, `192.168.*.*`: four dot-separated parts of digits or `*`,
+/// at least one a wildcard (access lists written for IPv4 text).
+fn is_ipv4_wildcard(content: &str) -> bool {
+    content.len() <= 15
+        && content.contains('*')
+        && content.split('.').count() == 4
+        && content.split('.').all(|p| {
+            (1..=3).contains(&p.len()) && (p == "*" || p.chars().all(|c| c.is_ascii_digit()))
+        })
 }
