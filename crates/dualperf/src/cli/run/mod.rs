@@ -19,6 +19,8 @@ use dualperf_model::{
 };
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod families;
+mod iperf3;
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
@@ -284,7 +286,8 @@ pub(crate) struct Args {
     /// Mark the data packets of both ends with this DiffServ codepoint:
     /// 0..63 or an RFC 4594 name (ef, af11..af43, cs0..cs7, le, be); set with
     /// IP_TOS / IPV6_TCLASS on every data socket. Arms are named for it (v6-ef).
-    #[arg(short = 'S', long = "dscp", value_name = "DSCP")]
+    /// (`-S` is iperf3's TOS byte: see --tos.)
+    #[arg(long = "dscp", value_name = "DSCP")]
     pub dscp: Option<dualperf_model::Dscp>,
     /// IPv6 flow label (RFC 6437) of both ends' data packets, TCP and UDP
     /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
@@ -313,6 +316,9 @@ pub(crate) struct Args {
     /// Example: dualperf run --peer iperf3 --v4 192.0.2.7 --v6 2001:db8::7 -b 20M
     #[arg(long, value_name = "KIND", default_value = "dualperf", value_parser = peer::parse_peer)]
     pub peer: dualperf_model::PeerKind,
+    /// iperf3's client flags (`-S`, `-O`, `-C`, `--logfile` …; iperf3.rs).
+    #[command(flatten)]
+    pub iperf3: iperf3::Iperf3Flags,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -354,8 +360,17 @@ impl From<OrderArg> for RepetitionOrder {
 }
 
 /// Runs `dualperf run`.
-pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
+    iperf3::refuse_missing(&args.iperf3)?;
+    if let Some(path) = &args.iperf3.logfile {
+        iperf3::redirect_to_logfile(path)?;
+    }
+    if args.iperf3.get_server_output {
+        eprintln!("dualperf: --get-server-output: the server's side of every trial is always in the result (--json)");
+    }
+    args.dscp = args.dscp.or(args.iperf3.tos);
+    args.warmup = args.iperf3.omit.unwrap_or(args.warmup);
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match (text, args.pin) {
             (Some(text), _) => dualperf_engine::affinity::parse_cpu_list(text)
@@ -405,6 +420,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         0 => execution.rerun_contended,
         n => n,
     };
+    iperf3::apply_congestion(&mut config, args.iperf3.congestion.as_deref());
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
     }
@@ -634,20 +650,12 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
             peer::port(args),
         ),
     };
-    let arms = native_arms(args, &targets);
-    for arm in &arms {
-        if arm.target.is_none() {
-            return Err(super::Failure::usage(format!(
-                "no {} address for the server; give --{} ADDR or use -{}",
-                arm.family.label(),
-                arm.family.key(),
-                match arm.family {
-                    IpFamily::V4 => 6,
-                    IpFamily::V6 => 4,
-                }
-            )));
-        }
-    }
+    let arms = families::keep_measurable(
+        args,
+        native_arms(args, &targets),
+        port,
+        loopback_port.is_some(),
+    )?;
     if let Some(design) = args.experiment {
         let repeat = match args.repeat {
             Some(Repeat::Count(count)) => Some(count),
