@@ -31,11 +31,12 @@ fn free_port() -> u16 {
 struct Server(Child);
 
 impl Server {
-    fn start(port: u16) -> Server {
+    /// Serves on `port`, logging to `log`.
+    fn start(port: u16, log: &Path) -> Server {
         let child = Command::new(BINARY)
             .args(["-p", &port.to_string(), "-s"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
             .spawn()
             .unwrap();
         let server = Server(child);
@@ -134,8 +135,9 @@ fn assert_values_printed(stdout: &str, family: &str) {
 #[test]
 fn dash_c_measures_what_exists_and_says_what_is_missing() {
     let port = free_port();
-    let _server = Server::start(port);
     let folder = Folder::new("families");
+    let log = folder.0.join("serve.log");
+    let server = Server::start(port, &log);
     let json = folder.0.join("result.json");
 
     // localhost: both families, compared.
@@ -167,6 +169,25 @@ fn dash_c_measures_what_exists_and_says_what_is_missing() {
     let (stdout, stderr) = assert_measured(&output, &json, &[IpFamily::V6]);
     assert!(stderr.contains("IPv4 not measured"), "{stderr}");
     assert_values_printed(&stdout, "IPv6");
+
+    // The server printed one result line per session: bytes, time, rates.
+    drop(server);
+    let log = std::fs::read_to_string(&log).unwrap();
+    let sessions: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("1 tests, closed by peer; received "))
+        .collect();
+    assert_eq!(
+        sessions.len(),
+        4,
+        "two for localhost, one per literal:\n{log}"
+    );
+    for line in sessions {
+        assert!(
+            !line.contains("received 0 B") && line.contains("Mbit/s in"),
+            "{line}"
+        );
+    }
 }
 
 #[test]
@@ -206,8 +227,8 @@ fn an_ipv4_only_name_is_measured_over_ipv4() {
         return;
     }
     let port = free_port();
-    let _server = Server::start(port);
     let folder = Folder::new("a-only");
+    let _server = Server::start(port, &folder.0.join("serve.log"));
     let json = folder.0.join("result.json");
     let hosts = folder.0.join("hosts");
     let name = format!("a-only-{}.dualperf.test", std::process::id());
