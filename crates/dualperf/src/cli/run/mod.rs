@@ -100,10 +100,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "ADDR")]
     pub v6: Option<std::net::Ipv6Addr>,
     /// Measure IPv4 only.
-    #[arg(short = '4', conflicts_with = "only_v6")]
+    #[arg(short = '4', long = "version4", conflicts_with = "only_v6")]
     pub only_v4: bool,
     /// Measure IPv6 only.
-    #[arg(short = '6')]
+    #[arg(short = '6', long = "version6")]
     pub only_v6: bool,
     /// Server control port [default: 5180; 5201 with --peer iperf3].
     #[arg(short, long)]
@@ -291,7 +291,12 @@ pub(crate) struct Args {
     pub dscp: Option<dualperf_model::Dscp>,
     /// IPv6 flow label (RFC 6437) of both ends' data packets, TCP and UDP
     /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
-    #[arg(short = 'L', long = "flow-label", value_name = "N")]
+    #[arg(
+        short = 'L',
+        long = "flow-label",
+        alias = "flowlabel",
+        value_name = "N"
+    )]
     pub flow_label: Option<dualperf_model::FlowLabel>,
     /// A competing load flow, repeatable: `udp` or `tcp` with `,key=value`
     /// options (rate, size, streams, dscp, family, cc, reverse). Every arm
