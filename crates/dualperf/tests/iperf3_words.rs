@@ -251,3 +251,46 @@ fn an_ipv4_only_name_is_measured_over_ipv4() {
     );
     assert_values_printed(&stdout, "IPv4");
 }
+
+#[test]
+fn json_stream_gives_a_line_per_interval_and_trial_then_the_result() {
+    let port = free_port();
+    let folder = Folder::new("stream");
+    let _server = Server::start(port, &folder.0.join("serve.log"));
+    let output = Command::new(BINARY)
+        .args(["--json-stream", "-c", "localhost", "-p", &port.to_string()])
+        .args(["-u", "-b", "10M", "-t", "0.3", "-i", "0.1", "--warmup", "0"])
+        .args(["--repeat", "1", "--no-store"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names.iter().filter(|n| **n == "trial").count(),
+        2,
+        "{names:?}"
+    );
+    assert_eq!(names.last(), Some(&"end"), "{names:?}");
+    // Each trial's intervals come before it: 0.3 s in 0.1 s samples.
+    for trial in 0..2 {
+        let intervals: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| e["event"] == "interval" && e["data"]["trial"] == trial)
+            .collect();
+        assert!(intervals.len() >= 2, "trial {trial}: {names:?}");
+        assert!(intervals
+            .iter()
+            .all(|i| i["data"]["sample"]["sent_bytes"].as_u64() > Some(0)));
+    }
+    let result: RunResult = serde_json::from_value(events.last().unwrap()["data"].clone()).unwrap();
+    assert_eq!(result.trials.len(), 2);
+    assert!(result.analysis.is_some());
+}

@@ -1,7 +1,7 @@
 //! iperf3's client flags on `dualperf run` (docs/iperf3-flags.md maps every
 //! one): those whose meaning dualperf has are wired to it (`-S` TOS byte,
 //! `-O` omit = warm-up, `-C` congestion control, `--logfile`,
-//! `--get-server-output`); those it lacks are accepted by the parser only to
+//! `--get-server-output`, `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
 //! be refused with the reason (exit 2) — never accepted and ignored.
 
 use std::path::PathBuf;
@@ -65,8 +65,10 @@ pub(crate) struct Iperf3Flags {
     /// Refused: iperf3's title prefix (`-T`). See docs/iperf3-flags.md.
     #[arg(short = 'T', long = "title", value_name = "STR")]
     pub title: Option<String>,
-    /// Refused: one JSON object per interval (`--json-stream`). See docs/iperf3-flags.md.
-    #[arg(long)]
+    /// One JSON object per line on standard output, as iperf3's
+    /// --json-stream: each finished sample interval, each finished trial,
+    /// then the whole result (`{"event":"end","data":…}`).
+    #[arg(long, conflicts_with_all = ["json_stdout", "json"])]
     pub json_stream: bool,
 }
 
@@ -105,7 +107,7 @@ pub(crate) fn parse_tos(text: &str) -> Result<Dscp, String> {
 /// # Errors
 /// A usage error (exit 2) naming the first refused flag and the reason.
 pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
-    let refused: [(bool, &str, &str); 9] = [
+    let refused: [(bool, &str, &str); 8] = [
         (!flags.bind.is_empty(), "-B/--bind", "the client's source address is chosen by the kernel's routing (RFC 6724 for IPv6); bind a source per family is not implemented"),
         (flags.window.is_some(), "-w/--window", "socket buffers are sized by the engine per test (and recorded in the result); a fixed size per run is not implemented"),
         (flags.set_mss.is_some(), "-M/--set-mss", "TCP_MAXSEG is not implemented; the segment size follows the path MTU, which `dualperf path` measures"),
@@ -114,7 +116,6 @@ pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
         (flags.blockcount.is_some(), "-k/--blockcount", "trials are timed (-t); a packet budget is not implemented"),
         (flags.bidir, "--bidir", "a trial runs one direction; use -R for the other, or --load tcp,reverse to measure one direction while the other is loaded"),
         (flags.title.is_some(), "-T/--title", "runs are named by their run id; a title prefix is not implemented"),
-        (flags.json_stream, "--json-stream", "not implemented; use -J (the full result at the end) or the interval lines on a terminal"),
     ];
     match refused.iter().find(|(given, _, _)| *given) {
         Some((_, flag, why)) => Err(Failure::usage(format!("{flag} is not supported: {why}"))),
@@ -205,10 +206,10 @@ mod tests {
             ),
             (
                 Iperf3Flags {
-                    json_stream: true,
+                    title: Some("t".into()),
                     ..Default::default()
                 },
-                "--json-stream",
+                "-T/--title",
             ),
         ];
         for (flags, name) in cases {

@@ -21,6 +21,7 @@ use dualperf_model::{
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
 mod families;
 mod iperf3;
+mod json_stream;
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
@@ -463,11 +464,12 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
-        live_intervals: crate::pipeline::progress::live_intervals_wanted(
-            args.no_intervals,
-            args.measure_only.is_some(),
-            args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
-        ),
+        live_intervals: args.iperf3.json_stream
+            || crate::pipeline::progress::live_intervals_wanted(
+                args.no_intervals,
+                args.measure_only.is_some(),
+                args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
+            ),
         interval_sink: None,
     };
     let routers = dualperf_engine::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
@@ -478,6 +480,9 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut result = if let Some(target) = &until_precise {
         let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
+        if args.iperf3.json_stream {
+            view = view.with_stream(json_stream::sink());
+        }
         let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
             &config,
@@ -490,6 +495,9 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         )
     } else {
         let mut view = ProgressView::new(&config, tty).with_intervals(&options);
+        if args.iperf3.json_stream {
+            view = view.with_stream(json_stream::sink());
+        }
         execute::in_process(
             &config,
             options,
@@ -529,10 +537,13 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         &outputs,
         View {
             verbose: args.verbose,
-            quiet: false,
+            quiet: args.iperf3.json_stream,
             more: "--verbose",
         },
     )?;
+    if args.iperf3.json_stream {
+        json_stream::emit("end", serde_json::to_value(&result)?);
+    }
     if let Some(path) = &args.openmetrics {
         super::exporter::write_textfile(&result, path)?;
     }
