@@ -111,11 +111,11 @@ pub(crate) struct Args {
     pub stamp_max_rate: u32,
     /// Refused: iperf3's daemon mode (`-D`); run serve under systemd
     /// (contrib/dualperf-serve.service). See docs/iperf3-flags.md.
-    #[arg(short = 'D', long = "daemon")]
+    #[arg(short = 'D', long = "daemon", hide = true)]
     pub daemon: bool,
     /// Refused: iperf3's one-off mode (`-1`); a dualperf run opens one
     /// session per trial. See docs/iperf3-flags.md.
-    #[arg(short = '1', long = "one-off")]
+    #[arg(short = '1', long = "one-off", hide = true)]
     pub one_off: bool,
 }
 

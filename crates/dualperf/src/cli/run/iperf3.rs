@@ -10,7 +10,8 @@ use dualperf_model::{Dscp, RunConfig, TestKind};
 
 use crate::cli::Failure;
 
-/// iperf3's client flags, flattened into `dualperf run`'s arguments.
+/// iperf3's client flags, flattened into `dualperf run`'s arguments (the
+/// refused ones hidden from `--help`; docs/iperf3-flags.md lists them).
 #[derive(clap::Args, Debug, Default)]
 pub(crate) struct Iperf3Flags {
     /// The IP TOS byte, as iperf3 takes it: decimal (184), hex (0xb8) or
@@ -42,28 +43,28 @@ pub(crate) struct Iperf3Flags {
     #[arg(long)]
     pub get_server_output: bool,
     /// Refused: iperf3's client source address (`-B`). See docs/iperf3-flags.md.
-    #[arg(short = 'B', long = "bind", value_name = "ADDR")]
+    #[arg(hide = true, short = 'B', long = "bind", value_name = "ADDR")]
     pub bind: Vec<String>,
     /// Refused: iperf3's socket buffer size (`-w`). See docs/iperf3-flags.md.
-    #[arg(short = 'w', long = "window", value_name = "SIZE")]
+    #[arg(hide = true, short = 'w', long = "window", value_name = "SIZE")]
     pub window: Option<String>,
     /// Refused: iperf3's TCP maximum segment size (`-M`). See docs/iperf3-flags.md.
-    #[arg(short = 'M', long = "set-mss", value_name = "BYTES")]
+    #[arg(hide = true, short = 'M', long = "set-mss", value_name = "BYTES")]
     pub set_mss: Option<String>,
     /// Refused: iperf3's TCP_NODELAY (`-N`). See docs/iperf3-flags.md.
-    #[arg(short = 'N', long = "no-delay")]
+    #[arg(hide = true, short = 'N', long = "no-delay")]
     pub no_delay: bool,
     /// Refused: iperf3's byte budget (`-n`). See docs/iperf3-flags.md.
-    #[arg(short = 'n', long = "bytes", value_name = "SIZE")]
+    #[arg(hide = true, short = 'n', long = "bytes", value_name = "SIZE")]
     pub bytes: Option<String>,
     /// Refused: iperf3's packet budget (`-k`). See docs/iperf3-flags.md.
-    #[arg(short = 'k', long = "blockcount", value_name = "N")]
+    #[arg(hide = true, short = 'k', long = "blockcount", value_name = "N")]
     pub blockcount: Option<String>,
     /// Refused: both directions at once (`--bidir`). See docs/iperf3-flags.md.
-    #[arg(long)]
+    #[arg(hide = true, long)]
     pub bidir: bool,
     /// Refused: iperf3's title prefix (`-T`). See docs/iperf3-flags.md.
-    #[arg(short = 'T', long = "title", value_name = "STR")]
+    #[arg(hide = true, short = 'T', long = "title", value_name = "STR")]
     pub title: Option<String>,
     /// One JSON object per line on standard output, as iperf3's
     /// --json-stream: each finished sample interval, each finished trial,

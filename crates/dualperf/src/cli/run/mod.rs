@@ -62,7 +62,11 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf -c iperf.example.net --peer iperf3 -u -b 10M -R   UDP from the iperf3 server at 10 Mbit/s
 
   dualperf run --peer stamp --v4 192.0.2.7 --v6 2001:db8::7 -t 10   against a STAMP reflector
-  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector";
+  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector
+
+  dualperf -c 127.0.0.1 -u -b 85M               one family: its values, the other said missing
+  dualperf -p 5201 -c hostb -S 0xb8 -l 1K -O 0.5   iperf3's flags anywhere (docs/iperf3-flags.md)
+  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result";
 
 /// Arguments of `dualperf run`.
 ///
