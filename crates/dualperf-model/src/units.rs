@@ -104,6 +104,38 @@ impl fmt::Display for BitRate {
     }
 }
 
+/// A size in bytes as iperf3 takes one (`-l`, `-w`, `-n`): a whole number
+/// with an optional binary suffix, K = 1024, M = 1024², G = 1024³ (any case,
+/// an optional trailing `B`): `1408`, `1K`, `128k`, `2M`, `1GB`. The one size
+/// parser of the command line.
+///
+/// # Errors
+/// [`ParseUnitError::Malformed`] for anything else, a fraction or an overflow.
+pub fn parse_size(text: &str) -> Result<u64, ParseUnitError> {
+    let malformed = || ParseUnitError::Malformed {
+        text: text.to_string(),
+        what: "size in bytes",
+        examples: "1408, 1K, 128K, 2M, 1G (K = 1024 bytes)",
+    };
+    let lower = text.trim().to_ascii_lowercase();
+    let lower = lower.strip_suffix('b').unwrap_or(&lower);
+    let (number, multiplier) = match lower.chars().last() {
+        Some('k') => (&lower[..lower.len() - 1], 1u64 << 10),
+        Some('m') => (&lower[..lower.len() - 1], 1 << 20),
+        Some('g') => (&lower[..lower.len() - 1], 1 << 30),
+        _ => (lower, 1),
+    };
+    let number = number.trim();
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(malformed());
+    }
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(multiplier))
+        .ok_or_else(malformed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +168,17 @@ mod tests {
     #[test]
     fn displays_with_a_readable_prefix() {
         assert_eq!(BitRate::from_mbit(10).to_string(), "10.000 Mbit/s");
+    }
+
+    #[test]
+    fn sizes_take_binary_suffixes_as_iperf3() {
+        assert_eq!(parse_size("1408"), Ok(1408));
+        assert_eq!(parse_size("1K"), Ok(1024));
+        assert_eq!(parse_size("128k"), Ok(131_072));
+        assert_eq!(parse_size(" 2M "), Ok(2 << 20));
+        assert_eq!(parse_size("1GB"), Ok(1 << 30));
+        for bad in ["", "K", "1.5K", "-1", "12x", "99999999999999999999G"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -63,6 +63,7 @@ mod error;
 mod html;
 mod markdown;
 mod markup;
+pub mod measured;
 pub mod present;
 mod summary_sentences;
 pub mod terminal;

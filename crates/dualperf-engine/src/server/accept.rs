@@ -531,13 +531,17 @@ fn start_session(
                 ),
             );
             let end = session::serve(channel, peer, &state, authenticated);
+            let moved = end
+                .transfer_summary()
+                .map(|moved| format!("; {moved}"))
+                .unwrap_or_default();
             let line = match end.error {
                 None => format!(
-                    "session from {peer} ({family}): {} tests, closed by peer",
+                    "session from {peer} ({family}): {} tests, closed by peer{moved}",
                     end.tests
                 ),
                 Some(error) => format!(
-                    "session from {peer} ({family}): ended after {} tests: {}",
+                    "session from {peer} ({family}): ended after {} tests: {}{moved}",
                     end.tests,
                     crate::protocol::error_chain(&error)
                 ),

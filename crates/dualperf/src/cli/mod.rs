@@ -82,17 +82,46 @@ pub(crate) enum Command {
     Path(path::Args),
 }
 
-/// iperf3's habits at the top level: `dualperf -c HOST …` is `dualperf run
-/// -c HOST …` and `dualperf -s …` is `dualperf serve …`. Anything else is
-/// left as it is.
+/// iperf3's habits at the top level: when the line starts with a flag and
+/// holds `-c HOST` anywhere (`dualperf -p 5201 -c HOST`), it is `dualperf run
+/// …`; when it holds `-s`, `dualperf serve …`. In that iperf3 mode the
+/// client's `-V` means verbose (`--verbose`) and `-v` the version, as in
+/// iperf3; `dualperf -V` alone, and every subcommand, keep clap's meaning
+/// (`-V` = version) so scripts that ask for the version still get it.
+/// Anything else is left as it is.
 pub(crate) fn iperf3_words(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
-    let client = first == "-c" || first == "--client" || first.starts_with("--client=");
-    let server = first == "-s" || first == "--server";
+    if !first.starts_with('-') {
+        return args;
+    }
+    let word = |a: &std::ffi::OsString| a.to_str().unwrap_or("").to_string();
+    let client = args.iter().skip(1).map(word).any(|a| {
+        a == "-c"
+            || a == "--client"
+            || a.starts_with("--client=")
+            || a.starts_with("-c") && a.len() > 2 && !a[2..].starts_with('-')
+    });
+    let server = args
+        .iter()
+        .skip(1)
+        .position(|a| a == "-s" || a == "--server");
     if client {
         args.insert(1, "run".into());
-    } else if server {
-        args[1] = "serve".into();
+        for arg in args.iter_mut().skip(2) {
+            if arg == "-V" {
+                *arg = "--verbose".into();
+            } else if arg == "-v" {
+                *arg = "--version".into();
+            }
+        }
+    } else if let Some(index) = server {
+        args.remove(index + 1);
+        args.insert(1, "serve".into());
+        for arg in args.iter_mut().skip(2) {
+            if arg == "-v" {
+                *arg = "--version".into();
+            }
+        }
     }
     args
 }
@@ -148,5 +177,37 @@ mod iperf3_tests {
             ["dualperf", "serve", "-p", "5201"]
         );
         assert_eq!(words(&["dualperf", "lab", "-c"]), ["dualperf", "lab", "-c"]);
+    }
+
+    #[test]
+    fn iperf3_flags_work_anywhere_on_the_line() {
+        assert_eq!(
+            words(&["dualperf", "-p", "5201", "-s"]),
+            ["dualperf", "serve", "-p", "5201"]
+        );
+        assert_eq!(
+            words(&["dualperf", "-u", "-b", "10M", "-c", "::1", "-V"]),
+            [
+                "dualperf",
+                "run",
+                "-u",
+                "-b",
+                "10M",
+                "-c",
+                "::1",
+                "--verbose"
+            ]
+        );
+        assert_eq!(
+            words(&["dualperf", "-c", "h", "-v"]),
+            ["dualperf", "run", "-c", "h", "--version"]
+        );
+        assert_eq!(words(&["dualperf", "-chost"])[1], "run");
+        // Not iperf3 mode: the version flag and subcommands are untouched.
+        assert_eq!(words(&["dualperf", "-V"]), ["dualperf", "-V"]);
+        assert_eq!(
+            words(&["dualperf", "run", "-s", "-V"]),
+            ["dualperf", "run", "-s", "-V"]
+        );
     }
 }

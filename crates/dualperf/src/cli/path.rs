@@ -139,9 +139,9 @@ pub(crate) fn parse_ext_headers(text: &str) -> anyhow::Result<Vec<ExtHeader>> {
 fn parse_sizes(text: &str) -> anyhow::Result<Vec<u32>> {
     text.split(',')
         .map(|item| {
-            item.trim()
-                .parse::<u32>()
+            dualperf_model::units::parse_size(item)
                 .ok()
+                .and_then(|size| u32::try_from(size).ok())
                 .filter(|size| (1_281..=65_000).contains(size))
                 .ok_or_else(|| {
                     Failure::usage(format!(

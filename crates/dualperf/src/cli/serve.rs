@@ -1,5 +1,7 @@
 //! `dualperf serve`: the far end of `dualperf run`, one process for both
-//! families. Logs one line per session event on stderr.
+//! families. Logs one line per session event on stderr; a session's last
+//! line says what it moved (bytes each way, seconds, Mbit/s), as iperf3's
+//! server prints its summary. iperf3's `-D` and `-1` are refused with the reason.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -107,6 +109,29 @@ pub(crate) struct Args {
     /// Most STAMP packets answered per second, all senders together (1 to 1000000).
     #[arg(long, default_value_t = 10_000, value_name = "PPS", requires = "stamp")]
     pub stamp_max_rate: u32,
+    /// Refused: iperf3's daemon mode (`-D`); run serve under systemd
+    /// (contrib/dualperf-serve.service). See docs/iperf3-flags.md.
+    #[arg(short = 'D', long = "daemon", hide = true)]
+    pub daemon: bool,
+    /// Refused: iperf3's one-off mode (`-1`); a dualperf run opens one
+    /// session per trial. See docs/iperf3-flags.md.
+    #[arg(short = '1', long = "one-off", hide = true)]
+    pub one_off: bool,
+}
+
+/// The reason each iperf3 server flag dualperf lacks is refused, or `Ok`.
+fn refuse_missing(args: &Args) -> anyhow::Result<()> {
+    if args.daemon {
+        return Err(super::Failure::usage(
+            "-D/--daemon is not supported: run serve in the foreground under a supervisor (contrib/dualperf-serve.service for systemd)",
+        ));
+    }
+    if args.one_off {
+        return Err(super::Failure::usage(
+            "-1/--one-off is not supported: a dualperf run opens one session per trial, so one session is not one client's run; stop serve with SIGTERM (or `timeout`)",
+        ));
+    }
+    Ok(())
 }
 
 /// The STAMP reflector the flags ask for, checked against the flags' ranges.
@@ -208,6 +233,7 @@ pub(crate) fn limits(args: &Args) -> anyhow::Result<ServerLimits> {
 
 /// Runs `dualperf serve` until the process is stopped.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    refuse_missing(&args)?;
     let limits = limits(&args)?;
     let auth_key = secret::load_auth_key(args.auth_key_file.as_deref(), args.auth_key.as_deref())?;
     if let Some(key) = &auth_key {
@@ -254,6 +280,17 @@ mod tests {
     fn limits_of(args: &[&str]) -> anyhow::Result<ServerLimits> {
         let all = std::iter::once("serve").chain(args.iter().copied());
         limits(&Cli::try_parse_from(all).unwrap().args)
+    }
+
+    #[test]
+    fn iperf3_daemon_and_one_off_are_refused_with_a_reason() {
+        for flag in ["-D", "-1"] {
+            let args = Cli::try_parse_from(["serve", flag]).unwrap().args;
+            let error = refuse_missing(&args).unwrap_err();
+            let failure = error.downcast_ref::<super::super::Failure>().unwrap();
+            assert_eq!(failure.code, crate::exit::USAGE);
+            assert!(failure.message.contains("not supported: "), "{failure}");
+        }
     }
 
     #[test]

@@ -160,6 +160,12 @@ pub(crate) fn print(result: &RunResult, view: View) {
     };
     let mut text = String::new();
     let width = terminal_width();
+    // One arm compares nothing: its measured values first, as iperf3 prints them.
+    if dualperf_report::measured::is_one_arm(result) {
+        text.push_str(&dualperf_report::measured::render_measured(
+            result, analysis,
+        ));
+    }
     // With more than two arms the answer is a table; the sentences (what
     // explains each difference) come with --verbose.
     let answer = dualperf_report::terminal::render_answer(result, analysis, width);

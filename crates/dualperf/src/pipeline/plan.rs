@@ -134,11 +134,14 @@ pub(crate) fn sizes_for(kind: TestKind, sizes: &str) -> anyhow::Result<Vec<u32>>
         None => sizes
             .split(',')
             .map(|s| {
-                s.trim().parse::<u32>().map_err(|_| {
-                    Failure::usage(format!(
-                        "`{s}` in --sizes is not a size in bytes or a preset (papers, small, default)"
-                    ))
-                })
+                dualperf_model::units::parse_size(s)
+                    .ok()
+                    .and_then(|size| u32::try_from(size).ok())
+                    .ok_or_else(|| {
+                        Failure::usage(format!(
+                            "`{s}` in --sizes is not a size in bytes (1408, 1K = 1024) or a preset (papers, small, default)"
+                        ))
+                    })
             })
             .collect::<anyhow::Result<Vec<u32>>>()?,
     };
@@ -409,6 +412,7 @@ mod tests {
             sizes_for(TestKind::UdpRr, "64, 128").unwrap(),
             vec![64, 128]
         );
+        assert_eq!(sizes_for(TestKind::UdpStream, "1K").unwrap(), vec![1024]);
         assert!(sizes_for(TestKind::UdpRr, "huge").is_err());
     }
 

@@ -47,7 +47,12 @@ pub(crate) struct ProgressView {
     /// Trials finished in the whole run, and how many it has (from the engine).
     trials_done: usize,
     trials_total: usize,
+    /// Every engine event also goes here (`run --json-stream`).
+    stream: Option<EventSink>,
 }
+
+/// A receiver of every engine event (`run --json-stream`).
+pub(crate) type EventSink = Box<dyn FnMut(&Progress<'_>)>;
 
 /// Whether `dualperf run` prints live interval lines: not with
 /// `--no-intervals`, not in a lab's measuring child, not when the JSON
@@ -82,6 +87,17 @@ impl ProgressView {
             last_line: Instant::now(),
             trials_done: 0,
             trials_total: 0,
+            stream: None,
+        }
+    }
+
+    /// The display, also handing every engine event to `stream` (`run
+    /// --json-stream`), which then owns standard output: no interval lines.
+    pub(crate) fn with_stream(self, stream: EventSink) -> ProgressView {
+        ProgressView {
+            stream: Some(stream),
+            intervals: false,
+            ..self
         }
     }
 
@@ -104,6 +120,9 @@ impl ProgressView {
 
     /// Shows one event of the engine.
     pub(crate) fn show(&mut self, progress: &Progress) {
+        if let Some(stream) = self.stream.as_mut() {
+            stream(progress);
+        }
         let mut err = std::io::stderr().lock();
         match progress {
             Progress::TrialStarted {

@@ -60,9 +60,10 @@ pub(super) fn parse_load_flow(text: &str) -> Result<LoadFlow, String> {
         match key {
             "rate" => spec.rate = Some(value.parse::<BitRate>().map_err(|e| bad(&e.to_string()))?),
             "size" => {
-                spec.size_bytes = value
-                    .parse()
-                    .map_err(|_| bad("a size in bytes, e.g. size=1200"))?
+                spec.size_bytes = dualperf_model::units::parse_size(value)
+                    .ok()
+                    .and_then(|size| u32::try_from(size).ok())
+                    .ok_or_else(|| bad("a size in bytes, e.g. size=1200 or size=1K"))?
             }
             "streams" => {
                 spec.parallel_streams = value

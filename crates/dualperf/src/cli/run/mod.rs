@@ -19,6 +19,9 @@ use dualperf_model::{
 };
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod families;
+mod iperf3;
+mod json_stream;
 mod load;
 mod media;
 pub(crate) use media::VIDEO_CIF;
@@ -59,7 +62,11 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf -c iperf.example.net --peer iperf3 -u -b 10M -R   UDP from the iperf3 server at 10 Mbit/s
 
   dualperf run --peer stamp --v4 192.0.2.7 --v6 2001:db8::7 -t 10   against a STAMP reflector
-  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector";
+  dualperf run --loopback --peer stamp -S ef    STAMP against an in-process reflector
+
+  dualperf -c 127.0.0.1 -u -b 85M               one family: its values, the other said missing
+  dualperf -p 5201 -c hostb -S 0xb8 -l 1K -O 0.5   iperf3's flags anywhere (docs/iperf3-flags.md)
+  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result";
 
 /// Arguments of `dualperf run`.
 ///
@@ -98,10 +105,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "ADDR")]
     pub v6: Option<std::net::Ipv6Addr>,
     /// Measure IPv4 only.
-    #[arg(short = '4', conflicts_with = "only_v6")]
+    #[arg(short = '4', long = "version4", conflicts_with = "only_v6")]
     pub only_v4: bool,
     /// Measure IPv6 only.
-    #[arg(short = '6')]
+    #[arg(short = '6', long = "version6")]
     pub only_v6: bool,
     /// Server control port [default: 5180; 5201 with --peer iperf3].
     #[arg(short, long)]
@@ -295,11 +302,17 @@ pub(crate) struct Args {
     /// Mark the data packets of both ends with this DiffServ codepoint:
     /// 0..63 or an RFC 4594 name (ef, af11..af43, cs0..cs7, le, be); set with
     /// IP_TOS / IPV6_TCLASS on every data socket. Arms are named for it (v6-ef).
-    #[arg(short = 'S', long = "dscp", value_name = "DSCP")]
+    /// (`-S` is iperf3's TOS byte: see --tos.)
+    #[arg(long = "dscp", value_name = "DSCP")]
     pub dscp: Option<dualperf_model::Dscp>,
     /// IPv6 flow label (RFC 6437) of both ends' data packets, TCP and UDP
     /// alike: 0..1048575 or 0x hex. IPv4 arms are unaffected.
-    #[arg(short = 'L', long = "flow-label", value_name = "N")]
+    #[arg(
+        short = 'L',
+        long = "flow-label",
+        alias = "flowlabel",
+        value_name = "N"
+    )]
     pub flow_label: Option<dualperf_model::FlowLabel>,
     /// A competing load flow, repeatable: `udp` or `tcp` with `,key=value`
     /// options (rate, size, streams, dscp, family, cc, reverse). Every arm
@@ -324,6 +337,9 @@ pub(crate) struct Args {
     /// Example: dualperf run --peer iperf3 --v4 192.0.2.7 --v6 2001:db8::7 -b 20M
     #[arg(long, value_name = "KIND", default_value = "dualperf", value_parser = peer::parse_peer)]
     pub peer: dualperf_model::PeerKind,
+    /// iperf3's client flags (`-S`, `-O`, `-C`, `--logfile` …; iperf3.rs).
+    #[command(flatten)]
+    pub iperf3: iperf3::Iperf3Flags,
 }
 
 /// `--repeat`: a count, or `auto` (until precise; see `--help`).
@@ -365,8 +381,17 @@ impl From<OrderArg> for RepetitionOrder {
 }
 
 /// Runs `dualperf run`.
-pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
+    iperf3::refuse_missing(&args.iperf3)?;
+    if let Some(path) = &args.iperf3.logfile {
+        iperf3::redirect_to_logfile(path)?;
+    }
+    if args.iperf3.get_server_output {
+        eprintln!("dualperf: --get-server-output: the server's side of every trial is always in the result (--json)");
+    }
+    args.dscp = args.dscp.or(args.iperf3.tos);
+    args.warmup = args.iperf3.omit.unwrap_or(args.warmup);
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
         match (text, args.pin) {
             (Some(text), _) => dualperf_engine::affinity::parse_cpu_list(text)
@@ -416,6 +441,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         0 => execution.rerun_contended,
         n => n,
     };
+    iperf3::apply_congestion(&mut config, args.iperf3.congestion.as_deref());
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
     }
@@ -453,11 +479,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         clocks_synchronised: args.clocks_synchronised,
         server_in_process: args.loopback,
         path_pids: args.path_pids.clone(),
-        live_intervals: crate::pipeline::progress::live_intervals_wanted(
-            args.no_intervals,
-            args.measure_only.is_some(),
-            args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
-        ),
+        live_intervals: args.iperf3.json_stream
+            || crate::pipeline::progress::live_intervals_wanted(
+                args.no_intervals,
+                args.measure_only.is_some(),
+                args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
+            ),
         interval_sink: None,
     };
     let routers = dualperf_engine::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
@@ -482,6 +509,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     } else if let Some(target) = &until_precise {
         let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
+        if args.iperf3.json_stream {
+            view = view.with_stream(json_stream::sink());
+        }
         let target = crate::pipeline::plan::precision(target);
         execute::in_process_until_precise(
             &config,
@@ -494,6 +524,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     } else {
         let mut view = ProgressView::new(&config, tty).with_intervals(&options);
+        if args.iperf3.json_stream {
+            view = view.with_stream(json_stream::sink());
+        }
         execute::in_process(
             &config,
             options,
@@ -533,10 +566,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         &outputs,
         View {
             verbose: args.verbose,
-            quiet: false,
+            quiet: args.iperf3.json_stream,
             more: "--verbose",
         },
     )?;
+    if args.iperf3.json_stream {
+        json_stream::emit("end", serde_json::to_value(&result)?);
+    }
     if let Some(path) = &args.openmetrics {
         super::exporter::write_textfile(&result, path)?;
     }
@@ -659,20 +695,12 @@ fn plan_from_flags(args: &Args, loopback_port: Option<u16>) -> anyhow::Result<Ru
             peer::port(args),
         ),
     };
-    let arms = native_arms(args, &targets);
-    for arm in &arms {
-        if arm.target.is_none() {
-            return Err(super::Failure::usage(format!(
-                "no {} address for the server; give --{} ADDR or use -{}",
-                arm.family.label(),
-                arm.family.key(),
-                match arm.family {
-                    IpFamily::V4 => 6,
-                    IpFamily::V6 => 4,
-                }
-            )));
-        }
-    }
+    let arms = families::keep_measurable(
+        args,
+        native_arms(args, &targets),
+        port,
+        loopback_port.is_some(),
+    )?;
     if let Some(design) = args.experiment {
         let repeat = match args.repeat {
             Some(Repeat::Count(count)) => Some(count),

@@ -14,7 +14,8 @@ use crate::pipeline::plan::{parse_tests, PointOptions};
 /// Target address per family, as text.
 pub(super) type Targets = PerFamily<Option<String>>;
 
-/// Resolves HOST to its first A and first AAAA address; `--v4`/`--v6` win.
+/// Resolves HOST to its first A and first AAAA address (`localhost`: 127.0.0.1
+/// and ::1, RFC 6761); `--v4`/`--v6` win.
 pub(super) fn resolve_targets(
     host: Option<&str>,
     v4: Option<Ipv4Addr>,
@@ -25,7 +26,10 @@ pub(super) fn resolve_targets(
         v4: v4.map(|a| a.to_string()),
         v6: v6.map(|a| a.to_string()),
     };
-    if let Some(host) = host {
+    if let Some((v4, v6)) = host.and_then(super::families::localhost) {
+        targets.v4.get_or_insert_with(|| v4.to_string());
+        targets.v6.get_or_insert_with(|| v6.to_string());
+    } else if let Some(host) = host {
         let addresses: Vec<IpAddr> = (host.trim_matches(|c| c == '[' || c == ']'), port)
             .to_socket_addrs()
             .map_err(|e| Failure::usage(format!("cannot resolve `{host}`: {e}")))?
@@ -162,7 +166,7 @@ mod tests {
 
     #[test]
     fn marking_flags_name_the_arms_and_skip_the_flow_label_on_ipv4() {
-        let args = parse(&["-S", "ef", "-L", "12345"]);
+        let args = parse(&["--dscp", "ef", "-L", "12345"]);
         let v6 = marked(
             Arm::native(IpFamily::V6, Some("::1".into())),
             args.dscp,
