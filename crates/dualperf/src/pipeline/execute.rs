@@ -286,7 +286,8 @@ pub(crate) fn in_process_to_goal(
     // The first stage, point by point, arms interleaved (as a fixed run).
     'first: for point in 0..points {
         for repetition in 0..goal.first_stage {
-            let planned: Vec<PlannedTrial> = (0..arms).map(|arm| (point, arm, repetition)).collect();
+            let planned: Vec<PlannedTrial> =
+                (0..arms).map(|arm| (point, arm, repetition)).collect();
             going = runner.run(&planned, &mut result, (ran, cap));
             ran += planned.len();
             repetitions[point] = repetition + 1;
@@ -334,7 +335,8 @@ pub(crate) fn in_process_to_goal(
         );
         for point in short {
             let repetition = repetitions[point];
-            let planned: Vec<PlannedTrial> = (0..arms).map(|arm| (point, arm, repetition)).collect();
+            let planned: Vec<PlannedTrial> =
+                (0..arms).map(|arm| (point, arm, repetition)).collect();
             going = runner.run(&planned, &mut result, (ran, cap));
             ran += planned.len();
             repetitions[point] = repetition + 1;
