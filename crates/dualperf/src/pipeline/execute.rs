@@ -284,18 +284,18 @@ pub(crate) fn in_process_to_goal(
     let mut repetitions = vec![0u32; points];
     let mut going = true;
     // The first stage, point by point, arms interleaved (as a fixed run).
-    'first: for point in 0..points {
+    'first: for (point, (done, spec)) in repetitions.iter_mut().zip(&config.points).enumerate() {
         for repetition in 0..goal.first_stage {
             let planned: Vec<PlannedTrial> =
                 (0..arms).map(|arm| (point, arm, repetition)).collect();
             going = runner.run(&planned, &mut result, (ran, cap));
             ran += planned.len();
-            repetitions[point] = repetition + 1;
+            *done = repetition + 1;
             if !going {
                 break 'first;
             }
         }
-        runner.view.point_done(&config.points[point].label());
+        runner.view.point_done(&spec.label());
     }
     let mut rounds = 0;
     // Further rounds while the budget lasts.
