@@ -295,11 +295,11 @@ fn load_analysis(
     run_id: &str,
     version: i64,
 ) -> Result<Analysis> {
-    let method_json: Option<String> = connection
+    let (method_json, regimes_json): (Option<String>, Option<String>) = connection
         .query_row(
-            "SELECT analysis_method_json FROM runs WHERE id = ?1",
+            "SELECT analysis_method_json, regimes_json FROM runs WHERE id = ?1",
             [row_id],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .map_err(sql_error("reading the analysis method", run_id))?;
     let method = method_json
@@ -323,8 +323,10 @@ fn load_analysis(
         load_flows,
         load_comparisons: flow_comparisons,
         routers,
-        // Not in the database's tables: the regimes are in result.json.
-        regimes: Vec::new(),
+        regimes: regimes_json
+            .map(|text| decode(&text, "regimes", run_id))
+            .transpose()?
+            .unwrap_or_default(),
     })
 }
 

@@ -63,7 +63,19 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "calibrations of a host (`lab calibrate`) and their points",
         sql: V7_CALIBRATIONS,
     },
+    Migration {
+        version: 8,
+        description: "each point's regime (network-bound, CPU-bound, unsaturated) with the analysis",
+        sql: V8_REGIMES,
+    },
 ];
+
+/// Version 8 (issue 23): the regime of every point and arm
+/// (`Analysis::regimes`: network-bound, CPU-bound or unsaturated, with the
+/// link share and the busiest end's cores behind it), as JSON beside the
+/// analysis method: a handful of rows per run that the report reads whole.
+/// NULL for runs analysed before, which have no regimes.
+const V8_REGIMES: &str = "ALTER TABLE runs ADD COLUMN regimes_json TEXT;  -- Vec<PointRegime>";
 
 /// Version 7 (issue 23): what `dualperf lab calibrate` found on a host —
 /// the known effect it was built with, and per point the A/A replica's

@@ -359,10 +359,13 @@ fn insert_analysis(
         .as_ref()
         .map(|method| json(method, "analysis method", id))
         .transpose()?;
+    let regimes_json = (!analysis.regimes.is_empty())
+        .then(|| json(&analysis.regimes, "regimes", id))
+        .transpose()?;
     transaction
         .execute(
-            "UPDATE runs SET analysis_method_json = ?1 WHERE id = ?2",
-            rusqlite::params![method_json, row_id],
+            "UPDATE runs SET analysis_method_json = ?1, regimes_json = ?2 WHERE id = ?3",
+            rusqlite::params![method_json, regimes_json, row_id],
         )
         .map_err(sql_error("recording the analysis method", id))?;
     // A re-finished run replaces its analysis instead of failing on keys.
