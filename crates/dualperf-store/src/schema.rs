@@ -65,7 +65,8 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 8,
-        description: "each point's regime (network-bound, CPU-bound, unsaturated) with the analysis",
+        description:
+            "each point's regime (network-bound, CPU-bound, unsaturated) with the analysis",
         sql: V8_REGIMES,
     },
 ];

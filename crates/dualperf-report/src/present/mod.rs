@@ -30,6 +30,7 @@ pub mod bounds;
 pub mod clocks;
 pub mod contention;
 pub mod diffserv;
+pub mod goal;
 pub mod interval;
 pub mod mark;
 pub mod mechanisms;

@@ -188,6 +188,10 @@ pub(crate) fn print(result: &RunResult, view: View) {
             text.push('\n');
         }
     }
+    for line in dualperf_report::present::goal::goal_lines(result, analysis) {
+        text.push_str(&line);
+        text.push('\n');
+    }
     for line in dualperf_report::present::mechanisms::mechanism_lines(result) {
         text.push_str(&format!("path: {line}\n"));
     }
