@@ -36,6 +36,8 @@ pub(crate) enum Ticks {
     Size,
     /// Numbers with just enough decimals for neighbouring ticks to differ.
     Number,
+    /// No labels: positions that stand for arms the legend names.
+    Hidden,
 }
 
 /// Labels drawn along each axis (plotters picks round values near these counts).
@@ -50,6 +52,7 @@ fn label(ticks: Ticks, value: f64, (low, high): (f64, f64), count: usize, log: b
         Ticks::Size => size_tick(value),
         Ticks::Number if log => tick(value),
         Ticks::Number => tick_with_step(value, nice_step((high - low) / count as f64)),
+        Ticks::Hidden => String::new(),
     }
 }
 
@@ -139,6 +142,8 @@ impl LineChart {
         }
         let x = match &self.x_log_ticks {
             Some(_) => (x0 / 1.4, x1 * 1.4),
+            // Positions of arms: half a step of room on either side.
+            None if self.x_ticks == Ticks::Hidden => (x0 - 0.5, x1 + 0.5),
             None if x1 > x0 => (x0, x1),
             None => (x0 - 1.0, x1 + 1.0),
         };

@@ -33,7 +33,9 @@ d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||('f
 /// After load: counts charts, charts without drawn shapes or without size,
 /// and pairs of chart labels (`<text>`) whose boxes overlap; writes on each
 /// `<figure>` the most points any one of its drawn lines has
-/// (`data-drawn-points`); then sets `data-ready` on `<body>`.
+/// (`data-drawn-points`); counts tables wider than their container or the
+/// page (`data-wide-tables`, their ids or classes in
+/// `data-wide-table-names`); then sets `data-ready` on `<body>`.
 const READY_PROBE: &str = "window.addEventListener('load',function(){var svgs=document.querySelectorAll('figure svg');\
 var empty=0,flat=0,overlaps=0;svgs.forEach(function(s){if(s.querySelectorAll('polyline,path,line,circle,polygon,rect').length<3)empty++;\
 var r=s.getBoundingClientRect();if(r.width<50||r.height<50)flat++;\
@@ -42,7 +44,7 @@ for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i],
 if(Math.min(a.right,b.right)-Math.max(a.left,b.left)>1&&Math.min(a.bottom,b.bottom)-Math.max(a.top,b.top)>1)overlaps++;}});\
 document.querySelectorAll('figure').forEach(function(f){var most=0;f.querySelectorAll('polyline').forEach(function(p){\
 var n=(p.getAttribute('points')||'').trim().split(/\\s+/).length;if(n>most)most=n;});f.setAttribute('data-drawn-points',most);});\
-var b=document.body;b.setAttribute('data-charts',svgs.length);b.setAttribute('data-empty-charts',empty);\
+var wide=[],page=document.documentElement.clientWidth;document.querySelectorAll('table').forEach(function(t,i){var p=t.parentElement;if(t.scrollWidth>p.clientWidth+1||t.getBoundingClientRect().right>page+1)wide.push(t.id||t.className||('table '+i));});var b=document.body;b.setAttribute('data-wide-tables',wide.length);b.setAttribute('data-wide-table-names',wide.join(', '));b.setAttribute('data-charts',svgs.length);b.setAttribute('data-empty-charts',empty);\
 b.setAttribute('data-flat-charts',flat);b.setAttribute('data-overlapping-labels',overlaps);b.setAttribute('data-ready','yes');});";
 
 const CSS: &str = r#"
@@ -67,7 +69,7 @@ th { background: var(--bg-soft); font-weight: 600; position: sticky; top: 0; }
 .table-wrap { overflow-x: auto; }
 td.point { white-space: nowrap; } td.arm-name { min-width: 9em; }
 td.why { min-width: 16em; }
-table.verdicts td.num, table.verdicts td.point { white-space: normal; } table.verdicts td.why { min-width: 12em; }
+table.verdicts td.num, table.verdicts td.point, table.comparisons td.num, table.comparisons td.point { white-space: normal; } table.verdicts td.why, table.comparisons td.why { min-width: 12em; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.significant td.delta { font-weight: 600; }
 td.worse { color: var(--bad); } td.better { color: var(--good); }
