@@ -105,6 +105,9 @@ pub(crate) struct LineChart {
     /// Width and height of the chart without its legend strip, pixels.
     pub size: (u32, u32),
     pub series: Vec<Series>,
+    /// x positions marked by a thin dotted vertical line (where one
+    /// repetition ends and the next begins in a chained time series).
+    pub x_marks: Vec<f64>,
 }
 
 impl LineChart {
@@ -226,6 +229,15 @@ where
             let (x_low, x_high) = (plot.x_range().start, plot.x_range().end);
             plot.draw_series(LineSeries::new(
                 [(x_low, 0.0), (x_high, 0.0)],
+                style::AXIS.stroke_width(1),
+            ))
+            .map_err(|e| fail(&e))?;
+        }
+        for &x in &chart.x_marks {
+            plot.draw_series(DashedLineSeries::new(
+                [(x, y0), (x, y1)],
+                2,
+                3,
                 style::AXIS.stroke_width(1),
             ))
             .map_err(|e| fail(&e))?;
@@ -430,6 +442,7 @@ mod tests {
                     points: vec![ChartPoint::new(0.0, 1.0), ChartPoint::new(1.0, 9.0)],
                 })
                 .collect(),
+            x_marks: Vec::new(),
         }
     }
 

@@ -136,6 +136,7 @@ fn group_chart(view: &RunView<'_>, group: &ArmGroup<'_>) -> Result<Vec<Figure>, 
         zero_line: true,
         size: (640, 380),
         series,
+        x_marks: Vec::new(),
     };
     if chart.is_empty() {
         return Ok(Vec::new());

@@ -122,6 +122,7 @@ fn chart(
             zero_line: false,
             size: (640, 380),
             series,
+            x_marks: Vec::new(),
         });
     }
     let chart = LineChart {
@@ -136,6 +137,7 @@ fn chart(
         zero_line: false,
         size: (640, 380),
         series,
+        x_marks: Vec::new(),
     };
     (!chart.is_empty()).then_some(chart)
 }

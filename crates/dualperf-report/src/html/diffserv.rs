@@ -277,5 +277,6 @@ fn chart(name: &str, x_label: &str, y_label: &str, series: Vec<Series>) -> LineC
         zero_line: false,
         size: (640, 380),
         series,
+        x_marks: Vec::new(),
     }
 }
