@@ -3,17 +3,32 @@
 //! which the browser test reads back from the DOM. Nothing is fetched from
 //! the network: the file views offline.
 
-/// Wraps `body` into a complete, self-contained HTML document.
+use maud::{html, PreEscaped, DOCTYPE};
+
+/// Wraps `body` (HTML the sections made) into a complete, self-contained
+/// HTML document: a maud template, so the title is escaped by the template.
 pub(crate) fn document(title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"dualperf {version}\">\n\
-         <title>{title}</title>\n<script>{ERROR_PROBE}</script>\n<style>{CSS}</style>\n</head>\n\
-         <body>\n{body}\n<script>{SORTER}</script>\n<script>{READY_PROBE}</script>\n</body>\n</html>\n",
-        version = env!("CARGO_PKG_VERSION"),
-        title = super::escape(title),
-    )
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content={ "dualperf " (env!("CARGO_PKG_VERSION")) };
+                title { (title) }
+                script { (PreEscaped(ERROR_PROBE)) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                (PreEscaped(body))
+                script { (PreEscaped(SORTER)) }
+                script { (PreEscaped(READY_PROBE)) }
+            }
+        }
+    };
+    let mut out = page.into_string();
+    out.push('\n');
+    out
 }
 
 /// Sorts a `table.sortable` by the clicked column: by `data-sort` when
