@@ -333,6 +333,32 @@ fn loss_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<Str
         ),
         _ => String::new(),
     };
+    // Only what its comparisons call significant is stated as a fact: the
+    // loss comparisons at the sizes the sentence speaks of.
+    let compared: Vec<&Comparison> = view
+        .sweep_comparisons(TestKind::UdpStream, view::LOSS, &arm.id)
+        .into_iter()
+        .filter(|(spec, _)| threshold.is_none_or(|t| spec.size_bytes >= t))
+        .map(|(_, c)| c)
+        .collect();
+    let significant = compared.iter().filter(|c| claims_significance(c)).count();
+    if (ratio >= 1.5 || ratio <= 1.0 / 1.5) && significant == 0 {
+        return Some(format!(
+            "UDP loss was {} over {label} than over {baseline} {place} ({} vs {} of datagrams), \
+             but no loss difference there is significant: repeat more before reading it as one.",
+            if ratio > 1.0 { "higher" } else { "lower" },
+            percent(v_arm),
+            percent(v_base)
+        ));
+    }
+    let of = if significant < compared.len() {
+        format!(
+            " (significant at {significant} of {} sizes)",
+            compared.len()
+        )
+    } else {
+        String::new()
+    };
     Some(if ratio >= 1.5 {
         let times = if ratio.is_finite() {
             format!("{ratio:.1}×")
@@ -340,13 +366,13 @@ fn loss_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<Str
             "infinitely".to_string()
         };
         format!(
-            "UDP loses {times} more over {label} {place} ({} vs {} of datagrams){below}.",
+            "UDP loses {times} more over {label} {place} ({} vs {} of datagrams){of}{below}.",
             percent(v_arm),
             percent(v_base)
         )
     } else if ratio <= 1.0 / 1.5 {
         format!(
-            "UDP loses {:.1}× less over {label} {place} ({} vs {} of datagrams){below}.",
+            "UDP loses {:.1}× less over {label} {place} ({} vs {} of datagrams){of}{below}.",
             1.0 / ratio,
             percent(v_arm),
             percent(v_base)

@@ -117,6 +117,29 @@ fn extra_loss_where_ipv6_fragments_is_a_ratio_with_the_threshold() {
 }
 
 #[test]
+fn a_loss_ratio_its_own_comparisons_do_not_call_significant_is_not_stated_as_fact() {
+    // Issue 25: the answer said "UDP loses 18× more" where the table said
+    // "not significant".
+    let mut run = small_synthetic_run();
+    for c in &mut run.analysis.as_mut().unwrap().comparisons {
+        if c.metric == MetricId::LossRatio {
+            c.significant = false;
+            c.relative_difference_ci95 = Some((-0.5, 40.0));
+        }
+    }
+    let all = sentences(&run);
+    assert!(!all.iter().any(|s| s.starts_with("UDP loses")), "{all:#?}");
+    let loss = find(
+        &all,
+        "UDP loss was higher over IPv6 than over IPv4 from 1472 B, where IPv6 fragments (",
+    );
+    assert!(
+        loss.contains("no loss difference there is significant"),
+        "{loss}"
+    );
+}
+
+#[test]
 fn equal_loss_reads_as_about_the_same() {
     // Both families fragment at 4096 B; with equal fragment loss neither loses more.
     let run = SyntheticLab {

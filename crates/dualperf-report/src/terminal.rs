@@ -711,11 +711,22 @@ fn columns(rows: &[Vec<String>]) -> String {
     render_table(rows, &[], None)
 }
 
-/// Wraps `text` at word boundaries to `width`, indenting continuation lines.
+/// Wraps `text` at word boundaries to `width`, indenting continuation
+/// lines; a number and its `%` stay on one line ("37 %", "95 % CI").
 fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match words.last_mut() {
+            Some(last) if word.starts_with('%') => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+    }
     let mut out = String::new();
     let mut line = String::new();
-    for word in text.split(' ') {
+    for word in &words {
         let candidate = line.chars().count() + 1 + word.chars().count();
         if !line.is_empty() && candidate > width.max(40) {
             out.push_str(&line);

@@ -157,17 +157,22 @@ fn cdf_figure(
         .fold(f64::MAX, f64::min);
     let high = clip as f64 / 1e3;
     let log = low < f64::MAX && high / low > LOG_RANGE;
+    // ms from 5000 µs on: no axis reads 300000 µs.
+    let (factor, unit) = crate::charts::time_series::readable(high, "µs", "ms");
     if log {
         // Values at 0 sit at the axis' left end, with their share.
         for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
             point.x = point.x.max(low);
         }
     }
+    for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        point.x *= factor;
+    }
     let chart = LineChart {
         name: id.clone(),
-        x_label: format!("{x_label}{}", if log { ", log scale" } else { "" }),
+        x_label: format!("{x_label} ({unit}{})", if log { ", log scale" } else { "" }),
         y_label: y_label.to_string(),
-        x_log_ticks: log.then(|| log_ticks(low, high)),
+        x_log_ticks: log.then(|| log_ticks(low * factor, high * factor)),
         x_ticks: Ticks::Number,
         y_ticks: Ticks::Number,
         x_from_zero: false,
@@ -175,6 +180,7 @@ fn cdf_figure(
         zero_line: false,
         size: (420, 300),
         series,
+        x_marks: Vec::new(),
     };
     if chart.is_empty() {
         return Ok(None);
@@ -228,7 +234,7 @@ pub(crate) fn rtt_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                     format!("rtt-cdf-{}-{}{}", kind, spec.size_bytes, group.suffix),
                     group.titled(format!("RTT distribution, {}", spec.label())),
                 ),
-                ("round-trip time (µs)", "transactions at or below (%)"),
+                ("round-trip time", "transactions at or below (%)"),
                 "Cumulative distribution of per-transaction round-trip times from the HDR histograms (3 significant digits) of all repetitions.",
             )?);
             }
@@ -295,7 +301,7 @@ pub(crate) fn pdv_cdfs(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                 format!("pdv-cdf-{}-{}{}", spec.kind, spec.size_bytes, group.suffix),
                 group.titled(format!("Packet delay variation, {}", spec.label())),
             ),
-            ("delay above the trial's minimum (µs)", "packets at or below (%)"),
+            ("delay above the trial's minimum", "packets at or below (%)"),
             "RFC 5481 PDV: each stored packet's one-way delay (RFC 7679, receive − send time on the shared clock) minus the smallest delay of its trial; all repetitions.",
         )?);
         }
@@ -344,7 +350,7 @@ mod tests {
         let figure = cdf_figure(
             vec![(0, "alone".into(), narrow), (1, "loaded".into(), wide)],
             ("pdv".into(), "PDV".into()),
-            ("delay (µs)", "%"),
+            ("delay", "%"),
             "",
         )
         .unwrap()

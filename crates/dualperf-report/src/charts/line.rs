@@ -36,6 +36,8 @@ pub(crate) enum Ticks {
     Size,
     /// Numbers with just enough decimals for neighbouring ticks to differ.
     Number,
+    /// No labels: positions that stand for arms the legend names.
+    Hidden,
 }
 
 /// Labels drawn along each axis (plotters picks round values near these counts).
@@ -50,6 +52,7 @@ fn label(ticks: Ticks, value: f64, (low, high): (f64, f64), count: usize, log: b
         Ticks::Size => size_tick(value),
         Ticks::Number if log => tick(value),
         Ticks::Number => tick_with_step(value, nice_step((high - low) / count as f64)),
+        Ticks::Hidden => String::new(),
     }
 }
 
@@ -102,6 +105,9 @@ pub(crate) struct LineChart {
     /// Width and height of the chart without its legend strip, pixels.
     pub size: (u32, u32),
     pub series: Vec<Series>,
+    /// x positions marked by a thin dotted vertical line (where one
+    /// repetition ends and the next begins in a chained time series).
+    pub x_marks: Vec<f64>,
 }
 
 impl LineChart {
@@ -139,6 +145,8 @@ impl LineChart {
         }
         let x = match &self.x_log_ticks {
             Some(_) => (x0 / 1.4, x1 * 1.4),
+            // Positions of arms: half a step of room on either side.
+            None if self.x_ticks == Ticks::Hidden => (x0 - 0.5, x1 + 0.5),
             None if x1 > x0 => (x0, x1),
             None => (x0 - 1.0, x1 + 1.0),
         };
@@ -221,6 +229,15 @@ where
             let (x_low, x_high) = (plot.x_range().start, plot.x_range().end);
             plot.draw_series(LineSeries::new(
                 [(x_low, 0.0), (x_high, 0.0)],
+                style::AXIS.stroke_width(1),
+            ))
+            .map_err(|e| fail(&e))?;
+        }
+        for &x in &chart.x_marks {
+            plot.draw_series(DashedLineSeries::new(
+                [(x, y0), (x, y1)],
+                2,
+                3,
                 style::AXIS.stroke_width(1),
             ))
             .map_err(|e| fail(&e))?;
@@ -425,6 +442,7 @@ mod tests {
                     points: vec![ChartPoint::new(0.0, 1.0), ChartPoint::new(1.0, 9.0)],
                 })
                 .collect(),
+            x_marks: Vec::new(),
         }
     }
 

@@ -37,6 +37,57 @@ fn rate_points(samples: &[IntervalSample], unit: f64, per_packet: u64) -> Vec<Ch
         .collect()
 }
 
+/// Consecutive samples merged into bins that each span a whole number of
+/// frames (packets), so that a constant-rate stream draws flat: 20 ms
+/// G.711 packets fall 2 or 3 into a 50 ms sample, but exactly 5 into a
+/// 100 ms bin. The bin is the least common multiple of the sample length
+/// and `frame_ns`, at most [`MAX_MERGED`] samples; a trailing partial bin
+/// is dropped (it would hold a fraction of a frame pattern).
+fn frame_bins(samples: &[IntervalSample], frame_ns: u64) -> Vec<IntervalSample> {
+    let Some(length) = samples.first().map(|s| s.length_ns).filter(|l| *l > 0) else {
+        return samples.to_vec();
+    };
+    if frame_ns == 0 {
+        return samples.to_vec();
+    }
+    let merge = usize::try_from(frame_ns / gcd(length, frame_ns)).unwrap_or(usize::MAX);
+    if merge <= 1 || merge > MAX_MERGED {
+        return samples.to_vec();
+    }
+    samples
+        .chunks_exact(merge)
+        .map(|group| {
+            group.iter().fold(
+                IntervalSample {
+                    end_ns: 0,
+                    ..IntervalSample::default()
+                },
+                |bin, s| IntervalSample {
+                    end_ns: s.end_ns,
+                    length_ns: bin.length_ns + s.length_ns,
+                    sent_bytes: bin.sent_bytes + s.sent_bytes,
+                    sent_packets: bin.sent_packets + s.sent_packets,
+                    received_bytes: bin.received_bytes + s.received_bytes,
+                    received_packets: bin.received_packets + s.received_packets,
+                    lost_packets: None,
+                    mean_delay_ns: None,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Most samples [`frame_bins`] merges into one bin.
+const MAX_MERGED: usize = 10;
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// The first successful trial of `arm` at `point`.
 fn first_trial<'a>(view: &RunView<'a>, point: usize, arm: &Arm) -> Option<&'a Trial> {
     view.run
@@ -59,6 +110,7 @@ fn chart(name: String, y_label: &str, series: Vec<Series>, x_label: &str) -> Lin
         zero_line: false,
         size: (640, 320),
         series,
+        x_marks: Vec::new(),
     }
 }
 
@@ -87,8 +139,9 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                     continue;
                 };
                 let (color, dashed, _) = style::arm(index);
+                let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
                 let points = rate_points(
-                    &observations.intervals,
+                    &frame_bins(&observations.intervals, frame_ns),
                     1e3,
                     captured_frame_overhead_bytes(family),
                 );
@@ -114,6 +167,20 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                     }
                 }
             }
+            let bin_ms = {
+                let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
+                let sample = interval_ms * 1_000_000;
+                let merge = if frame_ns == 0 || sample == 0 {
+                    1
+                } else {
+                    frame_ns / gcd(sample, frame_ns)
+                };
+                if (2..=MAX_MERGED as u64).contains(&merge) {
+                    interval_ms * merge
+                } else {
+                    interval_ms
+                }
+            };
             let media_chart = chart(
                 format!("media-series-{point}-{}", family.key()),
                 "Ethernet frames received (kbit/s)",
@@ -123,9 +190,9 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
             if !media_chart.is_empty() {
                 let id = media_chart.name.clone();
                 figures.push(Figure {
-                    title: format!("{} {} received per {interval_ms} ms", family.label(), spec.label()),
+                    title: format!("{} {} received per {bin_ms} ms", family.label(), spec.label()),
                     caption: format!(
-                        "The media flow as a capture on the link counts it: per {interval_ms} ms interval, the UDP payload received (RTP header included) plus {} bytes of Ethernet, IP and UDP header per packet, × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
+                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included) plus {} bytes of Ethernet, IP and UDP header per packet, × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
                         captured_frame_overhead_bytes(family)
                     ),
                     data: vec![("series", media_chart.series.len().to_string())],
@@ -133,9 +200,15 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                     id,
                 });
             }
+            let largest = loads
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.y))
+                .fold(0.0, f64::max);
+            let (factor, unit) = crate::charts::time_series::readable(largest, "Mbit/s", "Gbit/s");
+            crate::charts::time_series::scale_y(&mut loads, factor);
             let load_chart = chart(
                 format!("load-series-{point}-{}", family.key()),
-                "received (Mbit/s)",
+                &format!("received ({unit})"),
                 loads,
                 "time since the load's measured interval began (s; it starts before the media flow's)",
             );
@@ -154,4 +227,78 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
         }
     }
     Ok(figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The samples a 50 ms sampler records of a G.711 stream: a 200-byte
+    /// packet every 20 ms, the first `phase_ms` after the interval began.
+    fn g711_samples(phase_ms: u64, seconds: u64) -> Vec<IntervalSample> {
+        let sample_ns = 50_000_000;
+        let packets: Vec<u64> = (0..seconds * 50)
+            .map(|i| phase_ms * 1_000_000 + i * 20_000_000)
+            .collect();
+        (1..=seconds * 20)
+            .map(|n| {
+                let end_ns = n * sample_ns;
+                let count = packets
+                    .iter()
+                    .filter(|&&t| t >= end_ns - sample_ns && t < end_ns)
+                    .count() as u64;
+                IntervalSample {
+                    end_ns,
+                    length_ns: sample_ns,
+                    received_packets: count,
+                    received_bytes: count * 200,
+                    ..IntervalSample::default()
+                }
+            })
+            .collect()
+    }
+
+    fn spread(points: &[ChartPoint]) -> f64 {
+        let (low, high) = points
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
+        let mean = points.iter().map(|p| p.y).sum::<f64>() / points.len() as f64;
+        (high - low) / mean
+    }
+
+    #[test]
+    fn a_constant_rate_g711_stream_draws_flat_within_2_percent() {
+        for phase in [0, 7, 13, 19] {
+            let samples = g711_samples(phase, 10);
+            // Per 50 ms: 2 or 3 packets, the zig-zag of the issue.
+            let raw = rate_points(&samples, 1e3, 54);
+            assert!(
+                spread(&raw) > 0.3,
+                "phase {phase}: raw spread {}",
+                spread(&raw)
+            );
+            let binned = rate_points(&frame_bins(&samples, 20_000_000), 1e3, 54);
+            assert!(binned.len() >= 40, "{} bins", binned.len());
+            assert!(
+                spread(&binned) <= 0.02,
+                "phase {phase}: binned spread {}",
+                spread(&binned)
+            );
+            // 50 packets/s × (200 + 54) B × 8 = 101.6 kbit/s.
+            assert!((binned[0].y - 101.6).abs() < 0.01, "{}", binned[0].y);
+        }
+    }
+
+    #[test]
+    fn bins_are_a_whole_number_of_frames_and_samples() {
+        let samples = g711_samples(0, 1);
+        let bins = frame_bins(&samples, 20_000_000);
+        assert_eq!(bins.len(), 10);
+        assert!(bins.iter().all(|b| b.length_ns == 100_000_000));
+        assert_eq!(bins[0].end_ns, 100_000_000);
+        // A frame interval that divides the sample: nothing to merge.
+        assert_eq!(frame_bins(&samples, 10_000_000), samples);
+        // One that would need too many samples: left as it is.
+        assert_eq!(frame_bins(&samples, 49_000_000), samples);
+    }
 }

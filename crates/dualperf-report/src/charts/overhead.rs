@@ -95,11 +95,18 @@ fn group_chart(view: &RunView<'_>, group: &ArmGroup<'_>) -> Result<Vec<Figure>, 
                 });
             }
             if !theory.is_empty() {
+                // A line needs two points: a lone prediction is drawn as a
+                // cross, so its legend entry has something to point at.
+                let marker = if theory.len() < 2 {
+                    Marker::Cross
+                } else {
+                    Marker::None
+                };
                 series.push(Series {
                     label: legend("header model"),
                     color,
                     dashed: true,
-                    marker: Marker::None,
+                    marker,
                     points: theory,
                 });
             }
@@ -129,6 +136,7 @@ fn group_chart(view: &RunView<'_>, group: &ArmGroup<'_>) -> Result<Vec<Figure>, 
         zero_line: true,
         size: (640, 380),
         series,
+        x_marks: Vec::new(),
     };
     if chart.is_empty() {
         return Ok(Vec::new());

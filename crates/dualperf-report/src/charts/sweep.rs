@@ -102,6 +102,29 @@ fn chart(
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.x))
         .collect();
+    if distinct(&sizes) < 2 {
+        // One size is no "vs size" line: the arms side by side instead,
+        // one position each, named by the legend.
+        for (position, one) in series.iter_mut().enumerate() {
+            for point in &mut one.points {
+                point.x = position as f64;
+            }
+        }
+        return Some(LineChart {
+            name: id.to_string(),
+            x_label: "arm (see the legend)".to_string(),
+            y_label: format!("{} ({axis})", metric.label()),
+            x_log_ticks: None,
+            x_ticks: Ticks::Hidden,
+            y_ticks: Ticks::Number,
+            x_from_zero: false,
+            y_from_zero: true,
+            zero_line: false,
+            size: (640, 380),
+            series,
+            x_marks: Vec::new(),
+        });
+    }
     let chart = LineChart {
         name: id.to_string(),
         x_label: "message size (bytes, log scale)".to_string(),
@@ -114,8 +137,33 @@ fn chart(
         zero_line: false,
         size: (640, 380),
         series,
+        x_marks: Vec::new(),
     };
     (!chart.is_empty()).then_some(chart)
+}
+
+/// "vs message size" for a sweep of several sizes; "at 1408 B, by arm"
+/// when the run measured `kinds` at one size only.
+fn over(view: &RunView<'_>, kinds: &[TestKind], size: &str) -> String {
+    let sizes: Vec<f64> = kinds
+        .iter()
+        .flat_map(|&kind| view.sweep(kind))
+        .map(|(_, spec)| f64::from(spec.size_bytes))
+        .collect();
+    match sizes.first() {
+        Some(one) if distinct(&sizes) == 1 => {
+            format!("at {} B, by arm", crate::present::value::significant(*one))
+        }
+        _ => format!("vs {size}"),
+    }
+}
+
+/// How many different values `xs` holds.
+pub(crate) fn distinct(xs: &[f64]) -> usize {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
+    sorted.len()
 }
 
 /// "goodput (`goodput_bps`): receiver application bytes × 8 / …."
@@ -181,8 +229,9 @@ pub(crate) fn throughput(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError>
                 figures.push(figure(
                     id,
                     group.titled(format!(
-                        "{} throughput vs message size ({kind})",
-                        transport(kind)
+                        "{} throughput {} ({kind})",
+                        transport(kind),
+                        over(view, &[kind], "message size")
                     )),
                     format!("{} {}", definition(metric), ci_note(view)),
                     &chart,
@@ -205,8 +254,9 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                 figures.push(figure(
                     id,
                     group.titled(format!(
-                        "{} round-trip time vs message size ({kind})",
-                        transport(kind)
+                        "{} round-trip time {} ({kind})",
+                        transport(kind),
+                        over(view, &[kind], "message size")
                     )),
                     format!(
                         "{} Request and response are both the message size. {}",
@@ -243,7 +293,10 @@ pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
             .collect();
         figures.push(figure(
             id,
-            group.titled("UDP loss vs datagram size (udp-stream)".to_string()),
+            group.titled(format!(
+                "UDP loss {} (udp-stream)",
+                over(view, &[TestKind::UdpStream], "datagram size")
+            )),
             format!("{}{} {}", definition(metric), notes.concat(), ci_note(view)),
             &chart,
         )?);
@@ -256,15 +309,11 @@ pub(crate) fn cpu(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     let shared = " In a namespace lab every node shares the machine's CPUs.";
     for (metric, id, title) in [
-        (
-            view::CPU,
-            "cpu-client",
-            "Client CPU utilisation vs message size",
-        ),
+        (view::CPU, "cpu-client", "Client CPU utilisation"),
         (
             view::SERVICE_DEMAND,
             "service-demand",
-            "Service demand (CPU time per MiB) vs message size",
+            "Service demand (CPU time per MiB)",
         ),
     ] {
         for group in arm_groups(view, view::STREAM_KINDS.len()) {
@@ -272,7 +321,10 @@ pub(crate) fn cpu(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
             if let Some(chart) = chart(view, &id, &group.arms, &view::STREAM_KINDS, metric) {
                 figures.push(figure(
                     id,
-                    group.titled(title.to_string()),
+                    group.titled(format!(
+                        "{title} {}",
+                        over(view, &view::STREAM_KINDS, "message size")
+                    )),
                     format!(
                         "{}{shared} TCP in full colour, UDP lighter with crosses. {}",
                         definition(metric),

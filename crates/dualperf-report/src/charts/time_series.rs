@@ -44,15 +44,20 @@ fn intervals(trial: &Trial) -> &[IntervalSample] {
 /// Goodput per interval in Mbit/s against time in seconds (the middle of
 /// each interval): the first
 /// repetition, or every repetition end to end when the first is short.
-/// Returns the points and how many repetitions they cover.
-fn goodput_points(trials: &[&Trial]) -> (Vec<ChartPoint>, usize) {
+/// Returns the points, how many repetitions they cover and the times where
+/// a repetition after the first begins.
+fn goodput_points(trials: &[&Trial]) -> (Vec<ChartPoint>, usize, Vec<f64>) {
     let take = match trials.first() {
         Some(first) if intervals(first).len() >= MIN_POINTS => 1,
         _ => trials.len(),
     };
     let mut points = Vec::new();
     let mut offset = 0.0;
-    for trial in trials.iter().take(take) {
+    let mut starts = Vec::new();
+    for (n, trial) in trials.iter().take(take).enumerate() {
+        if n > 0 {
+            starts.push(offset);
+        }
         let samples = intervals(trial);
         for s in samples.iter().filter(|s| s.length_ns > 0) {
             // At the middle of the interval the sample averages over.
@@ -63,7 +68,35 @@ fn goodput_points(trials: &[&Trial]) -> (Vec<ChartPoint>, usize) {
         }
         offset += samples.last().map_or(0.0, |s| s.end_ns as f64 / 1e9);
     }
-    (points, take)
+    (points, take, starts)
+}
+
+/// The unit of an axis whose values are in a base unit (µs, Mbit/s) and
+/// reach `largest`: the base unit below 5000, else the next unit up (ms,
+/// Gbit/s), so that no axis reads 300000 µs or 40000 Mbit/s. Returns the
+/// factor to multiply values by and the unit's name.
+pub(crate) fn readable(largest: f64, base: &'static str, up: &'static str) -> (f64, &'static str) {
+    if largest >= 5_000.0 {
+        (1e-3, up)
+    } else {
+        (1.0, base)
+    }
+}
+
+/// Multiplies every y value of `series` by `factor`.
+pub(crate) fn scale_y(series: &mut [Series], factor: f64) {
+    for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        point.y *= factor;
+        point.ci = point.ci.map(|(l, h)| (l * factor, h * factor));
+    }
+}
+
+/// The largest y value of `series`.
+fn largest_y(series: &[Series]) -> f64 {
+    series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .fold(0.0, f64::max)
 }
 
 /// One time-series chart per stream transport, at its largest message size.
@@ -75,13 +108,19 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
         };
         for group in arm_groups(view, 1) {
             let mut chained = 1;
-            let series: Vec<Series> = group
+            let mut starts: Option<Vec<f64>> = None;
+            let mut series: Vec<Series> = group
                 .arms
                 .iter()
                 .enumerate()
                 .filter_map(|(index, arm)| {
-                    let (points, repetitions) = goodput_points(&trials(view, point, &arm.id));
+                    let (points, repetitions, begins) =
+                        goodput_points(&trials(view, point, &arm.id));
                     chained = chained.max(repetitions);
+                    // The first arm's boundaries (the arms' trials last alike).
+                    if starts.is_none() && !begins.is_empty() {
+                        starts = Some(begins);
+                    }
                     let (color, dashed, _) = style::arm(index);
                     (points.len() >= 2).then(|| Series {
                         label: arm.label.clone(),
@@ -97,6 +136,8 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
                 })
                 .collect();
             let id = format!("time-series-{kind}{}", group.suffix);
+            let (factor, unit) = readable(largest_y(&series), "Mbit/s", "Gbit/s");
+            scale_y(&mut series, factor);
             let chart = LineChart {
                 name: id.clone(),
                 x_label: if chained > 1 {
@@ -104,7 +145,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
                 } else {
                     "time since the measured interval began (s)".to_string()
                 },
-                y_label: "goodput (Mbit/s)".to_string(),
+                y_label: format!("goodput ({unit})"),
                 x_log_ticks: None,
                 x_ticks: Ticks::Number,
                 y_ticks: Ticks::Number,
@@ -113,6 +154,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
                 zero_line: false,
                 size: (640, 300),
                 series,
+                x_marks: starts.unwrap_or_default(),
             };
             if chart.is_empty() {
                 continue;
@@ -135,7 +177,7 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
                     |ns| format_quantity(Quantity::Nanoseconds, ns as f64),
                 );
             let which = if chained > 1 {
-                format!("all {chained} repetitions, one after the other (each trial had fewer than {MIN_POINTS} intervals)")
+                format!("all {chained} repetitions, one after the other (each trial had fewer than {MIN_POINTS} intervals; dotted vertical lines mark where the next repetition begins)")
             } else {
                 "the first repetition".to_string()
             };
@@ -170,7 +212,7 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
     for (point, spec) in view.run.config.points.iter().enumerate() {
         for group in arm_groups(view, 1) {
             let mut coverage: Vec<String> = Vec::new();
-            let series: Vec<Series> = group
+            let mut series: Vec<Series> = group
             .arms
             .iter()
             .enumerate()
@@ -225,10 +267,12 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 "delay-series-{}-{}{}",
                 spec.kind, spec.size_bytes, group.suffix
             );
+            let (factor, unit) = readable(largest_y(&series), "µs", "ms");
+            scale_y(&mut series, factor);
             let chart = LineChart {
                 name: id.clone(),
                 x_label: "send time since the first packet (s)".to_string(),
-                y_label: "one-way delay (µs)".to_string(),
+                y_label: format!("one-way delay ({unit})"),
                 x_log_ticks: None,
                 x_ticks: Ticks::Number,
                 y_ticks: Ticks::Number,
@@ -237,6 +281,7 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 zero_line: false,
                 size: (640, 300),
                 series,
+                x_marks: Vec::new(),
             };
             let which = if coverage.is_empty() {
                 "every packet of the first repetition".to_string()
@@ -264,4 +309,31 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
         }
     }
     Ok(figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_switch_to_the_next_unit_from_5000() {
+        assert_eq!(readable(4_999.0, "µs", "ms"), (1.0, "µs"));
+        assert_eq!(readable(300_000.0, "µs", "ms"), (1e-3, "ms"));
+        assert_eq!(readable(40_000.0, "Mbit/s", "Gbit/s"), (1e-3, "Gbit/s"));
+        let mut series = vec![Series {
+            label: String::new(),
+            color: style::arm(0).0,
+            dashed: false,
+            marker: Marker::None,
+            points: vec![ChartPoint {
+                x: 1.0,
+                y: 40_000.0,
+                ci: Some((39_000.0, 41_000.0)),
+            }],
+        }];
+        scale_y(&mut series, 1e-3);
+        assert_eq!(series[0].points[0].y, 40.0);
+        assert_eq!(series[0].points[0].ci, Some((39.0, 41.0)));
+        assert_eq!(series[0].points[0].x, 1.0);
+    }
 }

@@ -94,6 +94,7 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
             zero_line: false,
             size: (640, 380),
             series,
+            x_marks: Vec::new(),
         };
         if chart.is_empty() {
             continue;

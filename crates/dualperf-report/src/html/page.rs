@@ -3,17 +3,32 @@
 //! which the browser test reads back from the DOM. Nothing is fetched from
 //! the network: the file views offline.
 
-/// Wraps `body` into a complete, self-contained HTML document.
+use maud::{html, PreEscaped, DOCTYPE};
+
+/// Wraps `body` (HTML the sections made) into a complete, self-contained
+/// HTML document: a maud template, so the title is escaped by the template.
 pub(crate) fn document(title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"dualperf {version}\">\n\
-         <title>{title}</title>\n<script>{ERROR_PROBE}</script>\n<style>{CSS}</style>\n</head>\n\
-         <body>\n{body}\n<script>{SORTER}</script>\n<script>{READY_PROBE}</script>\n</body>\n</html>\n",
-        version = env!("CARGO_PKG_VERSION"),
-        title = super::escape(title),
-    )
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content={ "dualperf " (env!("CARGO_PKG_VERSION")) };
+                title { (title) }
+                script { (PreEscaped(ERROR_PROBE)) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                (PreEscaped(body))
+                script { (PreEscaped(SORTER)) }
+                script { (PreEscaped(READY_PROBE)) }
+            }
+        }
+    };
+    let mut out = page.into_string();
+    out.push('\n');
+    out
 }
 
 /// Sorts a `table.sortable` by the clicked column: by `data-sort` when
@@ -33,7 +48,9 @@ d.setAttribute('data-errors',(d.getAttribute('data-errors')||'')+(e.message||('f
 /// After load: counts charts, charts without drawn shapes or without size,
 /// and pairs of chart labels (`<text>`) whose boxes overlap; writes on each
 /// `<figure>` the most points any one of its drawn lines has
-/// (`data-drawn-points`); then sets `data-ready` on `<body>`.
+/// (`data-drawn-points`); counts tables wider than their container or the
+/// page (`data-wide-tables`, their ids or classes in
+/// `data-wide-table-names`); then sets `data-ready` on `<body>`.
 const READY_PROBE: &str = "window.addEventListener('load',function(){var svgs=document.querySelectorAll('figure svg');\
 var empty=0,flat=0,overlaps=0;svgs.forEach(function(s){if(s.querySelectorAll('polyline,path,line,circle,polygon,rect').length<3)empty++;\
 var r=s.getBoundingClientRect();if(r.width<50||r.height<50)flat++;\
@@ -42,7 +59,7 @@ for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i],
 if(Math.min(a.right,b.right)-Math.max(a.left,b.left)>1&&Math.min(a.bottom,b.bottom)-Math.max(a.top,b.top)>1)overlaps++;}});\
 document.querySelectorAll('figure').forEach(function(f){var most=0;f.querySelectorAll('polyline').forEach(function(p){\
 var n=(p.getAttribute('points')||'').trim().split(/\\s+/).length;if(n>most)most=n;});f.setAttribute('data-drawn-points',most);});\
-var b=document.body;b.setAttribute('data-charts',svgs.length);b.setAttribute('data-empty-charts',empty);\
+var wide=[],page=document.documentElement.clientWidth;document.querySelectorAll('table').forEach(function(t,i){var p=t.parentElement;if(t.scrollWidth>p.clientWidth+1||t.getBoundingClientRect().right>page+1)wide.push(t.id||t.className||('table '+i));});var b=document.body;b.setAttribute('data-wide-tables',wide.length);b.setAttribute('data-wide-table-names',wide.join(', '));b.setAttribute('data-charts',svgs.length);b.setAttribute('data-empty-charts',empty);\
 b.setAttribute('data-flat-charts',flat);b.setAttribute('data-overlapping-labels',overlaps);b.setAttribute('data-ready','yes');});";
 
 const CSS: &str = r#"
@@ -67,7 +84,7 @@ th { background: var(--bg-soft); font-weight: 600; position: sticky; top: 0; }
 .table-wrap { overflow-x: auto; }
 td.point { white-space: nowrap; } td.arm-name { min-width: 9em; }
 td.why { min-width: 16em; }
-table.verdicts td.num, table.verdicts td.point { white-space: normal; } table.verdicts td.why { min-width: 12em; }
+table.verdicts td.num, table.verdicts td.point, table.comparisons td.num, table.comparisons td.point { white-space: normal; } table.verdicts td.why, table.comparisons td.why { min-width: 12em; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.significant td.delta { font-weight: 600; }
 td.worse { color: var(--bad); } td.better { color: var(--good); }

@@ -6,6 +6,8 @@
 
 use dualperf_model::{Comparison, MetricId, Summary};
 
+use maud::{html, PreEscaped};
+
 use super::escape;
 use crate::present::value::{format_value, format_with_error, percent_signed, signed_difference};
 use crate::present::verdict::{claims_significance, has_no_spread};
@@ -113,16 +115,17 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
             false,
         )
     });
-    let mut html = String::from("<thead><tr>");
-    for (name, title, numeric) in columns {
-        let class = if numeric { " class=\"num\"" } else { "" };
-        html.push_str(&format!(
-            "<th{class} title=\"{}\">{}</th>",
-            escape(&title),
-            escape(&name)
-        ));
+    let mut html = html! {
+        thead {
+            tr {
+                @for (name, title, numeric) in &columns {
+                    th class=[numeric.then_some("num")] title=(title) { (name) }
+                }
+            }
+        }
     }
-    html.push_str("</tr></thead>\n");
+    .into_string();
+    html.push('\n');
     html
 }
 
@@ -158,12 +161,7 @@ fn arm_cell(summary: &Summary, metric: MetricId) -> String {
         Some(((low, high), false)) => format_with_error(metric, summary.mean, (high - low) / 2.0),
         None => format_value(metric, summary.mean),
     };
-    format!(
-        "<td class=\"num\" data-sort=\"{}\" title=\"{}\">{}</td>",
-        summary.mean,
-        escape(&detail),
-        escape(&text)
-    )
+    html! { td class="num" data-sort=(summary.mean) title=(detail) { (text) } }.into_string()
 }
 
 fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> String {
@@ -204,56 +202,51 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
         sentence.push_str("; ");
         sentence.push_str(&why);
     }
-    let notes = if comparison.warnings.is_empty() {
-        String::new()
-    } else {
-        let all = warnings(comparison, names).join("; ");
-        if with_verdict {
-            format!("<br><span class=\"warn\">⚠ {}</span>", escape(&all))
-        } else {
-            let short: Vec<String> = comparison
-                .warnings
-                .iter()
-                .map(|w| warning_short(w, names))
-                .collect();
-            format!(
-                "<span class=\"warn\" title=\"{}\">⚠ {}</span>",
-                escape(&all),
-                escape(&short.join(", "))
-            )
-        }
-    };
+    let all_warnings = warnings(comparison, names).join("; ");
+    let short_warnings: Vec<String> = comparison
+        .warnings
+        .iter()
+        .map(|w| warning_short(w, names))
+        .collect();
     let shared = shared_baseline(view);
-    let arm_column = if view.compared_arms().len() == 1 && shared.is_some() {
-        String::new()
-    } else if shared.is_some() {
-        format!("<td class=\"arm-name\">{}</td>", escape(arm))
-    } else {
-        format!(
-            "<td class=\"arm-name\">{}</td><td class=\"arm-name\">{}</td>",
-            escape(arm),
-            escape(names.label(&comparison.baseline))
-        )
-    };
-    format!(
-        "<tr class=\"{row_class}\"><td class=\"point\" data-sort=\"{point}\">{point_label}</td><td><a href=\"#def-{name}\" title=\"{definition}\">{label}</a></td>{arm_column}{baseline}{value}\
-         <td class=\"{class}\" data-sort=\"{sort}\" title=\"{sentence} (absolute difference {absolute})\">{delta}</td><td class=\"num\">{ci}</td><td class=\"num\">{theory}</td><td class=\"why\">{verdict}{notes}</td></tr>\n",
-        row_class = if significant { "significant" } else { "" },
-        point = comparison.point,
-        point_label = escape(&view.label(comparison.point)),
-        name = metric.name(),
-        label = escape(metric.label()),
-        definition = escape(metric.definition()),
-        baseline = arm_cell(&comparison.baseline_summary, metric),
-        value = arm_cell(&comparison.arm_summary, metric),
-        sort = relative.unwrap_or(comparison.difference_mean),
-        absolute = escape(&format_value(metric, comparison.difference_mean)),
-        delta = escape(&delta),
-        ci = escape(&ci),
-        theory = escape(&theory),
-        sentence = escape(&sentence),
-        verdict = if with_verdict { escape(&sentence) } else { String::new() },
-    )
+    // One compared arm against a shared baseline: the headings name both.
+    let arm_columns = !(view.compared_arms().len() == 1 && shared.is_some());
+    let mut html = html! {
+        tr class=(if significant { "significant" } else { "" }) {
+            td class="point" data-sort=(comparison.point) { (view.label(comparison.point)) }
+            td {
+                a href={ "#def-" (metric.name()) } title=(metric.definition()) { (metric.label()) }
+            }
+            @if arm_columns {
+                td class="arm-name" { (arm) }
+                @if shared.is_none() {
+                    td class="arm-name" { (names.label(&comparison.baseline)) }
+                }
+            }
+            (PreEscaped(arm_cell(&comparison.baseline_summary, metric)))
+            (PreEscaped(arm_cell(&comparison.arm_summary, metric)))
+            td class=(class)
+                data-sort=(relative.unwrap_or(comparison.difference_mean))
+                title={ (sentence) " (absolute difference " (format_value(metric, comparison.difference_mean)) ")" }
+                { (delta) }
+            td class="num" { (ci) }
+            td class="num" { (theory) }
+            td class="why" {
+                @if with_verdict {
+                    (sentence)
+                    @if !comparison.warnings.is_empty() {
+                        br;
+                        span class="warn" { "⚠ " (all_warnings) }
+                    }
+                } @else if !comparison.warnings.is_empty() {
+                    span class="warn" title=(all_warnings) { "⚠ " (short_warnings.join(", ")) }
+                }
+            }
+        }
+    }
+    .into_string();
+    html.push('\n');
+    html
 }
 
 /// The first-screen table: per point and compared arm, its headline metric

@@ -11,8 +11,11 @@
 
 use comfy_table::{
     CellAlignment, ColumnConstraint, ContentArrangement, ContentLineStyle, LineStyle, Table,
-    TableStyle,
+    TableStyle, Width,
 };
+
+/// Narrowest a wrapping column gets, characters.
+const MIN_WRAPPED: u16 = 12;
 
 /// Where a column's text sits.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -45,8 +48,8 @@ pub struct Fit<'a> {
 /// `i`; columns beyond `align` are [`Align::Left`] for the first and
 /// [`Align::Right`] for the others. With a [`Fit`], the wrapping columns'
 /// cells wrap at word boundaries so that no line is longer than the width
-/// (where the other columns and the longest words allow it); without, every
-/// cell stays on one line.
+/// (where the other columns, the longest words and [`MIN_WRAPPED`] allow
+/// it); without, every cell stays on one line.
 pub fn render_table(rows: &[Vec<String>], align: &[Align], fit: Option<Fit<'_>>) -> String {
     let Some((header, body)) = rows.split_first() else {
         return String::new();
@@ -79,8 +82,17 @@ pub fn render_table(rows: &[Vec<String>], align: &[Align], fit: Option<Fit<'_>>)
             Align::Right => CellAlignment::Right,
         });
         column.set_padding((0, if index == last { 0 } else { 1 }));
-        if fit.is_some_and(|fit| !fit.wrapping.contains(&index)) {
-            column.set_constraint(ColumnConstraint::ContentWidth);
+        match fit {
+            Some(fit) if !fit.wrapping.contains(&index) => {
+                column.set_constraint(ColumnConstraint::ContentWidth);
+            }
+            // A wrapping column never shrinks below MIN_WRAPPED characters:
+            // on a narrow terminal the table overflows rather than spelling
+            // its words one letter a line.
+            Some(_) => {
+                column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(MIN_WRAPPED)));
+            }
+            None => {}
         }
     }
     let mut out = String::new();

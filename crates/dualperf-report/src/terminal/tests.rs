@@ -503,3 +503,20 @@ fn with_one_compared_arm_the_answer_stays_the_verdict_sentences() {
         .lines()
         .any(|l| l.chars().count() > 60));
 }
+
+#[test]
+fn wrapping_keeps_a_number_with_its_percent_sign() {
+    let text = "IPv6 8.45 Gbit/s, IPv4 13.5 Gbit/s: 37 % slower (95 % CI −84 to +148 %); \
+                the header predicts 0.031 % slower";
+    for width in 40..=90 {
+        let wrapped = wrap(text, width, "    ");
+        for line in wrapped.lines() {
+            assert!(!line.trim_start().starts_with('%'), "{width}: {wrapped}");
+        }
+        assert_eq!(
+            wrapped.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>(),
+            "nothing lost"
+        );
+    }
+}

@@ -98,6 +98,16 @@ fn attribute<'a>(dom: &'a str, tag: &str, name: &str) -> Option<&'a str> {
     Some(&element[value_start..value_start + element[value_start..].find('"')?])
 }
 
+/// Every `href="#x"` of `html` and whether an element has id `x`.
+pub(crate) fn dead_links(dom: &str) -> Vec<String> {
+    dom.split("href=\"#")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|target| !dom.contains(&format!("id=\"{target}\"")))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Loads `html` in Chromium, checks what the page's probe recorded and
 /// returns the page's path and its dumped DOM.
 pub(crate) fn assert_loads_cleanly(
@@ -114,7 +124,7 @@ pub(crate) fn assert_loads_cleanly(
         binary,
         profile.path(),
         &page,
-        &["--window-size=1280,2000", "--dump-dom"],
+        &["--window-size=1400,2000", "--dump-dom"],
     );
     assert_eq!(
         attribute(&dom, "body", "data-ready"),
@@ -144,6 +154,14 @@ pub(crate) fn assert_loads_cleanly(
         attribute(&dom, "body", "data-overlapping-labels"),
         Some("0"),
         "chart labels overlap"
+    );
+    assert_eq!(dead_links(&dom), Vec::<String>::new(), "dead in-page links");
+    // Issue 25: at 1400 px no table is wider than the page or its box.
+    assert_eq!(
+        attribute(&dom, "body", "data-wide-tables"),
+        Some("0"),
+        "tables wider than the page at 1400 px: {:?}",
+        attribute(&dom, "body", "data-wide-table-names")
     );
     if let Some(keep) = std::env::var_os("DUALPERF_KEEP_REPORT_DIR") {
         let name = format!("report-{}.html", html.len());

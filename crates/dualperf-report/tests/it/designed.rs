@@ -13,7 +13,7 @@ use dualperf_model::{
 };
 use dualperf_report::{render, Format};
 
-use crate::browser::{assert_loads_cleanly, figure_attribute, require_chromium};
+use crate::browser::{assert_loads_cleanly, dead_links, figure_attribute, require_chromium};
 
 /// The offered load levels of the DiffServ-shaped run: (percent, bytes).
 const LEVELS: [(u32, u32); 6] = [
@@ -98,16 +98,6 @@ pub(crate) fn diffserv_like() -> RunResult {
     fx::analysed(result)
 }
 
-/// Every `href="#x"` of `html` and whether an element has id `x`.
-fn dead_links(dom: &str) -> Vec<String> {
-    dom.split("href=\"#")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .filter(|target| !dom.contains(&format!("id=\"{target}\"")))
-        .map(str::to_string)
-        .collect()
-}
-
 /// The `<li>` items of the answer section.
 fn answer_items(dom: &str) -> usize {
     let start = dom
@@ -180,4 +170,20 @@ fn a_realtime_shaped_report_links_only_its_sections_and_answers_briefly() {
     // Four arms fit one chart: no small multiples.
     assert!(dom.contains("<figure id=\"throughput-tcp-stream\""));
     assert!(!dom.contains("<figure id=\"throughput-tcp-stream-1\""));
+    // One message size: the arms side by side, not a one-point "vs size" line.
+    assert!(dom.contains("TCP throughput at 131072 B, by arm"), "title");
+    assert!(
+        !dom.contains("vs message size"),
+        "a one-size run has no size axis"
+    );
+}
+
+#[test]
+fn the_diffserv_fixture_report_fits_the_page_and_every_link_resolves() {
+    let run = fx::diffserv::diffserv_run("20261125T120000Z-diffserv");
+    let dom = check(&run);
+    if dom.is_empty() {
+        return;
+    }
+    assert!(!dom.contains("(issue 12)"), "internal text in the page");
 }
