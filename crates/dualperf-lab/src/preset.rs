@@ -34,6 +34,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("realtime", include_str!("../presets/realtime.toml")),
     ("rrul", include_str!("../presets/rrul.toml")),
     ("path-faults", include_str!("../presets/path-faults.toml")),
+    ("stack-cost", include_str!("../presets/stack-cost.toml")),
 ];
 
 /// The presets with transition mechanisms (issue 11): `tunnels` offers

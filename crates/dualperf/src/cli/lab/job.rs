@@ -273,8 +273,16 @@ fn shape_links(
     topology: Topology,
     args: &JobArgs,
 ) -> anyhow::Result<(Topology, dualperf_model::LinkRate)> {
-    use dualperf_lab::link_rate::apply;
-    let (shaped, applied) = apply(topology, args.link_rate.unwrap_or_default());
+    use dualperf_lab::link_rate::{apply, LinkRateChoice};
+    let by_design = super::stack_cost::link_rate_of(&topology);
+    if let (Some(_), Some(LinkRateChoice::Rate(_))) = (by_design, args.link_rate) {
+        return Err(Failure::usage(format!(
+            "topology `{}` is unshaped by design; --link-rate applies to the other presets",
+            topology.name()
+        )));
+    }
+    let choice = by_design.or(args.link_rate).unwrap_or_default();
+    let (shaped, applied) = apply(topology, choice);
     if applied == dualperf_model::LinkRate::Topology && args.link_rate.is_some() {
         return Err(Failure::usage(format!(
             "topology `{}` sets its own link rates; --link-rate applies to topologies that set none",
@@ -342,7 +350,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         }
     };
     let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
-    let config = RunConfig {
+    let mut config = RunConfig {
         loads: Vec::new(),
         points: points(&point_options(args)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
@@ -361,6 +369,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         contrasts: Vec::new(),
         peer: args.peer,
     };
+    super::stack_cost::adapt(&mut config, topology, args);
     validate(&config)?;
     crate::cli::run::check_stamp_plan(&config)?;
     Ok(config)
