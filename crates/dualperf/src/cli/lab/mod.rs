@@ -35,7 +35,7 @@ mod wire;
   dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
   dualperf lab realtime --quick    voice and video alone and under UDP/TCP load: MOS per family
   dualperf lab stack-cost          unshaped, ends pinned: CPU time per byte and per packet per stack
-  dualperf lab --link-rate 1G      links at 1 Gbit/s instead of the default 200 Mbit/s
+  dualperf lab --link-rate 1G      links at 1 Gbit/s instead of the default 100 Mbit/s
   dualperf lab path-faults         inject PMTU black holes, EH/fragment drops, 6in4; find each (under a minute)
   dualperf lab my-topology.toml    your own testbed
   dualperf lab --dry-run           the ip/tc commands, to build it by hand
