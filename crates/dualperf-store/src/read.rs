@@ -305,6 +305,17 @@ fn load_analysis(
     let method = method_json
         .map(|text| decode(&text, "analysis method", run_id))
         .transpose()?;
+    let regimes_json: Option<String> = connection
+        .query_row(
+            "SELECT regimes_json FROM runs WHERE id = ?1",
+            [row_id],
+            |row| row.get(0),
+        )
+        .map_err(sql_error("reading the regimes", run_id))?;
+    let regimes = regimes_json
+        .map(|text| decode(&text, "regimes", run_id))
+        .transpose()?
+        .unwrap_or_default();
     // Analysed with schema v6 on: the per-flow and per-router analysis is
     // in its tables, read as stored. Analysed before (version 2): there are
     // no such rows, the lists stay empty, and only for such a run may the
@@ -323,8 +334,7 @@ fn load_analysis(
         load_flows,
         load_comparisons: flow_comparisons,
         routers,
-        // Not in the database's tables: the regimes are in result.json.
-        regimes: Vec::new(),
+        regimes,
     })
 }
 

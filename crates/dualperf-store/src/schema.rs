@@ -58,7 +58,19 @@ pub const MIGRATIONS: &[Migration] = &[
                       comparisons, router CPU summaries",
         sql: V6_FLOW_ANALYSIS,
     },
+    Migration {
+        version: 7,
+        description: "what set each point's pace: the regime per point and arm (JSON)",
+        sql: V7_REGIMES,
+    },
 ];
+
+/// Version 7 (issue 23): `Analysis::regimes`, what set each point's pace
+/// on each arm (network-bound, cpu-bound, unsaturated, with the figures),
+/// as one JSON list per run; NULL for runs analysed before (no regimes).
+const V7_REGIMES: &str = r#"
+ALTER TABLE runs ADD COLUMN regimes_json TEXT;  -- [PointRegime]
+"#;
 
 /// Version 6 (issue 22): the analysis of a run's competing-load flows and
 /// routers (`Analysis::load_flows`, `load_comparisons`, `routers`), so that

@@ -365,6 +365,15 @@ fn insert_analysis(
             rusqlite::params![method_json, row_id],
         )
         .map_err(sql_error("recording the analysis method", id))?;
+    let regimes_json = (!analysis.regimes.is_empty())
+        .then(|| json(&analysis.regimes, "regimes", id))
+        .transpose()?;
+    transaction
+        .execute(
+            "UPDATE runs SET regimes_json = ?1 WHERE id = ?2",
+            rusqlite::params![regimes_json, row_id],
+        )
+        .map_err(sql_error("recording the regimes", id))?;
     // A re-finished run replaces its analysis instead of failing on keys.
     let tables = ["summaries", "comparisons", "missing_metrics"];
     for table in tables.into_iter().chain(FLOW_TABLES) {
