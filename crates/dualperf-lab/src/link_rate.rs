@@ -21,18 +21,22 @@ use dualperf_model::{BitRate, LinkRate};
 use crate::error::LabError;
 use crate::topology::{RateQdisc, Shaping, Topology, DEFAULT_QUEUE_LIMIT_PACKETS};
 
-/// The rate every link of a topology without rates gets: 200 Mbit/s.
+/// The rate every link of a topology without rates gets: 100 Mbit/s (the
+/// seeds' testbeds' rate).
 ///
-/// Chosen by measurement on the 2-vCPU development machine (issue 23,
-/// NOTES-wt-testbed.md): unshaped, with other engineers' builds on the
-/// same two cores (load average 6), the router testbed carried TCP at
+/// Chosen by measurement on the 2-vCPU development machine with other
+/// engineers' builds on the same cores (load average 9–10; issue 23,
+/// NOTES-wt-testbed.md). Unshaped, the router testbed carried TCP at
 /// 1.5–1.8 Gbit/s at 1408 B and 170–300 Mbit/s at 64–256 B, UDP at
-/// 135–155 kpps whatever the size. At 200 Mbit/s every size from 256 B up
-/// fills the link in both families with a third or more of the CPU to
-/// spare, so contention does not move the estimate; 64 B datagrams would
-/// need 236 kpps and stay packet-rate bound at any useful rate, which the
-/// per-point regime says (`dualperf_stats::regime`).
-pub const DEFAULT_LINK_RATE: BitRate = BitRate::from_mbit(200);
+/// 135–155 kpps whatever the size. The default battery
+/// (`bench/lab-precision.sh`): at 200 Mbit/s tcp-stream 64 and 1024 B
+/// were still cpu-bound and the median goodput CI half-width was 17 %; at
+/// 100 Mbit/s every tcp-stream size was network-bound, median ±0.50 %
+/// (IPv6 1.1–1.7 % slower, the header predicts 1.4 %), RTT p50 ±0.3 %.
+/// 64 B datagrams need 118 kpps (IPv4) at this rate and stay packet-rate
+/// bound on a loaded machine, which the per-point regime says
+/// (`dualperf_stats::regime`).
+pub const DEFAULT_LINK_RATE: BitRate = BitRate::from_mbit(100);
 
 /// Slowest rate `--link-rate` accepts: 1 Mbit/s (a slower link makes the
 /// default battery's trials too short to carry a 16 KiB message).
@@ -152,7 +156,7 @@ mod tests {
         assert_eq!(
             applied,
             LinkRate::Shaped {
-                bits_per_second: 200_000_000
+                bits_per_second: 100_000_000
             }
         );
         for link in topology.links() {
@@ -160,7 +164,7 @@ mod tests {
                 let shaping = egress.as_ref().unwrap();
                 assert_eq!(
                     shaping.rate,
-                    Some((RateQdisc::Htb, BitRate::from_mbit(200)))
+                    Some((RateQdisc::Htb, BitRate::from_mbit(100)))
                 );
                 assert!(!shaping.needs_netem());
             }

@@ -35,6 +35,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("rrul", include_str!("../presets/rrul.toml")),
     ("path-faults", include_str!("../presets/path-faults.toml")),
     ("calibrate", include_str!("../presets/calibrate.toml")),
+    ("stack-cost", include_str!("../presets/stack-cost.toml")),
 ];
 
 /// The presets with transition mechanisms (issue 11): `tunnels` offers

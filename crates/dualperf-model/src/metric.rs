@@ -150,6 +150,8 @@ metrics! {
     RouterCpuCores => "router_cpu_cores", "cores", false, Quantity::Cores, "router CPU", "softirq time of the CPUs a router's receive processing is steered to (RPS), over the trial's wall time";
     ClientServiceDemandUsPerMib => "client_service_demand_us_per_mib", "µs/MiB", false, Quantity::MicrosecondsPerMib, "client CPU per MiB", "netperf service demand: client CPU µs per MiB delivered";
     ServerServiceDemandUsPerMib => "server_service_demand_us_per_mib", "µs/MiB", false, Quantity::MicrosecondsPerMib, "server CPU per MiB", "netperf service demand: server CPU µs per MiB delivered";
+    ClientCpuPerPacketNs => "client_cpu_per_packet_ns", "ns", false, Quantity::Nanoseconds, "client CPU per packet", "client CPU time (user + system) per IP packet of the stream: TCP segments sent (tcpi_segs_out), UDP datagrams × fragments";
+    ServerCpuPerPacketNs => "server_cpu_per_packet_ns", "ns", false, Quantity::Nanoseconds, "server CPU per packet", "server CPU time (user + system) per IP packet of the stream: TCP segments sent (tcpi_segs_out), UDP datagrams × fragments";
 }
 
 impl MetricId {

@@ -27,9 +27,11 @@ use crate::present::verdict::{claims_significance, has_no_spread, MIN_PAIRS_FOR_
 use crate::present::{significance_note, verdict, warning, why_clause, ArmNames};
 
 mod answer;
+mod cpu_cost;
 mod regime;
 
 pub use answer::{answer_is_a_table, render_answer, render_answer_table};
+pub use cpu_cost::render_cpu_cost;
 pub use regime::render_regimes;
 
 /// Terminal width assumed by [`render_comparison_table`].

@@ -121,7 +121,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 no_bytes,
             );
             record_loaded_probe(&mut metrics, o, &trial.spec);
-            record_cpu(&mut metrics, o, true);
+            record_cpu(&mut metrics, &trial.spec, o, true);
         }
         TestKind::UdpStream => {
             record_stream_rates(&mut metrics, o);
@@ -138,7 +138,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 None => record_all_missing(&mut metrics, &UDP_DELIVERY, "no UDP receive counters"),
             }
             record_loaded_probe(&mut metrics, o, &trial.spec);
-            record_cpu(&mut metrics, o, true);
+            record_cpu(&mut metrics, &trial.spec, o, true);
         }
         TestKind::TcpRr | TestKind::UdpRr => {
             record_latency(&mut metrics, o, &RTT_METRICS);
@@ -148,7 +148,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 tps,
                 "no transactions were timed",
             );
-            record_cpu(&mut metrics, o, false);
+            record_cpu(&mut metrics, &trial.spec, o, false);
         }
         TestKind::TcpConnect => {
             record_latency(&mut metrics, o, &CONNECT_METRICS);
@@ -158,7 +158,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 cps,
                 "no connections were timed",
             );
-            record_cpu(&mut metrics, o, false);
+            record_cpu(&mut metrics, &trial.spec, o, false);
         }
         TestKind::Media => {
             record_stream_rates(&mut metrics, o);
@@ -186,7 +186,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 }
             }
             media::record_media(&mut metrics, o.udp.as_ref(), trial.spec.media.as_ref());
-            record_cpu(&mut metrics, o, false);
+            record_cpu(&mut metrics, &trial.spec, o, false);
         }
         TestKind::UdpProbe => {
             match &o.udp {
@@ -204,7 +204,7 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
             if let Some(stamp) = &o.stamp {
                 stamp::record_stamp(&mut metrics, stamp);
             }
-            record_cpu(&mut metrics, o, false);
+            record_cpu(&mut metrics, &trial.spec, o, false);
         }
     }
     metrics
@@ -533,7 +533,12 @@ fn voice_mos(
     Some(mos(&conditions))
 }
 
-fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand: bool) {
+fn record_cpu(
+    metrics: &mut TrialMetrics,
+    spec: &TestSpec,
+    o: &Observations,
+    with_service_demand: bool,
+) {
     let cpu = &o.cpu;
     metrics.record(
         MetricId::ClientCpuCores,
@@ -573,7 +578,41 @@ fn record_cpu(metrics: &mut TrialMetrics, o: &Observations, with_service_demand:
             .filter(|s| s.wall_ns > 0)
             .and_then(|s| service_demand_us_per_mib(s, moved));
         metrics.record(MetricId::ServerServiceDemandUsPerMib, server, no_server);
+        record_cpu_per_packet(metrics, spec, o);
     }
+}
+
+/// CPU time per IP packet at each end of a stream (the stack-cost
+/// headline, docs/metrics.md "CPU"): the packets are those the attribution
+/// counts ([`crate::attribution::units`]): TCP segments sent, UDP datagrams
+/// × fragments as that end sent or received them.
+fn record_cpu_per_packet(metrics: &mut TrialMetrics, spec: &TestSpec, o: &Observations) {
+    use dualperf_model::CpuEnd;
+    let (client_end, server_end) = if spec.reverse {
+        (CpuEnd::Receiver, CpuEnd::Sender)
+    } else {
+        (CpuEnd::Sender, CpuEnd::Receiver)
+    };
+    let per_packet = |cpu: &dualperf_model::ProcessCpu, end: CpuEnd| {
+        let packets = crate::attribution::units(spec, o, end)?;
+        (cpu.wall_ns > 0).then(|| (cpu.user_ns + cpu.system_ns) as f64 / packets)
+    };
+    let no_packets = "no CPU time or no packets counted (TCP_INFO segments, datagrams)";
+    metrics.record(
+        MetricId::ClientCpuPerPacketNs,
+        per_packet(&o.cpu.client, client_end),
+        no_packets,
+    );
+    let server = o
+        .cpu
+        .server
+        .as_ref()
+        .and_then(|cpu| per_packet(cpu, server_end));
+    metrics.record(
+        MetricId::ServerCpuPerPacketNs,
+        server,
+        "the server did not report its CPU time, or no packets were counted",
+    );
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@
 //!   path from the testbed's client to its server
 //!   ([`crate::serialisation::shaped_path`]).
 //! * **CPU-bound**: not network-bound, and either the point is a stream
-//!   with no rate of its own (nothing but a CPU can hold an unpaced sender
-//!   below the link: its own core, or one other programs took), or the
+//!   with no rate of its own or one paced at 95 % of the link rate or more
+//!   (nothing but a CPU can hold such a sender below the link: its own
+//!   core, or one other programs took), or the
 //!   busier end's measuring process used at least
 //!   [`RegimeThresholds::busy_cores`] (0.9) of a core (user + system CPU
 //!   time over wall time, [`crate::cpu::process_cpu_cores`]). Process CPU
@@ -88,7 +89,16 @@ fn point_regime(
         };
         let o: &Observations = observations;
         trials += 1;
-        unpaced_stream |= transport(trial.spec.kind).is_some() && trial.spec.rate.is_none();
+        // A stream that asked for at least what the link carries: only a
+        // CPU can hold it below the link.
+        unpaced_stream |= transport(trial.spec.kind).is_some()
+            && match (trial.spec.rate, link_bits_per_second) {
+                (None, _) => true,
+                (Some(rate), Some(link)) => {
+                    rate.bits_per_second() as f64 >= thresholds.link_share * link as f64
+                }
+                (Some(_), None) => false,
+            };
         if let (Some(link), Some(transport)) = (link_bits_per_second, transport(trial.spec.kind)) {
             let encapsulation = first_hop_encapsulation(&arm.path);
             if let Some(carried) = carried_bps(trial, o, transport, encapsulation, false) {
@@ -118,7 +128,8 @@ fn point_regime(
 
 /// The regime of a point whose carried rate was `link_share` of the
 /// bottleneck's and whose busier end used `busiest_end_cores`;
-/// `unpaced_stream` for a stream whose sender has no rate of its own.
+/// `unpaced_stream` for a stream whose sender has no rate of its own or
+/// asked for at least the link's share of the link rate.
 pub fn classify(
     link_share: Option<f64>,
     busiest_end_cores: Option<f64>,
@@ -245,6 +256,12 @@ mod tests {
             trial.spec.rate = Some(dualperf_model::BitRate::from_mbit(320));
         }
         assert_eq!(regimes(&paced)[0].regime, Regime::Unsaturated);
+        // Paced at the link rate (the lab's udp-stream) yet below it: a CPU.
+        let mut at_link = paced.clone();
+        for trial in &mut at_link.trials {
+            trial.spec.rate = Some(dualperf_model::BitRate::from_bits_per_second(RATE));
+        }
+        assert_eq!(regimes(&at_link)[0].regime, Regime::CpuBound);
         for trial in &mut paced.trials {
             let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
                 unreachable!()

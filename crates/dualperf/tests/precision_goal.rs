@@ -39,14 +39,21 @@ fn a_precision_goal_runs_steins_rule_and_says_whether_it_was_reached() {
     let goal = result.config.goal.expect("the goal is stored");
     assert_eq!(goal.first_stage, 3);
     assert!((goal.half_width_ratio - 0.0001).abs() < 1e-12);
-    let trials_per_arm = result.trials.iter().filter(|t| t.arm.as_str() == "v4").count();
+    let trials_per_arm = result
+        .trials
+        .iter()
+        .filter(|t| t.arm.as_str() == "v4")
+        .count();
     assert!(trials_per_arm >= 3, "{trials_per_arm}");
     assert!(
         stdout.contains("precision goal ±0.0 %: reached at 0 of 1 points")
             && stdout.contains("after"),
         "{stdout}"
     );
-    assert!(stderr.contains("round") || stderr.contains("budget"), "{stderr}");
+    assert!(
+        stderr.contains("round") || stderr.contains("budget"),
+        "{stderr}"
+    );
     // The headline interval is Stein's: t(0.975, 2) · s0 / √n around the
     // mean of all pairs.
     let analysis = result.analysis.as_ref().unwrap();
@@ -60,5 +67,8 @@ fn a_precision_goal_runs_steins_rule_and_says_whether_it_was_reached() {
     // A loose goal is reached after the first stage.
     let (stdout, _, result) = run("90%", "20s", "loose");
     assert_eq!(result.config.repeat, 3);
-    assert!(stdout.contains("precision goal ±90.0 %: reached at all 1 points"), "{stdout}");
+    assert!(
+        stdout.contains("precision goal ±90.0 %: reached at all 1 points"),
+        "{stdout}"
+    );
 }

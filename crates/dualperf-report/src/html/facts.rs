@@ -275,6 +275,47 @@ fn host(title: &str, host: &HostFacts) -> String {
     )
 }
 
+/// The lab's link rate and what set each point's pace, per arm (issue 23).
+fn regimes(run: &RunResult) -> String {
+    use crate::present::regime::{link_rate_words, regime_meaning, regime_word};
+    let mut rows: Vec<(String, String)> = Vec::new();
+    if let Some(rate) = run.testbed.as_ref().and_then(|t| t.link_rate.as_ref()) {
+        rows.push(("Link rate".to_string(), escape(&link_rate_words(rate))));
+    }
+    let names = crate::present::ArmNames::new(&run.config);
+    let regimes = run.analysis.as_ref().map_or(&[][..], |a| &a.regimes[..]);
+    for (point, spec) in run.config.points.iter().enumerate() {
+        let words: Vec<String> = regimes
+            .iter()
+            .filter(|r| r.point == point)
+            .map(|r| {
+                format!(
+                    "{}: <b>{}</b> <span title=\"{}\">({})</span>",
+                    escape(names.label(&r.arm)),
+                    regime_word(r.regime),
+                    escape(regime_meaning(r.regime)),
+                    r.link_share
+                        .map_or("no link share".to_string(), |share| format!(
+                            "{:.0} % of the link",
+                            share * 100.0
+                        ))
+                )
+            })
+            .collect();
+        if !words.is_empty() {
+            rows.push((
+                format!("[{}] {}", point + 1, spec.label()),
+                words.join(", "),
+            ));
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<(&str, String)> = rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    table("What set each point's pace", &rows)
+}
+
 /// The facts section.
 pub(crate) fn section(run: &RunResult) -> String {
     let mut html = String::from(
@@ -286,6 +327,7 @@ pub(crate) fn section(run: &RunResult) -> String {
             testbed_facts,
             &crate::present::mechanisms::mechanism_lines(run),
         ));
+        html.push_str(&regimes(run));
     }
     html.push_str(&host("Client host", &run.client_host));
     if let Some(server) = &run.server_host {

@@ -35,9 +35,16 @@ pub(crate) fn date(unix_ms: u64) -> String {
 pub(crate) fn location(run: &RunResult) -> String {
     match (&run.testbed, &run.config.host) {
         (Some(testbed), _) => format!(
-            "testbed <b>{}</b> on {}",
+            "testbed <b>{}</b> on {}{}",
             escape(&testbed.name),
-            escape(&run.client_host.hostname)
+            escape(&run.client_host.hostname),
+            testbed
+                .link_rate
+                .as_ref()
+                .map_or(String::new(), |rate| format!(
+                    "; {}",
+                    escape(&crate::present::regime::link_rate_words(rate))
+                ))
         ),
         (None, Some(host)) => format!("{} → {}", escape(&run.client_host.hostname), escape(host)),
         (None, None) => escape(&run.client_host.hostname),

@@ -38,6 +38,7 @@ const LOSS: Wording = words("has", "more loss", "less loss");
 const REORDERING: Wording = words("has", "more reordering", "less reordering");
 const CPU: Wording = words("uses", "more CPU", "less CPU");
 const CPU_PER_MIB: Wording = words("costs", "more CPU per MiB", "less CPU per MiB");
+const CPU_PER_PACKET: Wording = words("costs", "more CPU per packet", "less CPU per packet");
 
 /// The wording of `metric`'s verdicts.
 pub fn wording(metric: MetricId) -> Wording {
@@ -134,6 +135,7 @@ pub fn wording(metric: MetricId) -> Wording {
         M::SoftirqRatio => words("uses", "more softirq time", "less softirq time"),
         M::RouterCpuCores => words("costs", "more router CPU", "less router CPU"),
         M::ClientServiceDemandUsPerMib | M::ServerServiceDemandUsPerMib => CPU_PER_MIB,
+        M::ClientCpuPerPacketNs | M::ServerCpuPerPacketNs => CPU_PER_PACKET,
         // A metric added to the model after this table: neutral words.
         _ => words("has", "a higher value", "a lower value"),
     }

@@ -7,7 +7,8 @@
 //! raw samples (version 5 with the comparisons' p-values and attributions);
 //! version 6 a DiffServ-shaped run (two families alone and under two load
 //! levels) whose analysis holds load-flow summaries and comparisons and
-//! router CPU summaries. `write_fixture_database` below writes the files of the current
+//! router CPU summaries; version 7 the same with `regimes_json` (what set
+//! each point's pace). `write_fixture_database` below writes the files of the current
 //! version; run it right after appending a migration (never overwrite an
 //! older version's files: they were written by the code of their time):
 //!

@@ -102,7 +102,8 @@ pub(crate) struct JobArgs {
     /// Rate of every link, both ways, shaped with htb, for a topology that
     /// sets no rate of its own: a number with K/M/G (`1G`, `250M`), or
     /// `none` for unshaped veth, where the CPUs and not the path set the
-    /// rate (compare CPU cost there: `lab stack-cost`) [default: 200M].
+    /// rate (compare CPU cost there: `lab stack-cost`) [default: 100M]; udp-stream is paced at
+    /// the link rate on shaped links.
     #[arg(long, value_name = "RATE|none", value_parser = parse_link_rate)]
     pub link_rate: Option<dualperf_lab::link_rate::LinkRateChoice>,
 }

@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Context};
 use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
-use dualperf_model::{Arm, IpFamily, RunConfig};
+use dualperf_model::{Arm, IpFamily, LinkRate, RunConfig};
 
 use super::args::JobArgs;
 use super::errors::{describe, to_cli_error};
@@ -99,7 +99,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     };
     let config = match &experiment {
         Some(experiment) => experiment.config().clone(),
-        None => plan(&args, &topology, &server)?,
+        None => plan(&args, &topology, &server, &link_rate)?,
     };
     if args.dry_run {
         let plan = dualperf_model::PlanFile {
@@ -278,8 +278,16 @@ fn shape_links(
     topology: Topology,
     args: &JobArgs,
 ) -> anyhow::Result<(Topology, dualperf_model::LinkRate)> {
-    use dualperf_lab::link_rate::apply;
-    let (shaped, applied) = apply(topology, args.link_rate.unwrap_or_default());
+    use dualperf_lab::link_rate::{apply, LinkRateChoice};
+    let by_design = super::stack_cost::link_rate_of(&topology);
+    if let (Some(_), Some(LinkRateChoice::Rate(_))) = (by_design, args.link_rate) {
+        return Err(Failure::usage(format!(
+            "topology `{}` is unshaped by design; --link-rate applies to the other presets",
+            topology.name()
+        )));
+    }
+    let choice = by_design.or(args.link_rate).unwrap_or_default();
+    let (shaped, applied) = apply(topology, choice);
     if applied == dualperf_model::LinkRate::Topology && args.link_rate.is_some() {
         return Err(Failure::usage(format!(
             "topology `{}` sets its own link rates; --link-rate applies to topologies that set none",
@@ -297,7 +305,7 @@ fn interrupted() -> anyhow::Result<ExitCode> {
 /// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
 /// job sweeps message sizes as the papers did (about 4 minutes on two
 /// cores); `--quick` keeps one size per test and half-second trials.
-fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
+fn point_options(args: &JobArgs, link_rate: &LinkRate) -> anyhow::Result<PointOptions> {
     let defaults = PointOptions::default();
     Ok(PointOptions {
         tests: match &args.tests {
@@ -318,15 +326,38 @@ fn point_options(args: &JobArgs) -> anyhow::Result<PointOptions> {
         warmup_seconds: if args.quick { 0.1 } else { 0.25 },
         interval_ms: args.interval_ms,
         probe: args.probe,
+        bitrate: udp_stream_rate(link_rate),
         ..defaults
     })
+}
+
+/// The udp-stream rate on links the lab shaped: the link rate as payload,
+/// a few percent more than the link carries once the headers are on, so
+/// the link and not the sender sets the goodput. Unpaced, a UDP sender
+/// offers what its core can (2.9 Gbit/s into 200, measured), burns that
+/// core on datagrams the qdisc drops and starves the rest of the machine;
+/// paced at the link rate it leaves the CPU alone, and a sender that still
+/// cannot keep up (64 B datagrams) is reported cpu-bound. Unshaped links
+/// and topologies with their own rates: unpaced, as before.
+fn udp_stream_rate(link_rate: &LinkRate) -> Option<dualperf_model::BitRate> {
+    match link_rate {
+        LinkRate::Shaped { bits_per_second } => Some(
+            dualperf_model::BitRate::from_bits_per_second(*bits_per_second),
+        ),
+        LinkRate::Unshaped | LinkRate::Topology => None,
+    }
 }
 
 /// The lab's plan: the points from the flags, and every arm the topology
 /// offers towards the server node — native IPv4 and IPv6 where both ends
 /// speak them, and one arm per tunnel or translator, each aimed at the
 /// server address that makes its traffic take that path.
-fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
+fn plan(
+    args: &JobArgs,
+    topology: &Topology,
+    server: &str,
+    link_rate: &LinkRate,
+) -> anyhow::Result<RunConfig> {
     if let Some(config) = super::experiment::plan(args, topology, server)? {
         if args.peer != dualperf_model::PeerKind::Dualperf {
             return Err(Failure::usage(format!(
@@ -357,9 +388,9 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
             args.budget,
         ),
     };
-    let config = RunConfig {
+    let mut config = RunConfig {
         loads: Vec::new(),
-        points: points(&point_options(args)?, &families)?,
+        points: points(&point_options(args, link_rate)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
         repeat: match (args.repeat, goal) {
@@ -378,6 +409,7 @@ fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<Run
         peer: args.peer,
         goal,
     };
+    super::stack_cost::adapt(&mut config, topology, args);
     validate(&config)?;
     crate::cli::run::check_stamp_plan(&config)?;
     Ok(config)
@@ -522,7 +554,7 @@ mod tests {
             peer: Default::default(),
         };
         let args = parse(&["router", "--quick", "-p", "5299"]);
-        let mut config = plan(&args, &topology, "server").unwrap();
+        let mut config = plan(&args, &topology, "server", &LinkRate::Unshaped).unwrap();
         config.arms[1].label = "IPv6 (as planned)".into();
         write_plan(&traffic.plan, &config, &execution(&args)).unwrap();
         let measured = measure(
@@ -569,7 +601,19 @@ mod tests {
     #[test]
     fn the_plan_aims_native_arms_at_the_server_node_with_ipv4_as_baseline() {
         let topology = preset::load("router").unwrap();
-        let config = plan(&parse(&["router", "--quick"]), &topology, "server").unwrap();
+        let shaped = LinkRate::Shaped {
+            bits_per_second: 100_000_000,
+        };
+        let config = plan(&parse(&["router", "--quick"]), &topology, "server", &shaped).unwrap();
+        // On shaped links udp-stream is paced at the link rate.
+        let udp = config
+            .points
+            .iter()
+            .find(|p| p.kind == dualperf_model::TestKind::UdpStream);
+        assert_eq!(
+            udp.and_then(|p| p.rate).map(|r| r.bits_per_second()),
+            Some(100_000_000)
+        );
         let targets: Vec<(&str, Option<&str>)> = config
             .arms
             .iter()
@@ -597,11 +641,18 @@ mod tests {
             &parse(&["router", "--tests", "udp-rr"]),
             &topology,
             "server",
+            &LinkRate::Unshaped,
         )
         .unwrap();
         let sizes: Vec<u32> = config.points.iter().map(|p| p.size_bytes).collect();
         assert_eq!(sizes, [64, 256, 1024, 1408, 4096, 16384]);
-        assert!(plan(&parse(&["router", "--baseline", "v9"]), &topology, "server").is_err());
+        assert!(plan(
+            &parse(&["router", "--baseline", "v9"]),
+            &topology,
+            "server",
+            &LinkRate::Unshaped
+        )
+        .is_err());
     }
 
     #[test]

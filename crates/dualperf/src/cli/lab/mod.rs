@@ -17,6 +17,7 @@ pub(crate) mod job;
 pub(crate) mod manage;
 mod measure;
 mod signal;
+mod stack_cost;
 mod wire;
 
 /// Build emulated testbeds in network namespaces and measure IPv4 against IPv6 across them.
@@ -34,6 +35,8 @@ mod wire;
   dualperf lab --quick             a first look in under a minute
   dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
   dualperf lab realtime --quick    voice and video alone and under UDP/TCP load: MOS per family
+  dualperf lab stack-cost          unshaped, ends pinned: CPU time per byte and per packet per stack
+  dualperf lab --link-rate 1G      links at 1 Gbit/s instead of the default 100 Mbit/s
   dualperf lab path-faults         inject PMTU black holes, EH/fragment drops, 6in4; find each (under a minute)
   dualperf lab calibrate --quick   what this host resolves: an A/A replica and a known 5 % effect
   dualperf lab my-topology.toml    your own testbed

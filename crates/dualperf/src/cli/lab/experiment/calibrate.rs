@@ -1,7 +1,7 @@
 //! `dualperf lab calibrate`: what this host can resolve, proved on it.
 //!
 //! On the `calibrate` preset (client — router — server), with the lab's
-//! link rate on every link (`--link-rate`, 200 Mbit/s by default: the rate
+//! link rate on every link (`--link-rate`, 100 Mbit/s by default: the rate
 //! of a default `dualperf lab`, whose resolution the calibration states),
 //! the router's egress towards the server gets one htb class per family
 //! instead ([`dualperf_lab::shaping::per_family_commands`]): IPv4 at the
@@ -42,7 +42,7 @@ use crate::pipeline::plan::{points, validate, PointOptions};
 pub(crate) const V6_RATE_RATIO: f64 = 0.95;
 /// udp-stream's payload rate over the IPv4 class's rate.
 const UDP_OFFERED_RATIO: f64 = 1.1;
-/// Queue of each class, packets: 11.6 ms of 1450-byte frames at 200 Mbit/s, so
+/// Queue of each class, packets: 23 ms of 1450-byte frames at 100 Mbit/s, so
 /// what is queued when a trial stops barely moves its goodput.
 const QUEUE_PACKETS: u32 = 200;
 /// Bytes htb counts beyond the IP packet on a veth.
