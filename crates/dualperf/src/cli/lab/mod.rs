@@ -31,7 +31,7 @@ mod wire;
     args_conflicts_with_subcommands = true,
     verbatim_doc_comment,
     after_help = "Examples:
-  dualperf lab                     the standard battery on `router` (about 4 minutes)
+  dualperf lab                     the standard battery on `router`: 100 Mbit/s links, repeated to a 3 % goal (at most 5 minutes)
   dualperf lab --quick             a first look in under a minute
   dualperf lab bottleneck --probe  10 Mbit/s link between two routers, delay under load
   dualperf lab realtime --quick    voice and video alone and under UDP/TCP load: MOS per family

@@ -42,9 +42,9 @@ use crate::pipeline::plan::{points, validate, PointOptions};
 pub(crate) const V6_RATE_RATIO: f64 = 0.95;
 /// udp-stream's payload rate over the IPv4 class's rate.
 const UDP_OFFERED_RATIO: f64 = 1.1;
-/// Queue of each class, packets: 23 ms of 1450-byte frames at 100 Mbit/s, so
+/// Queue of each class, packets (the lab's own): 11.6 ms of 1450-byte frames at 100 Mbit/s, so
 /// what is queued when a trial stops barely moves its goodput.
-const QUEUE_PACKETS: u32 = 200;
+const QUEUE_PACKETS: u32 = 100;
 /// Bytes htb counts beyond the IP packet on a veth.
 const FRAMING_BYTES: u32 = 14;
 /// Repetitions of each arm at each point [default]; 5 with --quick.
