@@ -31,6 +31,7 @@ pub mod diffserv;
 pub mod execution;
 pub mod family;
 pub mod forwarder;
+pub mod goal;
 pub mod host;
 pub mod iperf3;
 pub mod media;
@@ -59,8 +60,9 @@ pub use diffserv::{
     DiffServFindings, LoadFlowComparison, LoadFlowSummary, RemarkCase, RemarkCheck, RouterCpu,
     RouterCpuSummary,
 };
-pub use execution::{Execution, Goal, PlanFile, PrecisionTarget};
+pub use execution::{Execution, PlanFile, PrecisionTarget};
 pub use family::{IpFamily, PerFamily};
+pub use goal::Goal;
 pub use host::{HostFacts, InterfaceFacts};
 pub use iperf3::{Iperf3Report, Iperf3StreamReport};
 pub use media::{MediaProfile, VideoProfile, VoiceCodec, VoiceProfile};

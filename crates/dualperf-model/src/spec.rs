@@ -297,7 +297,7 @@ pub struct RunConfig {
     /// the statistics need to report valid intervals; `None`: a fixed
     /// number of repetitions (`repeat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub goal: Option<crate::execution::Goal>,
+    pub goal: Option<crate::goal::Goal>,
 }
 
 impl RunConfig {
@@ -379,7 +379,7 @@ struct RunConfigWire {
     #[serde(default)]
     peer: PeerKind,
     #[serde(default)]
-    goal: Option<crate::execution::Goal>,
+    goal: Option<crate::goal::Goal>,
 }
 
 impl From<RunConfigWire> for RunConfig {
