@@ -19,7 +19,8 @@ pub fn mechanism_lines(run: &RunResult) -> Vec<String> {
             let arm = m
                 .arm
                 .as_deref()
-                .and_then(|id| run.config.arms.iter().find(|a| a.id.as_str() == id))
+                .and_then(|id| dualperf_model::ArmId::new(id).ok())
+                .and_then(|id| run.config.arm(&id))
                 .map(|a| format!("{}: ", a.label))
                 .unwrap_or_default();
             let mtu = m
