@@ -9,12 +9,18 @@
 #
 # Usage: bench/calibrate.sh [N] [extra lab flags, e.g. --quick]
 # Needs root. About 2 minutes per calibration (50 s with --quick).
+# KEEP=1 keeps the scratch database and each calibration's output (the
+# path is printed); otherwise they are removed.
 set -euo pipefail
 count="${1:-10}"
 shift || true
 dualperf="${DUALPERF:-$(command -v dualperf || echo target/release/dualperf)}"
 work="$(mktemp -d /tmp/dualperf-calibrate.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+if [ "${KEEP:-0}" = 1 ]; then
+  echo "keeping $work" >&2
+else
+  trap 'rm -rf "$work"' EXIT
+fi
 started=$(date +%s)
 for i in $(seq 1 "$count"); do
   echo "calibration $i of $count" >&2
@@ -32,6 +38,15 @@ aa, aa_sig = c.execute(
 print(f"{calibrations} calibrations in {seconds} s")
 print(f"A/A comparisons significant: {aa_sig} of {aa} ({100.0 * aa_sig / max(aa, 1):.1f} %)")
 ok = calibrations >= wanted and aa >= 40 and aa_sig <= 0.05 * aa
+print("each calibration's known effect (IPv6 - IPv4, %): estimate [95 % CI] vs truth, pairs")
+for cal, kind, size, pairs, est, lo, hi, truth, sig in c.execute(
+        "SELECT calibration_id, kind, size_bytes, pairs, effect_relative, effect_ci95_low, "
+        "effect_ci95_high, effect_truth, effect_significant FROM calibration_points "
+        "WHERE effect_truth IS NOT NULL ORDER BY kind, calibration_id"):
+    covered = lo is not None and lo <= truth <= hi
+    print(f"  #{cal:<3} {kind:<11} {size:>6} B  {100 * est:+7.2f} "
+          f"[{100 * (lo or 0):+7.2f}, {100 * (hi or 0):+7.2f}] vs {100 * truth:+6.2f}  n={pairs:<3}"
+          f"{'' if sig else ' not significant'}{'' if covered else ' MISSES the truth'}")
 for kind, n, detected, covered, bias, mde in c.execute(
         "SELECT kind, COUNT(*), SUM(effect_significant), "
         "SUM(effect_ci95_low <= effect_truth AND effect_truth <= effect_ci95_high), "

@@ -82,12 +82,26 @@ pub fn render_verdicts_width(result: &RunResult, analysis: &Analysis, width: usi
 fn verdicts(result: &RunResult, analysis: &Analysis, width: Option<usize>) -> String {
     let context = Context::new(result, analysis);
     let mut lines = Vec::new();
+    if result.config.compared_arms().next().is_none() {
+        // A measurement, not a comparison: one line, not one per point.
+        let baseline = context.names.label(context.baseline());
+        lines.push(format!(
+            "No comparison: only {baseline} was measured (the values above are the result; \
+             a comparison needs a second arm, e.g. both families)"
+        ));
+        return finish_lines(lines, width);
+    }
     for point in points(analysis) {
         lines.extend(context.verdict_lines(point));
     }
     if !lines.is_empty() {
         lines.extend(significance_note(analysis));
     }
+    finish_lines(lines, width)
+}
+
+/// `lines` joined, each wrapped to `width` when one is given.
+fn finish_lines(lines: Vec<String>, width: Option<usize>) -> String {
     let mut out = String::new();
     for line in lines {
         match width {
@@ -337,12 +351,6 @@ impl<'a> Context<'a> {
                 ),
             };
             lines.push(line);
-        }
-        if lines.is_empty() {
-            lines.push(format!(
-                "[{}] {label}: no comparison (only the baseline {baseline} is configured)",
-                point + 1
-            ));
         }
         lines
     }

@@ -207,6 +207,21 @@ fn a_point_without_a_comparison_says_why() {
 }
 
 #[test]
+fn a_run_of_one_arm_says_once_that_nothing_was_compared() {
+    let arms = native_arms(LOOPBACK);
+    let v4 = vec![arms[0].clone()];
+    let (points, trials) = hand_built_trials(&arms);
+    let trials = trials.into_iter().filter(|t| t.arm == v4[0].id).collect();
+    let result = analysed(result(config(points, v4), trials));
+    let verdicts = render_verdicts(&result, analysis_of(&result));
+    assert_eq!(verdicts.lines().count(), 1, "{verdicts}");
+    assert!(
+        verdicts.starts_with("No comparison: only IPv4 was measured"),
+        "{verdicts}"
+    );
+}
+
+#[test]
 fn nothing_measured_is_said_plainly() {
     let result = hand_built_run();
     assert_eq!(
