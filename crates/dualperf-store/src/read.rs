@@ -27,6 +27,66 @@ pub(crate) fn sql_error(
     }
 }
 
+/// Every row `sql` selects with the run's row id as its one parameter,
+/// each read by `read`; an error says it happened while `action` (e.g.
+/// "reading summaries") for `run_id`.
+pub(crate) fn rows_of<T>(
+    connection: &Connection,
+    sql: &str,
+    row_id: i64,
+    action: &str,
+    run_id: &str,
+    read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>> {
+    let mut statement = connection.prepare(sql).map_err(sql_error(action, run_id))?;
+    let rows = statement
+        .query_map([row_id], read)
+        .and_then(|rows| rows.collect())
+        .map_err(sql_error(action, run_id));
+    rows
+}
+
+/// A row of a table of summaries keyed by point, arm and one more column
+/// (`summaries`: the metric; `router_summaries`: the node).
+pub(crate) struct SummaryRow {
+    pub(crate) seq: i64,
+    pub(crate) point: i64,
+    pub(crate) arm: String,
+    pub(crate) key: String,
+    pub(crate) summary: Summary,
+}
+
+/// Every row of `table` for the run, its `key` column beside the summary.
+pub(crate) fn summary_rows(
+    connection: &Connection,
+    table: &str,
+    key: &str,
+    row_id: i64,
+    run_id: &str,
+) -> Result<Vec<SummaryRow>> {
+    let sql = format!(
+        "SELECT seq, point, arm, {key}, count, mean, standard_deviation,
+                coefficient_of_variation, min, max, median, ci95_low, ci95_high
+         FROM {table} WHERE run_id = ?1 ORDER BY seq"
+    );
+    rows_of(
+        connection,
+        &sql,
+        row_id,
+        &format!("reading {}", table.replace('_', " ")),
+        run_id,
+        |row| {
+            Ok(SummaryRow {
+                seq: row.get(0)?,
+                point: row.get(1)?,
+                arm: row.get(2)?,
+                key: row.get(3)?,
+                summary: summary(row, 4)?,
+            })
+        },
+    )
+}
+
 pub(crate) fn decode<T: serde::de::DeserializeOwned>(
     text: &str,
     what: &str,
@@ -126,12 +186,6 @@ pub(crate) fn load_run(connection: &Connection, run_id: &str) -> Result<RunResul
 }
 
 fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<Trial>> {
-    let mut statement = connection
-        .prepare(
-            "SELECT id, seq, trial_json, status, error, observations_json, arm
-             FROM trials WHERE run_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql_error("reading trials", run_id))?;
     type Raw = (
         i64,
         i64,
@@ -141,8 +195,14 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
         Option<String>,
         String,
     );
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
+    let rows: Vec<Raw> = rows_of(
+        connection,
+        "SELECT id, seq, trial_json, status, error, observations_json, arm
+         FROM trials WHERE run_id = ?1 ORDER BY seq",
+        row_id,
+        "reading trials",
+        run_id,
+        |row| {
             Ok((
                 row.get(0)?,
                 row.get(1)?,
@@ -152,9 +212,8 @@ fn load_trials(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec
                 row.get(5)?,
                 row.get(6)?,
             ))
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading trials", run_id))?;
+        },
+    )?;
     let mut intervals = connection
         .prepare_cached(
             "SELECT end_ns, length_ns, sent_bytes, sent_packets, received_bytes,
@@ -331,15 +390,15 @@ fn load_analysis(
 }
 
 fn load_missing(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<MissingMetric>> {
-    let mut statement = connection
-        .prepare(
-            "SELECT seq, point, arm, metric, reason FROM missing_metrics
-             WHERE run_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql_error("reading missing metrics", run_id))?;
     type Raw = (i64, i64, Option<String>, String, String);
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
+    let rows: Vec<Raw> = rows_of(
+        connection,
+        "SELECT seq, point, arm, metric, reason FROM missing_metrics
+         WHERE run_id = ?1 ORDER BY seq",
+        row_id,
+        "reading missing metrics",
+        run_id,
+        |row| {
             Ok((
                 row.get(0)?,
                 row.get(1)?,
@@ -347,9 +406,8 @@ fn load_missing(connection: &Connection, row_id: i64, run_id: &str) -> Result<Ve
                 row.get(3)?,
                 row.get(4)?,
             ))
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading missing metrics", run_id))?;
+        },
+    )?;
     rows.into_iter()
         .map(|(seq, point, arm, metric, reason)| {
             let what = format!("missing metric {seq}");
@@ -382,34 +440,15 @@ fn load_summaries(
     row_id: i64,
     run_id: &str,
 ) -> Result<Vec<MetricSummary>> {
-    let mut statement = connection
-        .prepare(
-            "SELECT seq, point, arm, metric, count, mean, standard_deviation,
-                    coefficient_of_variation, min, max, median, ci95_low, ci95_high
-             FROM summaries WHERE run_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql_error("reading summaries", run_id))?;
-    type Raw = (i64, i64, String, String, Summary);
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                summary(row, 4)?,
-            ))
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading summaries", run_id))?;
-    rows.into_iter()
-        .map(|(seq, point, arm, metric, summary)| {
-            let what = format!("summary {seq}");
+    summary_rows(connection, "summaries", "metric", row_id, run_id)?
+        .into_iter()
+        .map(|row| {
+            let what = format!("summary {}", row.seq);
             Ok(MetricSummary {
-                point: from_sql(point) as usize,
-                arm: arm_id(&arm, &what, run_id)?,
-                metric: metric_id(&metric, &what, run_id)?,
-                summary,
+                point: from_sql(row.point) as usize,
+                arm: arm_id(&row.arm, &what, run_id)?,
+                metric: metric_id(&row.key, &what, run_id)?,
+                summary: row.summary,
             })
         })
         .collect()
@@ -510,14 +549,18 @@ impl ComparisonRow {
 }
 
 fn load_comparisons(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<Comparison>> {
-    let mut statement = connection
-        .prepare(&format!(
-            "SELECT {COMPARISON_COLUMNS} FROM comparisons c WHERE c.run_id = ?1 ORDER BY c.seq"
-        ))
-        .map_err(sql_error("reading comparisons", run_id))?;
-    let rows: Vec<ComparisonRow> = statement
-        .query_map([row_id], comparison_row)
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading comparisons", run_id))?;
-    rows.into_iter().map(|row| row.decode(run_id)).collect()
+    let sql = format!(
+        "SELECT {COMPARISON_COLUMNS} FROM comparisons c WHERE c.run_id = ?1 ORDER BY c.seq"
+    );
+    rows_of(
+        connection,
+        &sql,
+        row_id,
+        "reading comparisons",
+        run_id,
+        comparison_row,
+    )?
+    .into_iter()
+    .map(|row| row.decode(run_id))
+    .collect()
 }

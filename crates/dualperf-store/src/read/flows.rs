@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Result, StoreError};
 use crate::integer::from_sql;
-use crate::read::{arm_id, decode, metric_id, sql_error, summary};
+use crate::read::{arm_id, decode, metric_id, rows_of, sql_error, summary, summary_rows};
 use crate::schema::FLOW_ANALYSIS_VERSION;
 
 /// The run's `(load_flows, load_comparisons, routers)`.
@@ -59,14 +59,6 @@ fn family(text: &str, what: &str, run_id: &str) -> Result<IpFamily> {
 }
 
 fn load_flows(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<LoadFlowSummary>> {
-    let mut statement = connection
-        .prepare(
-            "SELECT seq, point, arm, flow, label, family, marking_json, metric, count, mean,
-                    standard_deviation, coefficient_of_variation, min, max, median, ci95_low,
-                    ci95_high
-             FROM load_flow_summaries WHERE run_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql_error("reading load-flow summaries", run_id))?;
     type Raw = (
         i64,
         i64,
@@ -78,8 +70,16 @@ fn load_flows(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<
         String,
         Summary,
     );
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
+    let rows: Vec<Raw> = rows_of(
+        connection,
+        "SELECT seq, point, arm, flow, label, family, marking_json, metric, count, mean,
+                standard_deviation, coefficient_of_variation, min, max, median, ci95_low,
+                ci95_high
+         FROM load_flow_summaries WHERE run_id = ?1 ORDER BY seq",
+        row_id,
+        "reading load-flow summaries",
+        run_id,
+        |row| {
             Ok((
                 row.get(0)?,
                 row.get(1)?,
@@ -91,9 +91,8 @@ fn load_flows(connection: &Connection, row_id: i64, run_id: &str) -> Result<Vec<
                 row.get(7)?,
                 summary(row, 8)?,
             ))
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading load-flow summaries", run_id))?;
+        },
+    )?;
     rows.into_iter()
         .map(
             |(seq, point, arm, flow, label, family_key, marking, metric, summary)| {
@@ -121,14 +120,6 @@ fn load_comparisons(
     row_id: i64,
     run_id: &str,
 ) -> Result<Vec<LoadFlowComparison>> {
-    let mut statement = connection
-        .prepare(
-            "SELECT seq, point, flow, label, metric, arm, baseline, pairs, difference_mean,
-                    difference_ci95_low, difference_ci95_high, significant, arm_summary_json,
-                    baseline_summary_json
-             FROM load_flow_comparisons WHERE run_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql_error("reading load-flow comparisons", run_id))?;
     struct Raw {
         seq: i64,
         point: i64,
@@ -145,8 +136,16 @@ fn load_comparisons(
         arm_summary: String,
         baseline_summary: String,
     }
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
+    let rows: Vec<Raw> = rows_of(
+        connection,
+        "SELECT seq, point, flow, label, metric, arm, baseline, pairs, difference_mean,
+                difference_ci95_low, difference_ci95_high, significant, arm_summary_json,
+                baseline_summary_json
+         FROM load_flow_comparisons WHERE run_id = ?1 ORDER BY seq",
+        row_id,
+        "reading load-flow comparisons",
+        run_id,
+        |row| {
             Ok(Raw {
                 seq: row.get(0)?,
                 point: row.get(1)?,
@@ -163,9 +162,8 @@ fn load_comparisons(
                 arm_summary: row.get(12)?,
                 baseline_summary: row.get(13)?,
             })
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading load-flow comparisons", run_id))?;
+        },
+    )?;
     rows.into_iter()
         .map(|raw| {
             let what = format!("load-flow comparison {}", raw.seq);
@@ -192,34 +190,15 @@ fn load_routers(
     row_id: i64,
     run_id: &str,
 ) -> Result<Vec<RouterCpuSummary>> {
-    let mut statement = connection
-        .prepare(
-            "SELECT seq, point, arm, node, count, mean, standard_deviation,
-                    coefficient_of_variation, min, max, median, ci95_low, ci95_high
-             FROM router_summaries WHERE run_id = ?1 ORDER BY seq",
-        )
-        .map_err(sql_error("reading router summaries", run_id))?;
-    type Raw = (i64, i64, String, String, Summary);
-    let rows: Vec<Raw> = statement
-        .query_map([row_id], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                summary(row, 4)?,
-            ))
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(sql_error("reading router summaries", run_id))?;
-    rows.into_iter()
-        .map(|(seq, point, arm, node, summary)| {
-            let what = format!("router summary {seq}");
+    summary_rows(connection, "router_summaries", "node", row_id, run_id)?
+        .into_iter()
+        .map(|row| {
+            let what = format!("router summary {}", row.seq);
             Ok(RouterCpuSummary {
-                point: from_sql(point) as usize,
-                arm: arm_id(&arm, &what, run_id)?,
-                node,
-                summary,
+                point: from_sql(row.point) as usize,
+                arm: arm_id(&row.arm, &what, run_id)?,
+                node: row.key,
+                summary: row.summary,
             })
         })
         .collect()
