@@ -205,6 +205,7 @@ impl<'s> Matcher<'_, 's> {
                     if matches!(language, Java | JavaScript | TypeScript) {
                         self.check_colon_index_substring(i);
                     }
+                    self.check_colon_constant_join(i);
                 }
                 TokenKind::Str => {
                     self.check_literal(i);

@@ -319,7 +319,10 @@ pub static RULES: &[Rule] = &[
                thread-name text and in `toString()`-style debug output. Builders: a host \
                appended, then `append(\":\")`, then a port within 30 tokens \
                (`sw.append(addr.getHostString()); sw.append(\":\"); sw.append(port)`), \
-               reported on the host's line. Misses: a join spread over helper functions.",
+               reported on the host's line. A colon held in a constant (`ip + \
+               Constants.COLON + port`, `String.format(\"%s%s%s\", host, DELIM, port)` with \
+               `DELIM = \":\"`) joins the same way. Misses: a join spread over helper \
+               functions, a colon constant defined in another file under another name.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
               §3.2.2).",

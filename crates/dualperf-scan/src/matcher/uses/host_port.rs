@@ -408,6 +408,45 @@ impl<'s> Matcher<'_, 's> {
         Some(args.first()?.start..args.last()?.end)
     }
 
+    /// All languages: host and port joined around a colon held in a
+    /// constant (`ip + COLON + port`, `String.format("%s%s%s", host, DELIM,
+    /// port)` where the file sets `DELIM = ":"`): the same join as
+    /// `host + ":" + port`.
+    pub(in crate::matcher) fn check_colon_constant_join(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if self.tokens[i].kind != TokenKind::Ident
+            || !(name.eq_ignore_ascii_case("colon") || self.colon_constants.contains(name))
+            || self.next_is(i, "=")
+        {
+            return;
+        }
+        // The start of a qualified name (`Constants.COLON`, `sep::COLON`).
+        let mut start = i;
+        while start >= 2
+            && matches!(self.tokens[start - 1].text, "." | "::")
+            && self.tokens[start - 2].kind == TokenKind::Ident
+        {
+            start -= 2;
+        }
+        let concatenated = self.previous_is(start, "+") && self.next_is(i, "+");
+        let formatted = self.previous_is(start, ",")
+            && self.next_is(i, ",")
+            && self.enclosing_open(i).is_some_and(|open| {
+                matches!(
+                    self.callee_at(open),
+                    "format" | "Sprintf" | "sprintf" | "printf" | "formatted"
+                )
+            });
+        if (concatenated || formatted)
+            && !self.brackets_handled_near(i)
+            && !self.in_message_call(i)
+            && !self.credentials_near(i)
+            && !self.has_match("host-port-join", self.tokens[i].line)
+        {
+            self.push("host-port-join", Severity::Warning, i, format!("host and port joined around `{name}` (a ':') give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)"));
+        }
+    }
+
     /// Java, JavaScript, TypeScript: the host taken before a colon found by
     /// `indexOf(':')`/`lastIndexOf(':')` (`int pidx = host.lastIndexOf(':');
     /// ... host = host.substring(0, pidx)`): the host of `[::1]:80` keeps its
