@@ -202,10 +202,15 @@ impl<'s> Matcher<'_, 's> {
                     self.check_ihl(i);
                     self.check_split(i);
                     self.check_dotted_quad_call(i);
+                    if matches!(language, Java | JavaScript | TypeScript) {
+                        self.check_colon_index_substring(i);
+                    }
+                    self.check_colon_constant_join(i);
                 }
                 TokenKind::Str => {
                     self.check_literal(i);
                     self.check_join_string(i);
+                    self.check_append_join(i);
                     self.check_colon_compare(i);
                     self.check_dotted_quad_string(i);
                     self.check_sql_address_column(i);

@@ -80,6 +80,12 @@ const NECESSARY: &[Necessary] = &[
         languages: &[Go],
         with_address_word: false,
     },
+    // address-byte-layout in Go: a mask for 32-bit addresses (`net.CIDRMask(n, 32)`)
+    Necessary {
+        pattern: r"CIDRMask",
+        languages: &[Go],
+        with_address_word: false,
+    },
     // IPv4-named APIs and types in every language (ip4_fmt, Ipv4Addr,
     // Inet4Address, net.IPv4, isIPv4, 'IPv4', golang.org/x/net/ipv4)
     Necessary {

@@ -184,7 +184,9 @@ pub static RULES: &[Rule] = &[
                Reported as a note in test files (and Rust `#[cfg(test)]` modules) and in \
                tables of several addresses, where it is probably data; in text for people \
                (log, exception, help and thread-name text, continuation lines of a multi-line \
-               log call included, and `toString()`/`String()`/`Display`/`__repr__` bodies); \
+               log call included, a constant named for help or usage text such as \
+               `HELP = \"\"\"...\"\"\"` or `static final String USAGE = ...`, and \
+               `toString()`/`String()`/`Display`/`__repr__` bodies); \
                and beside an IPv6 literal (`addr == \"0.0.0.0\" || addr == \"[::]\"`). \
                Misses: addresses assembled at run time from numbers held in variables.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
@@ -287,6 +289,9 @@ pub static RULES: &[Rule] = &[
                sets to `\":\"` (`SEPARATOR = \":\"`, `const SEP: &str = \":\"`). The port \
                taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
                `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported. \
+               Java and JavaScript: the host taken with `substring(0, i)` where `i` came \
+               from `indexOf(':')`/`lastIndexOf(':')` in the same function (`host = \
+               host.substring(0, pidx)`), reported as well as the `indexOf`. \
                Misses: a colon constant defined in another file under another name, and \
                splits behind a helper function.",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
@@ -311,7 +316,13 @@ pub static RULES: &[Rule] = &[
                `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
                exception messages (`log.info(...)`, `raise ValueError(...)`), except URLs \
                (`\"http://%s:%s/\"`), which are made to be used; a note in help and \
-               thread-name text and in `toString()`-style debug output.",
+               thread-name text and in `toString()`-style debug output. Builders: a host \
+               appended, then `append(\":\")`, then a port within 30 tokens \
+               (`sw.append(addr.getHostString()); sw.append(\":\"); sw.append(port)`), \
+               reported on the host's line. A colon held in a constant (`ip + \
+               Constants.COLON + port`, `String.format(\"%s%s%s\", host, DELIM, port)` with \
+               `DELIM = \":\"`) joins the same way. Misses: a join spread over helper \
+               functions, a colon constant defined in another file under another name.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
               §3.2.2).",
@@ -422,7 +433,8 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: C_FAMILY,
         what: "Plain `struct sockaddr` used as storage: a variable or field of that type, or \
-               `sizeof(struct sockaddr)` as a length.",
+               `sizeof(struct sockaddr)` as a length. Not a `typedef` of the type \
+               (`typedef struct sockaddr SA;`) nor one view in a union.",
         why: "`struct sockaddr` is 16 bytes, the size of a `sockaddr_in`; a `sockaddr_in6` is 28. \
               Copying an IPv6 peer into it (`memcpy(&x->addr, sa, sizeof(struct sockaddr))`) \
               truncates the address, and `accept()` or `getpeername()` with that length return \
@@ -454,7 +466,8 @@ pub static RULES: &[Rule] = &[
                (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`). Misses: sizes \
                held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
                offsets computed from such constants, and buffers whose address arrives more \
-               than three lines away through a variable not named for an address.",
+               than three lines away through a variable not named for an address. Go: a \
+               mask for 32-bit addresses (`net.CIDRMask(32, 32)`, any `CIDRMask(n, 32)`).",
         why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
               (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
               (§7) found these 4-byte assumptions the costliest part of a port, because no \
@@ -545,7 +558,11 @@ pub static RULES: &[Rule] = &[
         languages: &[Java],
         what: "`InetSocketAddress` or `InetAddress` turned into text with `toString()`, \
                `String.valueOf` or string concatenation and used as a host or host:port \
-               (`socket.getRemoteSocketAddress().toString()`).",
+               (`socket.getRemoteSocketAddress().toString()`). The address is a variable of \
+               an address type or the value of a getter named for a socket address \
+               (`getRemoteSocketAddress()`, `peer.getQuorumAddress()`, \
+               `getElectionAddress()`; not `getHostAddress()`, `getMacAddress()` or \
+               `getEmailAddress()`). Misses: addresses held in fields of other classes.",
         why: "`toString()` gives `hostname/1.2.3.4:80` (or `/1.2.3.4:80`), and for IPv6 \
               `/2001:db8:0:0:0:0:0:1:80`: a leading slash, an unbracketed address and a port no \
               parser can split off.",

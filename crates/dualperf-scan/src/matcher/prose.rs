@@ -57,13 +57,32 @@ impl<'s> Matcher<'_, 's> {
         let keyword = i >= 2
             && (self.tokens[i - 1].is_punct("=") || self.tokens[i - 1].is_punct(":"))
             && HELP_KEYWORDS.contains(&self.tokens[i - 2].text);
-        if keyword {
+        if keyword || self.assigned_to_help_name(i) {
             return Some("help text");
         }
         if self.in_debug_method(i) {
             return Some("debug text (toString)");
         }
         None
+    }
+
+    /// True if the string at `i` is the value of a constant or variable named
+    /// for help or usage text: `HELP = """..."""` (Python), `static final
+    /// String USAGE = "..."` (Java), `const usage = "..."` (Go, JavaScript),
+    /// `const USAGE: &str = "..."` (Rust). The name is read back to the start
+    /// of the declaration (at most 8 tokens on the line of the `=`, never past
+    /// `;`, `{` or `}`).
+    fn assigned_to_help_name(&self, i: usize) -> bool {
+        if i < 2 || !self.tokens[i - 1].is_punct("=") {
+            return false;
+        }
+        let line = self.tokens[i - 1].line;
+        (i.saturating_sub(10)..i - 1)
+            .rev()
+            .take_while(|&j| {
+                self.tokens[j].line == line && !matches!(self.tokens[j].text, ";" | "{" | "}")
+            })
+            .any(|j| self.tokens[j].kind == TokenKind::Ident && is_help_name(self.tokens[j].text))
     }
 
     /// True inside a `toString()` (Java, JavaScript), `String() string` (Go),
@@ -123,6 +142,13 @@ impl<'s> Matcher<'_, 's> {
     }
 }
 
+/// True if `name` names help or usage text (`HELP`, `USAGE_TEXT`,
+/// `helpMessage`, `usage`), not a helper (`helperAddr`).
+fn is_help_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("usage") || lower.contains("help") && !lower.contains("helper")
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{scan_source, Language, Severity};
@@ -159,6 +185,31 @@ mod tests {
         assert_eq!(
             severities(python, Language::Python, "cli.py", "ipv4-literal"),
             [Severity::Note]
+        );
+    }
+
+    #[test]
+    fn literals_in_help_constants_are_notes_and_other_constants_are_not() {
+        // waitress's runner.py: the help text is a module constant.
+        let python = "HELP = \"\"\"\\\nUsage:\n  --host=ADDR  (default 0.0.0.0)\n\"\"\"\nHOST = \"127.0.0.1\"\n";
+        assert_eq!(
+            severities(python, Language::Python, "runner.py", "ipv4-literal"),
+            [Severity::Note, Severity::Warning]
+        );
+        let java = "class Main {\n  static final String USAGE = \"usage: main [-h 10.0.0.1]\";\n  static final String HELPER_ADDR = \"10.0.0.2\";\n}\n";
+        assert_eq!(
+            severities(java, Language::Java, "Main.java", "ipv4-literal"),
+            [Severity::Note, Severity::Warning]
+        );
+        let rust = "const USAGE: &str = \"usage: tool --bind 0.0.0.0\";\nconst BIND: &str = \"0.0.0.0\";\n";
+        assert_eq!(
+            severities(rust, Language::Rust, "main.rs", "ipv4-literal"),
+            [Severity::Note, Severity::Warning]
+        );
+        let go = "package main\n\nconst usage = \"usage: tool -bind 0.0.0.0\"\n\nvar bind = \"0.0.0.0\"\n";
+        assert_eq!(
+            severities(go, Language::Go, "main.go", "ipv4-literal"),
+            [Severity::Note, Severity::Warning]
         );
     }
 

@@ -156,7 +156,8 @@ impl<'s> Matcher<'_, 's> {
                 })
         }) && i > 0
             && !self.tokens[i - 1].is_punct("(")
-            && !self.tokens[i - 1].is_ident("const");
+            && !self.tokens[i - 1].is_ident("const")
+            && !self.is_type_alias(i);
         if declares && self.in_family_union(i) {
             return; // `union { struct sockaddr sa; struct sockaddr_in6 sin6; }`
         }
@@ -173,6 +174,17 @@ impl<'s> Matcher<'_, 's> {
                 format!("{what}, too small for a sockaddr_in6 (28); use struct sockaddr_storage and the real address length"),
             );
         }
+    }
+
+    /// True if the `sockaddr` at token `i` is the type of a `typedef`
+    /// (`typedef struct sockaddr SA;`): a name for the type, no storage.
+    fn is_type_alias(&self, i: usize) -> bool {
+        let start = if i > 0 && self.tokens[i - 1].is_ident("struct") {
+            i - 1
+        } else {
+            i
+        };
+        start > 0 && self.tokens[start - 1].is_ident("typedef")
     }
 
     /// True if token `i` is a member of a union: the plain `sockaddr` is one

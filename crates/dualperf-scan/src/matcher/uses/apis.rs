@@ -143,6 +143,16 @@ impl<'s> Matcher<'_, 's> {
                     self.push("ipv4-literal", Severity::Warning, i, format!("hard-coded IPv4 address {address} (`net.IPv4`); make it configurable or resolve a name"));
                 }
             }
+            "CIDRMask" if self.next_is(i, "(") => {
+                // `net.CIDRMask(ones, 32)`: a mask for 32-bit addresses.
+                let Some(args) = self.call_arguments(i + 1) else {
+                    return;
+                };
+                let bits = args.get(1).map(|a| &self.tokens[a.clone()]);
+                if bits.is_some_and(|a| a.len() == 1 && a[0].text == "32") {
+                    self.push("address-byte-layout", Severity::Warning, i, "`net.CIDRMask(n, 32)` is a mask for 4-byte (IPv4) addresses; take the bit length from the address (8 * len(ip), 128 for IPv6)".into());
+                }
+            }
             "IPv4zero" | "IPv4bcast" | "IPv4allsys" | "IPv4allrouter" => {
                 let fix = match name {
                     "IPv4zero" => "net.IPv6unspecified with a dual-stack listener",
@@ -178,7 +188,7 @@ impl<'s> Matcher<'_, 's> {
         let name = token.text;
         // The receiver is either a getter call `x.getRemoteSocketAddress()`
         // or a variable declared in this file with an address type.
-        let (is_address, end) = if ADDRESS_GETTERS.contains(&name)
+        let (is_address, end) = if (ADDRESS_GETTERS.contains(&name) || is_address_getter(name))
             && self.next_is(i, "(")
             && self.text_at(i + 2) == ")"
         {
@@ -249,4 +259,25 @@ impl<'s> Matcher<'_, 's> {
             _ => {}
         }
     }
+}
+
+/// Java: a getter named for a socket address (`getQuorumAddress`,
+/// `getElectionAddress`, `getClientSocketAddress`), whose value prints as
+/// `host/1.2.3.4:80`; not one that returns text or another kind of address
+/// (`getHostAddress`, `getMacAddress`, `getEmailAddress`).
+fn is_address_getter(name: &str) -> bool {
+    const NOT_SOCKET: &[&str] = &[
+        "Host", "Mac", "Email", "Mail", "Hardware", "Physical", "Ether", "Url", "Web", "Street",
+        "Billing", "Shipping", "Home", "Ip", "IP", "String", "Text",
+    ];
+    let Some(middle) = name
+        .strip_prefix("get")
+        .and_then(|rest| rest.strip_suffix("Address"))
+    else {
+        return false;
+    };
+    let middle = middle.strip_suffix("Socket").unwrap_or(middle);
+    !middle.is_empty()
+        && middle.starts_with(|c: char| c.is_ascii_uppercase())
+        && !NOT_SOCKET.iter().any(|w| middle.ends_with(w))
 }

@@ -354,6 +354,150 @@ impl<'s> Matcher<'_, 's> {
 
 /// `*.*.*.*`, `192.168.*.*`: four dot-separated parts of digits or `*`,
 /// at least one a wildcard (access lists written for IPv4 text).
+impl<'s> Matcher<'_, 's> {
+    /// Java and other builder languages: host and port appended around a
+    /// bare `":"` (`sw.append(addr.getHostString()); sw.append(":");
+    /// sw.append(addr.getPort())`): the same join as `host + ":" + port`,
+    /// reported where the host is appended.
+    pub(in crate::matcher) fn check_append_join(&mut self, i: usize) {
+        if self.tokens[i].string_content() != ":"
+            || i < 2
+            || !self.tokens[i - 1].is_punct("(")
+            || !self.tokens[i - 2].is_ident("append")
+            || !self.next_is(i, ")")
+        {
+            return;
+        }
+        let Some(host) = self.nearby_append(i - 2, false).and_then(|args| {
+            args.into_iter()
+                .find(|&j| is_host_text(self.tokens[j].text))
+        }) else {
+            return;
+        };
+        let port_after = self.nearby_append(i - 2, true).is_some_and(|mut args| {
+            args.any(|j| {
+                let t = &self.tokens[j];
+                t.kind == TokenKind::Ident
+                    && crate::matcher::words::name_words(t.text)
+                        .iter()
+                        .any(|w| w == "port")
+            })
+        });
+        if port_after
+            && !self.brackets_handled_near(i)
+            && !self.has_match("host-port-join", self.tokens[host].line)
+        {
+            self.push("host-port-join", Severity::Warning, host, "host appended before a bare ':' and the port: an ambiguous IPv6 text; bracket the host when it contains ':'".into());
+        }
+    }
+
+    /// The argument tokens of the `append(` call before (or after) the one
+    /// named at `at`, within 30 tokens and the same block.
+    fn nearby_append(&self, at: usize, after: bool) -> Option<std::ops::Range<usize>> {
+        let found = if after {
+            (at + 1..(at + 30).min(self.tokens.len()))
+                .take_while(|&j| !matches!(self.tokens[j].text, "{" | "}"))
+                .find(|&j| self.tokens[j].is_ident("append") && self.next_is(j, "("))
+        } else {
+            (at.saturating_sub(30)..at)
+                .rev()
+                .take_while(|&j| !matches!(self.tokens[j].text, "{" | "}"))
+                .find(|&j| self.tokens[j].is_ident("append") && self.next_is(j, "("))
+        }?;
+        let args = self.call_arguments(found + 1)?;
+        Some(args.first()?.start..args.last()?.end)
+    }
+
+    /// All languages: host and port joined around a colon held in a
+    /// constant (`ip + COLON + port`, `String.format("%s%s%s", host, DELIM,
+    /// port)` where the file sets `DELIM = ":"`): the same join as
+    /// `host + ":" + port`.
+    pub(in crate::matcher) fn check_colon_constant_join(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if self.tokens[i].kind != TokenKind::Ident
+            || !(name.eq_ignore_ascii_case("colon") || self.colon_constants.contains(name))
+            || self.next_is(i, "=")
+        {
+            return;
+        }
+        // The start of a qualified name (`Constants.COLON`, `sep::COLON`).
+        let mut start = i;
+        while start >= 2
+            && matches!(self.tokens[start - 1].text, "." | "::")
+            && self.tokens[start - 2].kind == TokenKind::Ident
+        {
+            start -= 2;
+        }
+        let concatenated = self.previous_is(start, "+") && self.next_is(i, "+");
+        let formatted = self.previous_is(start, ",")
+            && self.next_is(i, ",")
+            && self.enclosing_open(i).is_some_and(|open| {
+                matches!(
+                    self.callee_at(open),
+                    "format" | "Sprintf" | "sprintf" | "printf" | "formatted"
+                )
+            });
+        if (concatenated || formatted)
+            && !self.brackets_handled_near(i)
+            && !self.in_message_call(i)
+            && !self.credentials_near(i)
+            && !self.has_match("host-port-join", self.tokens[i].line)
+        {
+            self.push("host-port-join", Severity::Warning, i, format!("host and port joined around `{name}` (a ':') give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)"));
+        }
+    }
+
+    /// Java, JavaScript, TypeScript: the host taken before a colon found by
+    /// `indexOf(':')`/`lastIndexOf(':')` (`int pidx = host.lastIndexOf(':');
+    /// ... host = host.substring(0, pidx)`): the host of `[::1]:80` keeps its
+    /// brackets, and a bare IPv6 address is cut at its last group.
+    pub(in crate::matcher) fn check_colon_index_substring(&mut self, i: usize) {
+        if !matches!(self.tokens[i].text, "substring" | "substr" | "slice") || !self.next_is(i, "(")
+        {
+            return;
+        }
+        let Some(args) = self.call_arguments(i + 1) else {
+            return;
+        };
+        let [from, to] = args.as_slice() else {
+            return;
+        };
+        if from.len() != 1 || self.tokens[from.start].text != "0" || to.len() != 1 {
+            return;
+        }
+        let index = &self.tokens[to.start];
+        if index.kind != TokenKind::Ident {
+            return;
+        }
+        let start = self
+            .enclosing_function_body(i)
+            .unwrap_or(i.saturating_sub(600));
+        let colon_index = (start..i).any(|j| {
+            self.tokens[j].text == index.text
+                && self.next_is(j, "=")
+                && self.tokens[self.statement(j + 1)].windows(3).any(|w| {
+                    matches!(w[0].text, "indexOf" | "lastIndexOf")
+                        && w[1].is_punct("(")
+                        && w[2].kind == TokenKind::Str
+                        && w[2].string_content() == ":"
+                })
+        });
+        if colon_index
+            && !self.brackets_handled_near(i)
+            && !self.has_match("host-port-split", self.tokens[i].line)
+        {
+            self.push("host-port-split", Severity::Warning, i, format!("the host taken before the ':' found by indexOf/lastIndexOf (`{}(0, {})`) keeps an IPv6 literal's brackets or cuts a bare one; use a bracket-aware host:port parser", self.tokens[i].text, index.text));
+        }
+    }
+}
+
+/// True if `text` names a host or an address as text (`getHostString`,
+/// `getHostName`, `host`, `remoteAddr`).
+fn is_host_text(text: &str) -> bool {
+    matches!(text, "getHostString" | "getHostName" | "getHostAddress")
+        || crate::matcher::words::is_address_name(text)
+}
+
 fn is_ipv4_wildcard(content: &str) -> bool {
     content.len() <= 15
         && content.contains('*')
