@@ -270,6 +270,19 @@ impl Experiment for CalibrateExperiment {
     }
 }
 
+/// Whether an estimate was called significant; a "no" whose paired test
+/// alone would have said yes says it was withheld (by the contention rule
+/// or the multiple-comparison control: the run's report says which).
+fn detected(estimate: &dualperf_model::calibration::Estimate) -> String {
+    match (estimate.significant, estimate.p_value) {
+        (true, _) => "yes".to_string(),
+        (false, Some(p)) if p < 0.05 => format!(
+            "no (withheld although p = {p:.1e}: contended trials or multiple comparisons; see the run's report)"
+        ),
+        (false, _) => "no".to_string(),
+    }
+}
+
 /// The calibration as the terminal shows it.
 pub(crate) fn render(calibration: &Calibration) -> String {
     let percent = |ratio: f64| format!("{:+.2} %", ratio * 100.0);
@@ -307,7 +320,7 @@ pub(crate) fn render(calibration: &Calibration) -> String {
                 ci(effect.estimate.ci95),
                 percent(effect.truth),
                 yes(effect.covered()),
-                yes(effect.estimate.significant),
+                detected(&effect.estimate),
                 effect.bias() * 100.0
             ));
         }
@@ -411,6 +424,18 @@ mod tests {
             text.contains("false positives: 1 of 1 A/A comparisons significant; known effects: 1 of 1 detected, 1 of 1"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn an_effect_withheld_despite_its_test_says_so() {
+        let withheld = estimate(-0.06, (-0.063, -0.059), false);
+        assert!(detected(&withheld).starts_with("no (withheld although p = 1.0e-2"));
+        let unseen = Estimate {
+            p_value: Some(0.4),
+            ..withheld
+        };
+        assert_eq!(detected(&unseen), "no");
+        assert_eq!(detected(&estimate(-0.06, (-0.063, -0.059), true)), "yes");
     }
 
     #[test]
