@@ -621,32 +621,32 @@ fn server_name(args: &Args) -> Option<&str> {
     args.host.as_deref().or(args.client.as_deref())
 }
 
-/// `-i` as iperf3 takes it: seconds, or a number with `ms`/`s`; 10 ms to 60 s.
+/// `-i` as iperf3 takes it: seconds, or a duration with a unit (`50ms`,
+/// `2s`; the one duration parser, [`dualperf_model::units::parse_duration`]);
+/// 10 ms to 60 s.
 pub(crate) fn parse_interval_ms(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
-        (ms, 1.0)
-    } else if let Some(s) = text.strip_suffix('s') {
-        (s, 1000.0)
-    } else {
-        (text, 1000.0)
+    let bare = !dualperf_model::units::duration_has_unit(text);
+    let hint = |value: f64| {
+        if bare && value >= 10.0 {
+            format!(" (seconds, as in iperf3; did you mean {value}ms?)")
+        } else {
+            String::new()
+        }
     };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a time (e.g. 1, 0.05, 50ms)"))?;
-    let ms = value * scale;
-    if !(10.0..=60_000.0).contains(&ms) || !ms.is_finite() {
-        return Err(format!(
-            "{text} is outside 10 ms to 60 s{}",
-            if scale == 1000.0 && value >= 10.0 && !text.ends_with('s') {
-                format!(" (seconds, as in iperf3; did you mean {value}ms?)")
-            } else {
-                String::new()
+    let interval =
+        match dualperf_model::units::parse_duration(text, std::time::Duration::from_secs(60)) {
+            Ok(interval) => interval,
+            Err(dualperf_model::ParseUnitError::TooLarge { .. }) => {
+                let value = text.parse::<f64>().unwrap_or(0.0);
+                return Err(format!("{text} is outside 10 ms to 60 s{}", hint(value)));
             }
-        ));
+            Err(e) => return Err(format!("-i: {e}")),
+        };
+    if interval < std::time::Duration::from_millis(10) {
+        return Err(format!("{text} is outside 10 ms to 60 s"));
     }
-    Ok(ms.round() as u64)
+    Ok((interval.as_secs_f64() * 1e3).round() as u64)
 }
 
 /// The arms of a plain run: native IPv4 and IPv6 (or one with -4/-6).
