@@ -28,6 +28,8 @@ pub(crate) use media::VIDEO_CIF;
 mod peer;
 pub(crate) use peer::{check_stamp_plan, default_tests, parse_peer};
 mod plan;
+mod title;
+mod tuning;
 mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
@@ -380,13 +382,29 @@ impl From<OrderArg> for RepetitionOrder {
     }
 }
 
-/// Runs `dualperf run`.
-pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
-    debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
+/// Runs `dualperf run`; with `-T` every line it prints, errors included,
+/// carries the title.
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     iperf3::refuse_missing(&args.iperf3)?;
     if let Some(path) = &args.iperf3.logfile {
         iperf3::redirect_to_logfile(path)?;
     }
+    let Some(title) = args.iperf3.title.clone() else {
+        return run_measured(args);
+    };
+    let _titled = title::prefix_lines(&title)
+        .map_err(|e| super::Failure::environment(format!("-T: redirecting the output: {e}")))?;
+    Ok(match run_measured(args) {
+        Ok(code) => code,
+        Err(error) => super::report_error(&error),
+    })
+}
+
+/// `dualperf run` itself.
+fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
+    debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
+    let socket_tuning = tuning::socket_tuning(&args.iperf3)?;
+    let source_addresses = tuning::source_addresses(&args.iperf3)?;
     if args.iperf3.get_server_output {
         eprintln!("dualperf: --get-server-output: the server's side of every trial is always in the result (--json)");
     }
@@ -442,6 +460,8 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         n => n,
     };
     iperf3::apply_congestion(&mut config, args.iperf3.congestion.as_deref());
+    tuning::check_peer(config.peer, &socket_tuning, &source_addresses)?;
+    tuning::apply(&mut config, socket_tuning);
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
     }
@@ -486,6 +506,7 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                 args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
             ),
         interval_sink: None,
+        source_addresses: source_addresses.clone(),
     };
     let routers = dualperf_engine::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
@@ -572,6 +593,9 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     )?;
     if args.iperf3.json_stream {
         json_stream::emit("end", serde_json::to_value(&result)?);
+    }
+    for line in tuning::granted_lines(&result, &socket_tuning, &source_addresses) {
+        eprintln!("{line}");
     }
     if let Some(path) = &args.openmetrics {
         super::exporter::write_textfile(&result, path)?;
