@@ -2,7 +2,7 @@
 //! one): those whose meaning dualperf has are wired to it (`-S` TOS byte,
 //! `-O` omit = warm-up, `-C` congestion control, `-w`/`-M`/`-N`/`-B` in
 //! tuning.rs, `-T` in title.rs, `--logfile`,
-//! `--get-server-output`, `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
+//! `--get-server-output` (the server's line per trial), `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
 //! be refused with the reason (exit 2) — never accepted and ignored.
 
 use std::path::PathBuf;
@@ -39,8 +39,10 @@ pub(crate) struct Iperf3Flags {
     /// error) to FILE, appended, as iperf3's --logfile.
     #[arg(long, value_name = "FILE")]
     pub logfile: Option<PathBuf>,
-    /// Accepted for iperf3 scripts: the server's side of every trial (its
-    /// meters and CPU) is always part of dualperf's result.
+    /// Print the server's own line for every trial after the run (what it
+    /// received and sent, as its log says), as iperf3's
+    /// --get-server-output; the server's meters and CPU are in the result
+    /// (--json) either way.
     #[arg(long)]
     pub get_server_output: bool,
     /// Source address of the client's sockets, one per family, as
@@ -131,6 +133,27 @@ pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
         Some((_, flag, why)) => Err(Failure::usage(format!("{flag} is not supported: {why}"))),
         None => Ok(()),
     }
+}
+
+/// `--get-server-output`: "Server output:" and the server's line of every
+/// completed trial, named by arm, point and repetition.
+pub(crate) fn server_output_lines(result: &dualperf_model::RunResult) -> Vec<String> {
+    let mut lines = vec!["Server output:".to_string()];
+    for trial in &result.trials {
+        let dualperf_model::TrialOutcome::Ok(observations) = &trial.outcome else {
+            continue;
+        };
+        lines.push(format!(
+            "[{} {} #{}] {}",
+            trial.arm,
+            trial.spec.label(),
+            trial.repetition + 1,
+            observations.server_output.as_deref().unwrap_or(
+                "(none: the far end sent no line; an older dualperf serve or another peer)"
+            )
+        ));
+    }
+    lines
 }
 
 /// `-C`: the congestion control of every TCP point of `config`.

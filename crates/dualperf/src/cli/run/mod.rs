@@ -405,9 +405,6 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
     let socket_tuning = tuning::socket_tuning(&args.iperf3)?;
     let source_addresses = tuning::source_addresses(&args.iperf3)?;
-    if args.iperf3.get_server_output {
-        eprintln!("dualperf: --get-server-output: the server's side of every trial is always in the result (--json)");
-    }
     args.dscp = args.dscp.or(args.iperf3.tos);
     args.warmup = args.iperf3.omit.unwrap_or(args.warmup);
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
@@ -596,6 +593,15 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     for line in tuning::granted_lines(&result, &socket_tuning, &source_addresses) {
         eprintln!("{line}");
+    }
+    if args.iperf3.get_server_output {
+        let json_on_stdout = args.json_stdout || args.json.as_deref().is_some_and(is_stdout);
+        for line in iperf3::server_output_lines(&result) {
+            match json_on_stdout || args.iperf3.json_stream {
+                true => eprintln!("{line}"),
+                false => super::say(&line),
+            }
+        }
     }
     if let Some(path) = &args.openmetrics {
         super::exporter::write_textfile(&result, path)?;
