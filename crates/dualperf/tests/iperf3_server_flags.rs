@@ -2,7 +2,9 @@
 //! `dualperf -s -1` serves one client's whole run (one session per trial)
 //! and exits 0 by itself, and `dualperf -c … --get-server-output` prints
 //! the server's own line of every trial, the same numbers the server's log
-//! prints.
+//! prints; `--bidir` runs both directions at once, each seen by the server
+//! as a session of its own (one receiving, one sending), and prints each
+//! direction's goodput.
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
@@ -152,4 +154,66 @@ fn get_server_output_prints_the_servers_line_per_trial() {
             "{moved} not in the server's log:\n{log}"
         );
     }
+}
+
+#[test]
+fn bidir_moves_both_directions_at_once_and_prints_each() {
+    let port = free_port();
+    let mut server = Server::start(port, &[]);
+    let json = std::env::temp_dir().join(format!("dp-bidir-{}.json", std::process::id()));
+    let output = Command::new(BINARY)
+        .args([
+            "-c",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "--bidir",
+            "-l",
+            "64K",
+        ])
+        .args([
+            "-t",
+            "0.3",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--no-store",
+            "--no-intervals",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let result: dualperf_model::RunResult =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert_eq!(result.trials.len(), 1);
+    let dualperf_model::TrialOutcome::Ok(forward) = &result.trials[0].outcome else {
+        panic!("{:?}", result.trials[0])
+    };
+    assert!(!result.trials[0].spec.reverse);
+    let reverse = &forward.loads[0];
+    assert!(reverse.spec.reverse && reverse.spec.kind == result.trials[0].spec.kind);
+    assert!(forward.receiver.bytes > 0 && reverse.observations.receiver.bytes > 0);
+    // The reverse direction's interval spans the forward one's.
+    assert!(reverse.observations.measured_ns >= forward.measured_ns);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("client to server") && l.contains("server to client"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("Mbit/s"), "{line}");
+    // UDP is refused with the reason, not run half-right.
+    let udp = client(port, &["--bidir"]);
+    assert_eq!(udp.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&udp.stderr).contains("tcp-stream only"));
+    std::thread::sleep(Duration::from_millis(300));
+    let log = server.log();
+    // Two sessions served: one received (client to server), one sent.
+    assert_eq!(log.matches("closed by peer").count(), 2, "{log}");
+    assert!(log.contains(", sent 0 B in"), "{log}");
+    assert!(log.contains("received 0 B, sent "), "{log}");
 }

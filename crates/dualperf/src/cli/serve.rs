@@ -321,8 +321,13 @@ mod tests {
         let failure = error.downcast_ref::<super::super::Failure>().unwrap();
         assert_eq!(failure.code, crate::exit::USAGE);
         assert!(failure.message.contains("not supported: "), "{failure}");
-        assert!(failure.message.contains("dualperf-serve.service"), "{failure}");
-        let quiet = Cli::try_parse_from(["serve", "-1", "--one-off-quiet", "0"]).unwrap().args;
+        assert!(
+            failure.message.contains("dualperf-serve.service"),
+            "{failure}"
+        );
+        let quiet = Cli::try_parse_from(["serve", "-1", "--one-off-quiet", "0"])
+            .unwrap()
+            .args;
         assert!(refuse_missing(&quiet).is_err());
     }
 

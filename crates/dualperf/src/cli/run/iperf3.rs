@@ -70,8 +70,11 @@ pub(crate) struct Iperf3Flags {
     /// Refused: iperf3's packet budget (`-k`). See docs/iperf3-flags.md.
     #[arg(hide = true, short = 'k', long = "blockcount", value_name = "N")]
     pub blockcount: Option<String>,
-    /// Refused: both directions at once (`--bidir`). See docs/iperf3-flags.md.
-    #[arg(hide = true, long)]
+    /// Both directions at once in one trial, as iperf3's --bidir (TCP):
+    /// the tcp-stream test runs client to server while its mirror image
+    /// runs server to client; each direction is measured by its own meters
+    /// and printed on its own line. UDP is refused for now.
+    #[arg(long, conflicts_with_all = ["reverse", "load", "plan"])]
     pub bidir: bool,
     /// Prefix every line this run prints (standard output and error) with
     /// `STR:  `, as iperf3's `-T`.
@@ -124,10 +127,17 @@ pub(crate) fn parse_tos(text: &str) -> Result<Dscp, String> {
 /// # Errors
 /// A usage error (exit 2) naming the first refused flag and the reason.
 pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
-    let refused: [(bool, &str, &str); 3] = [
-        (flags.bytes.is_some(), "-n/--bytes", "trials are timed (-t); a byte budget is not implemented"),
-        (flags.blockcount.is_some(), "-k/--blockcount", "trials are timed (-t); a packet budget is not implemented"),
-        (flags.bidir, "--bidir", "a trial runs one direction; use -R for the other, or --load tcp,reverse to measure one direction while the other is loaded"),
+    let refused: [(bool, &str, &str); 2] = [
+        (
+            flags.bytes.is_some(),
+            "-n/--bytes",
+            "trials are timed (-t); a byte budget is not implemented",
+        ),
+        (
+            flags.blockcount.is_some(),
+            "-k/--blockcount",
+            "trials are timed (-t); a packet budget is not implemented",
+        ),
     ];
     match refused.iter().find(|(given, _, _)| *given) {
         Some((_, flag, why)) => Err(Failure::usage(format!("{flag} is not supported: {why}"))),
@@ -224,22 +234,13 @@ mod tests {
             ..Default::default()
         };
         assert!(refuse_missing(&implemented).is_ok());
-        let cases: Vec<(Iperf3Flags, &str)> = vec![
-            (
-                Iperf3Flags {
-                    bidir: true,
-                    ..Default::default()
-                },
-                "--bidir",
-            ),
-            (
-                Iperf3Flags {
-                    bytes: Some("1M".into()),
-                    ..Default::default()
-                },
-                "-n/--bytes",
-            ),
-        ];
+        let cases: Vec<(Iperf3Flags, &str)> = vec![(
+            Iperf3Flags {
+                bytes: Some("1M".into()),
+                ..Default::default()
+            },
+            "-n/--bytes",
+        )];
         for (flags, name) in cases {
             let error = refuse_missing(&flags).unwrap_err();
             let failure = error.downcast_ref::<Failure>().unwrap();

@@ -19,6 +19,7 @@ use dualperf_model::{
 };
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod bidir;
 mod families;
 mod iperf3;
 mod json_stream;
@@ -404,6 +405,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
     let socket_tuning = tuning::socket_tuning(&args.iperf3)?;
+    if args.iperf3.bidir && args.tests == DEFAULT_TESTS && !args.udp && args.media.is_none() {
+        // iperf3's --bidir is one TCP test.
+        args.tests = "tcp-stream".into();
+    }
     let source_addresses = tuning::source_addresses(&args.iperf3)?;
     args.dscp = args.dscp.or(args.iperf3.tos);
     args.warmup = args.iperf3.omit.unwrap_or(args.warmup);
@@ -459,6 +464,9 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
     iperf3::apply_congestion(&mut config, args.iperf3.congestion.as_deref());
     tuning::check_peer(config.peer, &socket_tuning, &source_addresses)?;
     tuning::apply(&mut config, socket_tuning);
+    if args.iperf3.bidir {
+        bidir::apply(&mut config)?;
+    }
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
     }
@@ -593,6 +601,11 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     for line in tuning::granted_lines(&result, &socket_tuning, &source_addresses) {
         eprintln!("{line}");
+    }
+    if args.iperf3.bidir {
+        for line in bidir::direction_lines(&result) {
+            super::say(&line);
+        }
     }
     if args.iperf3.get_server_output {
         let json_on_stdout = args.json_stdout || args.json.as_deref().is_some_and(is_stdout);
