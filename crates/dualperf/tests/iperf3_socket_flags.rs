@@ -184,6 +184,37 @@ fn title_prefixes_every_line_errors_included() {
     for line in lines {
         assert!(line.starts_with("lab-3:  "), "untitled line: {line:?}");
     }
+    // JSON on standard output stays parseable: only standard error is titled.
+    let output = Command::new(BINARY)
+        .args([
+            "-c",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "--tests",
+            "tcp-stream",
+        ])
+        .args([
+            "-t",
+            "0.2",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--no-store",
+            "-J",
+            "-T",
+            "lab-3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let _: RunResult = serde_json::from_slice(&output.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.lines().all(|l| l.starts_with("lab-3:  ")),
+        "{stderr}"
+    );
     // A failure's message carries the title too, and the exit code stays 2.
     let output = client(port, &json, &["-T", "lab-3", "-M", "10"]);
     let stderr = String::from_utf8_lossy(&output.stderr);

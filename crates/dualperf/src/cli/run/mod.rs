@@ -393,7 +393,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Some(title) = args.iperf3.title.clone() else {
         return run_measured(args);
     };
-    let _titled = title::prefix_lines(&title)
+    let json_on_stdout =
+        args.json_stdout || args.json.as_deref().is_some_and(is_stdout) || args.iperf3.json_stream;
+    let _titled = title::prefix_lines(&title, json_on_stdout)
         .map_err(|e| super::Failure::environment(format!("-T: redirecting the output: {e}")))?;
     Ok(match run_measured(args) {
         Ok(code) => code,

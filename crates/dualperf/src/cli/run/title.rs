@@ -1,5 +1,6 @@
 //! `-T STR` (iperf3's `--title`): every line the run prints, on standard
-//! output and standard error, starts with `STR:  ` as iperf3's do. Both
+//! output and standard error, starts with `STR:  ` as iperf3's do (standard
+//! output is left alone when it carries JSON). Both
 //! descriptors are redirected into pipes whose reader threads prefix each
 //! line and write it to where the descriptor pointed before (a terminal, a
 //! file, `--logfile`'s file); dropping the guard restores the descriptors
@@ -18,14 +19,21 @@ pub(crate) struct Titled {
     ends: Vec<(RawFd, OwnedFd, Option<JoinHandle<()>>)>,
 }
 
-/// Starts prefixing standard output and standard error with `title`.
+/// Starts prefixing standard error, and standard output unless it carries
+/// JSON (`-J`, `--json -`, `--json-stream`: a prefix would break every
+/// parser), with `title`.
 ///
 /// # Errors
 /// The OS error of `dup`, `pipe` or `dup2`.
-pub(crate) fn prefix_lines(title: &str) -> std::io::Result<Titled> {
+pub(crate) fn prefix_lines(title: &str, json_on_stdout: bool) -> std::io::Result<Titled> {
     let prefix = format!("{title}:  ");
     let mut ends = Vec::new();
-    for target in [libc::STDOUT_FILENO, libc::STDERR_FILENO] {
+    let targets: &[RawFd] = if json_on_stdout {
+        &[libc::STDERR_FILENO]
+    } else {
+        &[libc::STDOUT_FILENO, libc::STDERR_FILENO]
+    };
+    for &target in targets {
         flush(target);
         let original = duplicate(target)?;
         let mut fds = [0 as RawFd; 2];
