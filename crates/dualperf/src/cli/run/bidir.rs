@@ -57,13 +57,8 @@ pub(super) fn apply(config: &mut RunConfig) -> anyhow::Result<()> {
     if !config.loads.is_empty() {
         return Err(Failure::usage("--bidir and --load cannot be combined"));
     }
-    let markings: std::collections::BTreeSet<String> = config
-        .arms
-        .iter()
-        .map(|a| format!("{:?}", a.marking))
-        .collect();
     let marking = config.arms.first().map(|a| a.marking).unwrap_or_default();
-    if markings.len() > 1 {
+    if config.arms.iter().any(|a| a.marking != marking) {
         return Err(Failure::usage("--bidir needs one marking for every arm"));
     }
     let mut reverse = point.clone();
