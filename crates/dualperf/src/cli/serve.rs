@@ -31,7 +31,8 @@ use super::secret;
   dualperf serve --auth-key-file /etc/dualperf.key --max-sessions 2
   DUALPERF_AUTH_KEY=\"$SECRET\" dualperf serve --no-host-facts
   dualperf serve --stamp                  also a STAMP reflector on UDP 862
-  dualperf serve --stamp --stamp-port 8620 --stamp-stateless --auth-key-file key")]
+  dualperf serve --stamp --stamp-port 8620 --stamp-stateless --auth-key-file key
+  dualperf -s -1                          serve one client's run, then exit")]
 pub(crate) struct Args {
     /// Control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]

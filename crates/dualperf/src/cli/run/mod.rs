@@ -69,7 +69,9 @@ const RUN_EXAMPLES: &str = "Examples:
 
   dualperf -c 127.0.0.1 -u -b 85M               one family: its values, the other said missing
   dualperf -p 5201 -c hostb -S 0xb8 -l 1K -O 0.5   iperf3's flags anywhere (docs/iperf3-flags.md)
-  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result";
+  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result
+  dualperf -c hostb -w 256K -M 1400 -N -B 192.0.2.1 -B 2001:db8::1   socket options, source per family
+  dualperf -c hostb --bidir -T lab1 --get-server-output   both directions at once, titled lines";
 
 /// Arguments of `dualperf run`.
 ///
