@@ -33,8 +33,9 @@ pub enum DataSockets {
     Tcp(Vec<TcpStream>),
     /// Connected UDP sockets (udp-stream, udp-rr).
     Udp(Vec<UdpSocket>),
-    /// tcp-connect client: where to connect, and how to mark each connection.
-    ConnectTo(SocketAddr, dualperf_model::Marking),
+    /// tcp-connect client: where to connect, how to mark each connection,
+    /// and the source address to bind it to (`-B`; `None`: the kernel's).
+    ConnectTo(SocketAddr, dualperf_model::Marking, Option<IpAddr>),
     /// tcp-connect server: the listener and the only peer it serves.
     AcceptOn(TcpListener, IpAddr),
 }
@@ -201,11 +202,11 @@ pub fn start_reporting(
                 });
             }
         }
-        DataSockets::ConnectTo(target, marking) => {
+        DataSockets::ConnectTo(target, marking, source) => {
             let (name, ctx) = context(0);
             let cpus = ctx.cpus.clone();
             flows.push(spawn_flow(name, cpus, move || {
-                connect::connect_repeatedly(target, marking, ctx)
+                connect::connect_repeatedly(target, marking, source, ctx)
             }));
         }
         DataSockets::AcceptOn(listener, peer) => {

@@ -96,6 +96,7 @@ pub mod sizes;
 pub mod socket_options;
 pub mod stamp;
 pub mod tcp_info;
+pub mod tuning;
 
 pub use error::{EngineError, Result};
 

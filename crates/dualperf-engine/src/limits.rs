@@ -153,6 +153,9 @@ pub fn validate_spec(spec: &TestSpec) -> Result<(), String> {
             total.as_millis()
         ));
     }
+    // -w, -M: a hostile client must not make the server pin gigabytes of
+    // socket memory (SO_RCVBUFFORCE as root ignores net.core.rmem_max).
+    spec.tuning.validate()?;
     if spec.parallel_streams == 0 || spec.parallel_streams > MAX_PARALLEL_STREAMS {
         return Err(format!(
             "{} parallel streams requested; a test has 1 to {MAX_PARALLEL_STREAMS} (-P)",

@@ -308,31 +308,15 @@ impl<'de> Deserialize<'de> for HumanDuration {
     }
 }
 
-/// Parses `"30s"`, `"5m"`, `"1h"`, `"250ms"`, `"1.5s"` or `"20"` (seconds).
+/// Parses `"30s"`, `"5m"`, `"1h"`, `"250ms"`, `"1.5s"` or `"20"` (seconds),
+/// with the one duration parser ([`dualperf_model::units::parse_duration`];
+/// `1m30s` too), up to a year.
 ///
 /// # Errors
 /// A message with examples.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
-    let scale = match unit.trim() {
-        "ms" => 0.001,
-        "" | "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => f64::NAN,
-    };
-    number
-        .parse::<f64>()
-        .ok()
-        .filter(|_| scale.is_finite())
-        .and_then(|n| Duration::try_from_secs_f64(n * scale).ok())
-        .ok_or_else(|| {
-            format!("`{text}` is not a duration (examples: \"30s\", \"5m\", \"1h\", \"250ms\")")
-        })
+    const YEAR: Duration = Duration::from_secs(366 * 86_400);
+    dualperf_model::units::parse_duration(text, YEAR).map_err(|e| e.to_string())
 }
 
 /// Formats a duration the way the file says it, e.g. `5m`, `30s`, `1.5s`.

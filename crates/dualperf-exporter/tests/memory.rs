@@ -37,6 +37,7 @@ fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
     let point = |kind, size_bytes| TestSpec {
         congestion_control: None,
         media: None,
+        tuning: Default::default(),
         kind,
         size_bytes,
         duration_ms: 20,

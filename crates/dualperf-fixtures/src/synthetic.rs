@@ -224,6 +224,7 @@ impl SyntheticLab {
         let spec = |kind, size_bytes| TestSpec {
             congestion_control: None,
             media: None,
+            tuning: Default::default(),
             kind,
             size_bytes,
             duration_ms: 2_000,

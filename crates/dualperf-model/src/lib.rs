@@ -45,6 +45,7 @@ pub mod spec;
 pub mod summary;
 pub mod testbed;
 pub mod time;
+pub mod tuning;
 pub mod units;
 pub mod wire;
 
@@ -81,6 +82,7 @@ pub use spec::{LoadFlow, LoadSpec};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::{LinkRate, TestbedFacts};
 pub use time::{run_id, UtcDateTime};
+pub use tuning::SocketTuning;
 pub use units::{BitRate, ParseUnitError};
 pub use wire::{
     WireCheck, WireCounts, WireExpected, WireFinding, WireSide, WireValueCount,

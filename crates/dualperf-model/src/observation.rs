@@ -80,6 +80,12 @@ pub struct Observations {
     /// Socket settings in force on the server's data sockets, as it reported them.
     #[serde(default)]
     pub server_socket: Option<SocketFacts>,
+    /// The server's own line for this trial, as its log prints it ("test
+    /// from [::1]:51736 (IPv6): received … B, sent … B in 0.30 s measured
+    /// (…)"; printed by `run --get-server-output`); `None` from older
+    /// servers and other peers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_output: Option<String>,
     /// UDP datagrams the receiving socket dropped because its buffer was
     /// full (Linux `SO_RXQ_OVFL`) in the measured interval: loss inside the receiving host,
     /// not on the path. `None` for TCP kinds or where the kernel does not tell.

@@ -141,6 +141,13 @@ pub struct TestSpec {
     /// The media profile of a media point; `None` for every other kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media: Option<crate::media::MediaProfile>,
+    /// Socket options asked of the data sockets (iperf3's `-w`, `-M`, `-N`);
+    /// the default asks none.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::tuning::SocketTuning::is_default"
+    )]
+    pub tuning: crate::tuning::SocketTuning,
 }
 
 impl TestSpec {
@@ -162,6 +169,7 @@ impl TestSpec {
             probe_interval_us: None,
             congestion_control: None,
             media: None,
+            tuning: crate::tuning::SocketTuning::default(),
         }
     }
 

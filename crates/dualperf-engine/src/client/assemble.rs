@@ -185,6 +185,7 @@ pub fn observations(
         fragments_per_datagram: fragments,
         notes,
         server_socket: Some(server.socket),
+        server_output: server.output,
         receive_buffer_drops,
         probe: None,
         control_min_rtt_ns: None,

@@ -56,6 +56,21 @@ pub struct ClientOptions {
     /// Where the client's sampler sends finished intervals; set per trial
     /// by [`Client::run_planned`] when `live_intervals` is on (leave `None`).
     pub interval_sink: Option<crate::meter::IntervalSink>,
+    /// Source addresses of the client's sockets, at most one per family
+    /// (iperf3's `-B`): a session of a family binds its control and data
+    /// sockets to that family's address before connecting. Empty: the
+    /// kernel chooses (RFC 6724 for IPv6).
+    pub source_addresses: Vec<std::net::IpAddr>,
+}
+
+impl ClientOptions {
+    /// The source address of `family`'s sockets, if `-B` gave one.
+    pub fn source_for(&self, family: dualperf_model::IpFamily) -> Option<std::net::IpAddr> {
+        self.source_addresses
+            .iter()
+            .copied()
+            .find(|address| dualperf_model::IpFamily::of(address) == family)
+    }
 }
 
 /// What [`Client::run_plan`] reports while it runs.

@@ -99,7 +99,8 @@ pub fn run_single(
             family
         )));
     }
-    let stream = TcpStream::connect_timeout(&server, Duration::from_secs(5))
+    let source = options.source_for(family);
+    let stream = crate::tuning::connect_from(server, source, Duration::from_secs(5))
         .context(|| format!("connecting the control channel to {server}"))?;
     let mut channel = Channel::new(stream);
     channel.set_timeout(Some(CONTROL_WAIT));
@@ -131,6 +132,7 @@ pub fn run_single(
         &ready.data_ports,
         ready.token,
         marking,
+        source,
         &mut facts,
     )?;
     channel.send(&Message::Start)?;
@@ -257,6 +259,7 @@ fn open_data(
     ports: &[u16],
     token: u64,
     marking: &Marking,
+    source: Option<IpAddr>,
     facts: &mut SocketFacts,
 ) -> Result<Opened> {
     let family = IpFamily::of(&ip);
@@ -265,7 +268,11 @@ fn open_data(
         .ok_or_else(|| EngineError::Protocol("ready carries no data port".into()))?;
     let target = SocketAddr::new(ip, first_port);
     match spec.kind {
-        TestKind::TcpConnect => Ok((DataSockets::ConnectTo(target, *marking), None, Some(target))),
+        TestKind::TcpConnect => Ok((
+            DataSockets::ConnectTo(target, *marking, source),
+            None,
+            Some(target),
+        )),
         TestKind::TcpStream | TestKind::TcpRr => {
             let count = if spec.kind == TestKind::TcpStream {
                 spec.parallel_streams
@@ -274,7 +281,7 @@ fn open_data(
             };
             let mut streams = Vec::new();
             for _ in 0..count {
-                let stream = connect_marked(target, marking)?;
+                let stream = connect_marked(target, marking, &spec.tuning, source)?;
                 if let Some(name) = &spec.congestion_control {
                     crate::congestion::set_congestion_control(stream.as_raw_fd(), name)
                         .map_err(EngineError::InvalidTest)?;
@@ -297,14 +304,16 @@ fn open_data(
             };
             let mut sockets = Vec::new();
             for (index, &port) in ports.iter().enumerate() {
-                let socket = UdpSocket::bind(SocketAddr::new(unspecified, 0))
-                    .context(|| "binding a UDP data socket".into())?;
-                let (send, receive) = set_buffer_sizes(
-                    socket.as_raw_fd(),
-                    Some(UDP_BUFFER_BYTES),
-                    Some(udp_receive_buffer_bytes(spec.size_bytes)),
-                )
-                .context(|| "setting UDP socket buffers".into())?;
+                let local = source.unwrap_or(unspecified);
+                let socket = UdpSocket::bind(SocketAddr::new(local, 0))
+                    .context(|| format!("binding a UDP data socket to {local}"))?;
+                let (send, receive) = crate::tuning::udp_buffers(
+                    &spec.tuning,
+                    (UDP_BUFFER_BYTES, udp_receive_buffer_bytes(spec.size_bytes)),
+                );
+                let (send, receive) =
+                    set_buffer_sizes(socket.as_raw_fd(), Some(send), Some(receive))
+                        .context(|| "setting UDP socket buffers".into())?;
                 (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
                 let peer = SocketAddr::new(ip, port);
                 apply_marking(socket.as_raw_fd(), family, marking, Some(ip))
@@ -359,9 +368,15 @@ const HELLO_COPIES: u32 = 5;
 /// Time between two copies of the hello.
 const HELLO_SPACING: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// A TCP connection to `target`, its socket marked before `connect` so the
-/// SYN already carries the DSCP and flow label.
-pub(crate) fn connect_marked(target: SocketAddr, marking: &Marking) -> Result<TcpStream> {
+/// A TCP connection to `target`, its socket marked and tuned (`-w`, `-M`,
+/// `-N`) and bound to `source` (`-B`) before `connect`, so the SYN already
+/// carries the DSCP, flow label, window scale and MSS.
+pub(crate) fn connect_marked(
+    target: SocketAddr,
+    marking: &Marking,
+    tuning: &dualperf_model::SocketTuning,
+    source: Option<IpAddr>,
+) -> Result<TcpStream> {
     let family = IpFamily::of(&target.ip());
     let socket = socket2::Socket::new(
         socket2::Domain::for_address(target),
@@ -371,6 +386,9 @@ pub(crate) fn connect_marked(target: SocketAddr, marking: &Marking) -> Result<Tc
     .context(|| format!("creating a data connection to {target}"))?;
     apply_marking(socket.as_raw_fd(), family, marking, Some(target.ip()))
         .context(|| format!("marking a data connection ({})", describe(marking)))?;
+    crate::tuning::tune_tcp(socket.as_raw_fd(), tuning)
+        .context(|| "setting the data connection's socket options (-w, -M, -N)".into())?;
+    crate::tuning::bind_source(&socket, source).context(|| "binding a data connection".into())?;
     let address = with_flow_label(target, label_for(family, marking));
     socket
         .connect_timeout(&address.into(), Duration::from_secs(5))

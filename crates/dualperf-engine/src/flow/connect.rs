@@ -17,10 +17,12 @@ use crate::meter::Stage;
 use crate::socket_options::{apply_marking, with_flow_label};
 use std::os::fd::AsRawFd;
 
-/// Connects to `target` over and over until the phase is done.
+/// Connects to `target` over and over until the phase is done, each
+/// connection from `source` when given (`-B`).
 pub fn connect_repeatedly(
     target: SocketAddr,
     marking: dualperf_model::Marking,
+    source: Option<std::net::IpAddr>,
     context: FlowContext,
 ) -> FlowOutput {
     let mut recorder = LatencyRecorder::new(LATENCY_RAW_LIMIT);
@@ -49,6 +51,10 @@ pub fn connect_repeatedly(
         };
         if let Err(error) = apply_marking(socket.as_raw_fd(), family, &marking, Some(target.ip())) {
             output.error = Some(format!("tcp-connect marking: {error}"));
+            break;
+        }
+        if let Err(error) = crate::tuning::bind_source(&socket, source) {
+            output.error = Some(format!("tcp-connect: {error}"));
             break;
         }
         let started = Instant::now();

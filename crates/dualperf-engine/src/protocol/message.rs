@@ -145,6 +145,11 @@ pub struct ServerReport {
     /// UDP); absent from older servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacer: Option<dualperf_model::PacerSchedule>,
+    /// The server's own line for this test, as its log prints it ("test
+    /// from [::1]:51736 (IPv6): received … B, sent … B in 0.30 s measured
+    /// (…)"): iperf3's `--get-server-output`. Absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 /// Outcome of checking a first frame that should be a hello.

@@ -547,6 +547,9 @@ fn start_session(
                 ),
             };
             state.log_event(LogKind::SessionEnded, &line);
+            state
+                .sessions_ended
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         });
     if let Err(error) = spawned {
         state.log(&format!(

@@ -54,17 +54,21 @@ pub fn bind_tcp_listener(ip: IpAddr, backlog: i32) -> Result<TcpListener> {
 }
 
 /// A UDP socket on `ip`, any port, with [`UDP_BUFFER_BYTES`] /
-/// [`udp_receive_buffer_bytes`] buffers; returns
+/// [`udp_receive_buffer_bytes`] buffers (or `tuning`'s, `-w`); returns
 /// the socket and the buffer sizes the kernel reports.
-pub fn bind_udp(ip: IpAddr, payload_bytes: u32) -> Result<(UdpSocket, (u32, u32))> {
+pub fn bind_udp(
+    ip: IpAddr,
+    payload_bytes: u32,
+    tuning: &dualperf_model::SocketTuning,
+) -> Result<(UdpSocket, (u32, u32))> {
     let socket = UdpSocket::bind(SocketAddr::new(ip, 0))
         .context(|| format!("binding a UDP data socket on {ip}"))?;
-    let sizes = set_buffer_sizes(
-        socket.as_raw_fd(),
-        Some(UDP_BUFFER_BYTES),
-        Some(udp_receive_buffer_bytes(payload_bytes)),
-    )
-    .context(|| "setting UDP socket buffers".to_string())?;
+    let (send, receive) = crate::tuning::udp_buffers(
+        tuning,
+        (UDP_BUFFER_BYTES, udp_receive_buffer_bytes(payload_bytes)),
+    );
+    let sizes = set_buffer_sizes(socket.as_raw_fd(), Some(send), Some(receive))
+        .context(|| "setting UDP socket buffers".to_string())?;
     Ok((socket, sizes))
 }
 
@@ -94,7 +98,7 @@ pub fn bind(
         let mut sockets = Vec::new();
         let mut ports = Vec::new();
         for _ in 0..streams {
-            let (socket, (send, receive)) = bind_udp(local, spec.size_bytes)?;
+            let (socket, (send, receive)) = bind_udp(local, spec.size_bytes, &spec.tuning)?;
             (facts.send_buffer_bytes, facts.receive_buffer_bytes) = (Some(send), Some(receive));
             // The DSCP now; the flow label is leased for the peer once its
             // hello arrives (Linux refuses a lease for the unspecified address).
@@ -115,6 +119,9 @@ pub fn bind(
         Ok((Bound::Udp(sockets), ports))
     } else {
         let listener = bind_tcp_listener(local, 1024)?;
+        // Accepted connections inherit buffers and MSS from the listener.
+        crate::tuning::tune_tcp(listener.as_raw_fd(), &spec.tuning)
+            .context(|| "setting the data listener's socket options (-w, -M, -N)".into())?;
         mark_listener(&listener, family, marking, notes)?;
         let port = listener
             .local_addr()
@@ -192,6 +199,8 @@ pub fn tie_to_peer(
                         stream
                             .set_nonblocking(false)
                             .context(|| "configuring a data connection".into())?;
+                        crate::tuning::set_no_delay(stream.as_raw_fd(), &spec.tuning)
+                            .context(|| "setting TCP_NODELAY on a data connection".into())?;
                         let (send, receive) =
                             set_buffer_sizes(stream.as_raw_fd(), None, None).unwrap_or_default();
                         (facts.send_buffer_bytes, facts.receive_buffer_bytes) =

@@ -105,6 +105,8 @@ pub(crate) struct SharedState {
     pub(crate) handshake: ServerHandshakeConfig,
     pub(crate) host_facts: bool,
     active_sessions: AtomicU32,
+    /// Admitted sessions that have ended (served to their end or failed).
+    pub(crate) sessions_ended: std::sync::atomic::AtomicU64,
     per_source: Mutex<HashMap<IpAddr, u32>>,
     stop: AtomicBool,
     log: Option<Logger>,
@@ -262,6 +264,7 @@ impl Server {
             active_sessions: AtomicU32::new(0),
             per_source: Mutex::new(HashMap::new()),
             stop: AtomicBool::new(false),
+            sessions_ended: std::sync::atomic::AtomicU64::new(0),
             log: config.log,
             log_budgets: log_budget::LogBudgets::new(std::time::Instant::now()),
         });
@@ -340,6 +343,12 @@ impl ServerHandle {
     /// Sessions being served right now.
     pub fn active_sessions(&self) -> u32 {
         self.state.active_sessions.load(Ordering::SeqCst)
+    }
+
+    /// Admitted sessions that have ended so far (`serve -1` stops once a
+    /// client's sessions are over).
+    pub fn sessions_ended(&self) -> u64 {
+        self.state.sessions_ended.load(Ordering::SeqCst)
     }
 
     /// Stops accepting; running sessions finish on their own.

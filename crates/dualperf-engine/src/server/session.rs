@@ -39,19 +39,27 @@ impl SessionEnd {
     /// its summary): "received 12.5 MB, sent 0 B in 1.50 s measured
     /// (66.7 Mbit/s in, 0 Mbit/s out)"; `None` when no test completed.
     pub fn transfer_summary(&self) -> Option<String> {
-        if self.tests == 0 || self.measured_ns == 0 {
+        if self.tests == 0 {
             return None;
         }
-        let seconds = self.measured_ns as f64 / 1e9;
-        let rate = |bytes: u64| bytes as f64 * 8.0 / seconds / 1e6;
-        Some(format!(
-            "received {} B, sent {} B in {seconds:.2} s measured ({:.1} Mbit/s in, {:.1} Mbit/s out)",
-            self.received_bytes,
-            self.sent_bytes,
-            rate(self.received_bytes),
-            rate(self.sent_bytes)
-        ))
+        transfer_line(self.received_bytes, self.sent_bytes, self.measured_ns)
     }
+}
+
+/// "received 12500000 B, sent 0 B in 2.00 s measured (50.0 Mbit/s in, 0.0
+/// Mbit/s out)": what the server moved, for its log and the client's
+/// `--get-server-output`; `None` without a measured interval.
+fn transfer_line(received_bytes: u64, sent_bytes: u64, measured_ns: u64) -> Option<String> {
+    if measured_ns == 0 {
+        return None;
+    }
+    let seconds = measured_ns as f64 / 1e9;
+    let rate = |bytes: u64| bytes as f64 * 8.0 / seconds / 1e6;
+    Some(format!(
+        "received {received_bytes} B, sent {sent_bytes} B in {seconds:.2} s measured ({:.1} Mbit/s in, {:.1} Mbit/s out)",
+        rate(received_bytes),
+        rate(sent_bytes)
+    ))
 }
 
 /// Serves one admitted control connection (its handshake done, its slot
@@ -279,7 +287,11 @@ fn run_test(
         errors: outcome.errors("server"),
         receive_buffer_drops: outcome.receive_buffer_drops(),
         pacer: outcome.pacer_schedule(),
+        output: None,
     };
+    let mut report = report;
+    report.output = transfer_line(report.received.bytes, report.sent.bytes, report.measured_ns)
+        .map(|moved| format!("test from {peer} ({seen}): {moved}"));
     let moved = Moved {
         received_bytes: report.received.bytes,
         sent_bytes: report.sent.bytes,

@@ -6,43 +6,23 @@ use std::time::Duration;
 /// Anything longer is a typo, and would stall every test on the link.
 pub(super) const MAX_DURATION: Duration = Duration::from_secs(60);
 
-/// Parses `"15ms"`, `"1.5ms"`, `"200us"`, `"2s"` or `"0"` into a [`Duration`].
+/// Parses `"15ms"`, `"1.5ms"`, `"200us"`, `"2s"` or `"0"` into a [`Duration`]
+/// with the one duration parser ([`dualperf_model::units::parse_duration`]),
+/// which also takes `1m`, `1s500ms`; a non-zero number needs a unit here, as
+/// in tc: `15` could mean 15 ms as easily as 15 s.
 ///
 /// # Errors
 /// A message with examples when the text has no known unit or a negative or
 /// non-finite number, and one naming the maximum above [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let trimmed = text.trim();
-    if trimmed == "0" {
-        return Ok(Duration::ZERO);
+    let parsed =
+        dualperf_model::units::parse_duration(text, MAX_DURATION).map_err(|e| e.to_string())?;
+    if !parsed.is_zero() && !dualperf_model::units::duration_has_unit(text) {
+        return Err(format!(
+            "`{text}` has no unit; a delay needs one (examples: 15ms, 1.5ms, 200us, 2s)"
+        ));
     }
-    let units: [(&str, f64); 5] = [
-        ("ns", 1e-9),
-        ("us", 1e-6),
-        ("µs", 1e-6),
-        ("ms", 1e-3),
-        ("s", 1.0),
-    ];
-    for (suffix, seconds) in units {
-        if let Some(number) = trimmed.strip_suffix(suffix) {
-            if let Ok(value) = number.trim().parse::<f64>() {
-                if value.is_finite() && value >= 0.0 {
-                    // Checked before converting: 1e20s does not fit a Duration.
-                    if value * seconds > MAX_DURATION.as_secs_f64() {
-                        return Err(format!(
-                            "`{text}` exceeds the maximum of {} s",
-                            MAX_DURATION.as_secs()
-                        ));
-                    }
-                    return Ok(Duration::from_secs_f64(value * seconds));
-                }
-            }
-            break;
-        }
-    }
-    Err(format!(
-        "`{text}` is not a duration (examples: 15ms, 1.5ms, 200us, 2s)"
-    ))
+    Ok(parsed)
 }
 
 #[cfg(test)]
@@ -73,5 +53,6 @@ mod tests {
         assert!(parse_duration("15").is_err());
         assert!(parse_duration("-1ms").is_err());
         assert!(parse_duration("fast").is_err());
+        assert_eq!(parse_duration("1s500ms"), Ok(Duration::from_millis(1500)));
     }
 }

@@ -306,6 +306,7 @@ pub(super) fn compare(
         path_pids: Vec::new(),
         live_intervals: false,
         interval_sink: None,
+        source_addresses: Vec::new(),
     });
     let mut result = client.run_plan(&plan, &mut |_| {});
     result.analysis = Some(dualperf_stats::analyse(&result));

@@ -31,41 +31,16 @@ pub(crate) fn parse_precision(text: &str) -> Result<f64, String> {
     Ok(ratio)
 }
 
-/// `90s`, `5m`, `1h`, `1m30s` or plain seconds: a budget of 10 s to 24 h.
+/// `90s`, `5m`, `1h`, `1m30s` or plain seconds: a budget of 10 s to 24 h
+/// (the one duration parser, [`dualperf_model::units::parse_duration`]).
 pub(crate) fn parse_budget_ms(text: &str) -> Result<u64, String> {
-    let mut total_ms: f64 = 0.0;
-    let mut number = String::new();
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err("--budget is empty (e.g. 5m, 90s)".into());
-    }
-    for c in trimmed.chars() {
-        if c.is_ascii_digit() || c == '.' {
-            number.push(c);
-            continue;
-        }
-        let unit_ms = match c {
-            's' => 1e3,
-            'm' => 60e3,
-            'h' => 3600e3,
-            _ => return Err(format!("`{text}` is not a duration (e.g. 5m, 90s, 1m30s)")),
-        };
-        let value: f64 = number
-            .parse()
-            .map_err(|_| format!("`{text}` is not a duration (e.g. 5m, 90s, 1m30s)"))?;
-        total_ms += value * unit_ms;
-        number.clear();
-    }
-    if !number.is_empty() {
-        let value: f64 = number
-            .parse()
-            .map_err(|_| format!("`{text}` is not a duration (e.g. 5m, 90s, 1m30s)"))?;
-        total_ms += value * 1e3;
-    }
-    if !(10e3..=86_400e3).contains(&total_ms) {
+    let budget =
+        dualperf_model::units::parse_duration(text, std::time::Duration::from_secs(86_400))
+            .map_err(|e| format!("--budget: {e}"))?;
+    if budget < std::time::Duration::from_secs(10) {
         return Err(format!("--budget {text} must be between 10 s and 24 h"));
     }
-    Ok(total_ms.round() as u64)
+    Ok((budget.as_secs_f64() * 1e3).round() as u64)
 }
 
 /// The goal of `--precision` (and `--budget`), `None` without `--precision`.

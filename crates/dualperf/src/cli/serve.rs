@@ -1,7 +1,8 @@
 //! `dualperf serve`: the far end of `dualperf run`, one process for both
 //! families. Logs one line per session event on stderr; a session's last
 //! line says what it moved (bytes each way, seconds, Mbit/s), as iperf3's
-//! server prints its summary. iperf3's `-D` and `-1` are refused with the reason.
+//! server prints its summary. iperf3's `-1` serves one client's run;
+//! `-D` is refused with the reason (run it under systemd instead).
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -30,7 +31,8 @@ use super::secret;
   dualperf serve --auth-key-file /etc/dualperf.key --max-sessions 2
   DUALPERF_AUTH_KEY=\"$SECRET\" dualperf serve --no-host-facts
   dualperf serve --stamp                  also a STAMP reflector on UDP 862
-  dualperf serve --stamp --stamp-port 8620 --stamp-stateless --auth-key-file key")]
+  dualperf serve --stamp --stamp-port 8620 --stamp-stateless --auth-key-file key
+  dualperf -s -1                          serve one client's run, then exit")]
 pub(crate) struct Args {
     /// Control port.
     #[arg(short, long, default_value_t = dualperf_engine::DEFAULT_PORT)]
@@ -113,10 +115,15 @@ pub(crate) struct Args {
     /// (contrib/dualperf-serve.service). See docs/iperf3-flags.md.
     #[arg(short = 'D', long = "daemon", hide = true)]
     pub daemon: bool,
-    /// Refused: iperf3's one-off mode (`-1`); a dualperf run opens one
-    /// session per trial. See docs/iperf3-flags.md.
-    #[arg(short = '1', long = "one-off", hide = true)]
+    /// Serve one client's run, then exit (iperf3's one-off mode). A
+    /// dualperf run opens one session per trial, so serve exits once a
+    /// session has ended and none has been open for --one-off-quiet seconds.
+    #[arg(short = '1', long = "one-off")]
     pub one_off: bool,
+    /// With -1: seconds without an open session after which the client's
+    /// run counts as over (0.5 to 60).
+    #[arg(long, value_name = "SECS", default_value_t = 2.0, requires = "one_off")]
+    pub one_off_quiet: f64,
 }
 
 /// The reason each iperf3 server flag dualperf lacks is refused, or `Ok`.
@@ -126,9 +133,9 @@ fn refuse_missing(args: &Args) -> anyhow::Result<()> {
             "-D/--daemon is not supported: run serve in the foreground under a supervisor (contrib/dualperf-serve.service for systemd)",
         ));
     }
-    if args.one_off {
+    if !(0.5..=60.0).contains(&args.one_off_quiet) {
         return Err(super::Failure::usage(
-            "-1/--one-off is not supported: a dualperf run opens one session per trial, so one session is not one client's run; stop serve with SIGTERM (or `timeout`)",
+            "--one-off-quiet must be 0.5 to 60 seconds",
         ));
     }
     Ok(())
@@ -262,8 +269,32 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         addresses.join(", "),
         server.port()
     );
-    server.run();
+    if !args.one_off {
+        server.run();
+        return Ok(ExitCode::SUCCESS);
+    }
+    serve_one_client(server, Duration::from_secs_f64(args.one_off_quiet));
+    eprintln!("dualperf serve: -1: the client's sessions are over; exiting");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `-1`: serves until at least one session has ended and no session has
+/// been open for `quiet` (the gap between a run's trials is milliseconds).
+fn serve_one_client(server: Server, quiet: Duration) {
+    let mut handle = server.spawn();
+    let mut idle_since: Option<std::time::Instant> = None;
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        if handle.sessions_ended() == 0 || handle.active_sessions() > 0 {
+            idle_since = None;
+            continue;
+        }
+        let since = *idle_since.get_or_insert_with(std::time::Instant::now);
+        if since.elapsed() >= quiet {
+            break;
+        }
+    }
+    handle.stop();
 }
 
 #[cfg(test)]
@@ -283,14 +314,22 @@ mod tests {
     }
 
     #[test]
-    fn iperf3_daemon_and_one_off_are_refused_with_a_reason() {
-        for flag in ["-D", "-1"] {
-            let args = Cli::try_parse_from(["serve", flag]).unwrap().args;
-            let error = refuse_missing(&args).unwrap_err();
-            let failure = error.downcast_ref::<super::super::Failure>().unwrap();
-            assert_eq!(failure.code, crate::exit::USAGE);
-            assert!(failure.message.contains("not supported: "), "{failure}");
-        }
+    fn iperf3_daemon_is_refused_with_a_reason() {
+        let one_off = Cli::try_parse_from(["serve", "-1"]).unwrap().args;
+        assert!(refuse_missing(&one_off).is_ok());
+        let args = Cli::try_parse_from(["serve", "-D"]).unwrap().args;
+        let error = refuse_missing(&args).unwrap_err();
+        let failure = error.downcast_ref::<super::super::Failure>().unwrap();
+        assert_eq!(failure.code, crate::exit::USAGE);
+        assert!(failure.message.contains("not supported: "), "{failure}");
+        assert!(
+            failure.message.contains("dualperf-serve.service"),
+            "{failure}"
+        );
+        let quiet = Cli::try_parse_from(["serve", "-1", "--one-off-quiet", "0"])
+            .unwrap()
+            .args;
+        assert!(refuse_missing(&quiet).is_err());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! iperf3's client flags on `dualperf run` (docs/iperf3-flags.md maps every
 //! one): those whose meaning dualperf has are wired to it (`-S` TOS byte,
-//! `-O` omit = warm-up, `-C` congestion control, `--logfile`,
-//! `--get-server-output`, `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
+//! `-O` omit = warm-up, `-C` congestion control, `-w`/`-M`/`-N`/`-B` in
+//! tuning.rs, `-T` in title.rs, `--logfile`,
+//! `--get-server-output` (the server's line per trial), `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
 //! be refused with the reason (exit 2) — never accepted and ignored.
 
 use std::path::PathBuf;
@@ -38,21 +39,30 @@ pub(crate) struct Iperf3Flags {
     /// error) to FILE, appended, as iperf3's --logfile.
     #[arg(long, value_name = "FILE")]
     pub logfile: Option<PathBuf>,
-    /// Accepted for iperf3 scripts: the server's side of every trial (its
-    /// meters and CPU) is always part of dualperf's result.
+    /// Print the server's own line for every trial after the run (what it
+    /// received and sent, as its log says), as iperf3's
+    /// --get-server-output; the server's meters and CPU are in the result
+    /// (--json) either way.
     #[arg(long)]
     pub get_server_output: bool,
-    /// Refused: iperf3's client source address (`-B`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'B', long = "bind", value_name = "ADDR")]
-    pub bind: Vec<String>,
-    /// Refused: iperf3's socket buffer size (`-w`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'w', long = "window", value_name = "SIZE")]
-    pub window: Option<String>,
-    /// Refused: iperf3's TCP maximum segment size (`-M`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'M', long = "set-mss", value_name = "BYTES")]
-    pub set_mss: Option<String>,
-    /// Refused: iperf3's TCP_NODELAY (`-N`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'N', long = "no-delay")]
+    /// Source address of the client's sockets, one per family, as
+    /// iperf3's `-B` (repeat it for the other family: `-B 192.0.2.1 -B
+    /// 2001:db8::1`); bound before connecting, control and data sockets
+    /// alike. A family without one keeps the kernel's choice.
+    #[arg(short = 'B', long = "bind", value_name = "ADDR")]
+    pub bind: Vec<std::net::IpAddr>,
+    /// Socket buffer size of both ends' data sockets (SO_SNDBUF and
+    /// SO_RCVBUF), as iperf3's `-w`: bytes, K/M/G = 1024 (`-w 256K`; at most 256M). The
+    /// sizes the kernel granted are printed (Linux doubles them).
+    #[arg(short = 'w', long = "window", value_name = "SIZE", value_parser = parse_size_flag)]
+    pub window: Option<u64>,
+    /// TCP maximum segment size of the data connections (TCP_MAXSEG, 88 to
+    /// 32767), as iperf3's `-M`; the MSS actually used (TCP_INFO) is printed.
+    #[arg(short = 'M', long = "set-mss", value_name = "BYTES")]
+    pub set_mss: Option<u32>,
+    /// TCP_NODELAY (Nagle's algorithm off) on both ends' TCP data sockets,
+    /// as iperf3's `-N` (tcp-rr and tcp-connect always set it).
+    #[arg(short = 'N', long = "no-delay")]
     pub no_delay: bool,
     /// Refused: iperf3's byte budget (`-n`). See docs/iperf3-flags.md.
     #[arg(hide = true, short = 'n', long = "bytes", value_name = "SIZE")]
@@ -60,17 +70,26 @@ pub(crate) struct Iperf3Flags {
     /// Refused: iperf3's packet budget (`-k`). See docs/iperf3-flags.md.
     #[arg(hide = true, short = 'k', long = "blockcount", value_name = "N")]
     pub blockcount: Option<String>,
-    /// Refused: both directions at once (`--bidir`). See docs/iperf3-flags.md.
-    #[arg(hide = true, long)]
+    /// Both directions at once in one trial, as iperf3's --bidir (TCP):
+    /// the tcp-stream test runs client to server while its mirror image
+    /// runs server to client; each direction is measured by its own meters
+    /// and printed on its own line. UDP is refused for now.
+    #[arg(long, conflicts_with_all = ["reverse", "load", "plan"])]
     pub bidir: bool,
-    /// Refused: iperf3's title prefix (`-T`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'T', long = "title", value_name = "STR")]
+    /// Prefix every line this run prints (standard output and error) with
+    /// `STR:  `, as iperf3's `-T`.
+    #[arg(short = 'T', long = "title", value_name = "STR")]
     pub title: Option<String>,
     /// One JSON object per line on standard output, as iperf3's
     /// --json-stream: each finished sample interval, each finished trial,
     /// then the whole result (`{"event":"end","data":…}`).
     #[arg(long, conflicts_with_all = ["json_stdout", "json"])]
     pub json_stream: bool,
+}
+
+/// `-w`: a size as iperf3 takes it (the one size parser, K = 1024).
+fn parse_size_flag(text: &str) -> Result<u64, String> {
+    dualperf_model::units::parse_size(text).map_err(|e| e.to_string())
 }
 
 /// `-S`: iperf3's TOS byte (strtol base 0: decimal, 0x hex, 0 octal) or a
@@ -108,20 +127,43 @@ pub(crate) fn parse_tos(text: &str) -> Result<Dscp, String> {
 /// # Errors
 /// A usage error (exit 2) naming the first refused flag and the reason.
 pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
-    let refused: [(bool, &str, &str); 8] = [
-        (!flags.bind.is_empty(), "-B/--bind", "the client's source address is chosen by the kernel's routing (RFC 6724 for IPv6); bind a source per family is not implemented"),
-        (flags.window.is_some(), "-w/--window", "socket buffers are sized by the engine per test (and recorded in the result); a fixed size per run is not implemented"),
-        (flags.set_mss.is_some(), "-M/--set-mss", "TCP_MAXSEG is not implemented; the segment size follows the path MTU, which `dualperf path` measures"),
-        (flags.no_delay, "-N/--no-delay", "tcp-rr and tcp-connect already set TCP_NODELAY; tcp-stream keeps Nagle as a bulk transfer would, and no flag changes it yet"),
-        (flags.bytes.is_some(), "-n/--bytes", "trials are timed (-t); a byte budget is not implemented"),
-        (flags.blockcount.is_some(), "-k/--blockcount", "trials are timed (-t); a packet budget is not implemented"),
-        (flags.bidir, "--bidir", "a trial runs one direction; use -R for the other, or --load tcp,reverse to measure one direction while the other is loaded"),
-        (flags.title.is_some(), "-T/--title", "runs are named by their run id; a title prefix is not implemented"),
+    let refused: [(bool, &str, &str); 2] = [
+        (
+            flags.bytes.is_some(),
+            "-n/--bytes",
+            "trials are timed (-t); a byte budget is not implemented",
+        ),
+        (
+            flags.blockcount.is_some(),
+            "-k/--blockcount",
+            "trials are timed (-t); a packet budget is not implemented",
+        ),
     ];
     match refused.iter().find(|(given, _, _)| *given) {
         Some((_, flag, why)) => Err(Failure::usage(format!("{flag} is not supported: {why}"))),
         None => Ok(()),
     }
+}
+
+/// `--get-server-output`: "Server output:" and the server's line of every
+/// completed trial, named by arm, point and repetition.
+pub(crate) fn server_output_lines(result: &dualperf_model::RunResult) -> Vec<String> {
+    let mut lines = vec!["Server output:".to_string()];
+    for trial in &result.trials {
+        let dualperf_model::TrialOutcome::Ok(observations) = &trial.outcome else {
+            continue;
+        };
+        lines.push(format!(
+            "[{} {} #{}] {}",
+            trial.arm,
+            trial.spec.label(),
+            trial.repetition + 1,
+            observations.server_output.as_deref().unwrap_or(
+                "(none: the far end sent no line; an older dualperf serve or another peer)"
+            )
+        ));
+    }
+    lines
 }
 
 /// `-C`: the congestion control of every TCP point of `config`.
@@ -183,36 +225,22 @@ mod tests {
     #[test]
     fn every_missing_flag_is_refused_with_its_reason() {
         assert!(refuse_missing(&Iperf3Flags::default()).is_ok());
-        let cases: Vec<(Iperf3Flags, &str)> = vec![
-            (
-                Iperf3Flags {
-                    bidir: true,
-                    ..Default::default()
-                },
-                "--bidir",
-            ),
-            (
-                Iperf3Flags {
-                    bytes: Some("1M".into()),
-                    ..Default::default()
-                },
-                "-n/--bytes",
-            ),
-            (
-                Iperf3Flags {
-                    window: Some("1M".into()),
-                    ..Default::default()
-                },
-                "-w/--window",
-            ),
-            (
-                Iperf3Flags {
-                    title: Some("t".into()),
-                    ..Default::default()
-                },
-                "-T/--title",
-            ),
-        ];
+        let implemented = Iperf3Flags {
+            bind: vec!["127.0.0.1".parse().unwrap()],
+            window: Some(1 << 20),
+            set_mss: Some(1000),
+            no_delay: true,
+            title: Some("t".into()),
+            ..Default::default()
+        };
+        assert!(refuse_missing(&implemented).is_ok());
+        let cases: Vec<(Iperf3Flags, &str)> = vec![(
+            Iperf3Flags {
+                bytes: Some("1M".into()),
+                ..Default::default()
+            },
+            "-n/--bytes",
+        )];
         for (flags, name) in cases {
             let error = refuse_missing(&flags).unwrap_err();
             let failure = error.downcast_ref::<Failure>().unwrap();

@@ -19,6 +19,7 @@ use dualperf_model::{
 };
 
 // Helpers of this subcommand, in files next to this one (cli/run/*.rs).
+mod bidir;
 mod families;
 mod iperf3;
 mod json_stream;
@@ -28,6 +29,8 @@ pub(crate) use media::VIDEO_CIF;
 mod peer;
 pub(crate) use peer::{check_stamp_plan, default_tests, parse_peer};
 mod plan;
+mod title;
+mod tuning;
 mod wire;
 
 use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
@@ -66,7 +69,9 @@ const RUN_EXAMPLES: &str = "Examples:
 
   dualperf -c 127.0.0.1 -u -b 85M               one family: its values, the other said missing
   dualperf -p 5201 -c hostb -S 0xb8 -l 1K -O 0.5   iperf3's flags anywhere (docs/iperf3-flags.md)
-  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result";
+  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result
+  dualperf -c hostb -w 256K -M 1400 -N -B 192.0.2.1 -B 2001:db8::1   socket options, source per family
+  dualperf -c hostb --bidir -T lab1 --get-server-output   both directions at once, titled lines";
 
 /// Arguments of `dualperf run`.
 ///
@@ -380,16 +385,35 @@ impl From<OrderArg> for RepetitionOrder {
     }
 }
 
-/// Runs `dualperf run`.
-pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
-    debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
+/// Runs `dualperf run`; with `-T` every line it prints, errors included,
+/// carries the title.
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     iperf3::refuse_missing(&args.iperf3)?;
     if let Some(path) = &args.iperf3.logfile {
         iperf3::redirect_to_logfile(path)?;
     }
-    if args.iperf3.get_server_output {
-        eprintln!("dualperf: --get-server-output: the server's side of every trial is always in the result (--json)");
+    let Some(title) = args.iperf3.title.clone() else {
+        return run_measured(args);
+    };
+    let json_on_stdout =
+        args.json_stdout || args.json.as_deref().is_some_and(is_stdout) || args.iperf3.json_stream;
+    let _titled = title::prefix_lines(&title, json_on_stdout)
+        .map_err(|e| super::Failure::environment(format!("-T: redirecting the output: {e}")))?;
+    Ok(match run_measured(args) {
+        Ok(code) => code,
+        Err(error) => super::report_error(&error),
+    })
+}
+
+/// `dualperf run` itself.
+fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
+    debug_assert_eq!(MEASURE_ONLY_FLAG, "--measure-only");
+    let socket_tuning = tuning::socket_tuning(&args.iperf3)?;
+    if args.iperf3.bidir && args.tests == DEFAULT_TESTS && !args.udp && args.media.is_none() {
+        // iperf3's --bidir is one TCP test.
+        args.tests = "tcp-stream".into();
     }
+    let source_addresses = tuning::source_addresses(&args.iperf3)?;
     args.dscp = args.dscp.or(args.iperf3.tos);
     args.warmup = args.iperf3.omit.unwrap_or(args.warmup);
     let parse_cpus = |text: &Option<String>| -> anyhow::Result<Vec<u32>> {
@@ -442,6 +466,11 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         n => n,
     };
     iperf3::apply_congestion(&mut config, args.iperf3.congestion.as_deref());
+    tuning::check_peer(config.peer, &socket_tuning, &source_addresses)?;
+    tuning::apply(&mut config, socket_tuning);
+    if args.iperf3.bidir {
+        bidir::apply(&mut config)?;
+    }
     if args.client_cpus.is_some() || args.pin {
         config.client_cpus = client_cpus;
     }
@@ -486,6 +515,7 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                 args.json_stdout || args.json.as_deref().is_some_and(is_stdout),
             ),
         interval_sink: None,
+        source_addresses: source_addresses.clone(),
     };
     let routers = dualperf_engine::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
@@ -573,6 +603,23 @@ pub(crate) fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if args.iperf3.json_stream {
         json_stream::emit("end", serde_json::to_value(&result)?);
     }
+    for line in tuning::granted_lines(&result, &socket_tuning, &source_addresses) {
+        eprintln!("{line}");
+    }
+    if args.iperf3.bidir {
+        for line in bidir::direction_lines(&result) {
+            super::say(&line);
+        }
+    }
+    if args.iperf3.get_server_output {
+        let json_on_stdout = args.json_stdout || args.json.as_deref().is_some_and(is_stdout);
+        for line in iperf3::server_output_lines(&result) {
+            match json_on_stdout || args.iperf3.json_stream {
+                true => eprintln!("{line}"),
+                false => super::say(&line),
+            }
+        }
+    }
     if let Some(path) = &args.openmetrics {
         super::exporter::write_textfile(&result, path)?;
     }
@@ -621,32 +668,32 @@ fn server_name(args: &Args) -> Option<&str> {
     args.host.as_deref().or(args.client.as_deref())
 }
 
-/// `-i` as iperf3 takes it: seconds, or a number with `ms`/`s`; 10 ms to 60 s.
+/// `-i` as iperf3 takes it: seconds, or a duration with a unit (`50ms`,
+/// `2s`; the one duration parser, [`dualperf_model::units::parse_duration`]);
+/// 10 ms to 60 s.
 pub(crate) fn parse_interval_ms(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
-        (ms, 1.0)
-    } else if let Some(s) = text.strip_suffix('s') {
-        (s, 1000.0)
-    } else {
-        (text, 1000.0)
+    let bare = !dualperf_model::units::duration_has_unit(text);
+    let hint = |value: f64| {
+        if bare && value >= 10.0 {
+            format!(" (seconds, as in iperf3; did you mean {value}ms?)")
+        } else {
+            String::new()
+        }
     };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a time (e.g. 1, 0.05, 50ms)"))?;
-    let ms = value * scale;
-    if !(10.0..=60_000.0).contains(&ms) || !ms.is_finite() {
-        return Err(format!(
-            "{text} is outside 10 ms to 60 s{}",
-            if scale == 1000.0 && value >= 10.0 && !text.ends_with('s') {
-                format!(" (seconds, as in iperf3; did you mean {value}ms?)")
-            } else {
-                String::new()
+    let interval =
+        match dualperf_model::units::parse_duration(text, std::time::Duration::from_secs(60)) {
+            Ok(interval) => interval,
+            Err(dualperf_model::ParseUnitError::TooLarge { .. }) => {
+                let value = text.parse::<f64>().unwrap_or(0.0);
+                return Err(format!("{text} is outside 10 ms to 60 s{}", hint(value)));
             }
-        ));
+            Err(e) => return Err(format!("-i: {e}")),
+        };
+    if interval < std::time::Duration::from_millis(10) {
+        return Err(format!("{text} is outside 10 ms to 60 s"));
     }
-    Ok(ms.round() as u64)
+    Ok((interval.as_secs_f64() * 1e3).round() as u64)
 }
 
 /// The arms of a plain run: native IPv4 and IPv6 (or one with -4/-6).

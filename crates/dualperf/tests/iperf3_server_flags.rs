@@ -1,0 +1,219 @@
+//! iperf3's server-side habits end to end with real processes on loopback:
+//! `dualperf -s -1` serves one client's whole run (one session per trial)
+//! and exits 0 by itself, and `dualperf -c … --get-server-output` prints
+//! the server's own line of every trial, the same numbers the server's log
+//! prints; `--bidir` runs both directions at once, each seen by the server
+//! as a session of its own (one receiving, one sending), and prints each
+//! direction's goodput.
+
+#![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
+
+use std::net::{Ipv6Addr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_dualperf");
+
+fn free_port() -> u16 {
+    let listener = TcpListener::bind((Ipv6Addr::UNSPECIFIED, 0)).unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A `dualperf -s` child, killed and reaped on drop if still running.
+struct Server(Child);
+
+impl Server {
+    fn start(port: u16, extra: &[&str]) -> Server {
+        let child = Command::new(BINARY)
+            .args(["-p", &port.to_string(), "-s"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let server = Server(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the server never listened");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// Waits up to `limit` for the server to exit by itself.
+    fn exits_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
+    fn log(&mut self) -> String {
+        let _ = self.0.kill();
+        let mut text = String::new();
+        use std::io::Read;
+        self.0
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn client(port: u16, extra: &[&str]) -> std::process::Output {
+    Command::new(BINARY)
+        .args([
+            "-c",
+            "localhost",
+            "-p",
+            &port.to_string(),
+            "-u",
+            "-b",
+            "10M",
+        ])
+        .args([
+            "-t",
+            "0.3",
+            "--warmup",
+            "0",
+            "--repeat",
+            "2",
+            "--no-store",
+            "--no-intervals",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn one_off_serves_a_whole_run_then_exits() {
+    let port = free_port();
+    let mut server = Server::start(port, &["-1", "--one-off-quiet", "1"]);
+    // Not before a client came: still serving after 1.5 s of nothing.
+    assert!(server.exits_within(Duration::from_millis(1500)).is_none());
+    let output = client(port, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Four trials (2 families × 2 repetitions), each its own session: all
+    // served, so -1 did not stop after the first.
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let status = server
+        .exits_within(Duration::from_secs(10))
+        .expect("serve -1 did not exit");
+    assert!(status.success(), "{status:?}");
+    let log = server.log();
+    assert_eq!(log.matches("closed by peer").count(), 4, "{log}");
+    assert!(log.contains("-1: the client's sessions are over"), "{log}");
+}
+
+#[test]
+fn get_server_output_prints_the_servers_line_per_trial() {
+    let port = free_port();
+    let mut server = Server::start(port, &[]);
+    let output = client(port, &["--get-server-output"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let start = stdout
+        .find("Server output:")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let lines: Vec<&str> = stdout[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with('['))
+        .collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    std::thread::sleep(Duration::from_millis(300));
+    let log = server.log();
+    for line in &lines {
+        // The server measured it: its line names the client's address and
+        // what it received, and the same figures are in its own log.
+        let (_, server_line) = line
+            .split_once("] test from ")
+            .unwrap_or_else(|| panic!("{line}"));
+        let moved = server_line.split_once("): ").unwrap().1;
+        assert!(
+            moved.starts_with("received ") && !moved.starts_with("received 0 B"),
+            "{line}"
+        );
+        assert!(
+            log.contains(moved),
+            "{moved} not in the server's log:\n{log}"
+        );
+    }
+}
+
+#[test]
+fn bidir_moves_both_directions_at_once_and_prints_each() {
+    let port = free_port();
+    let mut server = Server::start(port, &[]);
+    let json = std::env::temp_dir().join(format!("dp-bidir-{}.json", std::process::id()));
+    let output = Command::new(BINARY)
+        .args([
+            "-c",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "--bidir",
+            "-l",
+            "64K",
+        ])
+        .args([
+            "-t",
+            "0.3",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--no-store",
+            "--no-intervals",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let result: dualperf_model::RunResult =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert_eq!(result.trials.len(), 1);
+    let dualperf_model::TrialOutcome::Ok(forward) = &result.trials[0].outcome else {
+        panic!("{:?}", result.trials[0])
+    };
+    assert!(!result.trials[0].spec.reverse);
+    let reverse = &forward.loads[0];
+    assert!(reverse.spec.reverse && reverse.spec.kind == result.trials[0].spec.kind);
+    assert!(forward.receiver.bytes > 0 && reverse.observations.receiver.bytes > 0);
+    // The reverse direction's interval spans the forward one's.
+    assert!(reverse.observations.measured_ns >= forward.measured_ns);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("client to server") && l.contains("server to client"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("Mbit/s"), "{line}");
+    // UDP is refused with the reason, not run half-right.
+    let udp = client(port, &["--bidir"]);
+    assert_eq!(udp.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&udp.stderr).contains("tcp-stream only"));
+    std::thread::sleep(Duration::from_millis(300));
+    let log = server.log();
+    // Two sessions served: one received (client to server), one sent.
+    assert_eq!(log.matches("closed by peer").count(), 2, "{log}");
+    assert!(log.contains(", sent 0 B in"), "{log}");
+    assert!(log.contains("received 0 B, sent "), "{log}");
+}
