@@ -141,6 +141,12 @@ pub struct TestSpec {
     /// The media profile of a media point; `None` for every other kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media: Option<crate::media::MediaProfile>,
+    /// What ends the trial: `None`, the clock (`duration_ms`); a
+    /// [`crate::SendBudget`] (tcp-stream and udp-stream, the client
+    /// sending), the budget sent in the measured interval, with
+    /// `duration_ms` as the time cap (iperf3's `-n` / `-k`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_budget: Option<crate::SendBudget>,
 }
 
 impl TestSpec {
@@ -162,6 +168,7 @@ impl TestSpec {
             probe_interval_us: None,
             congestion_control: None,
             media: None,
+            send_budget: None,
         }
     }
 

@@ -65,6 +65,11 @@ pub struct FlowContext {
     pub cpus: Vec<u32>,
     /// Hard stop, whatever happens: the schedule plus a grace period.
     pub deadline: Instant,
+    /// This sender's share of the trial's send budget, in blocks (writes or
+    /// datagrams of the measured interval); `None`: the clock ends the
+    /// trial. A sender that has sent its share stops and tells the phase
+    /// ([`crate::meter::Phase::sender_spent`]).
+    pub budget_blocks: Option<u64>,
 }
 
 /// What a flow hands back when it ends.
