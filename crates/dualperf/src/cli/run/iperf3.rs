@@ -1,7 +1,7 @@
 //! iperf3's client flags on `dualperf run` (docs/iperf3-flags.md maps every
 //! one): those whose meaning dualperf has are wired to it (`-S` TOS byte,
 //! `-O` omit = warm-up, `-C` congestion control, `--logfile`,
-//! `--get-server-output`, `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
+//! `--get-server-output`, `-n`/`-k` send budgets, `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
 //! be refused with the reason (exit 2) — never accepted and ignored.
 
 use std::path::PathBuf;
@@ -54,12 +54,19 @@ pub(crate) struct Iperf3Flags {
     /// Refused: iperf3's TCP_NODELAY (`-N`). See docs/iperf3-flags.md.
     #[arg(hide = true, short = 'N', long = "no-delay")]
     pub no_delay: bool,
-    /// Refused: iperf3's byte budget (`-n`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'n', long = "bytes", value_name = "SIZE")]
-    pub bytes: Option<String>,
-    /// Refused: iperf3's packet budget (`-k`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'k', long = "blockcount", value_name = "N")]
-    pub blockcount: Option<String>,
+    /// Send budget in bytes, as iperf3's -n: each tcp-stream and
+    /// udp-stream trial ends once the client has sent this many payload
+    /// bytes after its warm-up (rounded up to whole writes/datagrams), or at
+    /// the time cap (-t, default 30 s here), whichever comes first; the
+    /// result records the budget and what was sent and received. K/M/G =
+    /// 1024 (`-n 100M`). Other tests stay timed (1 s, or -t).
+    #[arg(short = 'n', long = "bytes", value_name = "SIZE", value_parser = parse_budget_size, conflicts_with_all = ["blockcount", "plan"])]
+    pub bytes: Option<u64>,
+    /// Send budget in blocks, as iperf3's -k: datagrams for udp-stream,
+    /// writes of the size (-l) for tcp-stream; K/M/G = 1024, so the Gigabit
+    /// UDP study's 1 M packets are `-k 1000000`. Time cap and other tests as -n.
+    #[arg(short = 'k', long = "blockcount", value_name = "N", value_parser = parse_budget_size, conflicts_with = "plan")]
+    pub blockcount: Option<u64>,
     /// Refused: both directions at once (`--bidir`). See docs/iperf3-flags.md.
     #[arg(hide = true, long)]
     pub bidir: bool,
@@ -103,18 +110,31 @@ pub(crate) fn parse_tos(text: &str) -> Result<Dscp, String> {
     Dscp::new(tos >> 2).map_err(|e| format!("TOS {tos:#04x}: {e}"))
 }
 
+/// `-n`/`-k`: a count with iperf3's K/M/G (1024) through the one size
+/// parser ([`dualperf_model::units::parse_size`]).
+fn parse_budget_size(text: &str) -> Result<u64, String> {
+    dualperf_model::units::parse_size(text).map_err(|e| e.to_string())
+}
+
+/// The send budget of `-n`/`-k`, if either was given.
+pub(crate) fn send_budget(flags: &Iperf3Flags) -> Option<dualperf_model::SendBudget> {
+    use dualperf_model::SendBudget;
+    flags
+        .bytes
+        .map(SendBudget::Bytes)
+        .or(flags.blockcount.map(SendBudget::Packets))
+}
+
 /// Why each flag dualperf lacks is refused, or `Ok` when none was given.
 ///
 /// # Errors
 /// A usage error (exit 2) naming the first refused flag and the reason.
 pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
-    let refused: [(bool, &str, &str); 8] = [
+    let refused: [(bool, &str, &str); 6] = [
         (!flags.bind.is_empty(), "-B/--bind", "the client's source address is chosen by the kernel's routing (RFC 6724 for IPv6); bind a source per family is not implemented"),
         (flags.window.is_some(), "-w/--window", "socket buffers are sized by the engine per test (and recorded in the result); a fixed size per run is not implemented"),
         (flags.set_mss.is_some(), "-M/--set-mss", "TCP_MAXSEG is not implemented; the segment size follows the path MTU, which `dualperf path` measures"),
         (flags.no_delay, "-N/--no-delay", "tcp-rr and tcp-connect already set TCP_NODELAY; tcp-stream keeps Nagle as a bulk transfer would, and no flag changes it yet"),
-        (flags.bytes.is_some(), "-n/--bytes", "trials are timed (-t); a byte budget is not implemented"),
-        (flags.blockcount.is_some(), "-k/--blockcount", "trials are timed (-t); a packet budget is not implemented"),
         (flags.bidir, "--bidir", "a trial runs one direction; use -R for the other, or --load tcp,reverse to measure one direction while the other is loaded"),
         (flags.title.is_some(), "-T/--title", "runs are named by their run id; a title prefix is not implemented"),
     ];
@@ -190,13 +210,6 @@ mod tests {
                     ..Default::default()
                 },
                 "--bidir",
-            ),
-            (
-                Iperf3Flags {
-                    bytes: Some("1M".into()),
-                    ..Default::default()
-                },
-                "-n/--bytes",
             ),
             (
                 Iperf3Flags {

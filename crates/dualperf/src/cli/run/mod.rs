@@ -66,7 +66,8 @@ const RUN_EXAMPLES: &str = "Examples:
 
   dualperf -c 127.0.0.1 -u -b 85M               one family: its values, the other said missing
   dualperf -p 5201 -c hostb -S 0xb8 -l 1K -O 0.5   iperf3's flags anywhere (docs/iperf3-flags.md)
-  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result";
+  dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result
+  dualperf -c hostb -u -b 1G -l 1408 -k 1000000   1 M datagrams per trial (the Gigabit UDP study), capped at 30 s";
 
 /// Arguments of `dualperf run`.
 ///
@@ -138,9 +139,10 @@ pub(crate) struct Args {
         default_value = "default"
     )]
     pub sizes: String,
-    /// Measured seconds per trial (warm-up excluded).
-    #[arg(short = 't', long = "time", value_name = "SECS", default_value_t = 1.0)]
-    pub time: f64,
+    /// Measured seconds per trial (warm-up excluded) [default: 1]; with
+    /// -n/-k the time cap of the budgeted trials [default: 30].
+    #[arg(short = 't', long = "time", value_name = "SECS")]
+    pub time: Option<f64>,
     /// Warm-up seconds per trial, excluded from the results.
     #[arg(long, value_name = "SECS", default_value_t = 0.25)]
     pub warmup: f64,
