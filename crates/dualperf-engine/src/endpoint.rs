@@ -310,9 +310,25 @@ impl EndOutcome {
                 packets,
                 bytes: packets * u64::from(spec.size_bytes),
             }
+        } else if let Some(bytes) = self.budget_sent_bytes(spec, role) {
+            // A budgeted tcp-stream: what the senders wrote in the measured
+            // stage, by their own count.
+            FlowCounters {
+                bytes,
+                ..self.sampler.measured.sent
+            }
         } else {
             self.sampler.measured.sent
         }
+    }
+
+    /// The bytes budgeted TCP senders wrote in the measured stage, summed
+    /// over streams; `None` unless this end sent a budgeted tcp-stream.
+    fn budget_sent_bytes(&self, spec: &TestSpec, role: Role) -> Option<u64> {
+        let budgeted = spec.kind == TestKind::TcpStream
+            && spec.send_budget.is_some()
+            && is_stream_sender(spec, role);
+        budgeted.then(|| self.flows.iter().filter_map(|f| f.budget_sent_bytes).sum())
     }
 
     /// Finishes the UDP receivers' trackers with the sender's per-stream

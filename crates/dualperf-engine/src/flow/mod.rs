@@ -79,6 +79,10 @@ pub struct FlowOutput {
     pub tcp: Option<TcpCounters>,
     /// Measured datagrams sent (UDP senders).
     pub udp_sent: u64,
+    /// Payload bytes a budgeted TCP sender wrote in the measured stage,
+    /// counted by the sender itself (exact, unlike the sampler's window,
+    /// which may catch a write of the warm-up); `None` without a budget.
+    pub budget_sent_bytes: Option<u64>,
     /// Sequence tracker (UDP receivers), finished by the caller once the sender's count is known.
     pub tracker: Option<SequenceTracker>,
     /// How receive timestamps were taken (UDP receivers).

@@ -43,6 +43,7 @@ pub fn send(mut stream: TcpStream, write_bytes: usize, context: FlowContext) -> 
                 context.meter.add_sent(written as u64, 1);
                 if let (Some(left), true) = (budget_left.as_mut(), measured) {
                     *left = left.saturating_sub(written as u64);
+                    *output.budget_sent_bytes.get_or_insert(0) += written as u64;
                 }
             }
             Err(error) if is_timeout(&error) => continue,
