@@ -77,6 +77,8 @@ pub fn is_stream_kind(kind: TestKind) -> bool {
 pub struct RunningEnd {
     phase: Arc<Phase>,
     ends_at: Instant,
+    /// A send budget ends the trial (the schedule is only its cap).
+    budgeted: bool,
     sampler: JoinHandle<SamplerOutput>,
     flows: Vec<JoinHandle<FlowOutput>>,
 }
@@ -123,6 +125,18 @@ pub fn start_reporting(
         interval: Duration::from_millis(spec.sample_interval_ms),
     };
     let deadline = Instant::now() + schedule.warmup + schedule.duration + GRACE;
+    // A send budget ends the trial when every sending stream has sent its
+    // share; the schedule is then the time cap (crate::meter::Phase).
+    let budget = spec
+        .send_budget
+        .filter(|_| {
+            is_stream_sender(spec, role)
+                && matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream)
+        })
+        .map(|budget| (budget, spec.parallel_streams.max(1)));
+    if let Some((_, streams)) = budget {
+        phase.expect_budget_senders(streams);
+    }
     let mut meters = Vec::new();
     let mut context = |index: usize| {
         let meter = Arc::new(FlowMeter::default());
@@ -135,6 +149,9 @@ pub fn start_reporting(
                 meter,
                 cpus: cpus.to_vec(),
                 deadline,
+                budget_blocks: budget.map(|(budget, streams)| {
+                    budget.stream_share(spec.size_bytes, index as u32, streams)
+                }),
             },
         )
     };
@@ -222,6 +239,7 @@ pub fn start_reporting(
     RunningEnd {
         phase,
         ends_at,
+        budgeted: budget.is_some(),
         sampler,
         flows,
     }
@@ -237,8 +255,9 @@ impl RunningEnd {
     pub fn wait_for_schedule(&self) {
         // Sleep through the schedule in one go: frequent wake-ups of this
         // thread would disturb a flow pinned to the same CPU.
+        // A budgeted trial ends when its senders are done: no long sleep.
         let now = Instant::now();
-        if self.ends_at > now && !self.phase.is_halted() {
+        if self.ends_at > now && !self.phase.is_halted() && !self.budgeted {
             std::thread::sleep(self.ends_at - now);
         }
         while !self.sampler.is_finished() {
@@ -252,7 +271,10 @@ impl RunningEnd {
     /// every 20 ms: only for sessions whose CPU is not the measured one.
     pub fn wait_for_schedule_or(&self, halt: &std::sync::atomic::AtomicBool) {
         use std::sync::atomic::Ordering;
-        while Instant::now() < self.ends_at && !self.phase.is_halted() {
+        while Instant::now() < self.ends_at
+            && !self.phase.is_halted()
+            && !self.sampler.is_finished()
+        {
             if halt.load(Ordering::Acquire) {
                 self.halt();
                 break;
@@ -289,9 +311,25 @@ impl EndOutcome {
                 packets,
                 bytes: packets * u64::from(spec.size_bytes),
             }
+        } else if let Some(bytes) = self.budget_sent_bytes(spec, role) {
+            // A budgeted tcp-stream: what the senders wrote in the measured
+            // stage, by their own count.
+            FlowCounters {
+                bytes,
+                ..self.sampler.measured.sent
+            }
         } else {
             self.sampler.measured.sent
         }
+    }
+
+    /// The bytes budgeted TCP senders wrote in the measured stage, summed
+    /// over streams; `None` unless this end sent a budgeted tcp-stream.
+    fn budget_sent_bytes(&self, spec: &TestSpec, role: Role) -> Option<u64> {
+        let budgeted = spec.kind == TestKind::TcpStream
+            && spec.send_budget.is_some()
+            && is_stream_sender(spec, role);
+        budgeted.then(|| self.flows.iter().filter_map(|f| f.budget_sent_bytes).sum())
     }
 
     /// Finishes the UDP receivers' trackers with the sender's per-stream

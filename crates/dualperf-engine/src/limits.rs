@@ -156,6 +156,23 @@ pub fn validate_spec(spec: &TestSpec) -> Result<(), String> {
     // -w, -M: a hostile client must not make the server pin gigabytes of
     // socket memory (SO_RCVBUFFORCE as root ignores net.core.rmem_max).
     spec.tuning.validate()?;
+    if let Some(budget) = spec.send_budget {
+        if !matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream) {
+            return Err(format!(
+                "a send budget ({budget}) ends tcp-stream and udp-stream trials; {} is timed (-n/-k)",
+                spec.kind
+            ));
+        }
+        if spec.reverse {
+            return Err(format!(
+                "a send budget ({budget}) with the server sending (-R) is not implemented; \
+                 the client must send (-n/-k)"
+            ));
+        }
+        if budget.blocks(spec.size_bytes) == 0 {
+            return Err("a send budget of 0 sends nothing (-n/-k)".to_string());
+        }
+    }
     if spec.parallel_streams == 0 || spec.parallel_streams > MAX_PARALLEL_STREAMS {
         return Err(format!(
             "{} parallel streams requested; a test has 1 to {MAX_PARALLEL_STREAMS} (-P)",
@@ -465,5 +482,21 @@ mod tests {
             ..Default::default()
         };
         assert!(streams.validate().unwrap_err().contains("1 to 128"));
+    }
+
+    #[test]
+    fn a_send_budget_is_for_client_sent_streams_and_never_zero() {
+        use dualperf_model::SendBudget;
+        let mut udp = TestSpec::new(TestKind::UdpStream, 1408);
+        udp.send_budget = Some(SendBudget::Packets(1_000_000));
+        assert!(validate_spec(&udp).is_ok());
+        let mut reverse = udp.clone();
+        reverse.reverse = true;
+        assert!(validate_spec(&reverse).unwrap_err().contains("-R"));
+        let mut rr = TestSpec::new(TestKind::TcpRr, 64);
+        rr.send_budget = Some(SendBudget::Bytes(1 << 20));
+        assert!(validate_spec(&rr).unwrap_err().contains("timed"));
+        udp.send_budget = Some(SendBudget::Packets(0));
+        assert!(validate_spec(&udp).unwrap_err().contains("0"));
     }
 }

@@ -4,7 +4,9 @@
 //! measured to done, and turns counter differences into
 //! [`IntervalSample`]s. Socket loops never compute anything but sums.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
+};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -18,6 +20,10 @@ use crate::cpu::CpuMeter;
 pub struct Phase {
     state: AtomicU8,
     halt: AtomicBool,
+    /// Senders still short of their send budget's share (budgeted trials).
+    budget_senders: AtomicU32,
+    /// Every sender has sent its share: the measured interval ends now.
+    budget_spent: AtomicBool,
 }
 
 /// Values of [`Phase::get`].
@@ -56,6 +62,31 @@ impl Phase {
     pub fn halt(&self) {
         self.halt.store(true, Relaxed);
         self.set(Stage::Done);
+    }
+
+    /// A budgeted trial (`crate::flow` senders with a send budget): the
+    /// measured interval ends once `senders` senders have each called
+    /// [`Phase::sender_spent`], not at the end of the schedule, which is
+    /// then only the time cap. Unlike a halt, receivers still drain.
+    pub fn expect_budget_senders(&self, senders: u32) {
+        self.budget_senders.store(senders, SeqCst);
+    }
+
+    /// One sender has sent its share of the send budget; the last one ends
+    /// the measured interval (the sampler notices within 50 ms at most).
+    pub fn sender_spent(&self) {
+        let before = self
+            .budget_senders
+            .fetch_update(SeqCst, SeqCst, |left| Some(left.saturating_sub(1)))
+            .unwrap_or(0);
+        if before <= 1 {
+            self.budget_spent.store(true, SeqCst);
+        }
+    }
+
+    /// True once every budgeted sender has sent its share.
+    pub fn is_budget_spent(&self) -> bool {
+        self.budget_spent.load(SeqCst)
     }
 }
 
@@ -212,17 +243,24 @@ fn snapshot(meters: &[Arc<FlowMeter>]) -> Totals {
     totals
 }
 
-/// Sleeps until `until`, waking every 50 ms to notice a halt. Returns false when halted.
+/// Sleeps until `until`, waking every 50 ms (1 ms in a budgeted trial) to
+/// notice a halt or a spent send budget. Returns false when halted or spent.
 fn sleep_until(phase: &Phase, until: Instant) -> bool {
+    let budgeted = phase.budget_senders.load(SeqCst) > 0 || phase.is_budget_spent();
+    let tick = if budgeted {
+        Duration::from_millis(1)
+    } else {
+        Duration::from_millis(50)
+    };
     loop {
-        if phase.is_halted() {
+        if phase.is_halted() || phase.is_budget_spent() {
             return false;
         }
         let now = Instant::now();
         if now >= until {
             return true;
         }
-        std::thread::sleep((until - now).min(Duration::from_millis(50)));
+        std::thread::sleep((until - now).min(tick));
     }
 }
 

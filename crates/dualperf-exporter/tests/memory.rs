@@ -35,6 +35,7 @@ const MAX_GROWTH_BYTES: u64 = 4 << 20;
 /// 20 ms a trial.
 fn plan(port: u16, kinds: &[TestKind]) -> RunConfig {
     let point = |kind, size_bytes| TestSpec {
+        send_budget: None,
         congestion_control: None,
         media: None,
         tuning: Default::default(),

@@ -222,6 +222,7 @@ impl SyntheticLab {
 
     fn points(&self) -> Vec<TestSpec> {
         let spec = |kind, size_bytes| TestSpec {
+            send_budget: None,
             congestion_control: None,
             media: None,
             tuning: Default::default(),

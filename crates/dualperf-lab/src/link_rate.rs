@@ -96,6 +96,18 @@ pub fn sets_own_rates(topology: &Topology) -> bool {
         })
 }
 
+/// The slowest rate any link direction of `topology` is shaped to (its
+/// bottleneck), `None` when no link sets a rate: the UDP rate `lab -b`
+/// defaults to on a topology with its own rates (10 Mbit/s on `bottleneck`).
+pub fn slowest_rate(topology: &Topology) -> Option<BitRate> {
+    topology
+        .links()
+        .iter()
+        .flat_map(|link| link.egress.iter().flatten())
+        .filter_map(|shaping| shaping.rate.map(|(_, rate)| rate))
+        .min()
+}
+
 /// `topology` with `choice` applied, and what was applied: a topology that
 /// sets its own rates comes back unchanged ([`LinkRate::Topology`]);
 /// otherwise every link direction gets the rate as htb, keeping any delay
@@ -169,6 +181,15 @@ mod tests {
                 assert!(!shaping.needs_netem());
             }
         }
+    }
+
+    #[test]
+    fn the_slowest_rate_is_the_bottleneck_and_none_without_rates() {
+        let slowest = |name: &str| slowest_rate(&preset::load(name).unwrap());
+        assert_eq!(slowest("bottleneck"), Some(BitRate::from_mbit(10)));
+        assert_eq!(slowest("router"), None);
+        let (shaped, _) = apply(preset::load("router").unwrap(), Default::default());
+        assert_eq!(slowest_rate(&shaped), Some(DEFAULT_LINK_RATE));
     }
 
     #[test]

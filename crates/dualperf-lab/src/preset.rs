@@ -36,6 +36,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("path-faults", include_str!("../presets/path-faults.toml")),
     ("calibrate", include_str!("../presets/calibrate.toml")),
     ("stack-cost", include_str!("../presets/stack-cost.toml")),
+    ("gigabit", include_str!("../presets/gigabit.toml")),
 ];
 
 /// The presets with transition mechanisms (issue 11): `tunnels` offers
@@ -129,6 +130,22 @@ mod tests {
         for egress in &link.egress {
             let (_, rate) = egress.as_ref().unwrap().rate.unwrap();
             assert_eq!(rate.bits_per_second(), 10_000_000);
+        }
+    }
+
+    #[test]
+    fn the_gigabit_preset_is_one_link_at_one_gigabit_with_htb() {
+        use crate::topology::RateQdisc;
+        let topology = load("gigabit").unwrap();
+        assert_eq!(topology.links().len(), 1);
+        for egress in &topology.links()[0].egress {
+            let shaping = egress.as_ref().unwrap();
+            let (qdisc, rate) = shaping.rate.unwrap();
+            assert_eq!(
+                (qdisc, rate.bits_per_second()),
+                (RateQdisc::Htb, 1_000_000_000)
+            );
+            assert_eq!(shaping.queue_limit_packets, 1000);
         }
     }
 

@@ -41,6 +41,7 @@ pub mod peer;
 pub mod regime;
 pub mod result;
 mod schema;
+pub mod send_budget;
 pub mod spec;
 pub mod summary;
 pub mod testbed;
@@ -78,6 +79,7 @@ pub use observation::{
 pub use peer::PeerKind;
 pub use regime::{PointRegime, Regime, RegimeThresholds};
 pub use result::{RunResult, RESULT_SCHEMA, RESULT_SCHEMA_VERSION};
+pub use send_budget::SendBudget;
 pub use spec::{LoadFlow, LoadSpec};
 pub use spec::{RepetitionOrder, RunConfig, TestKind, TestSpec};
 pub use testbed::{LinkRate, TestbedFacts};

@@ -148,6 +148,12 @@ pub struct TestSpec {
         skip_serializing_if = "crate::tuning::SocketTuning::is_default"
     )]
     pub tuning: crate::tuning::SocketTuning,
+    /// What ends the trial: `None`, the clock (`duration_ms`); a
+    /// [`crate::SendBudget`] (tcp-stream and udp-stream, the client
+    /// sending), the budget sent in the measured interval, with
+    /// `duration_ms` as the time cap (iperf3's `-n` / `-k`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_budget: Option<crate::SendBudget>,
 }
 
 impl TestSpec {
@@ -170,6 +176,7 @@ impl TestSpec {
             congestion_control: None,
             media: None,
             tuning: crate::tuning::SocketTuning::default(),
+            send_budget: None,
         }
     }
 

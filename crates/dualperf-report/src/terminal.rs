@@ -760,6 +760,10 @@ mod table;
 pub use table::{render_table, Align, Fit};
 mod media;
 pub use media::render_media;
+mod size_means;
+pub use size_means::{render_size_means, render_sweep_regime};
+mod budget;
+pub use budget::render_budget;
 mod stamp;
 pub use stamp::render_stamp;
 

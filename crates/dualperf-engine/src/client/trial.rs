@@ -187,6 +187,9 @@ pub fn run_single(
     let server_host = server_report.host.clone();
     let mut observations =
         assemble::observations(spec, family, outcome, *server_report, facts, clocks);
+    if let Some(note) = budget_note(spec, &observations) {
+        observations.notes.push(note);
+    }
     observations.placement = Some(match (same_kernel, options.server_in_process) {
         (true, true) => EndsPlacement::SameProcess,
         (true, false) => EndsPlacement::SameKernel,
@@ -409,6 +412,27 @@ pub(crate) fn record_marking(
     let (dscp, label) = read_marking(fd, family);
     facts.dscp = dscp.and_then(|d| Dscp::new(d).ok());
     facts.flow_label = label.and_then(|l| FlowLabel::new(l).ok());
+}
+
+/// The note of a budgeted trial that its time cap ended before the budget
+/// was sent: what was sent, of how much. `None` for timed trials and for
+/// budgets sent in full.
+fn budget_note(spec: &TestSpec, observations: &Observations) -> Option<String> {
+    let budget = spec.send_budget?;
+    let size = u64::from(spec.size_bytes.max(1));
+    let (sent, unit) = match spec.kind {
+        TestKind::UdpStream => (observations.sender.packets, "datagrams"),
+        _ => (observations.sender.bytes / size, "writes"),
+    };
+    let wanted = budget.blocks(spec.size_bytes);
+    (sent < wanted).then(|| {
+        format!(
+            "the time cap ({:.1} s) ended the trial before its send budget ({budget}): \
+             {sent} of {wanted} {unit} of {} B sent",
+            spec.duration_ms as f64 / 1e3,
+            spec.size_bytes
+        )
+    })
 }
 
 /// The note a trial carries when one-way delay rests on the user's word that

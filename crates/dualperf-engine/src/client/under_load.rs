@@ -52,9 +52,16 @@ pub fn run_with_probe(
     marking: &Marking,
     options: &ClientOptions,
     want_host_facts: bool,
-    hooks: SessionHooks,
+    mut hooks: SessionHooks,
 ) -> Result<TrialReport> {
     let probe = probe_spec_for(spec);
+    // A budgeted load ends before its schedule (the cap): the probe beside
+    // it halts when the load's flows end, not at the cap.
+    let load_done = spec.send_budget.map(|_| {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        hooks.flows_done.push(done.clone());
+        done
+    });
     // The probe measures the arm's treatment: it carries the same marking.
     let probe_marking = *marking;
     // The probe beside the load prints no live intervals: the load's are the trial's.
@@ -75,6 +82,7 @@ pub fn run_with_probe(
                 false,
                 SessionHooks {
                     started: Some(started_tx),
+                    halt: load_done,
                     ..SessionHooks::default()
                 },
             );

@@ -65,6 +65,11 @@ pub struct FlowContext {
     pub cpus: Vec<u32>,
     /// Hard stop, whatever happens: the schedule plus a grace period.
     pub deadline: Instant,
+    /// This sender's share of the trial's send budget, in blocks (writes or
+    /// datagrams of the measured interval); `None`: the clock ends the
+    /// trial. A sender that has sent its share stops and tells the phase
+    /// ([`crate::meter::Phase::sender_spent`]).
+    pub budget_blocks: Option<u64>,
 }
 
 /// What a flow hands back when it ends.
@@ -74,6 +79,10 @@ pub struct FlowOutput {
     pub tcp: Option<TcpCounters>,
     /// Measured datagrams sent (UDP senders).
     pub udp_sent: u64,
+    /// Payload bytes a budgeted TCP sender wrote in the measured stage,
+    /// counted by the sender itself (exact, unlike the sampler's window,
+    /// which may catch a write of the warm-up); `None` without a budget.
+    pub budget_sent_bytes: Option<u64>,
     /// Sequence tracker (UDP receivers), finished by the caller once the sender's count is known.
     pub tracker: Option<SequenceTracker>,
     /// How receive timestamps were taken (UDP receivers).

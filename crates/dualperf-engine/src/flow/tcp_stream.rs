@@ -1,7 +1,8 @@
 //! tcp-stream: bulk transfer. The sender writes one reusable buffer of the
 //! application write size until the phase is done, reads TCP_INFO, then
 //! shuts its side down; the receiver reads until end of stream. A halted
-//! sender closes abortively instead, discarding what it has not sent.
+//! sender closes abortively instead, discarding what it has not sent. With
+//! a send budget the sender stops once its share is written.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -21,10 +22,30 @@ pub fn send(mut stream: TcpStream, write_bytes: usize, context: FlowContext) -> 
     // A write blocked on a full window must still notice the end.
     let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
     let mut output = FlowOutput::default();
+    // A send budget counts the bytes of whole writes of the measured
+    // interval; the last write is cut to what is left.
+    let mut budget_left = context
+        .budget_blocks
+        .map(|blocks| blocks.saturating_mul(buffer.len() as u64));
     while context.phase.get() != Stage::Done && Instant::now() < context.deadline {
-        match stream.write(&buffer) {
+        let measured = context.phase.get() == Stage::Measured;
+        let chunk = match (budget_left, measured) {
+            (Some(0), true) => {
+                context.phase.sender_spent();
+                break;
+            }
+            (Some(left), true) => &buffer[..(left.min(buffer.len() as u64) as usize)],
+            _ => &buffer[..],
+        };
+        match stream.write(chunk) {
             Ok(0) => break,
-            Ok(written) => context.meter.add_sent(written as u64, 1),
+            Ok(written) => {
+                context.meter.add_sent(written as u64, 1);
+                if let (Some(left), true) = (budget_left.as_mut(), measured) {
+                    *left = left.saturating_sub(written as u64);
+                    *output.budget_sent_bytes.get_or_insert(0) += written as u64;
+                }
+            }
             Err(error) if is_timeout(&error) => continue,
             // The receiver closed with data unread (it was halted before
             // this end): the peer's own report says whether it failed.
@@ -117,6 +138,7 @@ mod tests {
             meter: Arc::new(FlowMeter::default()),
             cpus: Vec::new(),
             deadline: Instant::now() + Duration::from_secs(10),
+            budget_blocks: None,
         }
     }
 

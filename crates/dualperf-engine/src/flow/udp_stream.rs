@@ -3,7 +3,8 @@
 //!
 //! The sender reads CLOCK_REALTIME once per batch and stamps every datagram
 //! of the batch with it; at a target rate it paces batches against the
-//! monotonic clock. The receiver takes the kernel's receive timestamp of
+//! monotonic clock; with a send budget it stops after its share of
+//! measured datagrams. The receiver takes the kernel's receive timestamp of
 //! each datagram (`SO_TIMESTAMPNS`, CLOCK_REALTIME) where available, and
 //! feeds sequence and times to the sequence tracker: no statistics here.
 
@@ -62,8 +63,22 @@ pub fn send(
         if stage == Stage::Done || Instant::now() >= context.deadline {
             break;
         }
-        let granted = match pacer.as_mut().map(|p| p.grant(elapsed_ns(), batch)) {
-            None => batch,
+        // A send budget bounds the measured datagrams; once this stream's
+        // share is out it stops and tells the phase.
+        let budget_left = match (stage, context.budget_blocks) {
+            (Stage::Measured, Some(blocks)) => {
+                let left = blocks.saturating_sub(measured_sequence);
+                if left == 0 {
+                    context.phase.sender_spent();
+                    break;
+                }
+                Some(left)
+            }
+            _ => None,
+        };
+        let wanted = budget_left.map_or(batch, |left| batch.min(left as usize));
+        let granted = match pacer.as_mut().map(|p| p.grant(elapsed_ns(), wanted)) {
+            None => wanted,
             Some(Ok(granted)) => granted,
             Some(Err(wait)) => {
                 std::thread::sleep(wait);

@@ -14,4 +14,5 @@ mod netns;
 mod probe;
 mod probe_lab;
 mod probe_netns;
+mod send_budget;
 mod support;

@@ -8,6 +8,7 @@ mod facts;
 mod glossary;
 mod media;
 mod page;
+mod size_means;
 mod verdicts;
 
 use dualperf_model::RunResult;
@@ -220,6 +221,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         Part { id: "diffserv", name: "DiffServ", html: diffserv::section(run)? },
         Part { id: "verdicts", name: "Verdicts", html: verdicts::key_table(&view) },
         Part { id: "media", name: "Media", html: media::section(&view)? },
+        Part { id: "size-means", name: "Means over sizes", html: size_means::section(&view) },
         Part {
             id: "throughput",
             name: "Throughput",

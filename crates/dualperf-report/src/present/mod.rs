@@ -36,6 +36,7 @@ pub mod mark;
 pub mod mechanisms;
 pub mod media;
 pub mod regime;
+pub mod size_means;
 pub mod value;
 pub mod verdict;
 pub mod warning;

@@ -240,6 +240,7 @@ fn prepare(target: &Target) -> anyhow::Result<Prepared> {
         probe_interval_ms: 10.0,
         probe: false,
         media: None,
+        send_budget: None,
     };
     let plan = RunConfig {
         peer: target.peer,

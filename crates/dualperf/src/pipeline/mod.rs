@@ -25,4 +25,5 @@ pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod progress;
 pub(crate) mod resolution;
+pub(crate) mod send_budget;
 pub(crate) mod verify_wire;

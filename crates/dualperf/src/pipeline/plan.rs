@@ -49,6 +49,9 @@ pub(crate) struct PointOptions {
     pub probe: bool,
     /// The profile of the `media` points (`--media`); G.711 20 ms when unset.
     pub media: Option<dualperf_model::MediaProfile>,
+    /// A send budget for the tcp-stream and udp-stream points (`-n`/`-k`),
+    /// with its time cap; `None`: every point is timed.
+    pub send_budget: Option<super::send_budget::BudgetOption>,
 }
 
 impl Default for PointOptions {
@@ -71,6 +74,7 @@ impl Default for PointOptions {
             probe_interval_ms: 10.0,
             probe: false,
             media: None,
+            send_budget: None,
         }
     }
 }
@@ -171,6 +175,7 @@ pub(crate) fn points(
     if options.parallel == 0 {
         return Err(Failure::usage("-P must be at least 1"));
     }
+    super::send_budget::check(options)?;
     let duration_ms = (options.time_seconds * 1000.0).round() as u64;
     let interval_ms = match options.interval_ms {
         Some(ms) if ms < 10 => {
@@ -213,8 +218,11 @@ pub(crate) fn points(
                 }
             }
             let stream = matches!(kind, TestKind::TcpStream | TestKind::UdpStream);
+            let budget = options.send_budget.filter(|_| stream);
+            let seconds = budget.map_or(options.time_seconds, |b| b.cap_seconds);
             points.push(TestSpec {
-                duration_ms: (options.time_seconds * 1000.0).round() as u64,
+                duration_ms: (seconds * 1000.0).round() as u64,
+                send_budget: budget.map(|b| b.budget),
                 warmup_ms: (options.warmup_seconds * 1000.0).round() as u64,
                 parallel_streams: if stream { options.parallel } else { 1 },
                 reverse: options.reverse && (stream || kind == TestKind::UdpProbe),

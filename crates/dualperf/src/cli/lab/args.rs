@@ -106,6 +106,38 @@ pub(crate) struct JobArgs {
     /// the link rate on shaped links.
     #[arg(long, value_name = "RATE|none", value_parser = parse_link_rate)]
     pub link_rate: Option<dualperf_lab::link_rate::LinkRateChoice>,
+    /// Target UDP payload rate of every udp-stream point, as `run -b`
+    /// (`500M`, `1G`) [default: the link rate on shaped links: --link-rate,
+    /// or the slowest link of a preset with its own rates (10 Mbit/s on
+    /// bottleneck); unlimited on unshaped links]. Experiments whose rates
+    /// are their design (diffserv, realtime, rrul, calibrate) refuse it.
+    #[arg(short = 'b', long = "bitrate", value_name = "RATE")]
+    pub bitrate: Option<dualperf_model::BitRate>,
+    /// Send budget in bytes of every tcp-stream and udp-stream trial, as
+    /// `run -n`: the trial ends once sent (-t is then the time cap,
+    /// default 30 s). K/M/G = 1024.
+    #[arg(short = 'n', long = "bytes", value_name = "SIZE", value_parser = parse_budget_size, conflicts_with = "blockcount")]
+    pub bytes: Option<u64>,
+    /// Send budget in datagrams (udp-stream) or writes (tcp-stream) of
+    /// every stream trial, as `run -k`; `lab gigabit` sends 100000 per
+    /// trial unless told (`-k 1000000`: the paper's 1 M packets).
+    #[arg(short = 'k', long = "blockcount", value_name = "N", value_parser = parse_budget_size)]
+    pub blockcount: Option<u64>,
+}
+
+impl JobArgs {
+    /// The send budget of `-n`/`-k`, if either was given.
+    pub(crate) fn send_budget(&self) -> Option<dualperf_model::SendBudget> {
+        use dualperf_model::SendBudget;
+        self.bytes
+            .map(SendBudget::Bytes)
+            .or(self.blockcount.map(SendBudget::Packets))
+    }
+}
+
+/// `-n`/`-k`: a count through the one size parser (K/M/G = 1024).
+fn parse_budget_size(text: &str) -> Result<u64, String> {
+    dualperf_model::units::parse_size(text).map_err(|e| e.to_string())
 }
 
 /// `--link-rate`: `none` or a rate in range.

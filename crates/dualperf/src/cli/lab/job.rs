@@ -52,6 +52,7 @@ const DEFAULT_PRECISION: f64 = 0.03;
 /// Runs `dualperf lab [PRESET|FILE]`.
 pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let topology = preset::load(&args.topology).map_err(to_cli_error)?;
+    super::experiment::check_rate_flags(&args, topology.name())?;
     if topology.name() == "path-faults" {
         return super::experiment::path_faults::run(&args, &topology);
     }
@@ -305,7 +306,11 @@ fn interrupted() -> anyhow::Result<ExitCode> {
 /// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
 /// job sweeps message sizes as the papers did (about 4 minutes on two
 /// cores); `--quick` keeps one size per test and half-second trials.
-fn point_options(args: &JobArgs, link_rate: &LinkRate) -> anyhow::Result<PointOptions> {
+fn point_options(
+    args: &JobArgs,
+    link_rate: &LinkRate,
+    topology: &Topology,
+) -> anyhow::Result<PointOptions> {
     let defaults = PointOptions::default();
     Ok(PointOptions {
         tests: match &args.tests {
@@ -326,25 +331,38 @@ fn point_options(args: &JobArgs, link_rate: &LinkRate) -> anyhow::Result<PointOp
         warmup_seconds: if args.quick { 0.1 } else { 0.25 },
         interval_ms: args.interval_ms,
         probe: args.probe,
-        bitrate: udp_stream_rate(link_rate),
+        bitrate: args.bitrate.or(udp_stream_rate(link_rate, topology)),
+        send_budget: args
+            .send_budget()
+            .map(|budget| crate::pipeline::send_budget::BudgetOption {
+                budget,
+                cap_seconds: args
+                    .time_seconds
+                    .unwrap_or(crate::pipeline::send_budget::DEFAULT_BUDGET_CAP_SECONDS),
+            }),
         ..defaults
     })
 }
 
-/// The udp-stream rate on links the lab shaped: the link rate as payload,
+/// The udp-stream rate without `-b`, on links the lab shaped: the link rate as payload,
 /// a few percent more than the link carries once the headers are on, so
 /// the link and not the sender sets the goodput. Unpaced, a UDP sender
 /// offers what its core can (2.9 Gbit/s into 200, measured), burns that
 /// core on datagrams the qdisc drops and starves the rest of the machine;
 /// paced at the link rate it leaves the CPU alone, and a sender that still
-/// cannot keep up (64 B datagrams) is reported cpu-bound. Unshaped links
-/// and topologies with their own rates: unpaced, as before.
-fn udp_stream_rate(link_rate: &LinkRate) -> Option<dualperf_model::BitRate> {
+/// cannot keep up (64 B datagrams) is reported cpu-bound. A topology with
+/// its own rates: its slowest link (`bottleneck`: 10 Mbit/s, where an
+/// unpaced sender lost 99.8 % of its datagrams). Unshaped links: unpaced.
+pub(crate) fn udp_stream_rate(
+    link_rate: &LinkRate,
+    topology: &Topology,
+) -> Option<dualperf_model::BitRate> {
     match link_rate {
         LinkRate::Shaped { bits_per_second } => Some(
             dualperf_model::BitRate::from_bits_per_second(*bits_per_second),
         ),
-        LinkRate::Unshaped | LinkRate::Topology => None,
+        LinkRate::Topology => dualperf_lab::link_rate::slowest_rate(topology),
+        LinkRate::Unshaped => None,
     }
 }
 
@@ -390,7 +408,7 @@ fn plan(
     };
     let mut config = RunConfig {
         loads: Vec::new(),
-        points: points(&point_options(args, link_rate)?, &families)?,
+        points: points(&point_options(args, link_rate, topology)?, &families)?,
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
         repeat: match (args.repeat, goal) {

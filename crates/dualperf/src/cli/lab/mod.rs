@@ -39,6 +39,9 @@ mod wire;
   dualperf lab --link-rate 1G      links at 1 Gbit/s instead of the default 100 Mbit/s
   dualperf lab path-faults         inject PMTU black holes, EH/fragment drops, 6in4; find each (under a minute)
   dualperf lab calibrate --quick   what this host resolves: an A/A replica and a known 5 % effect
+  dualperf lab gigabit             the Gigabit UDP study: 128–1408 B, 10 × 100000 datagrams per size and family, means over sizes
+  dualperf lab gigabit -k 1000000  the same with the paper's 1 M packets per trial (about 40 minutes on two cores)
+  dualperf lab bottleneck -b 5M    UDP paced at 5 Mbit/s into the 10 Mbit/s bottleneck (default: the link rate)
   dualperf lab my-topology.toml    your own testbed
   dualperf lab --dry-run           the ip/tc commands, to build it by hand
   dualperf lab up two-routers && dualperf lab exec client -- ping -c1 -6 fd00:dead:beef:3::2"

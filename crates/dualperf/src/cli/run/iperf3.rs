@@ -1,9 +1,11 @@
 //! iperf3's client flags on `dualperf run` (docs/iperf3-flags.md maps every
 //! one): those whose meaning dualperf has are wired to it (`-S` TOS byte,
 //! `-O` omit = warm-up, `-C` congestion control, `-w`/`-M`/`-N`/`-B` in
-//! tuning.rs, `-T` in title.rs, `--logfile`,
-//! `--get-server-output` (the server's line per trial), `--json-stream` in json_stream.rs); those it lacks are accepted by the parser only to
-//! be refused with the reason (exit 2) — never accepted and ignored.
+//! tuning.rs, `-T` in title.rs, `--logfile`, `--get-server-output` (the
+//! server's line per trial), `-n`/`-k` send budgets, `--json-stream` in
+//! json_stream.rs). Every client flag of iperf3 3.x has its meaning here;
+//! a flag whose meaning dualperf lacked would be refused with the reason
+//! (exit 2), never accepted and ignored (serve's `-D` is: serve.rs).
 
 use std::path::PathBuf;
 
@@ -64,12 +66,19 @@ pub(crate) struct Iperf3Flags {
     /// as iperf3's `-N` (tcp-rr and tcp-connect always set it).
     #[arg(short = 'N', long = "no-delay")]
     pub no_delay: bool,
-    /// Refused: iperf3's byte budget (`-n`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'n', long = "bytes", value_name = "SIZE")]
-    pub bytes: Option<String>,
-    /// Refused: iperf3's packet budget (`-k`). See docs/iperf3-flags.md.
-    #[arg(hide = true, short = 'k', long = "blockcount", value_name = "N")]
-    pub blockcount: Option<String>,
+    /// Send budget in bytes, as iperf3's -n: each tcp-stream and
+    /// udp-stream trial ends once the client has sent this many payload
+    /// bytes after its warm-up (rounded up to whole writes/datagrams), or at
+    /// the time cap (-t, default 30 s here), whichever comes first; the
+    /// result records the budget and what was sent and received. K/M/G =
+    /// 1024 (`-n 100M`). Other tests stay timed (1 s, or -t).
+    #[arg(short = 'n', long = "bytes", value_name = "SIZE", value_parser = parse_budget_size, conflicts_with_all = ["blockcount", "plan"])]
+    pub bytes: Option<u64>,
+    /// Send budget in blocks, as iperf3's -k: datagrams for udp-stream,
+    /// writes of the size (-l) for tcp-stream; K/M/G = 1024, so the Gigabit
+    /// UDP study's 1 M packets are `-k 1000000`. Time cap and other tests as -n.
+    #[arg(short = 'k', long = "blockcount", value_name = "N", value_parser = parse_budget_size, conflicts_with = "plan")]
+    pub blockcount: Option<u64>,
     /// Both directions at once in one trial, as iperf3's --bidir (TCP):
     /// the tcp-stream test runs client to server while its mirror image
     /// runs server to client; each direction is measured by its own meters
@@ -122,27 +131,19 @@ pub(crate) fn parse_tos(text: &str) -> Result<Dscp, String> {
     Dscp::new(tos >> 2).map_err(|e| format!("TOS {tos:#04x}: {e}"))
 }
 
-/// Why each flag dualperf lacks is refused, or `Ok` when none was given.
-///
-/// # Errors
-/// A usage error (exit 2) naming the first refused flag and the reason.
-pub(crate) fn refuse_missing(flags: &Iperf3Flags) -> anyhow::Result<()> {
-    let refused: [(bool, &str, &str); 2] = [
-        (
-            flags.bytes.is_some(),
-            "-n/--bytes",
-            "trials are timed (-t); a byte budget is not implemented",
-        ),
-        (
-            flags.blockcount.is_some(),
-            "-k/--blockcount",
-            "trials are timed (-t); a packet budget is not implemented",
-        ),
-    ];
-    match refused.iter().find(|(given, _, _)| *given) {
-        Some((_, flag, why)) => Err(Failure::usage(format!("{flag} is not supported: {why}"))),
-        None => Ok(()),
-    }
+/// `-n`/`-k`: a count with iperf3's K/M/G (1024) through the one size
+/// parser ([`dualperf_model::units::parse_size`]).
+fn parse_budget_size(text: &str) -> Result<u64, String> {
+    dualperf_model::units::parse_size(text).map_err(|e| e.to_string())
+}
+
+/// The send budget of `-n`/`-k`, if either was given.
+pub(crate) fn send_budget(flags: &Iperf3Flags) -> Option<dualperf_model::SendBudget> {
+    use dualperf_model::SendBudget;
+    flags
+        .bytes
+        .map(SendBudget::Bytes)
+        .or(flags.blockcount.map(SendBudget::Packets))
 }
 
 /// `--get-server-output`: "Server output:" and the server's line of every
@@ -220,32 +221,5 @@ mod tests {
         assert!(parse_tos("256").is_err());
         assert!(parse_tos("0xzz").is_err());
         assert!(parse_tos("fast").is_err());
-    }
-
-    #[test]
-    fn every_missing_flag_is_refused_with_its_reason() {
-        assert!(refuse_missing(&Iperf3Flags::default()).is_ok());
-        let implemented = Iperf3Flags {
-            bind: vec!["127.0.0.1".parse().unwrap()],
-            window: Some(1 << 20),
-            set_mss: Some(1000),
-            no_delay: true,
-            title: Some("t".into()),
-            ..Default::default()
-        };
-        assert!(refuse_missing(&implemented).is_ok());
-        let cases: Vec<(Iperf3Flags, &str)> = vec![(
-            Iperf3Flags {
-                bytes: Some("1M".into()),
-                ..Default::default()
-            },
-            "-n/--bytes",
-        )];
-        for (flags, name) in cases {
-            let error = refuse_missing(&flags).unwrap_err();
-            let failure = error.downcast_ref::<Failure>().unwrap();
-            assert_eq!(failure.code, crate::exit::USAGE);
-            assert!(failure.message.starts_with(name), "{}", failure.message);
-        }
     }
 }

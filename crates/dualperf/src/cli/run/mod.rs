@@ -71,7 +71,8 @@ const RUN_EXAMPLES: &str = "Examples:
   dualperf -p 5201 -c hostb -S 0xb8 -l 1K -O 0.5   iperf3's flags anywhere (docs/iperf3-flags.md)
   dualperf -c hostb --json-stream               a JSON line per interval and trial, then the result
   dualperf -c hostb -w 256K -M 1400 -N -B 192.0.2.1 -B 2001:db8::1   socket options, source per family
-  dualperf -c hostb --bidir -T lab1 --get-server-output   both directions at once, titled lines";
+  dualperf -c hostb --bidir -T lab1 --get-server-output   both directions at once, titled lines
+  dualperf -c hostb -u -b 1G -l 1408 -k 1000000   1 M datagrams per trial (the Gigabit UDP study), capped at 30 s";
 
 /// Arguments of `dualperf run`.
 ///
@@ -143,9 +144,10 @@ pub(crate) struct Args {
         default_value = "default"
     )]
     pub sizes: String,
-    /// Measured seconds per trial (warm-up excluded).
-    #[arg(short = 't', long = "time", value_name = "SECS", default_value_t = 1.0)]
-    pub time: f64,
+    /// Measured seconds per trial (warm-up excluded) [default: 1]; with
+    /// -n/-k the time cap of the budgeted trials [default: 30].
+    #[arg(short = 't', long = "time", value_name = "SECS")]
+    pub time: Option<f64>,
     /// Warm-up seconds per trial, excluded from the results.
     #[arg(long, value_name = "SECS", default_value_t = 0.25)]
     pub warmup: f64,
@@ -388,7 +390,6 @@ impl From<OrderArg> for RepetitionOrder {
 /// Runs `dualperf run`; with `-T` every line it prints, errors included,
 /// carries the title.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
-    iperf3::refuse_missing(&args.iperf3)?;
     if let Some(path) = &args.iperf3.logfile {
         iperf3::redirect_to_logfile(path)?;
     }

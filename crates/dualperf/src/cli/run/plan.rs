@@ -10,6 +10,7 @@ use dualperf_model::{Arm, ArmId, Dscp, FlowLabel, IpFamily, Marking, PerFamily};
 use super::Args;
 use crate::cli::Failure;
 use crate::pipeline::plan::{parse_tests, PointOptions};
+use crate::pipeline::send_budget::{BudgetOption, DEFAULT_BUDGET_CAP_SECONDS};
 
 /// Target address per family, as text.
 pub(super) type Targets = PerFamily<Option<String>>;
@@ -90,8 +91,13 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
     let (time_seconds, warmup_seconds) = if args.quick {
         (0.5, 0.1)
     } else {
-        (args.time, args.warmup)
+        (args.time.unwrap_or(1.0), args.warmup)
     };
+    // -n/-k: the stream points end at the budget, -t (or 30 s) caps them.
+    let send_budget = super::iperf3::send_budget(&args.iperf3).map(|budget| BudgetOption {
+        budget,
+        cap_seconds: args.time.unwrap_or(DEFAULT_BUDGET_CAP_SECONDS),
+    });
     let tests = if args.udp && args.tests == super::DEFAULT_TESTS {
         "udp-stream"
     } else if args.media.is_some() && args.tests == super::DEFAULT_TESTS {
@@ -115,6 +121,7 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
         probe_interval_ms: args.probe_interval,
         probe: args.probe,
         media: args.media.clone(),
+        send_budget,
     })
 }
 

@@ -85,6 +85,12 @@ impl TestParameters {
                 spec.parallel_streams
             )));
         }
+        if let Some(budget) = spec.send_budget {
+            return Err(EngineError::InvalidTest(format!(
+                "a send budget ({budget}, -n/-k) against an iperf3 server is not implemented: \
+                 its tests are timed here; use a dualperf server"
+            )));
+        }
         if spec.duration_ms == 0 {
             return Err(EngineError::InvalidTest(
                 "a test against an iperf3 server needs a duration above 0".into(),

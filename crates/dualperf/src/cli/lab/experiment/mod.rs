@@ -21,6 +21,7 @@ use super::measure::Traffic;
 mod calibrate;
 pub(crate) mod diffserv;
 mod diffserv_checks;
+pub(crate) mod gigabit;
 mod path_checks;
 pub(crate) mod path_faults;
 mod realtime;
@@ -68,6 +69,32 @@ pub(crate) trait Experiment {
     fn print(&self, _result: &RunResult) {}
 }
 
+/// Refuses `-b`, `-n` and `-k` on an experiment whose rates and timing are
+/// its design (the DiffServ load steps, the real-time loads, rrul's bulk
+/// flows, calibration's paced classes, path faults' probes): the flags
+/// would silently do nothing there. The battery and `gigabit` take them.
+///
+/// # Errors
+/// A usage error naming the flag and the experiment.
+pub(crate) fn check_rate_flags(args: &JobArgs, preset: &str) -> anyhow::Result<()> {
+    let designed = matches!(
+        preset,
+        "diffserv" | "calibrate" | "realtime" | "path-faults"
+    ) || dualperf_design::Design::from_name(preset).is_some();
+    let flag = match (args.bitrate, args.send_budget()) {
+        (Some(_), _) => "-b",
+        (None, Some(_)) => "-n/-k",
+        (None, None) => return Ok(()),
+    };
+    if designed {
+        return Err(crate::cli::Failure::usage(format!(
+            "the `{preset}` experiment sets its own rates and trial lengths; {flag} applies to \
+             the battery (plain presets) and `lab gigabit`"
+        )));
+    }
+    Ok(())
+}
+
 /// The experiment of `topology`'s preset, if it has one.
 ///
 /// # Errors
@@ -84,6 +111,9 @@ pub(crate) fn for_topology(
         )?)),
         "calibrate" => Some(Box::new(calibrate::CalibrateExperiment::plan(
             args, topology, server, run,
+        )?)),
+        "gigabit" => Some(Box::new(gigabit::GigabitExperiment::plan(
+            args, topology, server,
         )?)),
         _ => None,
     })

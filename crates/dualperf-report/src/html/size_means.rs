@@ -1,0 +1,130 @@
+//! The report's means-over-sizes section (the Gigabit UDP study's Tables 2
+//! and 3): for a udp-stream sweep whose trials end at a send budget (the
+//! shape of `dualperf lab gigabit`), one row per arm with each metric
+//! averaged over the sizes, and each arm's difference from the baseline.
+
+use dualperf_model::TestKind;
+
+use crate::html::escape;
+use crate::present::size_means::{size_means, STUDY_METRICS};
+use crate::present::value::{format_value, signed_percent};
+use crate::view::RunView;
+
+/// The section, empty unless the run sweeps two or more budgeted
+/// udp-stream sizes.
+pub(crate) fn section(view: &RunView<'_>) -> String {
+    let run = view.run;
+    let Some(analysis) = run.analysis.as_ref() else {
+        return String::new();
+    };
+    let budgeted = run
+        .config
+        .points
+        .iter()
+        .any(|p| p.kind == TestKind::UdpStream && p.send_budget.is_some());
+    if !budgeted {
+        return String::new();
+    }
+    let Some(means) = size_means(run, analysis, TestKind::UdpStream, &STUDY_METRICS) else {
+        return String::new();
+    };
+    let sizes: Vec<String> = means.sizes.iter().map(u32::to_string).collect();
+    let mut html = format!(
+        "<section id=\"size-means\"><h2>Means over sizes</h2>\n<p class=\"note\">udp-stream at \
+         {} B: each metric is the mean over the sizes of each size's mean over its repetitions \
+         (every size weighs the same, as the Gigabit UDP study's Tables 2 and 3). The last rows \
+         are differences of those means; each size's own comparison, with its confidence \
+         interval, is in the verdicts.</p>\n<table class=\"size-means\"><thead><tr><th>arm</th>",
+        escape(&sizes.join(", "))
+    );
+    for metric in &means.metrics {
+        html.push_str(&format!("<th>{}</th>", escape(metric.label())));
+    }
+    html.push_str("</tr></thead><tbody>\n");
+    for row in &means.rows {
+        html.push_str(&format!("<tr><td>{}</td>", escape(&row.label)));
+        for (mean, metric) in row.means.iter().zip(&means.metrics) {
+            let text = mean.map_or_else(|| "–".to_string(), |v| format_value(*metric, v));
+            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&text)));
+        }
+        html.push_str("</tr>\n");
+    }
+    let baseline = &run.config.baseline;
+    if let Some(base) = means.rows.iter().find(|row| &row.arm == baseline) {
+        for row in means.rows.iter().filter(|row| &row.arm != baseline) {
+            html.push_str(&format!(
+                "<tr><td>{} − {}</td>",
+                escape(&row.label),
+                escape(&base.label)
+            ));
+            for column in 0..means.metrics.len() {
+                let text = means
+                    .relative_to_baseline(&row.arm, baseline, column)
+                    .map_or_else(|| "–".to_string(), |r| format!("{} %", signed_percent(r)));
+                html.push_str(&format!("<td class=\"num\">{}</td>", escape(&text)));
+            }
+            html.push_str("</tr>\n");
+        }
+    }
+    html.push_str("</tbody></table></section>\n");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_fixtures as fx;
+    use dualperf_model::{Analysis, MetricId, MetricSummary, PerFamily, SendBudget, Summary};
+
+    fn run(budget: Option<SendBudget>) -> dualperf_model::RunResult {
+        let points = [128, 1408]
+            .map(|size| {
+                let mut spec = fx::spec(TestKind::UdpStream, size);
+                spec.send_budget = budget;
+                spec
+            })
+            .to_vec();
+        let arms = fx::native_arms(PerFamily { v4: None, v6: None });
+        let mut result = fx::result(fx::config(points, arms), Vec::new());
+        let mut analysis = Analysis::default();
+        for (arm, values) in [("v4", [100e6, 700e6]), ("v6", [90e6, 690e6])] {
+            for (point, mean) in values.into_iter().enumerate() {
+                analysis.summaries.push(MetricSummary {
+                    point,
+                    arm: fx::arm_id(arm),
+                    metric: MetricId::GoodputBps,
+                    summary: Summary {
+                        count: 3,
+                        mean,
+                        standard_deviation: None,
+                        coefficient_of_variation: None,
+                        min: mean,
+                        max: mean,
+                        median: mean,
+                        ci95_low: None,
+                        ci95_high: None,
+                    },
+                });
+            }
+        }
+        result.analysis = Some(analysis);
+        result
+    }
+
+    #[test]
+    fn a_budgeted_sweep_gets_the_table_and_a_timed_one_nothing() {
+        let budgeted = run(Some(SendBudget::Packets(1000)));
+        let html = section(&RunView::new(&budgeted));
+        assert!(html.contains("<h2>Means over sizes</h2>"), "{html}");
+        assert!(html.contains("128, 1408 B"), "{html}");
+        assert!(
+            html.contains("400 Mbit/s") && html.contains("390 Mbit/s"),
+            "{html}"
+        );
+        assert!(
+            html.contains("IPv6 − IPv4") && html.contains("−2.5 %"),
+            "{html}"
+        );
+        assert!(section(&RunView::new(&run(None))).is_empty());
+    }
+}
