@@ -33,6 +33,7 @@ pub mod diffserv;
 pub mod goal;
 pub mod interval;
 pub mod mark;
+pub mod marking;
 pub mod mechanisms;
 pub mod media;
 pub mod regime;

@@ -198,6 +198,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     for line in dualperf_report::present::mechanisms::mechanism_lines(result) {
         text.push_str(&format!("path: {line}\n"));
     }
+    for line in dualperf_report::present::marking::marking_lines(result) {
+        text.push_str(&format!("marking: {line}\n"));
+    }
     for line in dualperf_report::present::wire::wire_summary(result, view.verbose) {
         text.push_str(&line);
         text.push('\n');
