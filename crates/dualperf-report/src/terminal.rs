@@ -754,6 +754,8 @@ mod media;
 pub use media::render_media;
 mod stamp;
 pub use stamp::render_stamp;
+mod router_cpu;
+pub use router_cpu::render_router_cpu;
 
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,7 @@ mod facts;
 mod glossary;
 mod media;
 mod page;
+mod router_cpu;
 mod verdicts;
 
 use dualperf_model::RunResult;
@@ -258,6 +259,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
             name: "CPU",
             html: section(Section::Cpu, "cpu", "CPU and service demand", "What each arm costs the host.", false),
         },
+        Part { id: "router-cpu", name: "Router CPU", html: router_cpu::section(run) },
         Part {
             id: "distributions",
             name: "Distributions",

@@ -37,6 +37,7 @@ pub mod marking;
 pub mod mechanisms;
 pub mod media;
 pub mod regime;
+pub mod router_cpu;
 pub mod value;
 pub mod verdict;
 pub mod warning;
