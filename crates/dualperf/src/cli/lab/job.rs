@@ -83,6 +83,10 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             args.peer
         )));
     }
+    let config = match &experiment {
+        Some(experiment) => experiment.config().clone(),
+        None => plan(&args, &topology, &server, &link_rate)?,
+    };
     // Router CPU for every preset with routers: the experiment's own
     // steering, else the lab's (`super::routers`).
     let experiment_routers = experiment
@@ -90,7 +94,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         .map(|e| e.child_routers())
         .unwrap_or_default();
     let steering = match experiment_routers.is_empty() {
-        true => super::routers::plan(&topology, &run),
+        true => super::routers::plan(&topology, &run, &config),
         false => Vec::new(),
     };
     let traffic = Traffic {
@@ -106,10 +110,6 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             false => experiment_routers,
         },
         peer: args.peer,
-    };
-    let config = match &experiment {
-        Some(experiment) => experiment.config().clone(),
-        None => plan(&args, &topology, &server, &link_rate)?,
     };
     if args.dry_run {
         let plan = dualperf_model::PlanFile {

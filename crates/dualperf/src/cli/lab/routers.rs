@@ -16,10 +16,17 @@
 use anyhow::Context;
 use dualperf_lab::steering::{router_steering, RouterSteering};
 use dualperf_lab::{RunId, Topology};
+use dualperf_model::RunConfig;
 
-/// The steering of `topology`'s routers over this machine's CPUs (empty
-/// for a topology without routers).
-pub(crate) fn plan(topology: &Topology, run: &RunId) -> Vec<RouterSteering> {
+/// The steering of `topology`'s routers over this machine's CPUs; empty
+/// for a topology without routers, and when `config` pins the ends to CPUs
+/// (`stack-cost`, `--client-cpus`/`--server-cpus`): a router steered onto
+/// an end's CPU would mix its forwarding into that end's CPU figures,
+/// which such a run exists to measure.
+pub(crate) fn plan(topology: &Topology, run: &RunId, config: &RunConfig) -> Vec<RouterSteering> {
+    if !config.client_cpus.is_empty() || !config.server_cpus.is_empty() {
+        return Vec::new();
+    }
     // SAFETY: sysconf has no preconditions.
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
     router_steering(topology, run, cpus)
@@ -80,6 +87,7 @@ mod tests {
     #[test]
     fn every_preset_with_routers_gets_a_router_cpu_per_router_and_p2p_none() {
         let run = RunId::new("t1").unwrap();
+        let unpinned = dualperf_fixtures::config(Vec::new(), Vec::new());
         for (preset, routers) in [
             ("router", 1),
             ("two-routers", 2),
@@ -89,12 +97,18 @@ mod tests {
             ("p2p", 0),
         ] {
             let topology = dualperf_lab::preset::load(preset).unwrap();
-            let steering = plan(&topology, &run);
+            let steering = plan(&topology, &run, &unpinned);
             assert_eq!(steering.len(), routers, "{preset}");
             let args = child_args(&steering);
             assert_eq!(args.len(), routers, "{preset}");
             assert!(args.iter().all(|a| a.contains(':')), "{preset}: {args:?}");
             assert_eq!(note(&steering).is_some(), routers > 0, "{preset}");
         }
+        // Ends pinned to CPUs (stack-cost): no router is steered onto them.
+        let topology = dualperf_lab::preset::load("router").unwrap();
+        let mut pinned = unpinned.clone();
+        pinned.client_cpus = vec![0];
+        pinned.server_cpus = vec![1];
+        assert!(plan(&topology, &run, &pinned).is_empty());
     }
 }
