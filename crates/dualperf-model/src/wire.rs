@@ -87,8 +87,9 @@ pub struct WireCounts {
     pub ipv6_packets: u64,
     /// Packets (both directions) per DSCP of the (inner) header.
     pub dscp: Vec<WireValueCount>,
-    /// IPv6 packets (both directions) per flow label (TCP resets excluded:
-    /// Linux sends them with an automatic label).
+    /// IPv6 packets (both directions) per flow label (TCP resets and
+    /// SYN/SYN-ACKs excluded: Linux sends a reset, and a listener's
+    /// SYN-ACK, with a label of its own choosing, not the connection's).
     pub flow_labels: Vec<WireValueCount>,
     /// The IPv6 packets of [`WireCounts::flow_labels`] the client sent
     /// (towards the server's data port), per flow label. Empty in results

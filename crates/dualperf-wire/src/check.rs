@@ -127,8 +127,10 @@ fn check_trial(
             IpFamily::V6 => seen.ipv6_packets += 1,
         }
         *dscp.entry(u32::from(packet.dscp)).or_default() += 1;
-        let reset = packet.transport.is_some_and(|t| t.tcp_reset);
-        if let (Some(label), false) = (packet.flow_label, reset) {
+        // Resets and handshake packets are not data: Linux sends a reset,
+        // and a listener's SYN-ACK, with a label of its own choosing.
+        let control = packet.transport.is_some_and(|t| t.tcp_reset || t.tcp_syn);
+        if let (Some(label), false) = (packet.flow_label, control) {
             *labels.entry(label).or_default() += 1;
             // Data goes to the server unless reversed, so a packet came
             // from the client when its direction matches that.

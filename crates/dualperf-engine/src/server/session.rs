@@ -217,6 +217,7 @@ fn run_test(
     let (bound, data_ports) = data::bind(
         &spec,
         local_ip,
+        peer_ip,
         &request.marking,
         &mut facts,
         &mut marking_notes,
