@@ -21,7 +21,12 @@
 //!   kernel's net/ipv6/ip6_flowlabel.c does): a socket leases a label with
 //!   `IPV6_FLOWLABEL_MGR`, turns on `IPV6_FLOWINFO_SEND` and connects with
 //!   the label in `sin6_flowinfo`. A TCP connection accepted by a listener
-//!   can only reflect the label of the client's SYN (`IPV6_FL_F_REFLECT`).
+//!   gets a label only from its listener: reflected from the client's SYN
+//!   (`IPV6_FL_F_REFLECT`, which the namespace may forbid), or inherited —
+//!   `tcp_v6_syn_recv_sock` copies the listener's IPv6 state, its label
+//!   included, into the new socket, and a listener holds a label after a
+//!   `connect()` that stored it and then failed
+//!   (`crate::server::listener_label`).
 //!
 //! Every function works without root; only the `…FORCE` buffer options do
 //! more with it.

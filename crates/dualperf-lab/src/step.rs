@@ -165,15 +165,26 @@ impl fmt::Display for Step {
 /// The `sysctl` settings a node of `role` gets, as `key=value` words (the
 /// base every node has; [`crate::mechanism::node_sysctls`] adds those of
 /// its stack and of the mechanisms it runs).
+///
+/// A host also gets `net.ipv6.flowlabel_consistency=0`, in its own
+/// namespace only: Linux gives an accepted TCP connection a flow label
+/// only by reflecting the client's (`IPV6_FL_F_REFLECT`, which the server
+/// asks for when an arm has `-L`), and allows that only with the check
+/// off (kernel net/ipv6/ip6_flowlabel.c), so the server's TCP packets of
+/// a flow-label arm carry the arm's label (RFC 6437).
 pub fn sysctls(role: Role) -> Vec<String> {
     let forwarding = match role {
         Role::Host => "0",
         Role::Router => "1",
     };
-    vec![
+    let mut words = vec![
         "net.ipv6.conf.all.accept_dad=0".to_string(),
         "net.ipv6.conf.default.accept_dad=0".to_string(),
         format!("net.ipv4.ip_forward={forwarding}"),
         format!("net.ipv6.conf.all.forwarding={forwarding}"),
-    ]
+    ];
+    if role == Role::Host {
+        words.push("net.ipv6.flowlabel_consistency=0".to_string());
+    }
+    words
 }

@@ -87,6 +87,6 @@ pub use time::{run_id, UtcDateTime};
 pub use tuning::SocketTuning;
 pub use units::{BitRate, ParseUnitError};
 pub use wire::{
-    WireCheck, WireCounts, WireExpected, WireFinding, WireSide, WireValueCount,
+    WireCheck, WireCounts, WireEnd, WireExpected, WireFinding, WireSide, WireValueCount,
     WIRE_TOLERANCE_RATIO,
 };

@@ -31,6 +31,16 @@ pub enum WireSide {
     Sender,
 }
 
+/// One end of a trial's data flow, as the sender of packets.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WireEnd {
+    /// `dualperf run`'s end: packets towards the server's data port.
+    Client,
+    /// The server's end: packets from its data port.
+    Server,
+}
+
 /// One trial's wire check.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WireCheck {
@@ -77,9 +87,20 @@ pub struct WireCounts {
     pub ipv6_packets: u64,
     /// Packets (both directions) per DSCP of the (inner) header.
     pub dscp: Vec<WireValueCount>,
-    /// IPv6 packets (both directions) per flow label (TCP resets excluded:
-    /// Linux sends them with an automatic label).
+    /// IPv6 packets (both directions) per flow label (TCP resets and
+    /// SYN/SYN-ACKs excluded: Linux sends a reset, and a listener's
+    /// SYN-ACK, with a label of its own choosing, not the connection's).
     pub flow_labels: Vec<WireValueCount>,
+    /// The IPv6 packets of [`WireCounts::flow_labels`] the client sent
+    /// (towards the server's data port), per flow label. Empty in results
+    /// older than the per-end count.
+    #[serde(default)]
+    pub client_flow_labels: Vec<WireValueCount>,
+    /// The IPv6 packets of [`WireCounts::flow_labels`] the server sent
+    /// (from its data port), per flow label. Empty in results older than
+    /// the per-end count.
+    #[serde(default)]
+    pub server_flow_labels: Vec<WireValueCount>,
     /// Packets that were IP fragments (first ones included).
     pub fragments: u64,
     /// Packets carried as IPv6 in IPv4 (protocol 41).
@@ -114,8 +135,24 @@ pub struct WireExpected {
     pub family: Option<IpFamily>,
     /// The DSCP asked for (`-S`); `None`: nothing asked, not checked.
     pub dscp: Option<u8>,
-    /// The flow label asked for (`-L`) where the capture sees IPv6.
+    /// The flow label asked for (`-L`) where the capture sees IPv6,
+    /// checked on the client's packets.
     pub flow_label: Option<u32>,
+    /// The flow label the server reported its data socket sends (read back
+    /// with `IPV6_FLOWLABEL_MGR`), checked on the server's packets. `None`
+    /// when nothing was asked, when the server did not report its marking
+    /// (tcp-connect, an iperf3 server), or when it reported the kernel's
+    /// automatic label ([`WireExpected::server_label_automatic`]); its
+    /// packets are then not checked.
+    #[serde(default)]
+    pub server_flow_label: Option<u32>,
+    /// True when a label was asked and the server reported that its data
+    /// socket sends the kernel's automatic label instead: it could not set
+    /// the asked one (Linux labels an accepted TCP connection only by
+    /// reflecting the client's label, see docs/metrics.md "Wire
+    /// verification").
+    #[serde(default)]
+    pub server_label_automatic: bool,
     /// udp-stream: datagrams the engine counted at this end for the
     /// measured interval (receiver: received + duplicates + socket-buffer
     /// drops; sender: sent); `None` where not compared.
@@ -160,7 +197,8 @@ pub enum WireFinding {
         /// Packets not carrying the asked DSCP.
         packets: u64,
     },
-    /// IPv6 packets with another flow label than asked.
+    /// IPv6 packets of one end with another flow label than that end
+    /// should send.
     WrongFlowLabel {
         /// The label asked for.
         expected: u32,
@@ -168,6 +206,10 @@ pub enum WireFinding {
         seen: u32,
         /// Packets not carrying the asked label.
         packets: u64,
+        /// Whose packets; `None` in results older than the per-end check
+        /// (both ends counted together).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sender: Option<WireEnd>,
     },
     /// The capture lost packets, so counts are not compared.
     CaptureIncomplete {

@@ -766,6 +766,8 @@ mod budget;
 pub use budget::render_budget;
 mod stamp;
 pub use stamp::render_stamp;
+mod router_cpu;
+pub use router_cpu::render_router_cpu;
 
 #[cfg(test)]
 mod tests;

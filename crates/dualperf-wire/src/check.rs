@@ -15,7 +15,7 @@ use std::net::{IpAddr, SocketAddr};
 use dualperf_model::datagram::{read_header, read_hello, FLAG_WARMUP, HELLO_BYTES};
 use dualperf_model::wire::relative_difference;
 use dualperf_model::{
-    ArmPath, IpFamily, RunResult, TestKind, Trial, TrialOutcome, WireCheck, WireCounts,
+    ArmPath, IpFamily, RunResult, TestKind, Trial, TrialOutcome, WireCheck, WireCounts, WireEnd,
     WireExpected, WireFinding, WireSide, WireValueCount, WIRE_TOLERANCE_RATIO,
 };
 
@@ -109,6 +109,8 @@ fn check_trial(
     };
     let mut dscp: BTreeMap<u32, u64> = BTreeMap::new();
     let mut labels: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut client_labels: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut server_labels: BTreeMap<u32, u64> = BTreeMap::new();
     // First fragments of the flow → whether they went in the data direction.
     let mut fragmented: HashMap<(IpAddr, IpAddr, u32), bool> = HashMap::new();
     let window = packets.iter().filter(|(t, _)| (from..to).contains(t));
@@ -125,9 +127,20 @@ fn check_trial(
             IpFamily::V6 => seen.ipv6_packets += 1,
         }
         *dscp.entry(u32::from(packet.dscp)).or_default() += 1;
-        let reset = packet.transport.is_some_and(|t| t.tcp_reset);
-        if let (Some(label), false) = (packet.flow_label, reset) {
+        // Resets and handshake packets are not data: Linux sends a reset,
+        // and a listener's SYN-ACK, with a label of its own choosing.
+        let control = packet.transport.is_some_and(|t| t.tcp_reset || t.tcp_syn);
+        if let (Some(label), false) = (packet.flow_label, control) {
             *labels.entry(label).or_default() += 1;
+            // Data goes to the server unless reversed, so a packet came
+            // from the client when its direction matches that.
+            let by_client = data == to_server_is_data;
+            let by_end = if by_client {
+                &mut client_labels
+            } else {
+                &mut server_labels
+            };
+            *by_end.entry(label).or_default() += 1;
         }
         if packet.fragment.is_some() {
             seen.fragments += 1;
@@ -173,6 +186,8 @@ fn check_trial(
     }
     seen.dscp = histogram(dscp);
     seen.flow_labels = histogram(labels);
+    seen.client_flow_labels = histogram(client_labels);
+    seen.server_flow_labels = histogram(server_labels);
     let family = match (&path, facts.host) {
         (ArmPath::Nat64 { .. }, CaptureHost::Server) => IpFamily::V4,
         _ => trial.family,
@@ -185,13 +200,32 @@ fn check_trial(
         (true, WireSide::Sender, Some(udp)) => Some(udp.sent),
         _ => None,
     };
+    let asked_label = marking
+        .flow_label
+        .filter(|_| family == IpFamily::V6)
+        .map(|l| l.value());
+    // The server's packets are held to what the server reported its socket
+    // sends: the asked label, or (reported as such) the kernel's automatic one.
+    // A server that recorded its marking read its DSCP back (`Some` even
+    // for 0); one that did not (tcp-connect, an iperf3 server) said nothing
+    // of its label either.
+    let server_reported = observations
+        .server_socket
+        .as_ref()
+        .filter(|socket| socket.dscp.is_some());
+    let server_flow_label = asked_label.and(
+        server_reported
+            .and_then(|socket| socket.flow_label)
+            .map(|l| l.value()),
+    );
+    let server_label_automatic =
+        asked_label.is_some() && server_reported.is_some() && server_flow_label.is_none();
     let expected = WireExpected {
         family: Some(family),
         dscp: marking.dscp.map(|d| d.value()),
-        flow_label: marking
-            .flow_label
-            .filter(|_| family == IpFamily::V6)
-            .map(|l| l.value()),
+        flow_label: asked_label,
+        server_flow_label,
+        server_label_automatic,
         datagrams,
         payload_bytes: datagrams.map(|d| d * u64::from(trial.spec.size_bytes)),
     };
@@ -302,12 +336,25 @@ pub fn findings(
             });
         }
     }
-    if let Some(label) = expected.flow_label {
-        if let Some((value, packets)) = others(&seen.flow_labels, label) {
+    for (sender, wanted, labels) in [
+        (
+            WireEnd::Client,
+            expected.flow_label,
+            &seen.client_flow_labels,
+        ),
+        (
+            WireEnd::Server,
+            expected.server_flow_label,
+            &seen.server_flow_labels,
+        ),
+    ] {
+        let Some(label) = wanted else { continue };
+        if let Some((value, packets)) = others(labels, label) {
             findings.push(WireFinding::WrongFlowLabel {
                 expected: label,
                 seen: value,
                 packets,
+                sender: Some(sender),
             });
         }
     }
@@ -339,6 +386,8 @@ mod tests {
             family: Some(IpFamily::V6),
             dscp: Some(46),
             flow_label: None,
+            server_flow_label: None,
+            server_label_automatic: false,
             datagrams: Some(datagrams),
             payload_bytes: Some(datagrams * 1000),
         }

@@ -50,6 +50,8 @@ pub struct Transport {
     pub udp_payload_bytes: u32,
     /// TCP: the RST flag.
     pub tcp_reset: bool,
+    /// TCP: the SYN flag (a handshake packet: SYN or SYN-ACK).
+    pub tcp_syn: bool,
 }
 
 /// A fragment of a datagram.
@@ -194,6 +196,7 @@ fn transport(protocol: IpNumber, body: &[u8]) -> Option<Decoded<'_>> {
                     destination_port: udp.destination_port(),
                     udp_payload_bytes: u32::from(udp.length()).saturating_sub(8),
                     tcp_reset: false,
+                    tcp_syn: false,
                 }),
                 body.get(udp.slice().len()..).unwrap_or(&[]),
             ))
@@ -207,6 +210,7 @@ fn transport(protocol: IpNumber, body: &[u8]) -> Option<Decoded<'_>> {
                     destination_port: tcp.destination_port(),
                     udp_payload_bytes: 0,
                     tcp_reset: tcp.rst(),
+                    tcp_syn: tcp.syn(),
                 }),
                 body.get(tcp.slice().len()..).unwrap_or(&[]),
             ))

@@ -17,9 +17,9 @@ use crate::datagram::{read_hello, HELLO_BYTES};
 use crate::endpoint::DataSockets;
 use crate::error::{EngineError, IoContext, Result};
 use crate::flow::{udp_receive_buffer_bytes, UDP_BUFFER_BYTES};
-use crate::socket_options::{
-    apply_marking, lease_flow_label, reflect_flow_label, set_buffer_sizes, with_flow_label,
-};
+use crate::socket_options::{apply_marking, lease_flow_label, set_buffer_sizes, with_flow_label};
+
+use super::listener_label::label_listener;
 
 /// How long the server waits for the client's data connections or hellos.
 pub const CONNECT_WAIT: Duration = Duration::from_secs(5);
@@ -36,6 +36,12 @@ pub enum Bound {
 /// A TCP listener on `ip`, any port, with a deep backlog (tcp-connect opens
 /// connections faster than a thread accepts them).
 pub fn bind_tcp_listener(ip: IpAddr, backlog: i32) -> Result<TcpListener> {
+    let socket = bound_tcp_socket(ip)?;
+    listen(socket, backlog)
+}
+
+/// A TCP socket bound on `ip`, any port, not yet listening.
+fn bound_tcp_socket(ip: IpAddr) -> Result<Socket> {
     let address = SocketAddr::new(ip, 0);
     let socket = Socket::new(
         Domain::for_address(address),
@@ -44,12 +50,23 @@ pub fn bind_tcp_listener(ip: IpAddr, backlog: i32) -> Result<TcpListener> {
     )
     .context(|| format!("creating a TCP data listener on {ip}"))?;
     let _ = socket.set_reuse_address(true);
+    if ip.is_ipv6() {
+        // Bound to one IPv6 address anyway; needed before bind for the
+        // listener's inherited flow label (`listener_label`).
+        socket
+            .set_only_v6(true)
+            .context(|| "setting IPV6_V6ONLY on the TCP data listener".to_string())?;
+    }
     socket
         .bind(&address.into())
         .context(|| format!("binding a TCP data listener on {ip}"))?;
+    Ok(socket)
+}
+
+fn listen(socket: Socket, backlog: i32) -> Result<TcpListener> {
     socket
         .listen(backlog)
-        .context(|| format!("listening on {address}"))?;
+        .context(|| "listening for data connections".to_string())?;
     Ok(socket.into())
 }
 
@@ -77,13 +94,13 @@ pub fn bind_udp(
 ///
 /// Marking: UDP sockets get the DSCP and lease the flow label (they connect
 /// to the client with it once its hello arrives); a TCP listener gets the
-/// DSCP, which its SYN-ACKs and accepted connections inherit, and for the
-/// flow label it reflects the label of the client's SYN (the only way Linux
-/// gives an accepted connection a label; see
-/// [`crate::socket_options::reflect_flow_label`]).
+/// DSCP, which its SYN-ACKs and accepted connections inherit, and the flow
+/// label its accepted connections send, reflected or inherited
+/// ([`super::listener_label`]). `peer` is the client's control address.
 pub fn bind(
     spec: &TestSpec,
     local: IpAddr,
+    peer: IpAddr,
     marking: &Marking,
     facts: &mut SocketFacts,
     notes: &mut Vec<String>,
@@ -118,11 +135,13 @@ pub fn bind(
         }
         Ok((Bound::Udp(sockets), ports))
     } else {
-        let listener = bind_tcp_listener(local, 1024)?;
-        // Accepted connections inherit buffers and MSS from the listener.
-        crate::tuning::tune_tcp(listener.as_raw_fd(), &spec.tuning)
+        let socket = bound_tcp_socket(local)?;
+        // Accepted connections inherit buffers and MSS from the listener
+        // (set before listen, so the window scale of the SYN-ACK fits).
+        crate::tuning::tune_tcp(socket.as_raw_fd(), &spec.tuning)
             .context(|| "setting the data listener's socket options (-w, -M, -N)".into())?;
-        mark_listener(&listener, family, marking, notes)?;
+        mark_listener(&socket, family, peer, marking, notes)?;
+        let listener = listen(socket, 1024)?;
         let port = listener
             .local_addr()
             .context(|| "reading the TCP data port".into())?
@@ -131,37 +150,28 @@ pub fn bind(
     }
 }
 
-/// Marks a TCP listener: the DSCP, and flow-label reflection when the
-/// client asked for a label.
+/// Marks a TCP listener before it listens: the DSCP, and the flow label
+/// its accepted connections send when the client asked for one.
 fn mark_listener(
-    listener: &TcpListener,
+    socket: &Socket,
     family: IpFamily,
+    peer: IpAddr,
     marking: &Marking,
     notes: &mut Vec<String>,
 ) -> Result<()> {
-    let fd = listener.as_raw_fd();
     let dscp_only = Marking {
         dscp: marking.dscp,
         flow_label: None,
     };
-    apply_marking(fd, family, &dscp_only, None)
+    apply_marking(socket.as_raw_fd(), family, &dscp_only, None)
         .context(|| format!("marking the TCP data listener ({})", describe(marking)))?;
     if let (IpFamily::V6, Some(label)) = (family, marking.flow_label) {
-        if let Err(error) = reflect_flow_label(fd) {
-            let namespace_reflects =
-                std::fs::read_to_string("/proc/sys/net/ipv6/flowlabel_reflect")
-                    .ok()
-                    .and_then(|text| text.trim().parse::<u32>().ok())
-                    .is_some_and(|bits| bits & 1 == 1);
-            if !namespace_reflects {
-                notes.push(format!(
-                    "the server's TCP packets carry the kernel's automatic flow label, not {}: \
-                     Linux gives an accepted connection a label only by reflecting the client's \
-                     (IPV6_FL_F_REFLECT failed: {error}; allow it with \
-                     sysctl net.ipv6.flowlabel_consistency=0, or set net.ipv6.flowlabel_reflect=1)",
-                    label.value()
-                ));
-            }
+        if let Err(why) = label_listener(socket, peer, label.value()) {
+            notes.push(format!(
+                "the server's TCP packets carry the kernel's automatic flow label, not {}: \
+                 Linux gives an accepted connection a label only from its listener ({why})",
+                label.value()
+            ));
         }
     }
     Ok(())
@@ -205,6 +215,11 @@ pub fn tie_to_peer(
                             set_buffer_sizes(stream.as_raw_fd(), None, None).unwrap_or_default();
                         (facts.send_buffer_bytes, facts.receive_buffer_bytes) =
                             (Some(send), Some(receive));
+                        // Leased so that reading the marking back says
+                        // what the socket sends (see `listener_label`).
+                        if let (Some(label), IpAddr::V6(v6)) = (label_for(family, marking), peer) {
+                            let _ = lease_flow_label(stream.as_raw_fd(), v6, label);
+                        }
                         if let Some(name) = &spec.congestion_control {
                             crate::congestion::set_congestion_control(stream.as_raw_fd(), name)
                                 .map_err(EngineError::InvalidTest)?;

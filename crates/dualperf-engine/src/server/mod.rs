@@ -19,6 +19,7 @@
 
 pub mod accept;
 pub mod data;
+pub mod listener_label;
 pub mod log_budget;
 pub mod path;
 pub mod session;

@@ -225,6 +225,7 @@ fn run_test(
     let (bound, data_ports) = data::bind(
         &spec,
         local_ip,
+        peer_ip,
         &request.marking,
         &mut facts,
         &mut marking_notes,

@@ -43,6 +43,7 @@ pub(crate) fn section(run: &RunResult) -> Result<String, ReportError> {
         html.push_str(&format!("<li>{}</li>\n", escape(&line)));
     }
     html.push_str("</ul>\n");
+    html.push_str(&label_table(&view));
     html.push_str(&step_table(&view));
     let checks = view.checks();
     if !checks.is_empty() {
@@ -71,6 +72,43 @@ pub(crate) fn section(run: &RunResult) -> Result<String, ReportError> {
     }
     html.push_str("</div></section>\n");
     Ok(html)
+}
+
+/// The seed's §4: the IPv6 arm classified by its flow label alone beside
+/// the one marked DSCP EF, and the answer; empty without a flow-label arm.
+fn label_table(view: &DiffServView) -> String {
+    let rows = view.label_rows();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<h3 id=\"diffserv-flow-label\">Flow label as the class (the seed's §4)</h3>\n\
+         <p class=\"note\">The edge router classifies IPv6 packets by their flow label alone \
+         (RFC 6437; no DSCP) into the EF class. The same probe, marked DSCP EF, is shown \
+         beside it under the same BE load. Values are means over repetitions.</p>\n\
+         <table class=\"diffserv-classes\"><thead><tr><th>condition</th><th>IPv6 marked</th>",
+    );
+    for metric in CLASS_METRICS {
+        html.push_str(&format!("<th>{}</th>", escape(metric.label())));
+    }
+    html.push_str("</tr></thead><tbody>\n");
+    for row in rows {
+        html.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td>",
+            escape(&row.condition),
+            escape(&row.marking)
+        ));
+        for cell in &row.cells {
+            html.push_str(&format!("<td class=\"num\">{}</td>", escape(cell)));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody></table><ul>\n");
+    for line in view.label_lines() {
+        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
+    }
+    html.push_str("</ul>\n");
+    html
 }
 
 fn class_table(view: &DiffServView) -> String {

@@ -329,6 +329,11 @@ pub(crate) fn section(run: &RunResult) -> String {
         ));
         html.push_str(&regimes(run));
     }
+    let marking = crate::present::marking::marking_lines(run);
+    if !marking.is_empty() {
+        let rows: Vec<(&str, String)> = marking.iter().map(|l| ("flow label", escape(l))).collect();
+        html.push_str(&table("What each end marked", &rows));
+    }
     html.push_str(&host("Client host", &run.client_host));
     if let Some(server) = &run.server_host {
         html.push_str(&host("Server host", server));

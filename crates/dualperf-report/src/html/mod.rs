@@ -9,6 +9,7 @@ mod glossary;
 mod media;
 mod page;
 mod size_means;
+mod router_cpu;
 mod verdicts;
 
 use dualperf_model::RunResult;
@@ -260,6 +261,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
             name: "CPU",
             html: section(Section::Cpu, "cpu", "CPU and service demand", "What each arm costs the host.", false),
         },
+        Part { id: "router-cpu", name: "Router CPU", html: router_cpu::section(run) },
         Part {
             id: "distributions",
             name: "Distributions",

@@ -559,6 +559,10 @@ pub use answer::{ClassVerdict, MetricVerdict};
 #[path = "diffserv_steps.rs"]
 mod steps;
 
+#[path = "diffserv_label.rs"]
+mod label;
+pub use label::LabelRow;
+
 #[cfg(test)]
 #[path = "diffserv_tests.rs"]
 mod view_tests;

@@ -78,6 +78,8 @@ impl DiffServView<'_> {
                 "the per-class table",
             ));
         }
+        // The seed's §4: the flow label alone as the class.
+        sentences.extend(self.label_checks());
         for factor in [Factor::Family, Factor::Load] {
             let (total, significant) = self.step_contrasts(factor);
             if total > 0 {

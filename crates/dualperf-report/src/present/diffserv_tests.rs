@@ -142,3 +142,82 @@ fn the_step_table_and_the_done_when_check_read_the_analysis() {
     let text = crate::terminal::render_diffserv(&result);
     assert!(text.contains("Load-step table"), "{text}");
 }
+
+/// The seed's §4: an IPv6 arm marked by a flow label alone, under the 115 %
+/// class load, its id saying nothing (`arm-x`), compared with DSCP EF.
+#[test]
+fn the_flow_label_arm_is_shown_beside_dscp_ef_and_answers_the_papers_section_4() {
+    let mut result = run();
+    let mut labelled = arm("arm-x", IpFamily::V6, Some("c6"));
+    labelled.marking = Marking {
+        dscp: None,
+        flow_label: Some(dualperf_model::FlowLabel::new(74565).unwrap()),
+    };
+    let id = labelled.id.clone();
+    result.config.arms.push(labelled);
+    let analysis = result.analysis.as_mut().unwrap();
+    for (metric, value) in [(MetricId::OwdP99Ns, 68.6e3), (MetricId::LossRatio, 0.0)] {
+        analysis.summaries.push(MetricSummary {
+            point: 0,
+            arm: id.clone(),
+            metric,
+            summary: summary(value),
+        });
+    }
+    analysis.comparisons.push(dualperf_model::Comparison {
+        point: 0,
+        metric: MetricId::OwdP99Ns,
+        arm: id.clone(),
+        baseline: ArmId::new("v6-ef-be115").unwrap(),
+        arm_summary: summary(68.6e3),
+        baseline_summary: summary(3.0e6),
+        pairs: 3,
+        difference_mean: 68.6e3 - 3.0e6,
+        difference_ci95: Some((-3.1e6, -2.8e6)),
+        relative_difference: None,
+        relative_difference_ci95: None,
+        significant: true,
+        theoretical_relative_difference: None,
+        warnings: Vec::new(),
+        p_value: None,
+        adjusted_p_value: None,
+        attribution: None,
+    });
+    let view = DiffServView::of(&result).unwrap();
+    let rows = view.label_rows();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].marking, "DSCP EF (46)");
+    assert_eq!(rows[1].marking, "flow label 74565, no DSCP");
+    assert_eq!(rows[1].condition, "BE at 115 %");
+    // OWD p99 and loss of each arm, in the class table's columns.
+    assert_eq!(rows[0].cells[1], format_value(MetricId::OwdP99Ns, 3.0e6));
+    assert_eq!(rows[1].cells[1], format_value(MetricId::OwdP99Ns, 68.6e3));
+    assert_eq!(rows[1].cells[3], format_value(MetricId::LossRatio, 0.0));
+    let lines = view.label_lines();
+    assert!(
+        lines[0].starts_with(
+            "ok IPv6 flow label 74565 alone (no DSCP) classified as EF under BE at 115 %"
+        ),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with("flow label 74565 against DSCP EF")
+            && lines[1].contains("significant"),
+        "{lines:?}"
+    );
+    let text = crate::terminal::render_diffserv(&result);
+    assert!(
+        text.contains("Flow label as the class (the seed's §4"),
+        "{text}"
+    );
+    assert!(text.contains("flow label 74565, no DSCP"), "{text}");
+    let html = crate::html::render(&result).unwrap();
+    assert!(html.contains("id=\"diffserv-flow-label\""), "{html}");
+    assert!(html.contains("flow label 74565, no DSCP"), "{html}");
+    assert!(view
+        .answer()
+        .iter()
+        .any(|s| s.starts_with("ok IPv6 flow label 74565")));
+    // A run without the arm shows no such table.
+    assert!(DiffServView::of(&run()).unwrap().label_rows().is_empty());
+}

@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use dualperf_model::{
-    ArmId, Dscp, RunResult, TrialOutcome, WireCheck, WireFinding, WireSide, WIRE_TOLERANCE_RATIO,
+    ArmId, Dscp, RunResult, TrialOutcome, WireCheck, WireEnd, WireFinding, WireSide,
+    WIRE_TOLERANCE_RATIO,
 };
 
 use super::arms::ArmNames;
@@ -18,6 +19,51 @@ fn dscp(value: u8) -> String {
         Ok(code) => format!("{} ({value})", code.name()),
         Err(_) => value.to_string(),
     }
+}
+
+/// The word for an end of the data flow.
+fn end(sender: WireEnd) -> &'static str {
+    match sender {
+        WireEnd::Client => "client",
+        WireEnd::Server => "server",
+    }
+}
+
+/// The flow labels of the check, per end where counted: "flow label from
+/// the client 12345 on all 812 packets, from the server 12345 on all 410
+/// packets"; the server's packets are said to carry the kernel's automatic
+/// label when a label was asked but the server reported none.
+fn flow_label_part(check: &WireCheck) -> Option<String> {
+    let seen = &check.seen;
+    if seen.client_flow_labels.is_empty() && seen.server_flow_labels.is_empty() {
+        // Results older than the per-end count.
+        return (!seen.flow_labels.is_empty()).then(|| {
+            format!(
+                "flow label {}",
+                histogram(&seen.flow_labels, |v| v.to_string())
+            )
+        });
+    }
+    let mut ends = Vec::new();
+    if !seen.client_flow_labels.is_empty() {
+        ends.push(format!(
+            "from the client {}",
+            histogram(&seen.client_flow_labels, |v| v.to_string())
+        ));
+    }
+    if !seen.server_flow_labels.is_empty() {
+        let automatic = match check.expected.flow_label {
+            Some(asked) if check.expected.server_label_automatic => format!(
+                " (the kernel's automatic labels: the server reported it could not send {asked})"
+            ),
+            _ => String::new(),
+        };
+        ends.push(format!(
+            "from the server {}{automatic}",
+            histogram(&seen.server_flow_labels, |v| v.to_string())
+        ));
+    }
+    Some(format!("flow label {}", ends.join(", ")))
 }
 
 /// One finding as a clause: "DSCP cs1 (8) on 1 204 packets, ef (46) asked".
@@ -51,7 +97,21 @@ pub fn wire_finding(finding: &WireFinding) -> String {
             expected,
             seen,
             packets,
-        } => format!("flow label {seen} on {packets} IPv6 packets (mostly), {expected} asked"),
+            sender,
+        } => match sender {
+            Some(WireEnd::Client) => format!(
+                "flow label {seen} on {packets} IPv6 packets of the {} (mostly), {expected} asked",
+                end(WireEnd::Client)
+            ),
+            Some(WireEnd::Server) => format!(
+                "flow label {seen} on {packets} IPv6 packets of the {} (mostly), {expected} \
+                 reported by it",
+                end(WireEnd::Server)
+            ),
+            None => {
+                format!("flow label {seen} on {packets} IPv6 packets (mostly), {expected} asked")
+            }
+        },
         WireFinding::CaptureIncomplete { dropped } => {
             format!("the capture itself dropped {dropped} packets, so counts were not compared")
         }
@@ -172,11 +232,8 @@ pub fn check_sentence(check: &WireCheck) -> String {
         "DSCP {}",
         histogram(&check.seen.dscp, |v| dscp(v as u8))
     ));
-    if !check.seen.flow_labels.is_empty() {
-        parts.push(format!(
-            "flow label {}",
-            histogram(&check.seen.flow_labels, |v| v.to_string())
-        ));
+    if let Some(labels) = flow_label_part(check) {
+        parts.push(labels);
     }
     if check.seen.fragments > 0 {
         parts.push(format!("{} fragments", check.seen.fragments));
@@ -244,5 +301,45 @@ mod tests {
             "{text}"
         );
         assert!(wire_warning("IPv6", 1, 3, &check.findings[0]).starts_with("not significant"));
+    }
+
+    #[test]
+    fn flow_labels_read_per_end_and_an_unlabelled_server_is_named() {
+        let check = WireCheck {
+            interface: "veth".into(),
+            seen: WireCounts {
+                packets: 10,
+                client_flow_labels: vec![WireValueCount {
+                    value: 12345,
+                    packets: 10,
+                }],
+                server_flow_labels: vec![WireValueCount {
+                    value: 671_424,
+                    packets: 8,
+                }],
+                ..WireCounts::default()
+            },
+            expected: WireExpected {
+                flow_label: Some(12345),
+                server_label_automatic: true,
+                ..WireExpected::default()
+            },
+            ..WireCheck::default()
+        };
+        let text = check_sentence(&check);
+        assert!(
+            text.contains("flow label from the client 12345 on all 10 packets, from the server 671424 on all 8 packets (the kernel's automatic labels: the server reported it could not send 12345); agrees"),
+            "{text}"
+        );
+        let finding = WireFinding::WrongFlowLabel {
+            expected: 12345,
+            seen: 7,
+            packets: 8,
+            sender: Some(WireEnd::Server),
+        };
+        assert_eq!(
+            wire_finding(&finding),
+            "flow label 7 on 8 IPv6 packets of the server (mostly), 12345 reported by it"
+        );
     }
 }

@@ -54,6 +54,29 @@ pub fn render_diffserv(result: &RunResult) -> String {
     for line in view.done_when() {
         out.push_str(&format!("  {line}\n"));
     }
+    let label_rows = view.label_rows();
+    if !label_rows.is_empty() {
+        out.push_str(
+            "\nFlow label as the class (the seed's §4: IPv6 classified by its flow label alone, \
+             beside DSCP EF; means over repetitions):\n",
+        );
+        let mut header = vec!["condition".to_string(), "IPv6 marked".to_string()];
+        header.extend(CLASS_METRICS.iter().map(|m| m.label().to_string()));
+        let mut table = vec![header];
+        for row in label_rows {
+            let mut line = vec![row.condition, row.marking];
+            line.extend(row.cells);
+            table.push(line);
+        }
+        out.push_str(&indented(&render_table(
+            &table,
+            &[Align::Left, Align::Left],
+            None,
+        )));
+        for line in view.label_lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     let (header, rows) = view.step_table();
     let has_steps = !rows.is_empty();
     if has_steps {

@@ -66,7 +66,10 @@ fn packets() -> Vec<Vec<u8>> {
 }
 
 fn check(received: u64) -> WireCheck {
-    let mut result = run(received);
+    check_run(run(received))
+}
+
+fn check_run(mut result: RunResult) -> WireCheck {
     let bytes = packets();
     let captured: Vec<(i64, Packet<'_>)> = bytes
         .iter()
@@ -143,4 +146,67 @@ fn a_capture_matching_the_engine_count_has_no_count_finding() {
         .findings
         .iter()
         .any(|f| matches!(f, WireFinding::CountMismatch { .. })));
+}
+
+/// The run with flow label 9 asked (the client's packets carry 9, the
+/// server's reply 3) and the server reporting `server_label`.
+fn labelled(server_label: Option<u32>) -> WireCheck {
+    let mut result = run(5);
+    result.config.arms[0].marking.flow_label = Some(dualperf_model::FlowLabel::new(9).unwrap());
+    if let TrialOutcome::Ok(observations) = &mut result.trials[0].outcome {
+        observations.server_socket = Some(dualperf_model::SocketFacts {
+            dscp: Some(Dscp::new(46).unwrap()),
+            flow_label: server_label.map(|l| dualperf_model::FlowLabel::new(l).unwrap()),
+            ..dualperf_model::SocketFacts::default()
+        });
+    }
+    check_run(result)
+}
+
+fn label_findings(wire: &WireCheck) -> Vec<WireFinding> {
+    wire.findings
+        .iter()
+        .filter(|f| matches!(f, WireFinding::WrongFlowLabel { .. }))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn flow_labels_are_counted_per_end_and_each_end_held_to_what_it_reported() {
+    // The server claims label 9 but its reply carries 3: a finding about
+    // the server's packets only.
+    let wire = labelled(Some(9));
+    assert_eq!(
+        wire.seen.client_flow_labels,
+        vec![WireValueCount {
+            value: 9,
+            packets: 7
+        }]
+    );
+    assert_eq!(
+        wire.seen.server_flow_labels,
+        vec![WireValueCount {
+            value: 3,
+            packets: 1
+        }]
+    );
+    assert_eq!(
+        (wire.expected.flow_label, wire.expected.server_flow_label),
+        (Some(9), Some(9))
+    );
+    assert_eq!(
+        label_findings(&wire),
+        vec![WireFinding::WrongFlowLabel {
+            expected: 9,
+            seen: 3,
+            packets: 1,
+            sender: Some(WireEnd::Server),
+        }]
+    );
+    // The server reported the kernel's automatic label: its packets are
+    // not held to 9, and the client's agree.
+    let wire = labelled(None);
+    assert_eq!(wire.expected.server_flow_label, None);
+    assert!(wire.expected.server_label_automatic);
+    assert_eq!(label_findings(&wire), vec![]);
 }

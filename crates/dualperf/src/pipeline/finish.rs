@@ -178,6 +178,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if let Some(cost) = dualperf_report::terminal::render_cpu_cost(result, analysis) {
         text.push_str(&cost);
     }
+    if let Some(routers) = dualperf_report::terminal::render_router_cpu(result) {
+        text.push_str(&routers);
+    }
     let table_first = dualperf_report::terminal::answer_is_a_table(result);
     if let Some(media) = dualperf_report::terminal::render_media(result, analysis) {
         text.push_str(&media);
@@ -197,6 +200,9 @@ pub(crate) fn print(result: &RunResult, view: View) {
     }
     for line in dualperf_report::present::mechanisms::mechanism_lines(result) {
         text.push_str(&format!("path: {line}\n"));
+    }
+    for line in dualperf_report::present::marking::marking_lines(result) {
+        text.push_str(&format!("marking: {line}\n"));
     }
     for line in dualperf_report::present::wire::wire_summary(result, view.verbose) {
         text.push_str(&line);

@@ -84,6 +84,20 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
             args.peer
         )));
     }
+    let config = match &experiment {
+        Some(experiment) => experiment.config().clone(),
+        None => plan(&args, &topology, &server, &link_rate)?,
+    };
+    // Router CPU for every preset with routers: the experiment's own
+    // steering, else the lab's (`super::routers`).
+    let experiment_routers = experiment
+        .as_ref()
+        .map(|e| e.child_routers())
+        .unwrap_or_default();
+    let steering = match experiment_routers.is_empty() {
+        true => super::routers::plan(&topology, &run, &config),
+        false => Vec::new(),
+    };
     let traffic = Traffic {
         exe: match &args.engine {
             Some(path) => path.clone(),
@@ -92,15 +106,11 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
         port: args.port,
         plan: folder.join("plan.json"),
         raw: folder.join("raw.json"),
-        routers: experiment
-            .as_ref()
-            .map(|e| e.child_routers())
-            .unwrap_or_default(),
+        routers: match experiment_routers.is_empty() {
+            true => super::routers::child_args(&steering),
+            false => experiment_routers,
+        },
         peer: args.peer,
-    };
-    let config = match &experiment {
-        Some(experiment) => experiment.config().clone(),
-        None => plan(&args, &topology, &server, &link_rate)?,
     };
     if args.dry_run {
         let plan = dualperf_model::PlanFile {
@@ -163,6 +173,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     if let Some(experiment) = experiment.as_mut() {
         experiment.prepare(&testbed)?;
     }
+    super::routers::steer(&steering, args.verbose)?;
     write_plan(&traffic.plan, &config, &execution(&args))?;
     // User-space forwarders (TAYGA for NAT64) are watched: one that wanted
     // nearly a whole core limits its arm, and the result must say so rather
@@ -181,6 +192,7 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     let wall_ns = measuring.elapsed().as_nanos() as u64;
     let captured = capture.map(crate::pipeline::verify_wire::Capture::stop);
     let mut facts = testbed.facts();
+    facts.notes.extend(super::routers::note(&steering));
     facts.link_rate = Some(link_rate);
     for (pid, before) in &daemons {
         if let Some(after) = dualperf_lab::SchedStat::of(*pid) {

@@ -16,6 +16,7 @@ mod experiment;
 pub(crate) mod job;
 pub(crate) mod manage;
 mod measure;
+mod routers;
 mod signal;
 mod stack_cost;
 mod wire;

@@ -366,6 +366,7 @@ impl DiffServExperiment {
         // pair a 115 % IPv6 load with the 115 % IPv4 one), IPv4's loaded arms
         // against IPv4 EF idle.
         config.contrasts = dualperf_stats::contrast::contrasts(&config);
+        flow_label_against_dscp(&mut config);
         crate::pipeline::plan::validate(&config)?;
         // SAFETY: sysconf has no preconditions.
         let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u32;
@@ -447,6 +448,39 @@ impl Experiment for DiffServExperiment {
     }
 }
 
+/// The seed's §4 question: does the IPv6 flow label alone (no DSCP) get
+/// the EF class? An arm marked by a flow label only is compared with the
+/// IPv6 arm marked DSCP EF under the same load (found by levels: family,
+/// marking, load), not with IPv4, so its verdict is the label's effect.
+fn flow_label_against_dscp(config: &mut RunConfig) {
+    let pairs: Vec<(ArmId, ArmId)> = config
+        .arms
+        .iter()
+        .filter(|a| a.marking.flow_label.is_some() && a.marking.dscp.is_none())
+        .filter_map(|labelled| {
+            config
+                .arms
+                .iter()
+                .find(|ef| {
+                    ef.family == labelled.family
+                        && ef.path == labelled.path
+                        && ef.marking.dscp == Some(Dscp::EF)
+                        && ef.marking.flow_label.is_none()
+                        && dualperf_stats::contrast::same_load(config, ef, labelled)
+                })
+                .map(|ef| (labelled.id.clone(), ef.id.clone()))
+        })
+        .collect();
+    for (arm, baseline) in pairs {
+        config.contrasts.retain(|c| c.arm != arm);
+        config.contrasts.push(dualperf_model::Contrast {
+            arm,
+            baseline,
+            factor: dualperf_model::Factor::Marking,
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,6 +533,16 @@ mod tests {
         assert!(config.arms.iter().all(|a| a.target.is_some()));
         // Both routers steered, each to a CPU of its own where there are two.
         assert_eq!(experiment.child_routers().len(), 2);
+        // The flow-label arm answers the seed's §4 question: against IPv6
+        // DSCP EF under the same load, the marking being the difference.
+        let label = config
+            .contrasts
+            .iter()
+            .filter(|c| c.arm.as_str() == "v6-fl-be115")
+            .collect::<Vec<_>>();
+        assert_eq!(label.len(), 1, "{label:?}");
+        assert_eq!(label[0].baseline.as_str(), "v6-ef-be115");
+        assert_eq!(label[0].factor, dualperf_model::Factor::Marking);
     }
 
     #[test]

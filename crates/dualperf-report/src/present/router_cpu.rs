@@ -1,0 +1,217 @@
+//! Router CPU per router and arm (issue 24, item 7): for a run on a lab
+//! testbed with routers, each router's softirq time on the CPU its receive
+//! processing was steered to, as "% of one CPU", mean over an arm's
+//! repetitions (`Analysis.routers`; docs/metrics.md, "Router CPU"). The
+//! DiffServ experiment lays its own out per load step
+//! ([`crate::present::diffserv`]), so it has none of these tables.
+
+use dualperf_model::RunResult;
+
+use super::arms::ArmNames;
+use super::value::significant;
+
+/// The router CPU of one point: a column per arm, a row per router.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouterCpuTable {
+    /// The point, e.g. "tcp-stream 131072 B".
+    pub point: String,
+    /// The arms' labels, in the run's arm order.
+    pub arms: Vec<String>,
+    /// Per router (first-seen order): its name with its CPUs ("router1
+    /// (CPU 1)") and a cell per arm, "12.5 %" of one CPU or "–" where not
+    /// measured.
+    pub rows: Vec<(String, Vec<String>)>,
+    /// When routers share a CPU (fewer CPUs than routers), the sentence
+    /// that says their figures are the same CPU's.
+    pub shared: Option<String>,
+}
+
+/// The CPUs each router was steered to, as the trials recorded them.
+fn router_cpus(run: &RunResult) -> Vec<(String, Vec<u32>)> {
+    let mut found: Vec<(String, Vec<u32>)> = Vec::new();
+    for trial in &run.trials {
+        if let dualperf_model::TrialOutcome::Ok(observations) = &trial.outcome {
+            for router in &observations.routers {
+                if !found.iter().any(|(node, _)| node == &router.node) {
+                    found.push((router.node.clone(), router.cpus.clone()));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// "router1 and router2 share CPU 1: each figure counts both", or `None`.
+fn shared_sentence(cpus: &[(String, Vec<u32>)]) -> Option<String> {
+    let mut sentences = Vec::new();
+    let mut all: Vec<&Vec<u32>> = cpus.iter().map(|(_, c)| c).collect();
+    all.sort();
+    all.dedup();
+    for set in all {
+        let nodes: Vec<&str> = cpus
+            .iter()
+            .filter(|(_, c)| c == set)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if nodes.len() > 1 {
+            let list: Vec<String> = set.iter().map(u32::to_string).collect();
+            sentences.push(format!(
+                "{} share CPU {}: each of their figures counts all of them",
+                nodes.join(" and "),
+                list.join("+")
+            ));
+        }
+    }
+    (!sentences.is_empty()).then(|| sentences.join("; "))
+}
+
+/// One table per point with router CPU figures; empty for runs without
+/// routers, and for the DiffServ experiment.
+pub fn router_cpu_tables(run: &RunResult) -> Vec<RouterCpuTable> {
+    let Some(analysis) = &run.analysis else {
+        return Vec::new();
+    };
+    if super::diffserv::DiffServView::of(run).is_some() {
+        return Vec::new();
+    }
+    let names = ArmNames::new(&run.config);
+    let cpus = router_cpus(run);
+    let shared = shared_sentence(&cpus);
+    let mut tables = Vec::new();
+    for (point, spec) in run.config.points.iter().enumerate() {
+        let here: Vec<_> = analysis
+            .routers
+            .iter()
+            .filter(|r| r.point == point)
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        let arms: Vec<_> = run
+            .config
+            .arms
+            .iter()
+            .filter(|arm| here.iter().any(|r| r.arm == arm.id))
+            .collect();
+        let mut nodes: Vec<&str> = Vec::new();
+        for r in &here {
+            if !nodes.contains(&r.node.as_str()) {
+                nodes.push(&r.node);
+            }
+        }
+        let rows = nodes
+            .into_iter()
+            .map(|node| {
+                let cells = arms
+                    .iter()
+                    .map(|arm| {
+                        here.iter()
+                            .find(|r| r.node == node && r.arm == arm.id)
+                            .map_or_else(
+                                || "–".to_string(),
+                                |r| format!("{} %", significant(r.summary.mean * 100.0)),
+                            )
+                    })
+                    .collect();
+                let name = match cpus.iter().find(|(n, _)| n == node) {
+                    Some((_, set)) if !set.is_empty() => {
+                        let list: Vec<String> = set.iter().map(u32::to_string).collect();
+                        format!("{node} (CPU {})", list.join("+"))
+                    }
+                    _ => node.to_string(),
+                };
+                (name, cells)
+            })
+            .collect();
+        tables.push(RouterCpuTable {
+            point: spec.label(),
+            arms: arms
+                .iter()
+                .map(|a| names.label(&a.id).to_string())
+                .collect(),
+            rows,
+            shared: shared.clone(),
+        });
+    }
+    tables
+}
+
+/// The heading of the router CPU tables.
+pub const ROUTER_CPU_TITLE: &str = "Router CPU, % of one CPU (softirq time of the CPU each \
+     router's receive processing was steered to, mean over repetitions; how: the testbed notes)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dualperf_fixtures as fx;
+    use dualperf_model::{Analysis, ArmPath, IpFamily, RouterCpuSummary, Summary, TestKind};
+
+    /// A two-router run: both arms have both routers' CPU.
+    fn routed_run() -> RunResult {
+        let arms = vec![
+            fx::arm("v4", IpFamily::V4, ArmPath::Native),
+            fx::arm("v6", IpFamily::V6, ArmPath::Native),
+        ];
+        let mut result = fx::result(
+            fx::config(vec![fx::spec(TestKind::TcpStream, 131_072)], arms.clone()),
+            Vec::new(),
+        );
+        let mut analysis = Analysis::default();
+        for (arm, node, cores) in [
+            ("v4", "router1", 0.25),
+            ("v4", "router2", 0.125),
+            ("v6", "router1", 0.3),
+            ("v6", "router2", 0.15),
+        ] {
+            analysis.routers.push(RouterCpuSummary {
+                point: 0,
+                arm: dualperf_model::ArmId::new(arm).unwrap(),
+                node: node.into(),
+                summary: Summary {
+                    count: 3,
+                    mean: cores,
+                    ..Summary::default()
+                },
+            });
+        }
+        result.analysis = Some(analysis);
+        result
+    }
+
+    #[test]
+    fn a_table_per_point_a_row_per_router_a_cell_per_arm() {
+        let tables = router_cpu_tables(&routed_run());
+        assert_eq!(tables.len(), 1);
+        let table = &tables[0];
+        assert_eq!(table.arms.len(), 2);
+        assert_eq!(table.rows[0].0, "router1");
+        assert_eq!(table.rows[0].1, ["25 %", "30 %"]);
+        assert_eq!(table.rows[1].0, "router2");
+        assert_eq!(table.rows[1].1, ["12.5 %", "15 %"]);
+        let text = crate::terminal::render_router_cpu(&routed_run()).unwrap();
+        assert!(
+            text.contains("router2") && text.contains("12.5 %"),
+            "{text}"
+        );
+        let html = crate::html::render(&routed_run()).unwrap();
+        assert!(html.contains("<section id=\"router-cpu\">"), "{html}");
+        assert!(html.contains("<td class=\"num\">15 %</td>"), "{html}");
+        let mut without = routed_run();
+        without.analysis = Some(Analysis::default());
+        assert!(router_cpu_tables(&without).is_empty());
+    }
+
+    #[test]
+    fn routers_on_one_cpu_are_said_to_share_it() {
+        let cpus = vec![
+            ("router1".to_string(), vec![1]),
+            ("middle".to_string(), vec![0]),
+            ("router2".to_string(), vec![1]),
+        ];
+        assert_eq!(
+            shared_sentence(&cpus).as_deref(),
+            Some("router1 and router2 share CPU 1: each of their figures counts all of them")
+        );
+        assert_eq!(shared_sentence(&cpus[..2]), None);
+    }
+}
