@@ -266,7 +266,12 @@ impl RunningEnd {
     /// Waits for every flow and the sampler.
     pub fn finish(self) -> EndOutcome {
         let flows = flow::join_flows(self.flows);
-        let sampler = self.sampler.join().unwrap_or_default();
+        let mut sampler = self.sampler.join().unwrap_or_default();
+        // Received bytes per interval by arrival, where every flow kept them.
+        let series: Option<Vec<_>> = flows.iter().map(|f| f.arrivals.as_ref()).collect();
+        if let Some(series) = series {
+            crate::meter::apply_arrivals(&series, &mut sampler.intervals);
+        }
         EndOutcome { sampler, flows }
     }
 }

@@ -91,6 +91,9 @@ pub struct FlowOutput {
     pub note: Option<String>,
     /// How a paced sender kept its schedule (paced UDP senders).
     pub pacer: Option<dualperf_model::PacerSchedule>,
+    /// Received bytes per interval by arrival time (stream receivers whose
+    /// kernel stamps every packet; [`crate::meter::arrivals`]).
+    pub arrivals: Option<crate::meter::ArrivalSeries>,
 }
 
 /// The schedules of several paced senders as one: the longest stall of
