@@ -325,9 +325,11 @@ impl EndOutcome {
     /// receiver (`udp`), otherwise the sampler's measured deltas.
     pub fn received(&self, spec: &TestSpec, udp: Option<&UdpReceiveCounters>) -> FlowCounters {
         match udp {
+            // Media packets vary in size: the receivers summed the bytes
+            // of the datagrams they counted.
             Some(udp) if spec.kind == TestKind::Media => FlowCounters {
                 packets: udp.received,
-                bytes: self.sampler.measured.received.bytes,
+                bytes: self.flows.iter().map(|f| f.received_bytes).sum(),
             },
             Some(udp) => FlowCounters {
                 packets: udp.received,

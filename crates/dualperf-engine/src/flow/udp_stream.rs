@@ -281,7 +281,9 @@ pub fn receive_at(
                     batch_ns
                 }
             };
-            tracker.observe(header.sequence, header.sent_ns, received_ns);
+            if tracker.observe(header.sequence, header.sent_ns, received_ns) {
+                output.received_bytes += length as u64;
+            }
             batch_bytes += length as u64;
             // One-way delay for the per-interval mean; meaningful only when
             // the clocks are shared (the client drops it otherwise).

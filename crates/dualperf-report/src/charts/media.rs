@@ -4,21 +4,21 @@
 //! competing load, and beside it the competing loads' own rate over the
 //! same kind of interval.
 //!
-//! The media series counts Ethernet frames as a capture shows them
-//! ([`captured_frame_overhead_bytes`]), so the header difference of the
-//! families shows as it did in the paper (294- against 314-byte frames);
-//! the loads are drawn as payload (goodput).
+//! The media series counts Ethernet frames as a capture shows them (each
+//! packet's payload plus the header the analysis' header model gave it,
+//! `media_ethernet_frame_bytes`), so the header difference of the families
+//! shows as it did in the paper (294- against 314-byte frames); the loads
+//! are drawn as payload (goodput), binned by when it arrived.
 //!
 //! Two charts rather than one: the media flow runs at tens of kbit/s, the
 //! loads at megabits, and one linear axis would draw the media as a flat
 //! line at zero. Each series is the first successful repetition.
 
-use dualperf_model::{Arm, IntervalSample, IpFamily, Trial, TrialOutcome};
+use dualperf_model::{Arm, IntervalSample, IpFamily, MetricId, Observations, Trial, TrialOutcome};
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
-use crate::present::media::captured_frame_overhead_bytes;
 use crate::view::RunView;
 
 /// Receive rate per interval in `unit` bit/s against the interval's
@@ -88,6 +88,25 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
+/// Header bytes per packet on the link of `arm`'s media stream at `point`:
+/// its mean Ethernet frame (the analysis' header model) less the mean
+/// payload per packet `o` received; `None` without either.
+fn link_header_bytes(view: &RunView<'_>, point: usize, arm: &Arm, o: &Observations) -> Option<u64> {
+    let frame = view
+        .run
+        .analysis
+        .as_ref()?
+        .summaries
+        .iter()
+        .find(|s| {
+            s.point == point && s.arm == arm.id && s.metric == MetricId::MediaEthernetFrameBytes
+        })?
+        .summary
+        .mean;
+    let payload = o.receiver.bytes as f64 / o.receiver.packets as f64;
+    (o.receiver.packets > 0 && frame >= payload).then(|| (frame - payload).round() as u64)
+}
+
 /// The first successful trial of `arm` at `point`.
 fn first_trial<'a>(view: &RunView<'a>, point: usize, arm: &Arm) -> Option<&'a Trial> {
     view.run
@@ -130,6 +149,7 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 .collect();
             let mut media = Vec::new();
             let mut loads = Vec::new();
+            let mut headers = Vec::new();
             let interval_ms = spec.sample_interval_ms;
             for &(index, arm) in &arms {
                 let Some(trial) = first_trial(view, point, arm) else {
@@ -140,11 +160,11 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 };
                 let (color, dashed, _) = style::arm(index);
                 let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
-                let points = rate_points(
-                    &frame_bins(&observations.intervals, frame_ns),
-                    1e3,
-                    captured_frame_overhead_bytes(family),
-                );
+                let header = link_header_bytes(view, point, arm, observations);
+                let points = header.map_or_else(Vec::new, |header| {
+                    rate_points(&frame_bins(&observations.intervals, frame_ns), 1e3, header)
+                });
+                headers.extend(header);
                 if points.len() >= 2 {
                     media.push(Series {
                         label: arm.label.clone(),
@@ -192,8 +212,8 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 figures.push(Figure {
                     title: format!("{} {} received per {bin_ms} ms", family.label(), spec.label()),
                     caption: format!(
-                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included) plus {} bytes of Ethernet, IP and UDP header per packet, × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
-                        captured_frame_overhead_bytes(family)
+                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included, binned by arrival) plus {} bytes of Ethernet, IP and UDP header per packet (the header model), × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
+                        headers.first().copied().unwrap_or_default()
                     ),
                     data: vec![("series", media_chart.series.len().to_string())],
                     svg: line::render(&media_chart)?,
@@ -217,7 +237,7 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 figures.push(Figure {
                     title: format!("{} competing loads beside {}", family.label(), spec.label()),
                     caption: format!(
-                        "Each competing load's payload received per {interval_ms} ms interval × 8 / interval, in the run beside the media flow's first repetition; the paper's Fig 8."
+                        "Each competing load's payload received per {interval_ms} ms interval, counted when it arrived at the receiving host (kernel timestamps, not when the receiver read it), × 8 / interval, in the run beside the media flow's first repetition; the paper's Fig 8."
                     ),
                     data: vec![("series", load_chart.series.len().to_string())],
                     svg: line::render(&load_chart)?,
