@@ -114,7 +114,7 @@ pub fn receive(stream: TcpStream, context: FlowContext) -> FlowOutput {
     // bytes arrived (crate::meter::carried).
     let stamped = enable_receive_timestamps(stream.as_raw_fd()).is_ok();
     let carried = context.meter.count_carried(&stream, CarriedBy::Arrived);
-    let (mut arrivals, mut unstamped): (Option<ArrivalSeries>, bool) = (None, !stamped);
+    let (mut arrivals, mut unstamped): (Option<ArrivalSeries>, u64) = (None, 0);
     let mut newest_stamp: Option<i64> = None;
     // (first stamp, bytes since) of the rate window, and the read size.
     let (mut window, mut size): ((Option<i64>, u64), usize) = ((None, 0), READ_BYTES);
@@ -127,7 +127,7 @@ pub fn receive(stream: TcpStream, context: FlowContext) -> FlowOutput {
                     (Some(stamp), Some(grid)) => arrivals
                         .get_or_insert_with(|| ArrivalSeries::new(grid))
                         .add_read(newest_stamp, stamp, read as u64),
-                    (None, Some(_)) => unstamped = true,
+                    (None, Some(_)) => unstamped += 1,
                     (_, None) => {}
                 }
                 newest_stamp = newest_stamp.max(stamp);
@@ -160,7 +160,13 @@ pub fn receive(stream: TcpStream, context: FlowContext) -> FlowOutput {
         }
     }
     drop(carried);
-    output.arrivals = arrivals.filter(|_| !unstamped);
+    output.arrivals = arrivals.filter(|_| stamped && unstamped == 0);
+    if !stamped || unstamped > 0 {
+        output.note = Some(format!(
+            "tcp-stream receive: {unstamped} reads without a kernel receive stamp (SO_TIMESTAMPNS {}): the interval series count reads",
+            if stamped { "on" } else { "refused" }
+        ));
+    }
     // Closing tells a waiting sender that everything arrived.
     let _ = stream.shutdown(Shutdown::Both);
     output
