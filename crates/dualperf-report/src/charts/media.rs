@@ -14,7 +14,10 @@
 //! loads at megabits, and one linear axis would draw the media as a flat
 //! line at zero. Each series is the first successful repetition.
 
-use dualperf_model::{Arm, IntervalSample, IpFamily, MetricId, Observations, Trial, TrialOutcome};
+use dualperf_model::{
+    Arm, IntervalSample, IpFamily, MediaProfile, MetricId, Observations, Trial, TrialOutcome,
+    UdpReceiveCounters,
+};
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
@@ -77,8 +80,79 @@ fn frame_bins(samples: &[IntervalSample], frame_ns: u64) -> Vec<IntervalSample> 
         .collect()
 }
 
+/// The media stream's rate on the link per bin of `bin_ns` (a whole number
+/// of packet intervals) from its arrival trace, in `unit` bit/s against the
+/// bin's middle, s after the first arrival: each packet's payload (its
+/// profile's size, by sequence number) plus `header` bytes. The bins start
+/// half a packet interval before the first arrival, so arrivals sit mid-way
+/// between bin edges: a packet delayed less than half an interval more than
+/// the first crosses none, and a constant-rate codec draws flat. Only whole bins up to the
+/// last arrival; `None` when the trace is incomplete (then the sampler's
+/// intervals are drawn).
+fn arrival_points(
+    udp: &UdpReceiveCounters,
+    profile: &MediaProfile,
+    header: u64,
+    bin_ns: u64,
+    unit: f64,
+) -> Option<Vec<ChartPoint>> {
+    let complete =
+        !udp.arrivals.is_empty() && udp.arrivals.len() as u64 == udp.received + udp.duplicates;
+    if !complete || bin_ns == 0 {
+        return None;
+    }
+    let first = udp.arrivals.iter().map(|a| a.received_ns).min()?;
+    let last = udp.arrivals.iter().map(|a| a.received_ns).max()?;
+    let start = first - (profile.frame_interval_ns() / 2) as i64;
+    let whole = ((last - start).max(0) as u64 / bin_ns) as usize;
+    let mut bytes = vec![0u64; whole];
+    let mut seen = std::collections::HashSet::new();
+    for arrival in &udp.arrivals {
+        if !seen.insert(arrival.sequence) {
+            continue; // a duplicate crossed the link, but is not the stream
+        }
+        let index = ((arrival.received_ns - start).max(0) as u64 / bin_ns) as usize;
+        let payload = match profile {
+            MediaProfile::Voice(_) => profile.largest_packet_bytes(),
+            MediaProfile::Video(video) => {
+                let (frame, packet) = video.frame_of_sequence(arrival.sequence);
+                video.packet_bytes(frame, packet)
+            }
+        };
+        if let Some(bin) = bytes.get_mut(index) {
+            *bin += u64::from(payload) + header;
+        }
+    }
+    Some(
+        bytes
+            .iter()
+            .enumerate()
+            .map(|(index, &b)| {
+                let middle = (index as f64 + 0.5) * bin_ns as f64 - (first - start) as f64;
+                ChartPoint::new(middle / 1e9, b as f64 * 8.0 / (bin_ns as f64 / 1e9) / unit)
+            })
+            .collect(),
+    )
+}
+
 /// Most samples [`frame_bins`] merges into one bin.
 const MAX_MERGED: usize = 10;
+
+/// The media chart's bin, ms: the sample interval merged up to a whole
+/// number of packet intervals (as [`frame_bins`] merges samples).
+fn bin_ms(interval_ms: u64, frame_ns: u64) -> u64 {
+    let sample = interval_ms * 1_000_000;
+    let merge = if frame_ns == 0 || sample == 0 {
+        1
+    } else {
+        frame_ns / gcd(sample, frame_ns)
+    };
+    if (2..=MAX_MERGED as u64).contains(&merge) {
+        interval_ms * merge
+    } else {
+        interval_ms
+    }
+}
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
@@ -161,8 +235,14 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 let (color, dashed, _) = style::arm(index);
                 let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
                 let header = link_header_bytes(view, point, arm, observations);
+                let bin_ns = bin_ms(spec.sample_interval_ms, frame_ns) * 1_000_000;
                 let points = header.map_or_else(Vec::new, |header| {
-                    rate_points(&frame_bins(&observations.intervals, frame_ns), 1e3, header)
+                    let traced = spec.media.as_ref().zip(observations.udp.as_ref()).and_then(
+                        |(profile, udp)| arrival_points(udp, profile, header, bin_ns, 1e3),
+                    );
+                    traced.unwrap_or_else(|| {
+                        rate_points(&frame_bins(&observations.intervals, frame_ns), 1e3, header)
+                    })
                 });
                 headers.extend(header);
                 if points.len() >= 2 {
@@ -187,32 +267,22 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                     }
                 }
             }
-            let bin_ms = {
-                let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
-                let sample = interval_ms * 1_000_000;
-                let merge = if frame_ns == 0 || sample == 0 {
-                    1
-                } else {
-                    frame_ns / gcd(sample, frame_ns)
-                };
-                if (2..=MAX_MERGED as u64).contains(&merge) {
-                    interval_ms * merge
-                } else {
-                    interval_ms
-                }
-            };
+            let bin_ms = bin_ms(
+                interval_ms,
+                spec.media.as_ref().map_or(0, |m| m.frame_interval_ns()),
+            );
             let media_chart = chart(
                 format!("media-series-{point}-{}", family.key()),
                 "Ethernet frames received (kbit/s)",
                 media,
-                "time since the media flow's measured interval began (s)",
+                "time since the media flow's first packet arrived (s)",
             );
             if !media_chart.is_empty() {
                 let id = media_chart.name.clone();
                 figures.push(Figure {
                     title: format!("{} {} received per {bin_ms} ms", family.label(), spec.label()),
                     caption: format!(
-                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included, binned by arrival) plus {} bytes of Ethernet, IP and UDP header per packet (the header model), × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
+                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included; bins start half a packet interval before the first arrival) plus {} bytes of Ethernet, IP and UDP header per packet (the header model), × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
                         headers.first().copied().unwrap_or_default()
                     ),
                     data: vec![("series", media_chart.series.len().to_string())],
@@ -307,6 +377,40 @@ mod tests {
             // 50 packets/s × (200 + 54) B × 8 = 101.6 kbit/s.
             assert!((binned[0].y - 101.6).abs() < 0.01, "{}", binned[0].y);
         }
+    }
+
+    #[test]
+    fn a_jittered_g711_trace_draws_flat_from_its_arrivals() {
+        use dualperf_model::observation::Arrival;
+        use dualperf_model::{VoiceCodec, VoiceProfile};
+        let profile = MediaProfile::Voice(VoiceProfile {
+            codec: VoiceCodec::G711,
+            packet_ms: 20,
+        });
+        // 10 s of packets every 20 ms, arriving 13 to 21 ms after sending.
+        let arrivals: Vec<Arrival> = (0..500u64)
+            .map(|i| Arrival {
+                sequence: i,
+                sent_ns: (i * 20_000_000) as i64,
+                received_ns: (i * 20_000_000 + 13_000_000 + (i * 7919) % 9 * 1_000_000) as i64,
+            })
+            .collect();
+        let udp = UdpReceiveCounters {
+            received: 500,
+            arrivals,
+            ..UdpReceiveCounters::default()
+        };
+        let points = arrival_points(&udp, &profile, 42, 100_000_000, 1e3).unwrap();
+        assert!(points.len() >= 98, "{} bins", points.len());
+        assert!(spread(&points) <= 0.02, "spread {}", spread(&points));
+        // 50 packets/s × 214 B × 8 = 85.6 kbit/s.
+        assert!((points[0].y - 85.6).abs() < 1e-9, "{}", points[0].y);
+        // An incomplete trace is not drawn from.
+        let partial = UdpReceiveCounters {
+            received: 501,
+            ..udp
+        };
+        assert!(arrival_points(&partial, &profile, 42, 100_000_000, 1e3).is_none());
     }
 
     #[test]
