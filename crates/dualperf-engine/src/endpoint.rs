@@ -289,7 +289,12 @@ impl RunningEnd {
     /// Waits for every flow and the sampler.
     pub fn finish(self) -> EndOutcome {
         let flows = flow::join_flows(self.flows);
-        let sampler = self.sampler.join().unwrap_or_default();
+        let mut sampler = self.sampler.join().unwrap_or_default();
+        // Received bytes per interval by arrival, where every flow kept them.
+        let series: Option<Vec<_>> = flows.iter().map(|f| f.arrivals.as_ref()).collect();
+        if let Some(series) = series {
+            crate::meter::apply_arrivals(&series, &mut sampler.intervals);
+        }
         EndOutcome { sampler, flows }
     }
 }
@@ -359,9 +364,11 @@ impl EndOutcome {
     /// receiver (`udp`), otherwise the sampler's measured deltas.
     pub fn received(&self, spec: &TestSpec, udp: Option<&UdpReceiveCounters>) -> FlowCounters {
         match udp {
+            // Media packets vary in size: the receivers summed the bytes
+            // of the datagrams they counted.
             Some(udp) if spec.kind == TestKind::Media => FlowCounters {
                 packets: udp.received,
-                bytes: self.sampler.measured.received.bytes,
+                bytes: self.flows.iter().map(|f| f.received_bytes).sum(),
             },
             Some(udp) => FlowCounters {
                 packets: udp.received,

@@ -3,6 +3,17 @@
 //! end reads them on a schedule, moves the shared [`Phase`] from warm-up to
 //! measured to done, and turns counter differences into
 //! [`IntervalSample`]s. Socket loops never compute anything but sums.
+//!
+//! The interval series count what the path carried where the flow can say
+//! so ([`carried`]: a TCP socket's own byte counters, read by the sampler
+//! at each boundary); the measured totals count what the application
+//! wrote and read.
+
+pub mod arrivals;
+pub mod carried;
+
+pub use arrivals::{apply_arrivals, ArrivalGrid, ArrivalSeries};
+pub use carried::{CarriedBy, CarriedCounting};
 
 use std::sync::atomic::{
     AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
@@ -24,6 +35,8 @@ pub struct Phase {
     budget_senders: AtomicU32,
     /// Every sender has sent its share: the measured interval ends now.
     budget_spent: AtomicBool,
+    /// The sampler's interval grid, set when the measured interval begins.
+    grid: std::sync::OnceLock<ArrivalGrid>,
 }
 
 /// Values of [`Phase::get`].
@@ -56,6 +69,12 @@ impl Phase {
     /// finished, the session broke, or the run was interrupted).
     pub fn is_halted(&self) -> bool {
         self.halt.load(Relaxed)
+    }
+
+    /// The sampler's interval grid in CLOCK_REALTIME, once the measured
+    /// interval has begun ([`arrivals`]).
+    pub fn grid(&self) -> Option<ArrivalGrid> {
+        self.grid.get().copied()
     }
 
     /// Ends the test early and tells every flow to stop.
@@ -101,6 +120,12 @@ pub struct FlowMeter {
     received_packets: AtomicU64,
     latency_sum_ns: AtomicU64,
     latency_count: AtomicU64,
+    /// 0: the series count the application's calls; 1 + [`CarriedBy`]:
+    /// the socket's counter (see [`carried`]).
+    counts_carried: AtomicU8,
+    /// The last value of the carried counter, bytes.
+    carried_bytes: AtomicU64,
+    carried: carried::CarriedSlot,
 }
 
 /// A snapshot of all counters of one end.
@@ -114,6 +139,12 @@ pub struct Totals {
     pub latency_sum_ns: u64,
     /// Number of transactions timed.
     pub latency_count: u64,
+    /// Sent bytes for the interval series: acknowledged by the peer where
+    /// the flow counts what the path carried, else as written.
+    pub carried_sent_bytes: u64,
+    /// Received bytes for the interval series: arrived at the socket where
+    /// the flow counts what the path carried, else as read.
+    pub carried_received_bytes: u64,
 }
 
 impl FlowMeter {
@@ -152,6 +183,17 @@ impl FlowMeter {
         totals.received.packets += self.received_packets.load(Relaxed);
         totals.latency_sum_ns += self.latency_sum_ns.load(Relaxed);
         totals.latency_count += self.latency_count.load(Relaxed);
+        let (sent, received) = (
+            self.sent_bytes.load(Relaxed),
+            self.received_bytes.load(Relaxed),
+        );
+        let (sent, received) = match self.carried_now() {
+            Some((CarriedBy::Acknowledged, bytes)) => (bytes, received),
+            Some((CarriedBy::Arrived, bytes)) => (sent, bytes),
+            None => (sent, received),
+        };
+        totals.carried_sent_bytes += sent;
+        totals.carried_received_bytes += received;
     }
 }
 
@@ -166,6 +208,12 @@ impl Totals {
             received: sub(self.received, earlier.received),
             latency_sum_ns: self.latency_sum_ns.saturating_sub(earlier.latency_sum_ns),
             latency_count: self.latency_count.saturating_sub(earlier.latency_count),
+            carried_sent_bytes: self
+                .carried_sent_bytes
+                .saturating_sub(earlier.carried_sent_bytes),
+            carried_received_bytes: self
+                .carried_received_bytes
+                .saturating_sub(earlier.carried_received_bytes),
         }
     }
 }
@@ -278,10 +326,16 @@ fn run_sampler(
     }
     let cpu = CpuMeter::start_watching(cpus);
     let measured_start = Instant::now();
+    let origin_ns = crate::clock::realtime_ns();
     let baseline = snapshot(meters);
-    phase.set(Stage::Measured);
     let end = measured_start + schedule.duration;
     let interval = schedule.interval.max(Duration::from_millis(10));
+    let _ = phase.grid.set(ArrivalGrid {
+        origin_ns,
+        interval_ns: interval.as_nanos() as u64,
+        duration_ns: schedule.duration.as_nanos() as u64,
+    });
+    phase.set(Stage::Measured);
     let (mut previous, mut previous_at) = (baseline, measured_start);
     let mut index = 1u32;
     loop {
@@ -293,9 +347,9 @@ fn run_sampler(
         let sample = IntervalSample {
             end_ns: (now - measured_start).as_nanos() as u64,
             length_ns: (now - previous_at).as_nanos() as u64,
-            sent_bytes: delta.sent.bytes,
+            sent_bytes: delta.carried_sent_bytes,
             sent_packets: delta.sent.packets,
-            received_bytes: delta.received.bytes,
+            received_bytes: delta.carried_received_bytes,
             received_packets: delta.received.packets,
             lost_packets: None,
             mean_delay_ns: delta.latency_sum_ns.checked_div(delta.latency_count),

@@ -78,13 +78,14 @@ impl SequenceTracker {
     /// reordered one, at most O([`REORDER_WINDOW`] / 64) for a jump;
     /// allocates only to grow the raw arrivals (up to the limit).
     #[inline]
-    pub fn observe(&mut self, sequence: u64, sent_ns: i64, received_ns: i64) {
+    /// Returns true for the first copy of a datagram (counted as received).
+    pub fn observe(&mut self, sequence: u64, sent_ns: i64, received_ns: i64) -> bool {
         let arrived = self.observer.observe(sequence, sent_ns, received_ns);
         if matches!(
             arrived,
             dualperf_meter::Arrived::TooFarAhead | dualperf_meter::Arrived::BehindWindow
         ) {
-            return;
+            return false;
         }
         if self.arrivals.len() < self.arrivals_limit {
             self.arrivals.push(Arrival {
@@ -96,6 +97,7 @@ impl SequenceTracker {
         if arrived.is_first_copy() {
             self.jitter.observe(sent_ns, received_ns);
         }
+        arrived.is_first_copy()
     }
 
     /// Distinct datagrams received so far.

@@ -140,6 +140,8 @@ metrics! {
     JitterBufferNs => "jitter_buffer_ns", "ns", false, Quantity::Nanoseconds, "jitter buffer", "mean delay the adaptive jitter buffer adds: playout offset − one-way delay, over played packets";
     MouthToEarNs => "mouth_to_ear_ns", "ns", false, Quantity::Nanoseconds, "mouth-to-ear delay", "G.107 Ta: mean playout offset (one-way delay + jitter buffer) + packetisation interval";
     LossBurstMaxPackets => "loss_burst_max_packets", "packets", false, Quantity::Count("packets"), "longest loss burst", "longest run of consecutive lost datagrams (RFC 3357 loss period)";
+    MediaEthernetBps => "media_ethernet_bps", "bit/s", false, Quantity::BitRate, "on the link", "the media stream as a capture on Ethernet counts it: per packet received, its UDP payload + UDP (8) + IP (20 or 40) + Ethernet (14) bytes, × 8 / interval (no preamble, FCS or gap; the header model, dualperf_stats::overhead::message_cost)";
+    MediaEthernetFrameBytes => "media_ethernet_frame_bytes", "bytes", false, Quantity::Count("B"), "Ethernet frame", "mean Ethernet frame of the media packets received: UDP payload + UDP + IP + Ethernet header bytes (G.711 20 ms: 214 on IPv4, 234 on IPv6)";
     FrameDeliveryRatio => "frame_delivery_ratio", "ratio", true, Quantity::Ratio, "frames delivered", "video frames whose every packet arrived / frames sent";
     FrameDelayP50Ns => "frame_delay_p50_ns", "ns", false, Quantity::Nanoseconds, "frame delay p50", "median over delivered frames of (arrival of the frame's last packet − send time of its first)";
     FrameDelayP99Ns => "frame_delay_p99_ns", "ns", false, Quantity::Nanoseconds, "frame delay p99", "99th percentile over delivered frames of (arrival of the frame's last packet − send time of its first)";
@@ -255,6 +257,7 @@ mod tests {
             "_cores",
             "_us_per_mib",
             "_mos",
+            "_bytes",
         ];
         for metric in MetricId::ALL {
             assert!(

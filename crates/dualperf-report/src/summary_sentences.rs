@@ -74,6 +74,7 @@ fn all_sentences(view: &RunView<'_>) -> Vec<String> {
     }
     // Real-time media: what callers hear comes first.
     sentences.extend(crate::present::media::mos_sentences(view.run));
+    sentences.extend(crate::present::media::link_sentences(view.run));
     if view.run.config.repeat < MIN_PAIRS_FOR_SIGNIFICANCE as u32 {
         sentences.push(format!(
             "With {} repetition{} per arm every difference below is indicative only: {MIN_PAIRS_FOR_SIGNIFICANCE} or more are needed to call one significant.",

@@ -186,6 +186,26 @@ pub fn measure_trial_on(trial: &Trial, path: &ArmPath) -> TrialMetrics {
                 }
             }
             media::record_media(&mut metrics, o.udp.as_ref(), trial.spec.media.as_ref());
+            // The stream as Ethernet frames on the first hop (native
+            // packets: a tunnel started on the host has other headers).
+            let link = (first_hop == Encapsulation::None)
+                .then(|| crate::media_link::media_on_link(o, trial.family))
+                .flatten();
+            let why = if first_hop == Encapsulation::None {
+                "empty measured interval"
+            } else {
+                "the header model counts native packets only (a tunnel starts on this host)"
+            };
+            metrics.record(
+                MetricId::MediaEthernetBps,
+                link.map(|l| l.ethernet_bps),
+                why,
+            );
+            metrics.record(
+                MetricId::MediaEthernetFrameBytes,
+                link.map(|l| l.frame_bytes),
+                why,
+            );
             record_cpu(&mut metrics, &trial.spec, o, false);
         }
         TestKind::UdpProbe => {

@@ -72,6 +72,7 @@ pub mod extraction;
 pub mod ippm;
 pub mod latency;
 pub mod load_flows;
+pub mod media_link;
 pub mod overhead;
 pub mod pacing;
 pub mod regime;

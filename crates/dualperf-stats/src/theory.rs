@@ -41,6 +41,10 @@
 //!   0 wherever the bit rate is the bottleneck (every arm fills the link);
 //!   on loopback UDP, equal packet rates with bigger frames, so the
 //!   frame-size ratio (64 B, IPv6 against IPv4: 150/130 − 1 = +15 %);
+//! * media, `media_ethernet_bps` and `media_ethernet_frame_bytes` (native
+//!   idle arms): the same stream in each family's headers, so the ratio of
+//!   the Ethernet frames of its mean packet ([`crate::media_link`]; G.711
+//!   20 ms, IPv6 against IPv4: 234/214 − 1 = +9.3 %);
 //! * latency, loss, CPU and every other metric: no prediction.
 
 use std::collections::BTreeMap;
@@ -160,6 +164,23 @@ pub fn theoretical_relative_difference(
     };
     if metric == MetricId::WireThroughputBps {
         return wire_throughput_difference(spec, arm, baseline, conditions, is_byte_bound);
+    }
+    if matches!(
+        metric,
+        MetricId::MediaEthernetBps | MetricId::MediaEthernetFrameBytes
+    ) {
+        // The same stream (equal packet rates) in other headers.
+        if spec.kind != TestKind::Media
+            || arm.path != ArmPath::Native
+            || baseline.path != ArmPath::Native
+        {
+            return None;
+        }
+        return crate::media_link::predicted_link_difference(
+            spec.media.as_ref()?,
+            arm.family,
+            baseline.family,
+        );
     }
     match spec.kind {
         TestKind::TcpStream

@@ -6,10 +6,11 @@
 //! - MOS per family alone ≥ 4.3, and visibly lower (by 0.5 or more) under
 //!   the UDP load that overfills the bottleneck;
 //! - the report draws the 50 ms series of every flow (no empty chart);
-//! - the 50 ms series of the same G.711 stream, counted as captured
-//!   Ethernet frames, run at the rate the header theory predicts for each
-//!   family: IPv6 234/214 = 1.093 times IPv4's (20 more header bytes on
-//!   214-byte frames).
+//! - no 50 ms interval of any media or load flow above the 10 Mbit/s link
+//!   + 5 % (issue 24: bytes counted when they arrived, not when read);
+//! - the same G.711 stream on the link, by the header model: 214-byte
+//!   Ethernet frames on IPv4, 234 on IPv6, the rates in that ratio, and the
+//!   answer prints the overhead with the theory beside it.
 //!
 //! Needs root: skipped with a message locally, required when
 //! DUALPERF_REQUIRE_PRIVILEGED is set.
@@ -23,10 +24,6 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dualperf_model::{MetricId, RunResult, TrialOutcome};
-
-/// Captured bytes per G.711 packet around its 172-byte UDP payload.
-const V4_FRAME: f64 = 214.0;
-const V6_FRAME: f64 = 234.0;
 
 #[test]
 fn the_quick_realtime_experiment_rates_voice_alone_and_under_load_with_50_ms_series() {
@@ -112,41 +109,66 @@ fn the_quick_realtime_experiment_rates_voice_alone_and_under_load_with_50_ms_ser
         let expected = if id.starts_with("media") { 3 } else { 2 };
         assert_eq!(series, expected, "{id}");
     }
-    // The 50 ms series of G.711 alone, as captured frames: IPv6's rate over
-    // IPv4's is the frame ratio (the packet rates are equal).
-    let wire_rate = |arm: &str, frame: f64| -> f64 {
-        let (mut bits, mut seconds) = (0.0, 0.0);
-        for trial in result
-            .trials
-            .iter()
-            .filter(|t| t.point == 0 && t.arm.as_str() == arm)
-        {
-            let TrialOutcome::Ok(o) = &trial.outcome else {
-                panic!("{arm}: a trial failed");
-            };
-            let samples: Vec<_> = o.intervals.iter().filter(|s| s.length_ns > 0).collect();
-            // 50 ms samples (the last one may be cut short by the end).
-            let mut lengths: Vec<u64> = samples.iter().map(|s| s.length_ns).collect();
-            lengths.sort_unstable();
-            let median = lengths[lengths.len() / 2];
-            assert!(median.abs_diff(50_000_000) < 2_000_000, "{lengths:?}");
-            for s in samples {
-                // Payload bytes are 172 per packet, so frames = packets × frame.
-                assert_eq!(s.received_bytes, s.received_packets * 172);
-                bits += s.received_packets as f64 * frame * 8.0;
-                seconds += s.length_ns as f64 / 1e9;
+    // Every 50 ms interval of every media and load flow, counted when it
+    // arrived, stays under the 10 Mbit/s link + 5 % (issue 24: read()-time
+    // counting drew the TCP load at 20–30 Mbit/s).
+    let mut highest = 0.0f64;
+    for trial in &result.trials {
+        let TrialOutcome::Ok(o) = &trial.outcome else {
+            continue;
+        };
+        let series = std::iter::once((trial.arm.as_str().to_string(), &o.intervals)).chain(
+            o.loads.iter().map(|l| {
+                (
+                    format!("{} {}", trial.arm, l.label),
+                    &l.observations.intervals,
+                )
+            }),
+        );
+        for (name, intervals) in series {
+            for s in intervals.iter().filter(|s| s.length_ns >= 25_000_000) {
+                let mbps = s.received_bytes as f64 * 8.0 / (s.length_ns as f64 / 1e9) / 1e6;
+                highest = highest.max(mbps);
+                assert!(mbps <= 10.5, "{name}: {mbps:.2} Mbit/s in {s:?}");
             }
         }
-        bits / seconds
+    }
+    eprintln!("highest 50 ms interval of any flow: {highest:.2} Mbit/s");
+    // G.711 alone on the link: the header model's frames (a capture shows
+    // 214 and 234 B), the rate ratio near the frame ratio, and the answer
+    // says so with the theory beside it.
+    let mean = |arm: &str, metric: MetricId| {
+        analysis
+            .summaries
+            .iter()
+            .find(|s| s.point == 0 && s.arm.as_str() == arm && s.metric == metric)
+            .map(|s| s.summary.mean)
+            .unwrap_or_else(|| panic!("{arm}: no {metric}"))
     };
-    let (v4, v6) = (wire_rate("v4", V4_FRAME), wire_rate("v6", V6_FRAME));
-    let predicted = V6_FRAME / V4_FRAME;
+    assert_eq!(mean("v4", MetricId::MediaEthernetFrameBytes), 214.0);
+    assert_eq!(mean("v6", MetricId::MediaEthernetFrameBytes), 234.0);
+    let (v4, v6) = (
+        mean("v4", MetricId::MediaEthernetBps),
+        mean("v6", MetricId::MediaEthernetBps),
+    );
+    let predicted = 234.0 / 214.0;
     eprintln!(
-        "G.711 alone on the wire: IPv4 {:.1} kbit/s, IPv6 {:.1} kbit/s, ratio {:.4} (theory {predicted:.4})",
+        "G.711 alone on the link: IPv4 {:.1} kbit/s, IPv6 {:.1} kbit/s, ratio {:.4} (theory {predicted:.4})",
         v4 / 1e3,
         v6 / 1e3,
         v6 / v4
     );
     // One packet more or less in a 1 s trial moves the ratio by 2 %.
     assert!((v6 / v4 - predicted).abs() < 0.04, "ratio {}", v6 / v4);
+    assert!(
+        stdout.contains("IPv6 +9.3 % on the wire, 234 vs 214 B Ethernet frames")
+            && stdout.contains("header theory +9.3 %"),
+        "{stdout}"
+    );
+    // Media packets are counted whole: 172 B each for G.711.
+    for trial in result.trials.iter().filter(|t| t.point == 0) {
+        if let TrialOutcome::Ok(o) = &trial.outcome {
+            assert_eq!(o.receiver.bytes, o.receiver.packets * 172, "{}", trial.arm);
+        }
+    }
 }

@@ -100,6 +100,12 @@ pub struct FlowOutput {
     pub note: Option<String>,
     /// How a paced sender kept its schedule (paced UDP senders).
     pub pacer: Option<dualperf_model::PacerSchedule>,
+    /// Payload bytes of the distinct measured datagrams received, however
+    /// late after the end (UDP receivers; the bytes of `tracker`'s count).
+    pub received_bytes: u64,
+    /// Received bytes per interval by arrival time (stream receivers whose
+    /// kernel stamps every packet; [`crate::meter::arrivals`]).
+    pub arrivals: Option<crate::meter::ArrivalSeries>,
 }
 
 /// The schedules of several paced senders as one: the longest stall of

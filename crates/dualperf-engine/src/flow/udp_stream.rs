@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use super::{FlowContext, FlowOutput, ARRIVALS_LIMIT, LOSS_WAIT_MS, QUIET};
 use crate::clock::realtime_ns;
 use crate::datagram::{read_header, read_hello, write_header, Header, FLAG_WARMUP, HELLO_BYTES};
-use crate::meter::Stage;
+use crate::meter::{ArrivalSeries, Stage};
 use crate::pacer::{default_burst, Pacer};
 use crate::sequence_tracker::SequenceTracker;
 use crate::socket_options::enable_receive_timestamps;
@@ -201,6 +201,8 @@ pub fn receive_at(
     // SAFETY: mmsghdr is plain data.
     let mut messages: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; BATCH];
     let mut tracker = SequenceTracker::new(arrivals_limit);
+    // Bytes per interval by their kernel stamp (crate::meter::arrivals).
+    let mut arrivals: Option<ArrivalSeries> = None;
     let mut output = FlowOutput::default();
     let (mut kernel_stamped, mut user_stamped) = (0u64, 0u64);
     let mut last_arrival = Instant::now();
@@ -281,6 +283,12 @@ pub fn receive_at(
             let received_ns = match kernel_ns {
                 Some(ns) => {
                     kernel_stamped += 1;
+                    if arrivals.is_none() {
+                        arrivals = context.phase.grid().map(ArrivalSeries::new);
+                    }
+                    if let Some(series) = arrivals.as_mut() {
+                        series.add(ns, length as u64, 1);
+                    }
                     ns
                 }
                 None => {
@@ -288,7 +296,9 @@ pub fn receive_at(
                     batch_ns
                 }
             };
-            tracker.observe(header.sequence, header.sent_ns, received_ns);
+            if tracker.observe(header.sequence, header.sent_ns, received_ns) {
+                output.received_bytes += length as u64;
+            }
             batch_bytes += length as u64;
             // One-way delay for the per-interval mean; meaningful only when
             // the clocks are shared (the client drops it otherwise).
@@ -309,6 +319,9 @@ pub fn receive_at(
         _ => "SO_TIMESTAMPNS, clock_gettime where the kernel gave none",
     });
     output.tracker = Some(tracker);
+    // A series with datagrams missing (no kernel stamp) would draw gaps:
+    // the interval series then count reads instead.
+    output.arrivals = arrivals.filter(|_| user_stamped == 0);
     output.receive_buffer_drops = drop_counter
         .then(|| u64::from(drops_last.wrapping_sub(drops_baseline.unwrap_or(drops_last))));
     output
@@ -342,7 +355,7 @@ fn enable_drop_counter(fd: std::os::fd::RawFd) -> bool {
 /// The SCM_TIMESTAMPNS receive time of a message (nanoseconds of
 /// CLOCK_REALTIME) and the socket's cumulative overflow drop count
 /// (SO_RXQ_OVFL), where the kernel attached them.
-fn control_messages(header: &libc::msghdr) -> (Option<i64>, Option<u32>) {
+pub(crate) fn control_messages(header: &libc::msghdr) -> (Option<i64>, Option<u32>) {
     let (mut time_ns, mut drops) = (None, None);
     // SAFETY: the kernel filled msg_control/msg_controllen; the CMSG macros
     // walk only inside that buffer.

@@ -7,6 +7,7 @@ mod admission;
 mod bad_input;
 mod hardening;
 mod iperf3_loopback;
+mod link_series;
 mod live_intervals;
 mod load;
 mod loopback;

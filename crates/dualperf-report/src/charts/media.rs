@@ -4,21 +4,24 @@
 //! competing load, and beside it the competing loads' own rate over the
 //! same kind of interval.
 //!
-//! The media series counts Ethernet frames as a capture shows them
-//! ([`captured_frame_overhead_bytes`]), so the header difference of the
-//! families shows as it did in the paper (294- against 314-byte frames);
-//! the loads are drawn as payload (goodput).
+//! The media series counts Ethernet frames as a capture shows them (each
+//! packet's payload plus the header the analysis' header model gave it,
+//! `media_ethernet_frame_bytes`), so the header difference of the families
+//! shows as it did in the paper (294- against 314-byte frames); the loads
+//! are drawn as payload (goodput), binned by when it arrived.
 //!
 //! Two charts rather than one: the media flow runs at tens of kbit/s, the
 //! loads at megabits, and one linear axis would draw the media as a flat
 //! line at zero. Each series is the first successful repetition.
 
-use dualperf_model::{Arm, IntervalSample, IpFamily, Trial, TrialOutcome};
+use dualperf_model::{
+    Arm, IntervalSample, IpFamily, MediaProfile, MetricId, Observations, Trial, TrialOutcome,
+    UdpReceiveCounters,
+};
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{style, Figure};
 use crate::error::ReportError;
-use crate::present::media::captured_frame_overhead_bytes;
 use crate::view::RunView;
 
 /// Receive rate per interval in `unit` bit/s against the interval's
@@ -77,8 +80,79 @@ fn frame_bins(samples: &[IntervalSample], frame_ns: u64) -> Vec<IntervalSample> 
         .collect()
 }
 
+/// The media stream's rate on the link per bin of `bin_ns` (a whole number
+/// of packet intervals) from its arrival trace, in `unit` bit/s against the
+/// bin's middle, s after the first arrival: each packet's payload (its
+/// profile's size, by sequence number) plus `header` bytes. The bins start
+/// half a packet interval before the first arrival, so arrivals sit mid-way
+/// between bin edges: a packet delayed less than half an interval more than
+/// the first crosses none, and a constant-rate codec draws flat. Only whole bins up to the
+/// last arrival; `None` when the trace is incomplete (then the sampler's
+/// intervals are drawn).
+fn arrival_points(
+    udp: &UdpReceiveCounters,
+    profile: &MediaProfile,
+    header: u64,
+    bin_ns: u64,
+    unit: f64,
+) -> Option<Vec<ChartPoint>> {
+    let complete =
+        !udp.arrivals.is_empty() && udp.arrivals.len() as u64 == udp.received + udp.duplicates;
+    if !complete || bin_ns == 0 {
+        return None;
+    }
+    let first = udp.arrivals.iter().map(|a| a.received_ns).min()?;
+    let last = udp.arrivals.iter().map(|a| a.received_ns).max()?;
+    let start = first - (profile.frame_interval_ns() / 2) as i64;
+    let whole = ((last - start).max(0) as u64 / bin_ns) as usize;
+    let mut bytes = vec![0u64; whole];
+    let mut seen = std::collections::HashSet::new();
+    for arrival in &udp.arrivals {
+        if !seen.insert(arrival.sequence) {
+            continue; // a duplicate crossed the link, but is not the stream
+        }
+        let index = ((arrival.received_ns - start).max(0) as u64 / bin_ns) as usize;
+        let payload = match profile {
+            MediaProfile::Voice(_) => profile.largest_packet_bytes(),
+            MediaProfile::Video(video) => {
+                let (frame, packet) = video.frame_of_sequence(arrival.sequence);
+                video.packet_bytes(frame, packet)
+            }
+        };
+        if let Some(bin) = bytes.get_mut(index) {
+            *bin += u64::from(payload) + header;
+        }
+    }
+    Some(
+        bytes
+            .iter()
+            .enumerate()
+            .map(|(index, &b)| {
+                let middle = (index as f64 + 0.5) * bin_ns as f64 - (first - start) as f64;
+                ChartPoint::new(middle / 1e9, b as f64 * 8.0 / (bin_ns as f64 / 1e9) / unit)
+            })
+            .collect(),
+    )
+}
+
 /// Most samples [`frame_bins`] merges into one bin.
 const MAX_MERGED: usize = 10;
+
+/// The media chart's bin, ms: the sample interval merged up to a whole
+/// number of packet intervals (as [`frame_bins`] merges samples).
+fn bin_ms(interval_ms: u64, frame_ns: u64) -> u64 {
+    let sample = interval_ms * 1_000_000;
+    let merge = if frame_ns == 0 || sample == 0 {
+        1
+    } else {
+        frame_ns / gcd(sample, frame_ns)
+    };
+    if (2..=MAX_MERGED as u64).contains(&merge) {
+        interval_ms * merge
+    } else {
+        interval_ms
+    }
+}
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
@@ -86,6 +160,25 @@ fn gcd(a: u64, b: u64) -> u64 {
     } else {
         gcd(b, a % b)
     }
+}
+
+/// Header bytes per packet on the link of `arm`'s media stream at `point`:
+/// its mean Ethernet frame (the analysis' header model) less the mean
+/// payload per packet `o` received; `None` without either.
+fn link_header_bytes(view: &RunView<'_>, point: usize, arm: &Arm, o: &Observations) -> Option<u64> {
+    let frame = view
+        .run
+        .analysis
+        .as_ref()?
+        .summaries
+        .iter()
+        .find(|s| {
+            s.point == point && s.arm == arm.id && s.metric == MetricId::MediaEthernetFrameBytes
+        })?
+        .summary
+        .mean;
+    let payload = o.receiver.bytes as f64 / o.receiver.packets as f64;
+    (o.receiver.packets > 0 && frame >= payload).then(|| (frame - payload).round() as u64)
 }
 
 /// The first successful trial of `arm` at `point`.
@@ -130,6 +223,7 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 .collect();
             let mut media = Vec::new();
             let mut loads = Vec::new();
+            let mut headers = Vec::new();
             let interval_ms = spec.sample_interval_ms;
             for &(index, arm) in &arms {
                 let Some(trial) = first_trial(view, point, arm) else {
@@ -140,11 +234,17 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 };
                 let (color, dashed, _) = style::arm(index);
                 let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
-                let points = rate_points(
-                    &frame_bins(&observations.intervals, frame_ns),
-                    1e3,
-                    captured_frame_overhead_bytes(family),
-                );
+                let header = link_header_bytes(view, point, arm, observations);
+                let bin_ns = bin_ms(spec.sample_interval_ms, frame_ns) * 1_000_000;
+                let points = header.map_or_else(Vec::new, |header| {
+                    let traced = spec.media.as_ref().zip(observations.udp.as_ref()).and_then(
+                        |(profile, udp)| arrival_points(udp, profile, header, bin_ns, 1e3),
+                    );
+                    traced.unwrap_or_else(|| {
+                        rate_points(&frame_bins(&observations.intervals, frame_ns), 1e3, header)
+                    })
+                });
+                headers.extend(header);
                 if points.len() >= 2 {
                     media.push(Series {
                         label: arm.label.clone(),
@@ -167,33 +267,23 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                     }
                 }
             }
-            let bin_ms = {
-                let frame_ns = spec.media.as_ref().map_or(0, |m| m.frame_interval_ns());
-                let sample = interval_ms * 1_000_000;
-                let merge = if frame_ns == 0 || sample == 0 {
-                    1
-                } else {
-                    frame_ns / gcd(sample, frame_ns)
-                };
-                if (2..=MAX_MERGED as u64).contains(&merge) {
-                    interval_ms * merge
-                } else {
-                    interval_ms
-                }
-            };
+            let bin_ms = bin_ms(
+                interval_ms,
+                spec.media.as_ref().map_or(0, |m| m.frame_interval_ns()),
+            );
             let media_chart = chart(
                 format!("media-series-{point}-{}", family.key()),
                 "Ethernet frames received (kbit/s)",
                 media,
-                "time since the media flow's measured interval began (s)",
+                "time since the media flow's first packet arrived (s)",
             );
             if !media_chart.is_empty() {
                 let id = media_chart.name.clone();
                 figures.push(Figure {
                     title: format!("{} {} received per {bin_ms} ms", family.label(), spec.label()),
                     caption: format!(
-                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included) plus {} bytes of Ethernet, IP and UDP header per packet, × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
-                        captured_frame_overhead_bytes(family)
+                        "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included; bins start half a packet interval before the first arrival) plus {} bytes of Ethernet, IP and UDP header per packet (the header model), × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
+                        headers.first().copied().unwrap_or_default()
                     ),
                     data: vec![("series", media_chart.series.len().to_string())],
                     svg: line::render(&media_chart)?,
@@ -217,7 +307,7 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 figures.push(Figure {
                     title: format!("{} competing loads beside {}", family.label(), spec.label()),
                     caption: format!(
-                        "Each competing load's payload received per {interval_ms} ms interval × 8 / interval, in the run beside the media flow's first repetition; the paper's Fig 8."
+                        "Each competing load's payload received per {interval_ms} ms interval, counted when it arrived at the receiving host (kernel timestamps, not when the receiver read it), × 8 / interval, in the run beside the media flow's first repetition; the paper's Fig 8."
                     ),
                     data: vec![("series", load_chart.series.len().to_string())],
                     svg: line::render(&load_chart)?,
@@ -287,6 +377,40 @@ mod tests {
             // 50 packets/s × (200 + 54) B × 8 = 101.6 kbit/s.
             assert!((binned[0].y - 101.6).abs() < 0.01, "{}", binned[0].y);
         }
+    }
+
+    #[test]
+    fn a_jittered_g711_trace_draws_flat_from_its_arrivals() {
+        use dualperf_model::observation::Arrival;
+        use dualperf_model::{VoiceCodec, VoiceProfile};
+        let profile = MediaProfile::Voice(VoiceProfile {
+            codec: VoiceCodec::G711,
+            packet_ms: 20,
+        });
+        // 10 s of packets every 20 ms, arriving 13 to 21 ms after sending.
+        let arrivals: Vec<Arrival> = (0..500u64)
+            .map(|i| Arrival {
+                sequence: i,
+                sent_ns: (i * 20_000_000) as i64,
+                received_ns: (i * 20_000_000 + 13_000_000 + (i * 7919) % 9 * 1_000_000) as i64,
+            })
+            .collect();
+        let udp = UdpReceiveCounters {
+            received: 500,
+            arrivals,
+            ..UdpReceiveCounters::default()
+        };
+        let points = arrival_points(&udp, &profile, 42, 100_000_000, 1e3).unwrap();
+        assert!(points.len() >= 98, "{} bins", points.len());
+        assert!(spread(&points) <= 0.02, "spread {}", spread(&points));
+        // 50 packets/s × 214 B × 8 = 85.6 kbit/s.
+        assert!((points[0].y - 85.6).abs() < 1e-9, "{}", points[0].y);
+        // An incomplete trace is not drawn from.
+        let partial = UdpReceiveCounters {
+            received: 501,
+            ..udp
+        };
+        assert!(arrival_points(&partial, &profile, 42, 100_000_000, 1e3).is_none());
     }
 
     #[test]

@@ -10,19 +10,6 @@ use dualperf_model::{Analysis, ArmId, MetricId, RunResult, TestKind};
 
 use super::value::format_value;
 
-/// Bytes a capture shows around one UDP payload on Ethernet: the 14-byte
-/// Ethernet header (no preamble, no FCS: what tcpdump and the OpenH323
-/// paper's sniffer counted), the IPv4 (20) or IPv6 (40) header without
-/// options, and the 8-byte UDP header. G.711 in 20 ms: 172 B of UDP payload
-/// make 214-byte frames on IPv4 and 234-byte frames on IPv6.
-pub fn captured_frame_overhead_bytes(family: dualperf_model::IpFamily) -> u64 {
-    14 + 8
-        + match family {
-            dualperf_model::IpFamily::V4 => 20,
-            dualperf_model::IpFamily::V6 => 40,
-        }
-}
-
 /// The G.107 Annex B user-satisfaction category of a MOS.
 pub fn mos_category(mos: f64) -> &'static str {
     match mos {
@@ -56,19 +43,23 @@ pub struct MediaRow {
 }
 
 /// The metrics each row shows, by voice or video.
-const VOICE_COLUMNS: [(MetricId, &str); 5] = [
+const VOICE_COLUMNS: [(MetricId, &str); 7] = [
     (MetricId::MediaFixedBufferMos, "fixed buffer"),
     (MetricId::MediaWorstWindowMos, "worst 10 s"),
     (MetricId::PlayoutLossRatio, "lost + late"),
     (MetricId::MouthToEarNs, "mouth-to-ear"),
-    (MetricId::GoodputBps, "rate"),
+    (MetricId::GoodputBps, "payload rate"),
+    (MetricId::MediaEthernetFrameBytes, "Ethernet frame"),
+    (MetricId::MediaEthernetBps, "on the link"),
 ];
-const VIDEO_COLUMNS: [(MetricId, &str); 5] = [
+const VIDEO_COLUMNS: [(MetricId, &str); 7] = [
     (MetricId::FrameDeliveryRatio, "frames delivered"),
     (MetricId::FrameDelayP50Ns, "frame delay p50"),
     (MetricId::LossRatio, "packet loss"),
     (MetricId::OwdP50Ns, "one-way delay p50"),
-    (MetricId::GoodputBps, "rate"),
+    (MetricId::GoodputBps, "payload rate"),
+    (MetricId::MediaEthernetFrameBytes, "Ethernet frame"),
+    (MetricId::MediaEthernetBps, "on the link"),
 ];
 
 /// The media table of `point` (a media point): one row per arm.
@@ -169,6 +160,56 @@ pub fn mos_sentences(run: &RunResult) -> Vec<String> {
             run.config.points[point].label(),
             scores.join(", ")
         ));
+    }
+    sentences
+}
+
+/// The media stream on the link, per media point: for every comparison
+/// of two arms that differ in family with a header theory (idle, native),
+/// the Ethernet frames of each, the measured rates on the link, and the
+/// theory beside them (seed 000's headline: the same stream costs IPv6
+/// 20 more bytes per packet).
+pub fn link_sentences(run: &RunResult) -> Vec<String> {
+    let Some(analysis) = run.analysis.as_ref() else {
+        return Vec::new();
+    };
+    let arm_of = |id: &ArmId| run.config.arms.iter().find(|a| &a.id == id);
+    let mut sentences = Vec::new();
+    for point in media_points(run) {
+        for c in analysis.comparisons.iter().filter(|c| {
+            c.point == point
+                && c.metric == MetricId::MediaEthernetBps
+                && c.theoretical_relative_difference.is_some()
+        }) {
+            let (Some(arm), Some(baseline)) = (arm_of(&c.arm), arm_of(&c.baseline)) else {
+                continue;
+            };
+            if arm.family == baseline.family {
+                continue;
+            }
+            let frame = |id: &ArmId| mean(analysis, point, MetricId::MediaEthernetFrameBytes, id);
+            let (Some(arm_frame), Some(baseline_frame), Some(theory)) = (
+                frame(&arm.id),
+                frame(&baseline.id),
+                c.theoretical_relative_difference,
+            ) else {
+                continue;
+            };
+            let header = i64::from(arm.family.ip_header_bytes())
+                - i64::from(baseline.family.ip_header_bytes());
+            let measured = c
+                .relative_difference
+                .map_or_else(String::new, |r| format!(", {:+.1} % measured", r * 100.0));
+            sentences.push(format!(
+                "{} on the link: {} {:+.1} % on the wire, {arm_frame:.0} vs {baseline_frame:.0} B Ethernet frames ({} vs {}{measured}); header theory {:+.1} % ({header:+} B of IP header per packet).",
+                run.config.points[point].label(),
+                arm.family.label(),
+                (arm_frame / baseline_frame - 1.0) * 100.0,
+                format_value(MetricId::MediaEthernetBps, c.arm_summary.mean),
+                format_value(MetricId::MediaEthernetBps, c.baseline_summary.mean),
+                theory * 100.0,
+            ));
+        }
     }
     sentences
 }

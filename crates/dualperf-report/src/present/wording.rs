@@ -128,6 +128,10 @@ pub fn wording(metric: MetricId) -> Wording {
         M::MouthToEarNs => words("has", "more mouth-to-ear delay", "less mouth-to-ear delay"),
         M::LossBurstMaxPackets => words("has", "longer loss bursts", "shorter loss bursts"),
         M::FrameDeliveryRatio => words("delivers", "more whole frames", "fewer whole frames"),
+        M::MediaEthernetBps => words("takes", "more of the link", "less of the link"),
+        M::MediaEthernetFrameBytes => {
+            words("sends", "larger Ethernet frames", "smaller Ethernet frames")
+        }
         M::FrameDelayP50Ns | M::FrameDelayP99Ns => {
             words("has", "higher frame delay", "lower frame delay")
         }

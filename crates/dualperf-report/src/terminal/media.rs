@@ -55,5 +55,9 @@ pub fn render_media(result: &RunResult, analysis: &Analysis) -> Option<String> {
             out.push('\n');
         }
     }
+    for sentence in crate::present::media::link_sentences(result) {
+        out.push_str(&sentence);
+        out.push('\n');
+    }
     Some(out)
 }
