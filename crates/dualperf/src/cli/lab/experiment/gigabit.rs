@@ -100,9 +100,7 @@ impl GigabitExperiment {
             // The study's packet delay: a probe beside each stream (its
             // one-way delay under the stream's load, 10 ms apart).
             probe: true,
-            bitrate: args
-                .bitrate
-                .or_else(|| dualperf_lab::link_rate::slowest_rate(topology)),
+            bitrate: args.udp_rate(dualperf_lab::link_rate::slowest_rate(topology)),
             send_budget: Some(BudgetOption {
                 budget,
                 cap_seconds: args.time_seconds.unwrap_or(if quick {
@@ -230,6 +228,8 @@ mod tests {
             quick.points[0].send_budget,
             Some(SendBudget::Packets(10_000))
         );
+        let unpaced = plan(&["-b", "0"]);
+        assert_eq!(unpaced.points[0].rate, None, "-b 0: unpaced, as iperf3");
         let bytes = plan(&["-n", "1M"]);
         assert_eq!(
             bytes.points[0].send_budget,
