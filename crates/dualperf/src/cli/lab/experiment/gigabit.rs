@@ -9,9 +9,9 @@
 //! when its send budget is out ([`DEFAULT_PACKETS`] datagrams, `-k`/`-n`
 //! change it; `-t` caps a trial, [`CAP_SECONDS`] by default), ten
 //! repetitions per size and family, then the per-family means over sizes
-//! (`dualperf_report::terminal::render_size_means`), what set the pace at
-//! each size, and what the budgets did. The per-size IPv6 − IPv4
-//! comparisons are the generic verdicts, printed before.
+//! (`dualperf_report::terminal::render_size_means`) and what set the pace
+//! at each size. The per-size IPv6 − IPv4 comparisons are the generic
+//! verdicts, printed before, with what the budgets did.
 //!
 //! Why 100,000 datagrams and not the paper's million: this lab runs both
 //! ends and the link on one machine (two CPUs on the development VM, where
@@ -148,7 +148,7 @@ impl Experiment for GigabitExperiment {
     }
 
     fn print(&self, result: &RunResult) {
-        use dualperf_report::terminal::{render_budget, render_size_means, render_sweep_regime};
+        use dualperf_report::terminal::{render_size_means, render_sweep_regime};
         let Some(analysis) = result.analysis.as_ref() else {
             eprintln!("dualperf: the Gigabit UDP run has no analysis");
             return;
@@ -160,13 +160,9 @@ impl Experiment for GigabitExperiment {
             None => text
                 .push_str("  one size only: no mean over sizes (give --sizes with two or more)\n"),
         }
-        for block in [
-            render_sweep_regime(result, analysis, TestKind::UdpStream),
-            render_budget(result, TestKind::UdpStream),
-        ]
-        .into_iter()
-        .flatten()
-        {
+        // What the budgets did is printed with the verdicts (every run
+        // with -n/-k gets that line).
+        if let Some(block) = render_sweep_regime(result, analysis, TestKind::UdpStream) {
             text.push_str(&block);
         }
         crate::cli::say(text.trim_end());
