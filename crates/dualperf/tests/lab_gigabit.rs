@@ -123,4 +123,6 @@ fn lab_paces_udp_at_the_bottleneck_by_default_and_at_b_when_given() {
         planned_rates(&["lab", "router", "--link-rate", "none"]),
         vec![0]
     );
+    // iperf3's `-b 0`: unpaced.
+    assert_eq!(planned_rates(&["lab", "bottleneck", "-b", "0"]), vec![0]);
 }

@@ -188,6 +188,15 @@ pub(crate) fn print(result: &RunResult, view: View) {
     if let Some(stamp) = dualperf_report::terminal::render_stamp(result) {
         text.push_str(&stamp);
     }
+    // -n/-k: whether every budgeted trial sent its budget.
+    for kind in [
+        dualperf_model::TestKind::UdpStream,
+        dualperf_model::TestKind::TcpStream,
+    ] {
+        if let Some(budget) = dualperf_report::terminal::render_budget(result, kind) {
+            text.push_str(&budget);
+        }
+    }
     if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
         text.push_str(&instability);
         if !instability.ends_with('\n') {

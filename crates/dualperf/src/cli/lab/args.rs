@@ -109,8 +109,9 @@ pub(crate) struct JobArgs {
     /// Target UDP payload rate of every udp-stream point, as `run -b`
     /// (`500M`, `1G`) [default: the link rate on shaped links: --link-rate,
     /// or the slowest link of a preset with its own rates (10 Mbit/s on
-    /// bottleneck); unlimited on unshaped links]. Experiments whose rates
-    /// are their design (diffserv, realtime, rrul, calibrate) refuse it.
+    /// bottleneck); unlimited on unshaped links]. `-b 0`: unpaced, as
+    /// iperf3's. Experiments whose rates are their design (diffserv,
+    /// realtime, rrul, calibrate) refuse it.
     #[arg(short = 'b', long = "bitrate", value_name = "RATE")]
     pub bitrate: Option<dualperf_model::BitRate>,
     /// Send budget in bytes of every tcp-stream and udp-stream trial, as
@@ -126,6 +127,18 @@ pub(crate) struct JobArgs {
 }
 
 impl JobArgs {
+    /// The udp-stream rate: `-b` (`-b 0`: unpaced, `None`), else `default`.
+    pub(crate) fn udp_rate(
+        &self,
+        default: Option<dualperf_model::BitRate>,
+    ) -> Option<dualperf_model::BitRate> {
+        match self.bitrate {
+            Some(rate) if rate.bits_per_second() == 0 => None,
+            Some(rate) => Some(rate),
+            None => default,
+        }
+    }
+
     /// The send budget of `-n`/`-k`, if either was given.
     pub(crate) fn send_budget(&self) -> Option<dualperf_model::SendBudget> {
         use dualperf_model::SendBudget;

@@ -343,7 +343,7 @@ fn point_options(
         warmup_seconds: if args.quick { 0.1 } else { 0.25 },
         interval_ms: args.interval_ms,
         probe: args.probe,
-        bitrate: args.bitrate.or(udp_stream_rate(link_rate, topology)),
+        bitrate: args.udp_rate(udp_stream_rate(link_rate, topology)),
         send_budget: args
             .send_budget()
             .map(|budget| crate::pipeline::send_budget::BudgetOption {

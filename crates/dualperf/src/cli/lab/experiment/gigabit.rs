@@ -9,9 +9,9 @@
 //! when its send budget is out ([`DEFAULT_PACKETS`] datagrams, `-k`/`-n`
 //! change it; `-t` caps a trial, [`CAP_SECONDS`] by default), ten
 //! repetitions per size and family, then the per-family means over sizes
-//! (`dualperf_report::terminal::render_size_means`), what set the pace at
-//! each size, and what the budgets did. The per-size IPv6 − IPv4
-//! comparisons are the generic verdicts, printed before.
+//! (`dualperf_report::terminal::render_size_means`) and what set the pace
+//! at each size. The per-size IPv6 − IPv4 comparisons are the generic
+//! verdicts, printed before, with what the budgets did.
 //!
 //! Why 100,000 datagrams and not the paper's million: this lab runs both
 //! ends and the link on one machine (two CPUs on the development VM, where
@@ -100,9 +100,7 @@ impl GigabitExperiment {
             // The study's packet delay: a probe beside each stream (its
             // one-way delay under the stream's load, 10 ms apart).
             probe: true,
-            bitrate: args
-                .bitrate
-                .or_else(|| dualperf_lab::link_rate::slowest_rate(topology)),
+            bitrate: args.udp_rate(dualperf_lab::link_rate::slowest_rate(topology)),
             send_budget: Some(BudgetOption {
                 budget,
                 cap_seconds: args.time_seconds.unwrap_or(if quick {
@@ -150,7 +148,7 @@ impl Experiment for GigabitExperiment {
     }
 
     fn print(&self, result: &RunResult) {
-        use dualperf_report::terminal::{render_budget, render_size_means, render_sweep_regime};
+        use dualperf_report::terminal::{render_size_means, render_sweep_regime};
         let Some(analysis) = result.analysis.as_ref() else {
             eprintln!("dualperf: the Gigabit UDP run has no analysis");
             return;
@@ -162,13 +160,9 @@ impl Experiment for GigabitExperiment {
             None => text
                 .push_str("  one size only: no mean over sizes (give --sizes with two or more)\n"),
         }
-        for block in [
-            render_sweep_regime(result, analysis, TestKind::UdpStream),
-            render_budget(result, TestKind::UdpStream),
-        ]
-        .into_iter()
-        .flatten()
-        {
+        // What the budgets did is printed with the verdicts (every run
+        // with -n/-k gets that line).
+        if let Some(block) = render_sweep_regime(result, analysis, TestKind::UdpStream) {
             text.push_str(&block);
         }
         crate::cli::say(text.trim_end());
@@ -230,6 +224,8 @@ mod tests {
             quick.points[0].send_budget,
             Some(SendBudget::Packets(10_000))
         );
+        let unpaced = plan(&["-b", "0"]);
+        assert_eq!(unpaced.points[0].rate, None, "-b 0: unpaced, as iperf3");
         let bytes = plan(&["-n", "1M"]);
         assert_eq!(
             bytes.points[0].send_budget,
