@@ -8,8 +8,8 @@ mod facts;
 mod glossary;
 mod media;
 mod page;
-mod size_means;
 mod router_cpu;
+mod size_means;
 mod verdicts;
 
 use dualperf_model::RunResult;

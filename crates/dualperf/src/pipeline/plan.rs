@@ -175,7 +175,9 @@ pub(crate) fn points(
     if options.parallel == 0 {
         return Err(Failure::usage("-P must be at least 1"));
     }
-    super::send_budget::check(options)?;
+    if let Some(budget) = &options.send_budget {
+        budget.check(options.reverse, &options.tests, MAX_TRIAL_SECONDS)?;
+    }
     let duration_ms = (options.time_seconds * 1000.0).round() as u64;
     let interval_ms = match options.interval_ms {
         Some(ms) if ms < 10 => {
@@ -524,5 +526,57 @@ mod tests {
         };
         let error = validate(&config).unwrap_err();
         assert!(error.to_string().contains("baseline `v4`"), "{error}");
+    }
+
+    /// Send budgets (`-n`/`-k`) through the plan (pipeline/send_budget.rs).
+    mod send_budget {
+        use super::*;
+        use crate::pipeline::send_budget::BudgetOption;
+        use dualperf_model::{IpFamily, SendBudget};
+
+        fn budgeted(tests: &str, budget: SendBudget) -> PointOptions {
+            PointOptions {
+                tests: parse_tests(tests).unwrap(),
+                send_budget: Some(BudgetOption {
+                    budget,
+                    cap_seconds: 30.0,
+                }),
+                ..PointOptions::default()
+            }
+        }
+
+        #[test]
+        fn stream_points_carry_the_budget_and_the_cap_and_the_others_stay_timed() {
+            let options = budgeted("udp-stream,tcp-stream,tcp-rr", SendBudget::Packets(1000));
+            let points = points(&options, &IpFamily::ALL).unwrap();
+            for point in &points {
+                match point.kind {
+                    TestKind::UdpStream | TestKind::TcpStream => {
+                        assert_eq!(point.send_budget, Some(SendBudget::Packets(1000)));
+                        assert_eq!(point.duration_ms, 30_000);
+                    }
+                    _ => {
+                        assert_eq!(point.send_budget, None);
+                        assert_eq!(point.duration_ms, 1_000);
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn a_budget_without_a_stream_point_with_reverse_or_of_zero_is_a_usage_error() {
+            let message = |options: &PointOptions| {
+                let error = points(options, &IpFamily::ALL).unwrap_err();
+                error.downcast_ref::<Failure>().unwrap().message.clone()
+            };
+            assert!(message(&budgeted("tcp-rr", SendBudget::Bytes(1))).contains("neither"));
+            let mut reverse = budgeted("udp-stream", SendBudget::Packets(5));
+            reverse.reverse = true;
+            assert!(message(&reverse).contains("-R"));
+            assert!(message(&budgeted("udp-stream", SendBudget::Packets(0))).contains("0"));
+            let mut uncapped = budgeted("udp-stream", SendBudget::Packets(5));
+            uncapped.send_budget.as_mut().unwrap().cap_seconds = 0.0;
+            assert!(message(&uncapped).contains("time cap"));
+        }
     }
 }
