@@ -18,7 +18,11 @@ themselves (by the first removed line, 1-based, in the old file).
     their removed lines;
   * outside findings: findings in the listed files on lines that no hunk of
     the diff changes (the same files before and after a scanner change, so the
-    count is comparable), split into warnings/errors and notes.
+    count is comparable), split into warnings/errors and notes;
+  * of the outside warnings/errors, how many a person labelled `false` (the
+    code does not depend on IPv4), `real` (it does: a reviewer porting to
+    IPv6 has to look at it) or not at all (`unlabelled`). Labels live in
+    the project's `outside_labels`, keyed by file, line and rule.
 
 The scanner command must accept paths and print `dualperf scan --json`
 output; by default the scanner-only example is built and run:
@@ -283,6 +287,21 @@ def command_measure(args):
             measure_set(args, scanner, name)
 
 
+def outside_labels_of(project):
+    """A project's labels of outside findings: (file, line, rule) -> "false" or "real"."""
+    labels = {}
+    for entry in project.get("outside_labels", []):
+        if entry["label"] not in ("false", "real"):
+            raise RuntimeError(f"{project['name']}: outside label {entry['label']!r} is neither 'false' nor 'real'")
+        labels[(entry["file"], entry["line"], entry["rule"])] = entry["label"]
+    return labels
+
+
+def labelled(stats):
+    """The outside warnings/errors as `false/real/unlabelled` counts."""
+    return f"{stats['outside_false']}/{stats['outside_real']}/{stats['outside_unlabelled']}"
+
+
 def measure_set(args, scanner, set_name):
     totals = {}
     details = []
@@ -293,12 +312,14 @@ def measure_set(args, scanner, set_name):
         old_root, new_root = tree_of(project, "old"), tree_of(project, "new")
         files = list(project["files"])
         findings = scan(scanner, old_root, files)
+        labels = outside_labels_of(project)
         by_file = {}
         for finding in findings:
             by_file.setdefault(finding["path"].removeprefix("./"), []).append(finding)
         for name in files:
             language = language_of(name)
             stats = totals.setdefault(language, {"hunks": 0, "found": 0, "outside": 0, "outside_notes": 0,
+                                                 "outside_false": 0, "outside_real": 0, "outside_unlabelled": 0,
                                                  "files": 0, "projects": set()})
             stats["files"] += 1
             stats["projects"].add(project["name"])
@@ -308,10 +329,15 @@ def measure_set(args, scanner, set_name):
             for finding in by_file.get(name, []):
                 lines_found.setdefault(finding["line"], []).append(finding)
                 if finding["line"] not in changed:
-                    key = "outside_notes" if finding["severity"] == "note" else "outside"
-                    stats[key] += 1
+                    label = "note"
+                    if finding["severity"] == "note":
+                        stats["outside_notes"] += 1
+                    else:
+                        stats["outside"] += 1
+                        label = labels.get((name, finding["line"], finding["rule"]), "unlabelled")
+                        stats["outside_" + label] += 1
                     details.append(("outside", project["name"], name, finding["line"], finding["rule"],
-                                    finding["severity"]))
+                                    finding["severity"], label))
             starts = {hunk["start"]: hunk for hunk in hunks}
             for start in project["files"][name]:
                 hunk = starts.get(start)
@@ -334,20 +360,23 @@ def measure_set(args, scanner, set_name):
         print()
     print(f"set: {set_name}")
     print(f"{'language':<11} {'projects':>8} {'files':>5} {'IPv4 hunks':>10} {'found':>5} {'recall':>7} "
-          f"{'outside (warn+err)':>18} {'outside notes':>13}")
-    all_stats = {"hunks": 0, "found": 0, "outside": 0, "outside_notes": 0, "files": 0, "projects": set()}
+          f"{'outside (warn+err)':>18} {'false/real/unlabelled':>21} {'outside notes':>13}")
+    counted = ("hunks", "found", "outside", "outside_false", "outside_real", "outside_unlabelled", "outside_notes",
+               "files")
+    all_stats = {key: 0 for key in counted}
+    all_stats["projects"] = set()
     for language in sorted(totals):
         s = totals[language]
-        for key in ("hunks", "found", "outside", "outside_notes", "files"):
+        for key in counted:
             all_stats[key] += s[key]
         all_stats["projects"] |= s["projects"]
         recall = f"{100 * s['found'] / s['hunks']:.0f} %" if s["hunks"] else "-"
         print(f"{language:<11} {len(s['projects']):>8} {s['files']:>5} {s['hunks']:>10} {s['found']:>5} "
-              f"{recall:>7} {s['outside']:>18} {s['outside_notes']:>13}")
+              f"{recall:>7} {s['outside']:>18} {labelled(s):>21} {s['outside_notes']:>13}")
     s = all_stats
     recall = f"{100 * s['found'] / s['hunks']:.0f} %" if s["hunks"] else "-"
     print(f"{'all':<11} {len(s['projects']):>8} {s['files']:>5} {s['hunks']:>10} {s['found']:>5} "
-          f"{recall:>7} {s['outside']:>18} {s['outside_notes']:>13}")
+          f"{recall:>7} {s['outside']:>18} {labelled(s):>21} {s['outside_notes']:>13}")
     print()
 
 

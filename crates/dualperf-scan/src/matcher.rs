@@ -212,6 +212,7 @@ impl<'s> Matcher<'_, 's> {
                     self.check_join_string(i);
                     self.check_append_join(i);
                     self.check_colon_compare(i);
+                    self.check_colon_count(i);
                     self.check_dotted_quad_string(i);
                     self.check_sql_address_column(i);
                     match language {

@@ -102,7 +102,9 @@ pub static RULES: &[Rule] = &[
         what: "`AF_INET` or `PF_INET` in a file that never mentions `AF_INET6`, `PF_INET6` or \
                `AF_UNSPEC`/`PF_UNSPEC`; in a file that does, each call is judged: `AF_INET` as \
                the family of a `socket()` call or assigned to a family setting \
-               (`hints.ai_family = AF_INET`, a class's `family = AF_INET`). Python: \
+               (`hints.ai_family = AF_INET`, a class's `family = AF_INET`, Go's keyed field \
+               `Family: unix.AF_INET` in a request literal), outside a branch on the family. \
+               Python: \
                `socket.socket()` with no family; the standard servers whose class fixes AF_INET \
                (`HTTPServer`, `TCPServer`, wsgiref's `make_server`) unless the file sets \
                `address_family`; and classes of the file whose body sets `family = AF_INET`, \
@@ -289,6 +291,9 @@ pub static RULES: &[Rule] = &[
                sets to `\":\"` (`SEPARATOR = \":\"`, `const SEP: &str = \":\"`). The port \
                taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
                `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported. \
+               Go and Python: the colons counted and compared with one \
+               (`strings.Count(server, \":\") != 1`, `host.count(':') == 1`); `> 1` (telling an \
+               IPv6 literal apart) is not reported. \
                Java and JavaScript: the host taken with `substring(0, i)` where `i` came \
                from `indexOf(':')`/`lastIndexOf(':')` in the same function (`host = \
                host.substring(0, pidx)`), reported as well as the `indexOf`. \

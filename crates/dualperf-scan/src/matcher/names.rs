@@ -135,7 +135,11 @@ impl Matcher<'_, '_> {
             }
         }
         let previous = first.checked_sub(1).map(|j| &self.tokens[j])?;
-        if previous.is_punct("=") || previous.is_punct(":=") {
+        // `family = AF_INET`, and Go's keyed field `Family: unix.AF_INET` in
+        // a request literal (`socketRequest{Family: unix.AF_INET, ...}`).
+        let keyed =
+            previous.is_punct(":") && self.context.language == crate::language::Language::Go;
+        if previous.is_punct("=") || previous.is_punct(":=") || keyed {
             let target = self.tokens.get(first.checked_sub(2)?)?;
             let lower = target.text.to_ascii_lowercase();
             if target.kind == TokenKind::Ident

@@ -105,6 +105,40 @@ impl<'s> Matcher<'_, 's> {
         }
     }
 
+    /// Go and Python: the colons of a text counted and compared with one
+    /// (`strings.Count(server, ":") != 1`, `host.count(':') == 1`): a test
+    /// that the text is `host:port`, which every IPv6 literal fails
+    /// (`[2001:db8::1]:6667` has five colons). `> 1` is left alone: that is
+    /// how code tells an IPv6 literal apart.
+    pub(in crate::matcher) fn check_colon_count(&mut self, i: usize) {
+        if self.tokens[i].string_content() != ":" {
+            return;
+        }
+        let Some(open) = self.enclosing_open(i) else {
+            return;
+        };
+        let position = match (self.context.language, self.callee_at(open)) {
+            (Language::Go, "Count") => 1,
+            (Language::Python, "count") => 0,
+            _ => return,
+        };
+        let Some(args) = self.call_arguments(open) else {
+            return;
+        };
+        if args.len() != position + 1 || args[position] != (i..i + 1) {
+            return;
+        }
+        let close = args[position].end;
+        let compared_with_one = matches!(self.text_at(close + 1), "==" | "!=")
+            && self
+                .tokens
+                .get(close + 2)
+                .is_some_and(|t| t.kind == TokenKind::Number && t.text == "1");
+        if compared_with_one && !self.brackets_handled_near(i) && !self.credentials_near(i) {
+            self.push("host-port-split", Severity::Warning, i, "the ':' of a host:port counted and compared with one: every IPv6 literal has more; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit)".into());
+        }
+    }
+
     /// The variable at the end of the operand ending at token `end`
     /// (`host[i]` → host, `*p` → p, `addr.charAt(i)` → addr).
     fn operand_name(&self, end: usize) -> Option<&'s str> {
