@@ -61,9 +61,17 @@ pub struct ClientOptions {
     /// sockets to that family's address before connecting. Empty: the
     /// kernel chooses (RFC 6724 for IPv6).
     pub source_addresses: Vec<std::net::IpAddr>,
+    /// How long the client waits for the server's control answers
+    /// (iperf3's `--rcv-timeout`); `None`: [`trial::CONTROL_WAIT`].
+    pub control_wait: Option<std::time::Duration>,
 }
 
 impl ClientOptions {
+    /// How long the client waits for a control answer from the server.
+    pub fn control_wait(&self) -> std::time::Duration {
+        self.control_wait.unwrap_or(trial::CONTROL_WAIT)
+    }
+
     /// The source address of `family`'s sockets, if `-B` gave one.
     pub fn source_for(&self, family: dualperf_model::IpFamily) -> Option<std::net::IpAddr> {
         self.source_addresses
@@ -228,8 +236,8 @@ impl Client {
             if silent >= MAX_SILENT_TRIALS {
                 result.errors.push(format!(
                     "stopped after {index} of {total} trials: the server did not answer \
-                     {silent} trials in a row (each waited {} s)",
-                    trial::CONTROL_WAIT.as_secs()
+                     {silent} trials in a row (each waited {})",
+                    crate::protocol::seconds_text(self.options.control_wait())
                 ));
                 return false;
             }
@@ -275,7 +283,7 @@ impl Client {
             // answer (a server that accepts and never speaks).
             let failed = matches!(trial.outcome, TrialOutcome::Failed { .. });
             self.silent.store(
-                match failed && trial_started.elapsed() >= trial::CONTROL_WAIT {
+                match failed && trial_started.elapsed() >= self.options.control_wait() {
                     true => silent + 1,
                     false => 0,
                 },

@@ -103,7 +103,7 @@ pub fn run_single(
     let stream = crate::tuning::connect_from(server, source, Duration::from_secs(5))
         .context(|| format!("connecting the control channel to {server}"))?;
     let mut channel = Channel::new(stream);
-    channel.set_timeout(Some(CONTROL_WAIT));
+    channel.set_timeout(Some(options.control_wait()));
     let welcome = protocol::client_handshake(&mut channel, options.auth_key.as_deref())?;
     let same_kernel = !welcome.boot_id.is_empty() && welcome.boot_id == crate::clock::boot_id();
     let clocks = assemble::Clocks::of(same_kernel, options.clocks_synchronised);
@@ -169,7 +169,7 @@ pub fn run_single(
         sent_per_stream: outcome.udp_sent_per_stream(),
     }))?;
     channel.set_timeout(Some(
-        CONTROL_WAIT + Duration::from_millis(crate::flow::LOSS_WAIT_MS),
+        options.control_wait() + Duration::from_millis(crate::flow::LOSS_WAIT_MS),
     ));
     let server_report = channel.expect("results", |m| match m {
         Message::Results(report) => Some(report),

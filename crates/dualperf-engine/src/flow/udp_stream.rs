@@ -309,7 +309,7 @@ pub fn receive_at(
         context
             .meter
             .add_latency_batch(batch_delay_ns, batch_packets);
-        if now >= context.deadline {
+        if now >= context.deadline || past_the_drain(&context, &mut done_at, now) {
             break;
         }
     }
@@ -325,6 +325,22 @@ pub fn receive_at(
     output.receive_buffer_drops = drop_counter
         .then(|| u64::from(drops_last.wrapping_sub(drops_baseline.unwrap_or(drops_last))));
     output
+}
+
+/// Whether a receiver still receiving must stop: halted (a competing load
+/// whose trial ended), or the phase has been done for [`LOSS_WAIT_MS`]. A
+/// peer that keeps sending after the end (a reverse load's server sender on
+/// its own schedule) never lets `recvmmsg` time out, so the bound is checked
+/// after every batch too, not only when the socket is quiet.
+fn past_the_drain(context: &FlowContext, done_at: &mut Option<Instant>, now: Instant) -> bool {
+    if context.phase.is_halted() {
+        return true;
+    }
+    if context.phase.get() != Stage::Done {
+        return false;
+    }
+    let done = *done_at.get_or_insert(now);
+    now - done >= Duration::from_millis(LOSS_WAIT_MS)
 }
 
 /// How long the socket must stay quiet after the measured interval before
@@ -380,6 +396,73 @@ pub(crate) fn control_messages(header: &libc::msghdr) -> (Option<i64>, Option<u3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meter::{FlowMeter, Phase};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// A peer that never stops sending (a reverse load's server sender on
+    /// its own schedule) must not keep the receiver, and so the trial,
+    /// alive past the loss wait; a halt ends it at once.
+    #[test]
+    fn a_peer_that_keeps_sending_cannot_hold_the_receiver_past_the_loss_wait() {
+        for halt in [false, true] {
+            let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+            let target = receiver.local_addr().unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            let sending = {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
+                    let mut datagram = vec![0u8; 200];
+                    let mut sequence = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        write_header(
+                            &mut datagram,
+                            Header {
+                                sequence,
+                                sent_ns: realtime_ns(),
+                                flags: 0,
+                            },
+                        );
+                        let _ = sender.send_to(&datagram, target);
+                        sequence += 1;
+                        std::thread::sleep(Duration::from_micros(500));
+                    }
+                })
+            };
+            let phase = Arc::new(Phase::default());
+            phase.set(Stage::Measured);
+            let context = FlowContext {
+                phase: phase.clone(),
+                meter: Arc::new(FlowMeter::default()),
+                cpus: Vec::new(),
+                deadline: Instant::now() + Duration::from_secs(30),
+                budget_blocks: None,
+            };
+            let receiving = std::thread::spawn(move || receive(receiver, 200, context));
+            std::thread::sleep(Duration::from_millis(200));
+            let ended = Instant::now();
+            if halt {
+                phase.halt();
+            } else {
+                phase.set(Stage::Done);
+            }
+            let output = receiving.join().unwrap();
+            let took = ended.elapsed();
+            stop.store(true, Ordering::Relaxed);
+            sending.join().unwrap();
+            assert!(output.error.is_none(), "{:?}", output.error);
+            let bound = if halt {
+                Duration::from_millis(200)
+            } else {
+                Duration::from_millis(LOSS_WAIT_MS + 500)
+            };
+            assert!(
+                took < bound,
+                "halt {halt}: the receiver returned after {took:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_receiver_waits_twice_the_longest_silence_it_saw_while_measuring() {

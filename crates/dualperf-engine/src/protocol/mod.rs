@@ -198,6 +198,18 @@ impl Channel {
     }
 }
 
+/// A wait as people read it: "15 s" for whole seconds, else "2.5 s" or
+/// "300 ms".
+pub fn seconds_text(wait: std::time::Duration) -> String {
+    if wait.subsec_millis() == 0 && wait.as_secs() > 0 {
+        format!("{} s", wait.as_secs())
+    } else if wait.as_secs() > 0 {
+        format!("{:.1} s", wait.as_secs_f64())
+    } else {
+        format!("{} ms", wait.as_millis())
+    }
+}
+
 /// The client half of the handshake, driving [`ClientHandshake`] over a
 /// blocking channel: hello, then the challenge if the server asks for one.
 /// The channel's timeout bounds the whole handshake.
@@ -228,10 +240,10 @@ pub fn client_handshake(channel: &mut Channel, auth_key: Option<&[u8]>) -> Resul
                         // Not a word since the connection was accepted: not a
                         // dualperf server, or one too stuck to greet.
                         break Err(EngineError::Protocol(format!(
-                            "the server accepted the connection but sent nothing in {} s: is \
+                            "the server accepted the connection but sent nothing in {}: is \
                              it `dualperf serve` (an iperf3 server needs --peer iperf3, a \
                              STAMP reflector --peer stamp)?",
-                            whole.map_or(0, |w| w.as_secs())
+                            seconds_text(whole.unwrap_or_default())
                         )));
                     }
                     break Err(EngineError::Protocol(error_chain(&FrameError::TimedOut)));

@@ -308,6 +308,7 @@ pub(super) fn compare(
         live_intervals: false,
         interval_sink: None,
         source_addresses: Vec::new(),
+        control_wait: None,
     });
     let mut result = client.run_plan(&plan, &mut |_| {});
     result.analysis = Some(dualperf_stats::analyse(&result));

@@ -41,6 +41,13 @@ pub(crate) struct Iperf3Flags {
     /// error) to FILE, appended, as iperf3's --logfile.
     #[arg(long, value_name = "FILE")]
     pub logfile: Option<PathBuf>,
+    /// How long to wait for the server's control answers before a trial
+    /// fails, as iperf3's --rcv-timeout: a bare number is milliseconds as
+    /// in iperf3 (`--rcv-timeout 5000`), or a duration with its unit
+    /// (`5s`); 100 ms to 10 min; default 15 s. A server that accepts and
+    /// says nothing stops the run after three such waits.
+    #[arg(long, value_name = "MS", value_parser = parse_rcv_timeout)]
+    pub rcv_timeout: Option<std::time::Duration>,
     /// Print the server's own line for every trial after the run (what it
     /// received and sent, as its log says), as iperf3's
     /// --get-server-output; the server's meters and CPU are in the result
@@ -204,9 +211,41 @@ pub(crate) fn redirect_to_logfile(path: &std::path::Path) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// `--rcv-timeout`: milliseconds when bare (iperf3's unit), else the one
+/// duration parser's forms; 100 ms to 10 min.
+fn parse_rcv_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let bare_ms = text
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(std::time::Duration::from_millis);
+    let wait = match bare_ms {
+        Some(wait) => wait,
+        None => dualperf_model::units::parse_duration(text, std::time::Duration::from_secs(600))
+            .map_err(|e| e.to_string())?,
+    };
+    if !(std::time::Duration::from_millis(100)..=std::time::Duration::from_secs(600))
+        .contains(&wait)
+    {
+        return Err(format!("{text}: the wait must be 100 ms to 10 min"));
+    }
+    Ok(wait)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rcv_timeout_is_milliseconds_when_bare_as_in_iperf3() {
+        use std::time::Duration;
+        assert_eq!(parse_rcv_timeout("5000"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_rcv_timeout("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_rcv_timeout("750ms"), Ok(Duration::from_millis(750)));
+        assert!(parse_rcv_timeout("50").is_err());
+        assert!(parse_rcv_timeout("1h").is_err());
+        assert!(parse_rcv_timeout("soon").is_err());
+    }
 
     #[test]
     fn tos_takes_iperf3_bytes_and_dscp_names() {

@@ -517,6 +517,7 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
             ),
         interval_sink: None,
         source_addresses: source_addresses.clone(),
+        control_wait: args.iperf3.rcv_timeout,
     };
     let routers = dualperf_engine::router_cpu::RouterCpuMeter::parse(&args.router_cpus)?;
     let tty = std::io::stderr().is_terminal();
