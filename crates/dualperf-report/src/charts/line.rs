@@ -36,7 +36,11 @@ pub(crate) enum Ticks {
     Size,
     /// Numbers with just enough decimals for neighbouring ticks to differ.
     Number,
-    /// No labels: positions that stand for arms the legend names.
+    /// Positions 0, 1, … that stand for the series, each labelled with its
+    /// series' name (arms side by side at one size).
+    Series,
+    /// No labels: positions that stand for series the legend names (when
+    /// the names would not fit under their positions).
     Hidden,
 }
 
@@ -52,8 +56,30 @@ fn label(ticks: Ticks, value: f64, (low, high): (f64, f64), count: usize, log: b
         Ticks::Size => size_tick(value),
         Ticks::Number if log => tick(value),
         Ticks::Number => tick_with_step(value, nice_step((high - low) / count as f64)),
-        Ticks::Hidden => String::new(),
+        // Drawn by the chart, which knows the series' names.
+        Ticks::Series | Ticks::Hidden => String::new(),
     }
+}
+
+/// Whether `names` fit under their positions across a plot `plot_width`
+/// pixels wide (15 px tick text: about 8.5 px per character, with a gap).
+pub(crate) fn names_fit(names: &[&str], plot_width: u32) -> bool {
+    let widest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let per_position = f64::from(plot_width) / names.len().max(1) as f64;
+    (widest as f64 * 8.5 + 12.0) <= per_position
+}
+
+/// The name of the series at position `x` (0, 1, …) of a [`Ticks::Series`]
+/// axis; empty between positions.
+fn series_tick(series: &[Series], x: f64) -> String {
+    let position = x.round();
+    if (x - position).abs() > 1e-6 || position < 0.0 {
+        return String::new();
+    }
+    series
+        .get(position as usize)
+        .map(|one| one.label.clone())
+        .unwrap_or_default()
 }
 
 /// The round step (1, 2 or 5 × 10ⁿ) at or below `raw`, as plotters uses.
@@ -146,7 +172,7 @@ impl LineChart {
         let x = match &self.x_log_ticks {
             Some(_) => (x0 / 1.4, x1 * 1.4),
             // Positions of arms: half a step of room on either side.
-            None if self.x_ticks == Ticks::Hidden => (x0 - 0.5, x1 + 0.5),
+            None if matches!(self.x_ticks, Ticks::Series | Ticks::Hidden) => (x0 - 0.5, x1 + 0.5),
             None if x1 > x0 => (x0, x1),
             None => (x0 - 1.0, x1 + 1.0),
         };
@@ -214,7 +240,10 @@ where
         plot.configure_mesh()
             .x_desc(chart.x_label.as_str())
             .y_desc(chart.y_label.as_str())
-            .x_label_formatter(&|x| label(x_ticks, *x, (x_low, x_high), X_LABELS, x_log))
+            .x_label_formatter(&|x| match x_ticks {
+                Ticks::Series => series_tick(&chart.series, *x),
+                _ => label(x_ticks, *x, (x_low, x_high), X_LABELS, x_log),
+            })
             .y_label_formatter(&|y| label(y_ticks, *y, (y0, y1), Y_LABELS, false))
             .y_labels(Y_LABELS)
             .max_light_lines(1)
@@ -493,5 +522,35 @@ mod tests {
         let chart = chart(&["", ""]);
         assert_eq!(LegendLayout::of(&chart).height, 0);
         assert!(render(&chart).unwrap().contains("height=\"300\""));
+    }
+
+    #[test]
+    fn arms_side_by_side_are_named_under_their_positions() {
+        let mut chart = chart(&["IPv4", "IPv6 via 6in4"]);
+        chart.x_ticks = Ticks::Series;
+        chart.x_from_zero = false;
+        for (position, one) in chart.series.iter_mut().enumerate() {
+            one.points = vec![ChartPoint::new(position as f64, 5.0)];
+        }
+        let svg = render(&chart).unwrap();
+        // Each name twice: under its position and in the legend.
+        for name in ["IPv4", "IPv6 via 6in4"] {
+            let texts = svg
+                .split("<text")
+                .skip(1)
+                .filter(|element| {
+                    element.split_once('>').is_some_and(|(_, rest)| {
+                        rest.split("</text>").next().map(str::trim) == Some(name)
+                    })
+                })
+                .count();
+            assert!(texts >= 2, "{name} is not under its position: {texts}");
+        }
+        assert_eq!(series_tick(&chart.series, 0.5), "");
+        assert_eq!(series_tick(&chart.series, 1.0), "IPv6 via 6in4");
+        assert_eq!(series_tick(&chart.series, 2.0), "");
+        // Fourteen long names do not fit under 532 px: the legend names them.
+        assert!(names_fit(&["IPv4", "IPv6"], 532));
+        assert!(!names_fit(&["IPv6, BE at 115 % × 1408 B"; 14], 532));
     }
 }

@@ -104,7 +104,14 @@ fn chart(
         .collect();
     if distinct(&sizes) < 2 {
         // One size is no "vs size" line: the arms side by side instead,
-        // one position each, named by the legend.
+        // one position each, named under the axis when the names fit (and
+        // always by the legend).
+        let names: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+        // The plot is the chart's 640 px less the y-label area and margins.
+        let x_ticks = match crate::charts::line::names_fit(&names, 640 - 78 - 30) {
+            true => Ticks::Series,
+            false => Ticks::Hidden,
+        };
         for (position, one) in series.iter_mut().enumerate() {
             for point in &mut one.points {
                 point.x = position as f64;
@@ -112,10 +119,14 @@ fn chart(
         }
         return Some(LineChart {
             name: id.to_string(),
-            x_label: "arm (see the legend)".to_string(),
+            x_label: match x_ticks {
+                Ticks::Series => "arm",
+                _ => "arm (see the legend)",
+            }
+            .to_string(),
             y_label: format!("{} ({axis})", metric.label()),
             x_log_ticks: None,
-            x_ticks: Ticks::Hidden,
+            x_ticks,
             y_ticks: Ticks::Number,
             x_from_zero: false,
             y_from_zero: true,
