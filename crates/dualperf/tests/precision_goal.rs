@@ -64,9 +64,15 @@ fn a_precision_goal_runs_steins_rule_and_says_whether_it_was_reached() {
         .unwrap();
     assert!(comparison.difference_ci95.is_some());
 
-    // A loose goal is reached after the first stage.
+    // A loose goal is reached within a round or two, far below the cap of
+    // 50 (on a quiet machine after the first stage: 3; a CPU-starved first
+    // stage can ask for a few more, as Stein's rule should).
     let (stdout, _, result) = run("90%", "20s", "loose");
-    assert_eq!(result.config.repeat, 3);
+    assert!(
+        (3..=10).contains(&result.config.repeat),
+        "{}",
+        result.config.repeat
+    );
     assert!(
         stdout.contains("precision goal ±90.0 %: reached at all 1 points"),
         "{stdout}"
