@@ -12,28 +12,22 @@
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+#[path = "common/lab_run.rs"]
+mod lab_run;
 
-use dualperf_model::{RunResult, SendBudget, TestKind, TrialOutcome};
+use std::process::Command;
+use std::time::Duration;
+
+use dualperf_model::{SendBudget, TestKind, TrialOutcome};
 
 #[test]
 fn lab_gigabit_quick_sends_every_budget_and_prints_the_means_over_sizes() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpt-lab-gigabit-{}", std::process::id()));
-    let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args(["lab", "gigabit", "--quick", "--no-store"])
-        .arg("--results")
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let took = started.elapsed();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let run = lab_run::lab("lab-gigabit", &["gigabit", "--quick"]);
+    let took = run.took;
+    let (stdout, result) = run.succeeded();
     assert!(took < Duration::from_secs(40), "took {took:?}");
     assert!(
         stdout.contains("means over 2 sizes (128 … 1408 B)"),
@@ -47,15 +41,6 @@ fn lab_gigabit_quick_sends_every_budget_and_prints_the_means_over_sizes() {
         stdout.contains("send budget: all 12 udp-stream trials sent their budget (10000 packets"),
         "{stdout}"
     );
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
     assert_eq!(
         result.trials.len(),
         12,

@@ -12,19 +12,19 @@
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
+#[path = "common/lab_run.rs"]
+mod lab_run;
 
-use dualperf_model::{RunResult, TrialOutcome};
+use dualperf_model::TrialOutcome;
 
 #[test]
 fn every_arm_of_a_routed_preset_carries_each_routers_cpu() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpe-rcpu-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args([
-            "lab",
+    let (stdout, result) = lab_run::lab(
+        "rcpu",
+        &[
             "tunnel-router-router",
             "--quick",
             "--tests",
@@ -35,24 +35,9 @@ fn every_arm_of_a_routed_preset_carries_each_routers_cpu() {
             "2",
             "-p",
             "5392",
-            "--no-store",
-            "--results",
-        ])
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
+        ],
+    )
+    .succeeded();
     eprintln!("{stdout}");
     let routers: Vec<&str> = result
         .testbed
