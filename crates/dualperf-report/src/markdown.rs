@@ -12,7 +12,9 @@ use dualperf_model::{MetricId, RunResult};
 
 use crate::compare::RunComparison;
 use crate::html::date;
-use crate::present::value::{format_value, p_value, percent_signed, signed_difference};
+use crate::present::value::{
+    format_value, p_value, percent_signed, signed_difference, upper_bound_percent,
+};
 use crate::present::{
     claims_significance, has_no_spread, significance_note, verdict, warnings, why_clause,
 };
@@ -121,9 +123,13 @@ pub(crate) fn render(run: &RunResult) -> String {
 
 /// The title, the run's facts and the answer in words.
 fn head(run: &RunResult, view: &RunView<'_>) -> String {
-    let arms: Vec<String> = run.config.arms.iter().map(|a| cell(&a.label)).collect();
     let mut md = String::new();
-    let _ = writeln!(md, "# {} — run {}\n", arms.join(" vs "), code(&run.run_id));
+    let _ = writeln!(
+        md,
+        "# {} — run {}\n",
+        cell(&crate::present::arms::title(&run.config)),
+        code(&run.run_id)
+    );
     let _ = writeln!(
         md,
         "{} · {} · dualperf {} · {} points × {} arms × {} repetitions{}\n",
@@ -234,7 +240,7 @@ fn every_comparison(
                 "no spread".to_string()
             } else {
                 c.relative_difference_ci95.map_or("–".into(), |(l, h)| {
-                    format!("{} … {}", percent_signed(l), percent_signed(h))
+                    format!("{} … {}", percent_signed(l), upper_bound_percent(h))
                 })
             };
             let arm = view.arm_label(&c.arm);

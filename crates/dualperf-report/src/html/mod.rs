@@ -200,11 +200,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     let header = format!(
         "<header class=\"report\"><h1>{title} — run <code>{id}</code></h1>\n\
          <p>{location} · {date} · dualperf {version} · {points} points × {arms} × {repeat} repetitions{state}</p></header>\n",
-        title = escape(&if arms.len() > 4 {
-            format!("{} … ({} arms)", arms[..3].join(" vs "), arms.len())
-        } else {
-            arms.join(" vs ")
-        }),
+        title = escape(&crate::present::arms::title(&run.config)),
         id = escape(&run.run_id),
         location = location(run),
         date = date(run.started_at_unix_ms),

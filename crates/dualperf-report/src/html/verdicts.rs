@@ -9,7 +9,9 @@ use dualperf_model::{Comparison, MetricId, Summary};
 use maud::{html, PreEscaped};
 
 use super::escape;
-use crate::present::value::{format_value, format_with_error, percent_signed, signed_difference};
+use crate::present::value::{
+    format_value, format_with_error, percent_signed, signed_difference, upper_bound_percent,
+};
 use crate::present::verdict::{claims_significance, has_no_spread};
 use crate::present::{significance_note, verdict, warning_short, warnings, why_clause};
 use crate::view::{self, RunView};
@@ -184,7 +186,7 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
         comparison
             .relative_difference_ci95
             .map_or("–".to_string(), |(l, h)| {
-                format!("{} … {}", percent_signed(l), percent_signed(h))
+                format!("{} … {}", percent_signed(l), upper_bound_percent(h))
             })
     };
     let theory = comparison

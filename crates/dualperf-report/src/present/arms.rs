@@ -5,6 +5,18 @@
 
 use dualperf_model::{Arm, ArmId, RunConfig};
 
+/// A report's title from its arms' labels: "IPv4 vs IPv6"; beyond four
+/// arms the first three and the count ("IPv4 EF vs IPv6 EF vs … (106
+/// arms)"), so a designed experiment's title stays one line.
+pub fn title(config: &RunConfig) -> String {
+    let labels: Vec<&str> = config.arms.iter().map(|a| a.label.as_str()).collect();
+    if labels.len() > 4 {
+        format!("{} … ({} arms)", labels[..3].join(" vs "), labels.len())
+    } else {
+        labels.join(" vs ")
+    }
+}
+
 /// Looks up arm labels by id, and the order of the arms.
 #[derive(Clone, Debug, Default)]
 pub struct ArmNames {

@@ -143,6 +143,23 @@ pub fn percent(ratio: f64) -> String {
     }
 }
 
+/// The upper end of a relative CI, as [`signed_percent`] up to +10000 %
+/// (a hundredfold); beyond, "more than +10000": a log-scale interval over a
+/// few scattered repetitions can reach billions of percent, which says
+/// only that the data do not bound it.
+pub fn upper_bound(ratio: f64) -> String {
+    if ratio > 100.0 {
+        "more than +10000".to_string()
+    } else {
+        signed_percent(ratio)
+    }
+}
+
+/// [`upper_bound`] with its unit: "+12 %", or "more than +10000 %".
+pub fn upper_bound_percent(ratio: f64) -> String {
+    format!("{} %", upper_bound(ratio))
+}
+
 /// A signed percentage without the unit: "+1.2", "−0.40", "−0.00032"
 /// (a real minus sign, two significant digits below 1 %); "0" only for 0,
 /// so that a tiny significant difference never reads as none.
@@ -278,6 +295,13 @@ mod tests {
         // Was "0.410 %" when the report had its own formatter; the one
         // formatter keeps two significant digits below 1 (catalogue rule).
         assert_eq!(format_value(MetricId::LossRatio, 0.0041), "0.41 %");
+    }
+
+    #[test]
+    fn an_upper_bound_beyond_ten_times_says_so_instead_of_billions() {
+        assert_eq!(upper_bound(0.5), signed_percent(0.5));
+        assert_eq!(upper_bound(53.61), signed_percent(53.61));
+        assert_eq!(upper_bound(24_337_537.0), "more than +10000");
     }
 
     #[test]

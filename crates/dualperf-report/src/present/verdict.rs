@@ -24,7 +24,7 @@ use dualperf_model::{Analysis, Comparison, ComparisonWarning, MetricId};
 
 use super::attribution::attribution_clause;
 use super::contention::contention_clause;
-use super::value::{format_value, p_value as format_p, percent, signed_percent};
+use super::value::{format_value, p_value as format_p, percent, signed_percent, upper_bound};
 pub use super::wording::{
     claims_significance, has_no_spread, wording, Wording, MIN_PAIRS_FOR_SIGNIFICANCE,
 };
@@ -76,7 +76,7 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
                     format!(
                         "95 % CI {} to {} %; ",
                         signed_percent(low),
-                        signed_percent(high)
+                        upper_bound(high)
                     ),
                 ),
                 Some((low, high)) if c.significant => {
@@ -90,7 +90,7 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
                 Some((low, high)) => format!(
                     "No significant difference: {claim} (95 % CI {} to {} %)",
                     signed_percent(low),
-                    signed_percent(high)
+                    upper_bound(high)
                 ),
                 None => format!("{claim} ({no_interval})"),
             }
