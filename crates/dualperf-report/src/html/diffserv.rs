@@ -89,7 +89,10 @@ fn label_table(view: &DiffServView) -> String {
          <table class=\"diffserv-classes\"><thead><tr><th>condition</th><th>IPv6 marked</th>",
     );
     for metric in CLASS_METRICS {
-        html.push_str(&format!("<th>{}</th>", escape(metric.label())));
+        html.push_str(&format!(
+            "<th class=\"num\">{}</th>",
+            escape(metric.label())
+        ));
     }
     html.push_str("</tr></thead><tbody>\n");
     for row in rows {
@@ -119,7 +122,7 @@ fn class_table(view: &DiffServView) -> String {
     for _ in 0..2 {
         for metric in CLASS_METRICS {
             html.push_str(&format!(
-                "<th title=\"{}\">{}</th>",
+                "<th class=\"num\" title=\"{}\">{}</th>",
                 escape(metric.definition()),
                 escape(metric.label())
             ));
@@ -152,7 +155,7 @@ fn step_table_head(title: &str) -> String {
     );
     for _ in 0..3 {
         for step in STEPS {
-            html.push_str(&format!("<th>{step}</th>"));
+            html.push_str(&format!("<th class=\"num\">{step}</th>"));
         }
     }
     html.push_str("</tr></thead><tbody>\n");

@@ -37,10 +37,10 @@ pub(crate) fn section(view: &RunView<'_>) -> Result<String, ReportError> {
             escape(&spec.label())
         ));
         if first.mos.is_some() || !spec.media.as_ref().is_some_and(|m| m.is_video()) {
-            html.push_str("<th>MOS</th><th>callers</th>");
+            html.push_str("<th class=\"num\">MOS</th><th>callers</th>");
         }
         for (heading, _) in &first.cells {
-            html.push_str(&format!("<th>{}</th>", escape(heading)));
+            html.push_str(&format!("<th class=\"num\">{}</th>", escape(heading)));
         }
         html.push_str("</tr></thead><tbody>\n");
         let video = spec.media.as_ref().is_some_and(|m| m.is_video());

@@ -179,12 +179,19 @@ fn answer(view: &RunView<'_>) -> String {
     } else {
         arm_legend(view)
     };
+    let difference = match run
+        .analysis
+        .as_ref()
+        .and_then(crate::present::baselines::shared_baseline)
+    {
+        Some(_) => {
+            let baseline = escape(view.baseline_label());
+            format!("arm − {baseline} relative to {baseline}")
+        }
+        None => "arm − baseline relative to the baseline each comparison names".to_string(),
+    };
     html.push_str(&format!(
-        "</ul><p class=\"legend-line\">Throughout: {legend}; differences are arm − {baseline} relative to {baseline}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
-        baseline = match run.analysis.as_ref().and_then(crate::present::baselines::shared_baseline) {
-            Some(_) => escape(view.baseline_label()),
-            None => "the baseline each comparison names".to_string(),
-        },
+        "</ul><p class=\"legend-line\">Throughout: {legend}; differences are {difference}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
     ));
     html
 }
