@@ -38,7 +38,10 @@ pub(crate) fn section(view: &RunView<'_>) -> String {
         escape(&sizes.join(", "))
     );
     for metric in &means.metrics {
-        html.push_str(&format!("<th class=\"num\">{}</th>", escape(metric.label())));
+        html.push_str(&format!(
+            "<th class=\"num\">{}</th>",
+            escape(metric.label())
+        ));
     }
     html.push_str("</tr></thead><tbody>\n");
     for row in &means.rows {
