@@ -327,15 +327,13 @@ pub fn receive_at(
     output
 }
 
-/// Whether a receiver still receiving must stop: halted (a competing load
-/// whose trial ended), or the phase has been done for [`LOSS_WAIT_MS`]. A
-/// peer that keeps sending after the end (a reverse load's server sender on
-/// its own schedule) never lets `recvmmsg` time out, so the bound is checked
-/// after every batch too, not only when the socket is quiet.
+/// Whether a receiver still receiving must stop: the phase has been done
+/// (or halted: a server halts its flows when the client says stop, and a
+/// UDP receiver then still drains what is in flight) for [`LOSS_WAIT_MS`].
+/// A peer that keeps sending after the end (a reverse load's server sender
+/// on its own schedule) never lets `recvmmsg` time out, so the bound is
+/// checked after every batch too, not only when the socket is quiet.
 fn past_the_drain(context: &FlowContext, done_at: &mut Option<Instant>, now: Instant) -> bool {
-    if context.phase.is_halted() {
-        return true;
-    }
     if context.phase.get() != Stage::Done {
         return false;
     }
@@ -402,7 +400,8 @@ mod tests {
 
     /// A peer that never stops sending (a reverse load's server sender on
     /// its own schedule) must not keep the receiver, and so the trial,
-    /// alive past the loss wait; a halt ends it at once.
+    /// alive past the loss wait, whether the phase ended or was halted; and
+    /// a halt still lets the receiver drain (what is in flight is not lost).
     #[test]
     fn a_peer_that_keeps_sending_cannot_hold_the_receiver_past_the_loss_wait() {
         for halt in [false, true] {
@@ -452,14 +451,16 @@ mod tests {
             stop.store(true, Ordering::Relaxed);
             sending.join().unwrap();
             assert!(output.error.is_none(), "{:?}", output.error);
-            let bound = if halt {
-                Duration::from_millis(200)
-            } else {
-                Duration::from_millis(LOSS_WAIT_MS + 500)
-            };
+            let bound = Duration::from_millis(LOSS_WAIT_MS + 500);
             assert!(
                 took < bound,
                 "halt {halt}: the receiver returned after {took:?}"
+            );
+            // It kept receiving through the drain: datagrams after the end
+            // were read, not left for a loss count.
+            assert!(
+                took >= Duration::from_millis(LOSS_WAIT_MS),
+                "halt {halt}: the receiver stopped draining after {took:?}"
             );
         }
     }
