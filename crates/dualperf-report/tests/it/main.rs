@@ -9,6 +9,7 @@ mod bounds;
 mod browser;
 mod coarse;
 mod designed;
+mod html_snapshot;
 mod html_structure;
 mod markdown_size;
 mod snapshots;
