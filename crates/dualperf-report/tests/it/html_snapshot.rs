@@ -1,6 +1,7 @@
 //! The HTML report pinned as insta snapshots, one per run shape that
 //! exercises a section: a small stream/rr run on a testbed (with a wire
-//! check), the DiffServ experiment, real-time media (voice and video, an
+//! check), a DiffServ-shaped stream run and a per-class DiffServ run (its
+//! own section), real-time media (voice and video, an
 //! incomplete run against a named host), a budgeted udp-stream sweep (means
 //! over sizes), a 14-arm designed run, and the comparison of two runs. The
 //! pages moved from `format!` to maud templates against these snapshots, so
@@ -236,6 +237,11 @@ fn html_of_a_small_run_on_a_testbed_matches_the_snapshot() {
 fn html_of_the_diffserv_experiment_matches_the_snapshot() {
     let run = fx::diffserv::diffserv_run("20261125T120000Z-diffserv");
     insta::assert_snapshot!(html(&run));
+}
+
+#[test]
+fn html_of_a_per_class_diffserv_run_matches_the_snapshot() {
+    insta::assert_snapshot!(html(&crate::diffserv_classes::diffserv_classes()));
 }
 
 #[test]
