@@ -137,11 +137,10 @@ pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String
                     "Before and after — " code { (before.run_id) } " → " code { (after.run_id) }
                 }
                 p {
-                    // `location` is already-rendered HTML that escapes its text.
-                    "before: " (PreEscaped(location(before))) " · " (date(before.started_at_unix_ms))
+                    "before: " (location(before)) " · " (date(before.started_at_unix_ms))
                     " · kernel " (before.client_host.kernel)
                     br;
-                    "after: " (PreEscaped(location(after))) " · " (date(after.started_at_unix_ms))
+                    "after: " (location(after)) " · " (date(after.started_at_unix_ms))
                     " · kernel " (after.client_host.kernel)
                 }
             }

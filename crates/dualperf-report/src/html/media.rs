@@ -3,7 +3,7 @@
 //! condition), then the 50 ms throughput series of the media flows and of
 //! the competing loads ([`crate::charts::media`]).
 
-use maud::{html, PreEscaped};
+use maud::html;
 
 use crate::charts::media::media_series;
 use crate::error::ReportError;
@@ -76,9 +76,7 @@ pub(crate) fn section(view: &RunView<'_>) -> Result<String, ReportError> {
             }
             @if !figures.is_empty() {
                 div class="figures" {
-                    // Already-rendered HTML: each figure escapes its own
-                    // text and carries an SVG chart (`super::figure_html`).
-                    @for figure in &figures { (PreEscaped(super::figure_html(figure))) }
+                    @for figure in &figures { (super::figure_html(figure)) }
                 }
             }
         }
