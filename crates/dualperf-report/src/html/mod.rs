@@ -21,7 +21,6 @@ use crate::error::ReportError;
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
 
-pub(crate) use crate::markup::escape;
 pub(crate) use compare::render_comparison;
 
 /// A run's date for people, UTC, from milliseconds since the Unix epoch
@@ -51,21 +50,21 @@ pub(crate) fn location(run: &RunResult) -> Markup {
 /// A figure: its heading, its chart and its caption, with the chart's
 /// facts as `data-*` attributes.
 fn figure_html(figure: &Figure) -> Markup {
-    // maud names attributes in the template, so the `data-*` facts (names
-    // from the charts' code, values escaped here) are written by hand.
-    let data: String = figure
-        .data
-        .iter()
-        .map(|(name, value)| format!(" data-{name}=\"{}\"", escape(value)))
-        .collect();
+    let facts = &figure.facts;
     html! {
-        (PreEscaped(format!("<figure id=\"{}\"{data}>", escape(&figure.id))))
-        h3 { (figure.title) }
-        // Already-rendered HTML: the SVG chart (plotters escapes its text)
-        // and the caption (the chart modules escape the names in it).
-        (PreEscaped(&figure.svg))
-        figcaption { (PreEscaped(&figure.caption)) }
-        (PreEscaped("</figure>"))
+        figure id=(figure.id)
+            data-series=(facts.series)
+            data-series-points=[facts.series_points]
+            data-x-max-us=[&facts.x_max_us]
+            data-p50-us=[&facts.p50_us]
+            data-largest-us=[&facts.largest_us]
+            data-x-log=[facts.x_log]
+        {
+            h3 { (figure.title) }
+            // Already-rendered SVG: plotters escapes the text it draws.
+            (PreEscaped(&figure.svg))
+            figcaption { (figure.caption) }
+        }
     }
 }
 

@@ -273,9 +273,8 @@ fn html_comparison_of_two_runs_matches_the_snapshot() {
     insta::assert_snapshot!(normalise(&page));
 }
 
-#[test]
-fn a_hostile_arm_label_and_host_name_render_escaped() {
-    let page = render(&media_run(), Format::Html).unwrap();
+/// Checks that `page` shows the hostile label and host name as text only.
+fn assert_escaped(page: &str) {
     assert!(!page.contains("<script>alert"), "a label opened a script");
     assert!(!page.contains("<img"), "a host name opened an element");
     assert!(
@@ -286,9 +285,48 @@ fn a_hostile_arm_label_and_host_name_render_escaped() {
         page.contains("&lt;img src=x onerror=alert(2)&gt;&amp;amp;"),
         "the host name is shown, escaped"
     );
-    assert!(page.contains("server &amp; &lt;friends&gt;"));
     // Every attribute stays closed: no title ends early at the label's quote.
     assert!(!page.contains("=\"\"><script"));
+}
+
+#[test]
+fn a_hostile_arm_label_and_host_name_render_escaped() {
+    // In tables, the legend line and the facts.
+    let page = render(&media_run(), Format::Html).unwrap();
+    assert_escaped(&page);
+    assert!(page.contains("server &amp; &lt;friends&gt;"));
+    // In verdict hover texts (attributes), chart captions and legends, and
+    // the testbed's facts.
+    let mut run = synthetic::small_synthetic_run();
+    run.config.arms[1].label = HOSTILE_LABEL.to_string();
+    run.client_host.hostname = HOSTILE_HOST.to_string();
+    if let Some(testbed) = run.testbed.as_mut() {
+        testbed.name = HOSTILE_HOST.to_string();
+    }
+    let page = render(&run, Format::Html).unwrap();
+    assert_escaped(&page);
+    let escaped = "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+    let in_titles = page
+        .split("title=\"")
+        .skip(1)
+        .filter(|rest| rest.split('"').next().unwrap().contains(escaped))
+        .count();
+    assert!(in_titles > 0, "the label is in hover texts, escaped");
+    let in_captions = page
+        .split("<figcaption>")
+        .skip(1)
+        .filter(|rest| {
+            rest.split("</figcaption>")
+                .next()
+                .unwrap()
+                .contains(escaped)
+        })
+        .count();
+    assert!(in_captions > 0, "the label is in chart captions, escaped");
+    // And on the comparison page.
+    let before = synthetic::small_synthetic_run();
+    let page = render_comparison(&before, &run, Format::Html).unwrap();
+    assert_escaped(&page);
 }
 
 #[test]
