@@ -39,9 +39,9 @@ struct Drawn {
 ///
 /// # Errors
 /// [`ReportError::Chart`] when a figure fails to draw.
-pub(crate) fn section(run: &RunResult) -> Result<String, ReportError> {
+pub(crate) fn section(run: &RunResult) -> Result<Markup, ReportError> {
     let Some(view) = DiffServView::of(run) else {
-        return Ok(String::new());
+        return Ok(html! {});
     };
     let mut drawn = Vec::new();
     for (id, title, caption, chart) in figures(&view) {
@@ -59,7 +59,7 @@ pub(crate) fn section(run: &RunResult) -> Result<String, ReportError> {
         });
     }
     let checks = view.checks();
-    let mut html = html! {
+    let html = html! {
         section id="diffserv" {
             h2 { "DiffServ: per class, IPv6 against IPv4" }
             p class="note" { (NOTE) }
@@ -101,9 +101,7 @@ pub(crate) fn section(run: &RunResult) -> Result<String, ReportError> {
                 }
             }
         }
-    }
-    .into_string();
-    html.push('\n');
+    };
     Ok(html)
 }
 

@@ -268,12 +268,12 @@ fn regimes(run: &RunResult) -> Markup {
 }
 
 /// The facts section.
-pub(crate) fn section(run: &RunResult) -> String {
+pub(crate) fn section(run: &RunResult) -> Markup {
     let marking: Vec<(&str, Markup)> = crate::present::marking::marking_lines(run)
         .iter()
         .map(|line| ("flow label", text(line)))
         .collect();
-    let mut html = html! {
+    html! {
         section id="facts" {
             h2 { "Configuration, testbed and hosts" }
             div class="facts" {
@@ -292,7 +292,4 @@ pub(crate) fn section(run: &RunResult) -> String {
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }

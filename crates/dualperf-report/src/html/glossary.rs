@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use dualperf_model::{MetricId, RunResult};
-use maud::html;
+use maud::{html, Markup};
 
 /// The terms every report uses, with their definitions.
 const TERMS: [(&str, &str); 9] = [
@@ -22,14 +22,14 @@ const TERMS: [(&str, &str); 9] = [
 
 /// The definitions section: a maud template, so every label and
 /// definition is escaped by the template.
-pub(crate) fn section(run: &RunResult) -> String {
+pub(crate) fn section(run: &RunResult) -> Markup {
     let metrics: BTreeSet<(usize, MetricId)> = run
         .analysis
         .iter()
         .flat_map(|a| &a.summaries)
         .map(|s| (s.metric.order(), s.metric))
         .collect();
-    let mut html = html! {
+    html! {
         section id="definitions" {
             h2 { "Definitions" }
             dl class="glossary" {
@@ -49,7 +49,4 @@ pub(crate) fn section(run: &RunResult) -> String {
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }

@@ -3,7 +3,7 @@
 //! condition), then the 50 ms throughput series of the media flows and of
 //! the competing loads ([`crate::charts::media`]).
 
-use maud::html;
+use maud::{html, Markup};
 
 use crate::charts::media::media_series;
 use crate::error::ReportError;
@@ -20,17 +20,17 @@ delivered when all its packets arrived.";
 
 /// The section, empty when the run has no media point: a maud template,
 /// so labels and values are escaped by the template.
-pub(crate) fn section(view: &RunView<'_>) -> Result<String, ReportError> {
+pub(crate) fn section(view: &RunView<'_>) -> Result<Markup, ReportError> {
     let run = view.run;
     let Some(analysis) = run.analysis.as_ref() else {
-        return Ok(String::new());
+        return Ok(html! {});
     };
     let points = media_points(run);
     if points.is_empty() {
-        return Ok(String::new());
+        return Ok(html! {});
     }
     let figures = media_series(view)?;
-    let mut html = html! {
+    let html = html! {
         section id="media" {
             h2 { "Real-time media" }
             p class="note" { (NOTE) }
@@ -80,8 +80,6 @@ pub(crate) fn section(view: &RunView<'_>) -> Result<String, ReportError> {
                 }
             }
         }
-    }
-    .into_string();
-    html.push('\n');
+    };
     Ok(html)
 }

@@ -144,7 +144,8 @@ struct Part {
     html: Markup,
 }
 
-/// A section another module rendered to a string (escaped there).
+/// The router CPU section, rendered to a string by its own maud template
+/// (escaped there).
 fn rendered(html: String) -> Markup {
     PreEscaped(html)
 }
@@ -235,10 +236,10 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     };
     let parts = vec![
         Part { id: "answer", name: "Answer", html: answer(&view) },
-        Part { id: "diffserv", name: "DiffServ", html: rendered(diffserv::section(run)?) },
-        Part { id: "verdicts", name: "Verdicts", html: rendered(verdicts::key_table(&view)) },
-        Part { id: "media", name: "Media", html: rendered(media::section(&view)?) },
-        Part { id: "size-means", name: "Means over sizes", html: rendered(size_means::section(&view)) },
+        Part { id: "diffserv", name: "DiffServ", html: diffserv::section(run)? },
+        Part { id: "verdicts", name: "Verdicts", html: verdicts::key_table(&view) },
+        Part { id: "media", name: "Media", html: media::section(&view)? },
+        Part { id: "size-means", name: "Means over sizes", html: size_means::section(&view) },
         Part {
             id: "throughput",
             name: "Throughput",
@@ -300,10 +301,10 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
                 view.arms().len() > charts::MAX_SERIES,
             ),
         },
-        Part { id: "comparisons", name: "All comparisons", html: rendered(verdicts::full_table(&view)) },
+        Part { id: "comparisons", name: "All comparisons", html: verdicts::full_table(&view) },
         Part { id: "wire", name: "Wire check", html: wire_section(run) },
-        Part { id: "facts", name: "Configuration and hosts", html: rendered(facts::section(run)) },
-        Part { id: "definitions", name: "Definitions", html: rendered(glossary::section(run)) },
+        Part { id: "facts", name: "Configuration and hosts", html: facts::section(run) },
+        Part { id: "definitions", name: "Definitions", html: glossary::section(run) },
     ];
     let body = html! {
         main {

@@ -4,7 +4,7 @@
 //! averaged over the sizes, and each arm's difference from the baseline.
 
 use dualperf_model::TestKind;
-use maud::html;
+use maud::{html, Markup};
 
 use crate::present::size_means::{size_means, STUDY_METRICS};
 use crate::present::value::{format_value, signed_percent};
@@ -13,10 +13,10 @@ use crate::view::RunView;
 /// The section, empty unless the run sweeps two or more budgeted
 /// udp-stream sizes: a maud template, so labels and values are escaped by
 /// the template.
-pub(crate) fn section(view: &RunView<'_>) -> String {
+pub(crate) fn section(view: &RunView<'_>) -> Markup {
     let run = view.run;
     let Some(analysis) = run.analysis.as_ref() else {
-        return String::new();
+        return html! {};
     };
     let budgeted = run
         .config
@@ -24,15 +24,15 @@ pub(crate) fn section(view: &RunView<'_>) -> String {
         .iter()
         .any(|p| p.kind == TestKind::UdpStream && p.send_budget.is_some());
     if !budgeted {
-        return String::new();
+        return html! {};
     }
     let Some(means) = size_means(run, analysis, TestKind::UdpStream, &STUDY_METRICS) else {
-        return String::new();
+        return html! {};
     };
     let sizes: Vec<String> = means.sizes.iter().map(u32::to_string).collect();
     let baseline = &run.config.baseline;
     let base = means.rows.iter().find(|row| &row.arm == baseline);
-    let mut html = html! {
+    html! {
         section id="size-means" {
             h2 { "Means over sizes" }
             p class="note" {
@@ -78,9 +78,6 @@ pub(crate) fn section(view: &RunView<'_>) -> String {
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }
 
 #[cfg(test)]
@@ -127,7 +124,7 @@ mod tests {
     #[test]
     fn a_budgeted_sweep_gets_the_table_and_a_timed_one_nothing() {
         let budgeted = run(Some(SendBudget::Packets(1000)));
-        let html = section(&RunView::new(&budgeted));
+        let html = section(&RunView::new(&budgeted)).into_string();
         assert!(html.contains("<h2>Means over sizes</h2>"), "{html}");
         assert!(html.contains("128, 1408 B"), "{html}");
         assert!(
@@ -138,6 +135,6 @@ mod tests {
             html.contains("IPv6 − IPv4") && html.contains("−2.5 %"),
             "{html}"
         );
-        assert!(section(&RunView::new(&run(None))).is_empty());
+        assert!(section(&RunView::new(&run(None))).0.is_empty());
     }
 }

@@ -244,9 +244,9 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Marku
 
 /// The first-screen table: per point and compared arm, its headline metric
 /// ([`MetricId::headline`]) and, for UDP streams, loss.
-pub(crate) fn key_table(view: &RunView<'_>) -> String {
+pub(crate) fn key_table(view: &RunView<'_>) -> Markup {
     let Some(analysis) = view.run.analysis.as_ref() else {
-        return String::new();
+        return html! {};
     };
     let rank = |c: &Comparison| -> Option<usize> {
         let kind = view.kind(c.point)?;
@@ -275,14 +275,14 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
         )
     });
     if rows.is_empty() {
-        return String::new();
+        return html! {};
     }
     let control = view.run.analysis.as_ref().and_then(significance_note);
     let against = match shared_baseline(view) {
         Some(_) => view.baseline_label(),
         None => "its baseline",
     };
-    let mut html = html! {
+    html! {
         section id="verdicts" {
             h2 { "Verdicts" }
             p class="note" {
@@ -304,9 +304,6 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }
 
 /// (reason, arm label) of a group of metrics that could not be computed.
@@ -316,9 +313,9 @@ type PointMetrics<'a> = (String, Vec<&'a str>);
 
 /// Every comparison, by point (collapsed), plus metrics that could not be
 /// computed, one line per reason and arm.
-pub(crate) fn full_table(view: &RunView<'_>) -> String {
+pub(crate) fn full_table(view: &RunView<'_>) -> Markup {
     let Some(analysis) = view.run.analysis.as_ref() else {
-        return String::new();
+        return html! {};
     };
     // One line per reason and arm, naming the points and metrics.
     let mut groups: Vec<(MissingKey<'_>, Vec<PointMetrics<'_>>)> = Vec::new();
@@ -338,7 +335,7 @@ pub(crate) fn full_table(view: &RunView<'_>) -> String {
             None => points.push((point, vec![missing.metric.label()])),
         }
     }
-    let mut html = html! {
+    html! {
         section id="comparisons" {
             h2 { "All comparisons" }
             details {
@@ -369,7 +366,4 @@ pub(crate) fn full_table(view: &RunView<'_>) -> String {
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }
