@@ -62,7 +62,6 @@ mod csv;
 mod error;
 mod html;
 mod markdown;
-mod markup;
 pub mod measured;
 pub mod present;
 mod summary_sentences;

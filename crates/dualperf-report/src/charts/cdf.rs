@@ -13,9 +13,10 @@
 use std::collections::BTreeMap;
 
 use dualperf_model::{ArmId, Quantity, TrialOutcome};
+use maud::html;
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
-use crate::charts::{arm_groups, style, Figure};
+use crate::charts::{arm_groups, style, Figure, FigureFacts};
 use crate::error::ReportError;
 use crate::present::axis::tick;
 use crate::present::value::format_quantity;
@@ -202,15 +203,15 @@ fn cdf_figure(
         .unwrap_or(0);
     Ok(Some(Figure {
         title,
-        caption: format!("{caption}{beyond}"),
-        data: vec![
-            ("series", chart.series.len().to_string()),
-            ("series-points", points.to_string()),
-            ("x-max-us", tick(high)),
-            ("p50-us", tick(median as f64 / 1e3)),
-            ("largest-us", tick(largest as f64 / 1e3)),
-            ("x-log", log.to_string()),
-        ],
+        caption: html! { (caption) (beyond) },
+        facts: FigureFacts {
+            series: chart.series.len(),
+            series_points: Some(points),
+            x_max_us: Some(tick(high)),
+            p50_us: Some(tick(median as f64 / 1e3)),
+            largest_us: Some(tick(largest as f64 / 1e3)),
+            x_log: Some(log),
+        },
         svg: line::render(&chart)?,
         id,
     }))
@@ -355,8 +356,7 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        let log = figure.data.iter().find(|(key, _)| *key == "x-log").unwrap();
-        assert_eq!(log.1, "true");
+        assert_eq!(figure.facts.x_log, Some(true));
     }
 
     #[test]

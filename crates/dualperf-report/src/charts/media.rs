@@ -18,9 +18,10 @@ use dualperf_model::{
     Arm, IntervalSample, IpFamily, MediaProfile, MetricId, Observations, Trial, TrialOutcome,
     UdpReceiveCounters,
 };
+use maud::html;
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
-use crate::charts::{style, Figure};
+use crate::charts::{style, Figure, FigureFacts};
 use crate::error::ReportError;
 use crate::view::RunView;
 
@@ -281,11 +282,11 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 let id = media_chart.name.clone();
                 figures.push(Figure {
                     title: format!("{} {} received per {bin_ms} ms", family.label(), spec.label()),
-                    caption: format!(
+                    caption: html! { (format!(
                         "The media flow as a capture on the link counts it: per {bin_ms} ms (a whole number of packets, so a constant-rate codec draws flat), the UDP payload received (RTP header included; bins start half a packet interval before the first arrival) plus {} bytes of Ethernet, IP and UDP header per packet (the header model), × 8 / interval; first repetition of each condition. The paper's Figs 3–7: IPv6's 20 more header bytes per packet raise the rate of the same stream.",
                         headers.first().copied().unwrap_or_default()
-                    ),
-                    data: vec![("series", media_chart.series.len().to_string())],
+                    )) },
+                    facts: FigureFacts::lines(media_chart.series.len()),
                     svg: line::render(&media_chart)?,
                     id,
                 });
@@ -306,10 +307,10 @@ pub(crate) fn media_series(view: &RunView<'_>) -> Result<Vec<Figure>, ReportErro
                 let id = load_chart.name.clone();
                 figures.push(Figure {
                     title: format!("{} competing loads beside {}", family.label(), spec.label()),
-                    caption: format!(
+                    caption: html! { (format!(
                         "Each competing load's payload received per {interval_ms} ms interval, counted when it arrived at the receiving host (kernel timestamps, not when the receiver read it), × 8 / interval, in the run beside the media flow's first repetition; the paper's Fig 8."
-                    ),
-                    data: vec![("series", load_chart.series.len().to_string())],
+                    )) },
+                    facts: FigureFacts::lines(load_chart.series.len()),
                     svg: line::render(&load_chart)?,
                     id,
                 });

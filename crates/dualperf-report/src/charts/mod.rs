@@ -122,13 +122,43 @@ pub(crate) struct Figure {
     pub id: String,
     /// Heading, e.g. "TCP throughput vs message size".
     pub title: String,
-    /// What is drawn and how it was measured; definitions of the numbers.
-    pub caption: String,
+    /// What is drawn and how it was measured; definitions of the numbers
+    /// (a maud fragment: names in it are escaped by its template).
+    pub caption: maud::Markup,
     /// The SVG document.
     pub svg: String,
-    /// Facts about the chart for tests and tools, written as `data-*`
-    /// attributes of the `<figure>` (e.g. `series-points`).
-    pub data: Vec<(&'static str, String)>,
+    /// Facts about the chart for tests and tools.
+    pub facts: FigureFacts,
+}
+
+/// Facts about a chart for tests and tools, written as `data-*` attributes
+/// of its `<figure>` (`series` as `data-series`, `series_points` as
+/// `data-series-points` …); `None` writes no attribute.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct FigureFacts {
+    /// Lines drawn.
+    pub series: usize,
+    /// Points of the shortest line (the browser test compares it with the
+    /// points actually drawn).
+    pub series_points: Option<usize>,
+    /// Distributions: where the x axis ends, µs.
+    pub x_max_us: Option<String>,
+    /// Distributions: the largest median of the arms, µs.
+    pub p50_us: Option<String>,
+    /// Distributions: the largest value of any arm, µs.
+    pub largest_us: Option<String>,
+    /// Distributions: whether the x axis is logarithmic.
+    pub x_log: Option<bool>,
+}
+
+impl FigureFacts {
+    /// The facts of a chart of `series` lines, nothing else known.
+    pub(crate) fn lines(series: usize) -> FigureFacts {
+        FigureFacts {
+            series,
+            ..FigureFacts::default()
+        }
+    }
 }
 
 /// Ticks of a log-scale message-size axis: powers of two around the data,

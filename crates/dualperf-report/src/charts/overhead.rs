@@ -9,11 +9,11 @@
 //! circles and UDP with crosses.
 
 use dualperf_model::{Arm, MetricId, TestKind};
+use maud::html;
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
-use crate::charts::{arm_groups, size_ticks, style, ArmGroup, Figure};
+use crate::charts::{arm_groups, size_ticks, style, ArmGroup, Figure, FigureFacts};
 use crate::error::ReportError;
-use crate::markup::escape;
 use crate::view::{self, transport, RunView};
 
 /// The chart, when the run has goodput comparisons.
@@ -143,14 +143,14 @@ fn group_chart(view: &RunView<'_>, group: &ArmGroup<'_>) -> Result<Vec<Figure>, 
     }
     Ok(vec![Figure {
         id: format!("overhead{}", group.suffix),
-        title: group.titled(format!("Measured vs theoretical overhead against {baseline}")),
-        caption: format!(
+        title: group.titled(format!(
+            "Measured vs theoretical overhead against {baseline}"
+        )),
+        caption: html! { (format!(
             "Relative goodput difference ({arms} − {baseline}) / {baseline} in percent: markers are the measured mean of paired repetitions with its 95 % CI; dashed lines are what the header-overhead model predicts (Ethernet, MTU from the host facts, 12 bytes of TCP timestamps, IPv6 fragment headers, tunnel headers).{key} Below zero the arm is slower.",
             key = if several { " One colour per arm (legend); TCP with circles, UDP with crosses." } else { "" },
-            arms = escape(&arms),
-            baseline = escape(&baseline)
-        ),
-        data: vec![("series", chart.series.len().to_string())],
+        )) },
+        facts: FigureFacts::lines(chart.series.len()),
         svg: line::render(&chart)?,
     }])
 }

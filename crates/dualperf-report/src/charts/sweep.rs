@@ -5,9 +5,10 @@
 //! size in the IPv4/IPv6 studies).
 
 use dualperf_model::{Arm, MetricId, TestKind};
+use maud::{html, Markup};
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
-use crate::charts::{arm_groups, size_ticks, style, Figure};
+use crate::charts::{arm_groups, size_ticks, style, Figure, FigureFacts};
 use crate::error::ReportError;
 use crate::present::value::axis_unit;
 use crate::view::{self, transport, RunView};
@@ -178,17 +179,15 @@ pub(crate) fn distinct(xs: &[f64]) -> usize {
 }
 
 /// "goodput (`goodput_bps`): receiver application bytes × 8 / …."
-fn definition(metric: MetricId) -> String {
-    format!(
-        "{} (<code>{}</code>): {}.",
-        crate::markup::escape(metric.label()),
-        metric.name(),
-        crate::markup::escape(metric.definition().trim_end_matches('.'))
-    )
+fn definition(metric: MetricId) -> Markup {
+    html! {
+        (metric.label()) " (" code { (metric.name()) } "): "
+        (metric.definition().trim_end_matches('.')) "."
+    }
 }
 
 /// The caption's note on markers, naming the first arms' line styles.
-fn ci_note(view: &RunView<'_>) -> String {
+fn ci_note(view: &RunView<'_>) -> Markup {
     let styles: Vec<String> = view
         .arms()
         .iter()
@@ -200,28 +199,26 @@ fn ci_note(view: &RunView<'_>) -> String {
             } else {
                 "dashed with triangles"
             };
-            format!("{} {look}", crate::markup::escape(&arm.label))
+            format!("{} {look}", arm.label)
         })
         .collect();
-    format!(
-        "Markers are means over repetitions; error bars are Student-t 95 % confidence intervals of the mean. {}{}.",
-        styles.join(", "),
-        if view.arms().len() > 2 {
-            "; further arms as the legend shows"
-        } else {
-            ""
-        }
-    )
+    html! {
+        "Markers are means over repetitions; error bars are Student-t 95 % confidence \
+         intervals of the mean. "
+        (styles.join(", "))
+        @if view.arms().len() > 2 { "; further arms as the legend shows" }
+        "."
+    }
 }
 
 fn figure(
     id: String,
     title: String,
-    caption: String,
+    caption: Markup,
     chart: &LineChart,
 ) -> Result<Figure, ReportError> {
     Ok(Figure {
-        data: vec![("series", chart.series.len().to_string())],
+        facts: FigureFacts::lines(chart.series.len()),
         svg: line::render(chart)?,
         id,
         title,
@@ -244,7 +241,7 @@ pub(crate) fn throughput(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError>
                         transport(kind),
                         over(view, &[kind], "message size")
                     )),
-                    format!("{} {}", definition(metric), ci_note(view)),
+                    html! { (definition(metric)) " " (ci_note(view)) },
                     &chart,
                 )?);
             }
@@ -269,11 +266,11 @@ pub(crate) fn rtt(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                         transport(kind),
                         over(view, &[kind], "message size")
                     )),
-                    format!(
-                        "{} Request and response are both the message size. {}",
-                        definition(metric),
-                        ci_note(view)
-                    ),
+                    html! {
+                        (definition(metric))
+                        " Request and response are both the message size. "
+                        (ci_note(view))
+                    },
                     &chart,
                 )?);
             }
@@ -298,7 +295,7 @@ pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                 let threshold = view.fragmentation_threshold(TestKind::UdpStream, &arm.id)?;
                 Some(format!(
                     " {} datagrams of {threshold} B and more were fragmented.",
-                    crate::markup::escape(&arm.label)
+                    arm.label
                 ))
             })
             .collect();
@@ -308,7 +305,7 @@ pub(crate) fn loss(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                 "UDP loss {} (udp-stream)",
                 over(view, &[TestKind::UdpStream], "datagram size")
             )),
-            format!("{}{} {}", definition(metric), notes.concat(), ci_note(view)),
+            html! { (definition(metric)) (notes.concat()) " " (ci_note(view)) },
             &chart,
         )?);
     }
@@ -336,11 +333,11 @@ pub(crate) fn cpu(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
                         "{title} {}",
                         over(view, &view::STREAM_KINDS, "message size")
                     )),
-                    format!(
-                        "{}{shared} TCP in full colour, UDP lighter with crosses. {}",
-                        definition(metric),
-                        ci_note(view)
-                    ),
+                    html! {
+                        (definition(metric)) (shared)
+                        " TCP in full colour, UDP lighter with crosses. "
+                        (ci_note(view))
+                    },
                     &chart,
                 )?);
             }

@@ -10,9 +10,10 @@
 //! points per arm is left out rather than drawn empty.
 
 use dualperf_model::{ArmId, IntervalSample, Quantity, Trial, TrialOutcome};
+use maud::html;
 
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
-use crate::charts::{arm_groups, style, Figure};
+use crate::charts::{arm_groups, style, Figure, FigureFacts};
 use crate::error::ReportError;
 use crate::present::axis::tick;
 use crate::present::clocks::{clock_words, point_clock_basis};
@@ -183,11 +184,11 @@ pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, Repor
             };
             figures.push(Figure {
             title: group.titled(format!("{} goodput over time, {}", transport(kind), spec.label())),
-            caption: format!("Received payload per {interval} interval of {which}, × 8 / interval length. Dips that appear on one arm only point at that arm's path."),
-            data: vec![
-                ("series", chart.series.len().to_string()),
-                ("series-points", min_points(&chart).to_string()),
-            ],
+            caption: html! { (format!("Received payload per {interval} interval of {which}, × 8 / interval length. Dips that appear on one arm only point at that arm's path.")) },
+            facts: FigureFacts {
+                series_points: Some(min_points(&chart)),
+                ..FigureFacts::lines(chart.series.len())
+            },
             svg: line::render(&chart)?,
             id,
         });
@@ -232,7 +233,7 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 if udp.received > udp.arrivals.len() as u64 {
                     coverage.push(format!(
                         "{}: the first {} of {} packets ({} s of the {} s trial; the engine stores at most {} arrivals)",
-                        crate::markup::escape(&arm.label),
+                        arm.label,
                         udp.arrivals.len(),
                         udp.received,
                         tick(span),
@@ -298,11 +299,11 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
                 );
             figures.push(Figure {
                 title: group.titled(format!("One-way delay over time, {}", spec.label())),
-                caption: format!("Receive − send time of {which} (RFC 7679; {basis})."),
-                data: vec![
-                    ("series", chart.series.len().to_string()),
-                    ("series-points", min_points(&chart).to_string()),
-                ],
+                caption: html! { (format!("Receive − send time of {which} (RFC 7679; {basis}).")) },
+                facts: FigureFacts {
+                    series_points: Some(min_points(&chart)),
+                    ..FigureFacts::lines(chart.series.len())
+                },
                 svg: line::render(&chart)?,
                 id,
             });

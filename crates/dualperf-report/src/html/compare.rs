@@ -3,9 +3,10 @@
 //! by id), and the table of changes with Welch's test.
 
 use dualperf_model::MetricId;
+use maud::{html, Markup, PreEscaped};
 use plotters::style::RGBColor;
 
-use super::{date, escape, location, page};
+use super::{date, location, page};
 use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::{size_ticks, style};
 use crate::compare::RunComparison;
@@ -17,12 +18,13 @@ fn lighter(color: RGBColor) -> RGBColor {
     RGBColor(color.0 / 2 + 110, color.1 / 2 + 110, color.2 / 2 + 110)
 }
 
-fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportError> {
+/// One figure per stream transport that both runs measured.
+fn throughput_charts(comparison: &RunComparison<'_>) -> Result<Vec<Markup>, ReportError> {
     let views = [
         RunView::new(comparison.before),
         RunView::new(comparison.after),
     ];
-    let mut html = String::new();
+    let mut figures = Vec::new();
     for kind in view::STREAM_KINDS {
         let metric = MetricId::headline(kind);
         let mut series = Vec::new();
@@ -99,13 +101,20 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
         if chart.is_empty() {
             continue;
         }
-        html.push_str(&format!(
-            "<figure id=\"compare-{kind}\"><h3>{} throughput, before and after ({kind})</h3>\n{}<figcaption>Before: lighter colours with crosses; after: full colours, one line per arm (matched by id). Error bars are 95 % CIs.</figcaption></figure>\n",
-            transport(kind),
-            line::render(&chart)?
-        ));
+        let svg = line::render(&chart)?;
+        figures.push(html! {
+            figure id={ "compare-" (kind) } {
+                h3 { (transport(kind)) " throughput, before and after (" (kind) ")" }
+                // The chart, already-rendered SVG (plotters escapes its text).
+                (PreEscaped(svg))
+                figcaption {
+                    "Before: lighter colours with crosses; after: full colours, one line per \
+                     arm (matched by id). Error bars are 95 % CIs."
+                }
+            }
+        });
     }
-    Ok(html)
+    Ok(figures)
 }
 
 /// Renders the comparison page.
@@ -114,70 +123,106 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<String, ReportErr
 /// [`ReportError::Chart`] when a chart fails to draw.
 pub(crate) fn render_comparison(comparison: &RunComparison<'_>) -> Result<String, ReportError> {
     let (before, after) = (comparison.before, comparison.after);
-    let mut body = format!(
-        "<main><header class=\"report\"><h1>Before and after — <code>{}</code> → <code>{}</code></h1>\n<p>before: {} · {} · kernel {}<br>after: {} · {} · kernel {}</p></header>\n",
-        escape(&before.run_id), escape(&after.run_id),
-        location(before), date(before.started_at_unix_ms), escape(&before.client_host.kernel),
-        location(after), date(after.started_at_unix_ms), escape(&after.client_host.kernel),
-    );
-    body.push_str("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
-    for sentence in comparison.sentences() {
-        body.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
-    }
-    body.push_str("</ul><p class=\"legend-line\">Significance across runs: Welch's unequal-variance t-test on the per-repetition values of each run, two-sided, p &lt; 0.05.</p></section>\n");
     let charts = throughput_charts(comparison)?;
-    if !charts.is_empty() {
-        body.push_str(&format!("<section id=\"charts\"><h2>Throughput</h2><div class=\"figures\">{charts}</div></section>\n"));
-    }
-    body.push_str("<section id=\"changes\"><h2>Changes</h2><p class=\"note\">Click a heading to sort.</p><table class=\"sortable\"><thead><tr><th>Point</th><th>Metric</th><th>Arm</th>\
-        <th class=\"num\" title=\"Mean over the first run's repetitions\">Before</th><th class=\"num\" title=\"Mean over the second run's repetitions\">After</th>\
-        <th class=\"num\" title=\"(after − before) / before\">Change</th><th class=\"num\" title=\"Two-sided p-value of Welch's t-test; below 0.05 is significant\">p (Welch)</th></tr></thead><tbody>\n");
-    for row in &comparison.rows {
-        let metric = row.metric;
-        let significant = row.is_significant();
-        let better = row
-            .relative_difference
-            .map(|r| (r > 0.0) == metric.higher_is_better());
-        let class = match (significant, better) {
-            (true, Some(true)) => "num delta better",
-            (true, Some(false)) => "num delta worse",
-            _ => "num delta",
-        };
-        body.push_str(&format!(
-            "<tr class=\"{}\"><td>{}</td><td><span title=\"{}\">{}</span></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{class}\">{}</td><td class=\"num\" title=\"{}\">{}</td></tr>\n",
-            if significant { "significant" } else { "" },
-            escape(&row.point),
-            escape(metric.definition()),
-            escape(metric.label()),
-            escape(&row.arm_label),
-            escape(&format_value(metric, row.before.mean)),
-            escape(&format_value(metric, row.after.mean)),
-            escape(&row.relative_difference.map_or_else(|| format_value(metric, row.difference), percent_signed)),
-            escape(&row.welch.map_or("no test: fewer than 2 repetitions".into(), |w| format!("t = {:.3}, df = {:.1}", w.t, w.degrees_of_freedom))),
-            row.welch.map_or("–".into(), |w| p_value(w.p_value)),
-        ));
-    }
-    body.push_str("</tbody></table>");
-    let unmatched: Vec<&String> = comparison
+    let unmatched: Vec<&str> = comparison
         .unmatched
         .iter()
         .chain(&comparison.unmatched_arms)
+        .map(String::as_str)
         .collect();
-    if !unmatched.is_empty() {
-        body.push_str(&format!(
-            "<p class=\"note\">Not compared (measured in one run only): {}</p>",
-            escape(
-                &unmatched
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        ));
-    }
-    body.push_str("</section></main>");
+    let body = html! {
+        main {
+            header class="report" {
+                h1 {
+                    "Before and after — " code { (before.run_id) } " → " code { (after.run_id) }
+                }
+                p {
+                    "before: " (location(before)) " · " (date(before.started_at_unix_ms))
+                    " · kernel " (before.client_host.kernel)
+                    br;
+                    "after: " (location(after)) " · " (date(after.started_at_unix_ms))
+                    " · kernel " (after.client_host.kernel)
+                }
+            }
+            section id="answer" class="answer" {
+                h2 { "The answer" }
+                ul {
+                    @for sentence in comparison.sentences() { li { (sentence) } }
+                }
+                p class="legend-line" {
+                    "Significance across runs: Welch's unequal-variance t-test on the \
+                     per-repetition values of each run, two-sided, p < 0.05."
+                }
+            }
+            @if !charts.is_empty() {
+                section id="charts" {
+                    h2 { "Throughput" }
+                    div class="figures" { @for chart in &charts { (chart) } }
+                }
+            }
+            section id="changes" {
+                h2 { "Changes" }
+                p class="note" { "Click a heading to sort." }
+                table class="sortable" {
+                    thead {
+                        tr {
+                            th { "Point" }
+                            th { "Metric" }
+                            th { "Arm" }
+                            th class="num" title="Mean over the first run's repetitions" { "Before" }
+                            th class="num" title="Mean over the second run's repetitions" { "After" }
+                            th class="num" title="(after − before) / before" { "Change" }
+                            th class="num" title="Two-sided p-value of Welch's t-test; below 0.05 is significant" {
+                                "p (Welch)"
+                            }
+                        }
+                    }
+                    tbody {
+                        @for row in &comparison.rows {
+                            @let metric = row.metric;
+                            @let significant = row.is_significant();
+                            @let better = row
+                                .relative_difference
+                                .map(|r| (r > 0.0) == metric.higher_is_better());
+                            @let class = match (significant, better) {
+                                (true, Some(true)) => "num delta better",
+                                (true, Some(false)) => "num delta worse",
+                                _ => "num delta",
+                            };
+                            tr class=(if significant { "significant" } else { "" }) {
+                                td { (row.point) }
+                                td { span title=(metric.definition()) { (metric.label()) } }
+                                td { (row.arm_label) }
+                                td class="num" { (format_value(metric, row.before.mean)) }
+                                td class="num" { (format_value(metric, row.after.mean)) }
+                                td class=(class) {
+                                    (row.relative_difference.map_or_else(
+                                        || format_value(metric, row.difference),
+                                        percent_signed,
+                                    ))
+                                }
+                                td class="num"
+                                    title=(row.welch.map_or_else(
+                                        || "no test: fewer than 2 repetitions".to_string(),
+                                        |w| format!("t = {:.3}, df = {:.1}", w.t, w.degrees_of_freedom),
+                                    ))
+                                {
+                                    (row.welch.map_or_else(|| "–".to_string(), |w| p_value(w.p_value)))
+                                }
+                            }
+                        }
+                    }
+                }
+                @if !unmatched.is_empty() {
+                    p class="note" {
+                        "Not compared (measured in one run only): " (unmatched.join(", "))
+                    }
+                }
+            }
+        }
+    };
     Ok(page::document(
         &format!("dualperf comparison {} → {}", before.run_id, after.run_id),
-        &body,
+        &body.into_string(),
     ))
 }

@@ -7,9 +7,9 @@
 //! from [`crate::present::diffserv`].
 
 use dualperf_model::{IpFamily, MetricId, RunResult};
+use maud::{html, Markup, PreEscaped};
 use plotters::style::RGBColor;
 
-use super::escape;
 use crate::charts::line::{render, ChartPoint, LineChart, Marker, Series, Ticks};
 use crate::charts::style;
 use crate::error::ReportError;
@@ -17,184 +17,225 @@ use crate::present::diffserv::{
     short_of_rate_note, Class, DiffServView, CLASS_LOADS, CLASS_METRICS, STEPS,
 };
 
-/// The section, or an empty string for a run that is not a DiffServ experiment.
+/// What the section's numbers are: the probe, the loads and the means.
+const NOTE: &str = "EF is the measured probe (172 B every 2 ms, DSCP 46) from the premium \
+client; BE and LBE are the same probe inside the competing load, beside BE UDP at a share \
+of the core link and an LBE bulk TCP flow. Loads are shares of the core link's rate as \
+htb counts it (frames: payload + UDP/IP + 14 B Ethernet). Values are means over \
+repetitions.";
+
+/// A figure of the section, drawn: its chart's SVG and how many points
+/// its series hold, or `None` when the run has no data for it.
+struct Drawn {
+    id: String,
+    title: String,
+    caption: String,
+    chart: Option<(usize, String)>,
+}
+
+/// The section, or an empty string for a run that is not a DiffServ
+/// experiment: a maud template, so every label, value and sentence is
+/// escaped by the template.
 ///
 /// # Errors
 /// [`ReportError::Chart`] when a figure fails to draw.
-pub(crate) fn section(run: &RunResult) -> Result<String, ReportError> {
+pub(crate) fn section(run: &RunResult) -> Result<Markup, ReportError> {
     let Some(view) = DiffServView::of(run) else {
-        return Ok(String::new());
+        return Ok(html! {});
     };
-    let mut html = String::from(
-        "<section id=\"diffserv\"><h2>DiffServ: per class, IPv6 against IPv4</h2>\n\
-         <p class=\"note\">EF is the measured probe (172 B every 2 ms, DSCP 46) from the premium \
-         client; BE and LBE are the same probe inside the competing load, beside BE UDP at a share \
-         of the core link and an LBE bulk TCP flow. Loads are shares of the core link's rate as \
-         htb counts it (frames: payload + UDP/IP + 14 B Ethernet). Values are means over \
-         repetitions.</p>\n",
-    );
-    html.push_str(&class_table(&view));
-    html.push_str("<h3>Verdicts per class</h3><ul>\n");
-    for line in view.verdicts() {
-        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
-    }
-    html.push_str("</ul><h3>EF under 115 % BE load: what the experiment expects</h3><ul>\n");
-    for line in view.done_when() {
-        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
-    }
-    html.push_str("</ul>\n");
-    html.push_str(&label_table(&view));
-    html.push_str(&step_table(&view));
-    let checks = view.checks();
-    if !checks.is_empty() {
-        html.push_str("<h3>Conditioner checks (edge router counters)</h3><ul>\n");
-        for line in checks {
-            html.push_str(&format!("<li>{}</li>\n", escape(&line)));
-        }
-        html.push_str("</ul>\n");
-    }
-    html.push_str("<div class=\"figures\">\n");
+    let mut drawn = Vec::new();
     for (id, title, caption, chart) in figures(&view) {
-        if chart.is_empty() {
-            html.push_str(&format!(
-                "<figure id=\"{id}\"><h3>{}</h3><p class=\"note\">no data for this figure in this run</p></figure>\n",
-                escape(&title)
-            ));
-            continue;
-        }
-        let points: usize = chart.series.iter().map(|s| s.points.len()).sum();
-        html.push_str(&format!(
-            "<figure id=\"{id}\" data-series-points=\"{points}\"><h3>{}</h3>\n{}<figcaption>{}</figcaption></figure>\n",
-            escape(&title),
-            render(&chart)?,
-            escape(&caption)
-        ));
+        let chart = if chart.is_empty() {
+            None
+        } else {
+            let points: usize = chart.series.iter().map(|s| s.points.len()).sum();
+            Some((points, render(&chart)?))
+        };
+        drawn.push(Drawn {
+            id,
+            title,
+            caption,
+            chart,
+        });
     }
-    html.push_str("</div></section>\n");
+    let checks = view.checks();
+    let html = html! {
+        section id="diffserv" {
+            h2 { "DiffServ: per class, IPv6 against IPv4" }
+            p class="note" { (NOTE) }
+            (class_table(&view))
+            h3 { "Verdicts per class" }
+            ul {
+                @for line in view.verdicts() { li { (line) } }
+            }
+            h3 { "EF under 115 % BE load: what the experiment expects" }
+            ul {
+                @for line in view.done_when() { li { (line) } }
+            }
+            (label_table(&view))
+            (step_table(&view))
+            @if !checks.is_empty() {
+                h3 { "Conditioner checks (edge router counters)" }
+                ul {
+                    @for line in &checks { li { (line) } }
+                }
+            }
+            div class="figures" {
+                @for figure in &drawn {
+                    @match &figure.chart {
+                        None => {
+                            figure id=(figure.id) {
+                                h3 { (figure.title) }
+                                p class="note" { "no data for this figure in this run" }
+                            }
+                        }
+                        Some((points, svg)) => {
+                            figure id=(figure.id) data-series-points=(points) {
+                                h3 { (figure.title) }
+                                // The chart, already-rendered SVG (plotters escapes its text).
+                                (PreEscaped(svg))
+                                figcaption { (figure.caption) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
     Ok(html)
 }
 
 /// The seed's §4: the IPv6 arm classified by its flow label alone beside
 /// the one marked DSCP EF, and the answer; empty without a flow-label arm.
-fn label_table(view: &DiffServView) -> String {
+fn label_table(view: &DiffServView) -> Markup {
     let rows = view.label_rows();
     if rows.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut html = String::from(
-        "<h3 id=\"diffserv-flow-label\">Flow label as the class (the seed's §4)</h3>\n\
-         <p class=\"note\">The edge router classifies IPv6 packets by their flow label alone \
-         (RFC 6437; no DSCP) into the EF class. The same probe, marked DSCP EF, is shown \
-         beside it under the same BE load. Values are means over repetitions.</p>\n\
-         <table class=\"diffserv-classes\"><thead><tr><th>condition</th><th>IPv6 marked</th>",
-    );
-    for metric in CLASS_METRICS {
-        html.push_str(&format!(
-            "<th class=\"num\">{}</th>",
-            escape(metric.label())
-        ));
-    }
-    html.push_str("</tr></thead><tbody>\n");
-    for row in rows {
-        html.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td>",
-            escape(&row.condition),
-            escape(&row.marking)
-        ));
-        for cell in &row.cells {
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(cell)));
+    html! {
+        h3 id="diffserv-flow-label" { "Flow label as the class (the seed's §4)" }
+        p class="note" {
+            "The edge router classifies IPv6 packets by their flow label alone \
+             (RFC 6437; no DSCP) into the EF class. The same probe, marked DSCP EF, is shown \
+             beside it under the same BE load. Values are means over repetitions."
         }
-        html.push_str("</tr>\n");
+        table class="diffserv-classes" {
+            thead {
+                tr {
+                    th { "condition" }
+                    th { "IPv6 marked" }
+                    @for metric in CLASS_METRICS { th class="num" { (metric.label()) } }
+                }
+            }
+            tbody {
+                @for row in &rows {
+                    tr {
+                        td { (row.condition) }
+                        td { (row.marking) }
+                        @for cell in &row.cells { td class="num" { (cell) } }
+                    }
+                }
+            }
+        }
+        ul {
+            @for line in view.label_lines() { li { (line) } }
+        }
     }
-    html.push_str("</tbody></table><ul>\n");
-    for line in view.label_lines() {
-        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
-    }
-    html.push_str("</ul>\n");
-    html
 }
 
-fn class_table(view: &DiffServView) -> String {
-    let mut html = String::from(
-        "<table class=\"diffserv-classes\"><thead><tr><th rowspan=\"2\">condition</th><th rowspan=\"2\">class</th>\
-         <th colspan=\"5\">IPv4</th><th colspan=\"5\">IPv6</th></tr><tr>",
-    );
-    for _ in 0..2 {
-        for metric in CLASS_METRICS {
-            html.push_str(&format!(
-                "<th class=\"num\" title=\"{}\">{}</th>",
-                escape(metric.definition()),
-                escape(metric.label())
-            ));
+/// Per condition and class, the class metrics of IPv4 and of IPv6.
+fn class_table(view: &DiffServView) -> Markup {
+    html! {
+        table class="diffserv-classes" {
+            thead {
+                tr {
+                    th rowspan="2" { "condition" }
+                    th rowspan="2" { "class" }
+                    th colspan="5" { "IPv4" }
+                    th colspan="5" { "IPv6" }
+                }
+                tr {
+                    @for _ in 0..2 {
+                        @for metric in CLASS_METRICS {
+                            th class="num" title=(metric.definition()) { (metric.label()) }
+                        }
+                    }
+                }
+            }
+            tbody {
+                @for row in view.class_rows() {
+                    tr {
+                        td { (row.condition) }
+                        td { (row.class) }
+                        @for cell in row.cells.iter().flatten() { td class="num" { (cell) } }
+                    }
+                }
+            }
         }
     }
-    html.push_str("</tr></thead><tbody>\n");
-    for row in view.class_rows() {
-        html.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td>",
-            escape(&row.condition),
-            row.class
-        ));
-        for cell in row.cells.iter().flatten() {
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(cell)));
-        }
-        html.push_str("</tr>\n");
-    }
-    html.push_str("</tbody></table>\n");
-    html
 }
 
-/// A titled load-step table up to its body: size, then the steps of each
-/// family column (IPv4, IPv6, mixed).
-fn step_table_head(title: &str) -> String {
-    let mut html = format!(
-        "<h3>{}</h3>\n<table class=\"diffserv-steps\"><thead><tr><th rowspan=\"2\">size (B)</th>\
-         <th colspan=\"3\">IPv4 (% of link)</th><th colspan=\"3\">IPv6 (% of link)</th>\
-         <th colspan=\"3\">IPv4 and IPv6 (% of link)</th></tr><tr>",
-        escape(title)
-    );
-    for _ in 0..3 {
-        for step in STEPS {
-            html.push_str(&format!("<th class=\"num\">{step}</th>"));
+/// A load-step table's head: size, then the steps of each family column
+/// (IPv4, IPv6, mixed).
+fn step_table_head() -> Markup {
+    html! {
+        thead {
+            tr {
+                th rowspan="2" { "size (B)" }
+                th colspan="3" { "IPv4 (% of link)" }
+                th colspan="3" { "IPv6 (% of link)" }
+                th colspan="3" { "IPv4 and IPv6 (% of link)" }
+            }
+            tr {
+                @for _ in 0..3 {
+                    @for step in STEPS { th class="num" { (step) } }
+                }
+            }
         }
     }
-    html.push_str("</tr></thead><tbody>\n");
-    html
 }
 
-fn step_table(view: &DiffServView) -> String {
+/// The paper's Table 2 (BE loss per step, and the rate the sender
+/// reached), then the EF probe beside each step; empty without steps.
+fn step_table(view: &DiffServView) -> Markup {
     let (_, rows) = view.step_table();
     if rows.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut html = step_table_head("Load steps: BE UDP loss, % of datagrams (the paper's Table 2)");
-    for (size, cells) in rows {
-        html.push_str(&format!("<tr><td>{size}</td>"));
-        for cell in cells {
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
+    html! {
+        h3 { "Load steps: BE UDP loss, % of datagrams (the paper's Table 2)" }
+        table class="diffserv-steps" {
+            (step_table_head())
+            tbody {
+                @for (size, cells) in &rows {
+                    tr {
+                        td { (size) }
+                        @for cell in cells { td class="num" { (cell) } }
+                    }
+                    tr class="note" {
+                        td { "sent" }
+                        @for cell in view.step_achieved_row(*size) { td class="num" { (cell) } }
+                    }
+                }
+            }
         }
-        html.push_str("</tr>\n<tr class=\"note\"><td>sent</td>");
-        for cell in view.step_achieved_row(size) {
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
+        p class="note" {
+            "sent: the BE sender's steady rate, % of the rate the step asks. "
+            (short_of_rate_note())
         }
-        html.push_str("</tr>\n");
+        h3 { "The EF probe beside each step: one-way delay p99 / loss" }
+        table class="diffserv-steps" {
+            (step_table_head())
+            tbody {
+                @for (size, cells) in view.step_ef_table() {
+                    tr {
+                        td { (size) }
+                        @for cell in cells { td class="num" { (cell) } }
+                    }
+                }
+            }
+        }
     }
-    html.push_str(&format!(
-        "</tbody></table><p class=\"note\">sent: the BE sender's steady rate, % of the rate the step asks. {}</p>\n",
-        escape(&short_of_rate_note())
-    ));
-    html.push_str(&step_table_head(
-        "The EF probe beside each step: one-way delay p99 / loss",
-    ));
-    for (size, cells) in view.step_ef_table() {
-        html.push_str(&format!("<tr><td>{size}</td>"));
-        for cell in cells {
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&cell)));
-        }
-        html.push_str("</tr>\n");
-    }
-    html.push_str("</tbody></table>\n");
-    html
 }
 
 /// (id, title, caption, chart) of each figure.

@@ -1,78 +1,94 @@
-//! The conditions of the numbers: configuration, testbed and host facts.
+//! The conditions of the numbers: configuration, testbed and host facts,
+//! as maud templates (every name, address and note is escaped by the
+//! template).
 
 use dualperf_model::{HostFacts, LoadCondition, RunConfig, RunResult, TestbedFacts};
+use maud::{html, Markup};
 
-use super::{date, escape};
+use super::date;
 
-fn table(title: &str, rows: &[(&str, String)]) -> String {
-    let mut html = format!(
-        "<div><h3>{}</h3><table class=\"facts\"><tbody>\n",
-        escape(title)
-    );
-    for (key, value) in rows {
-        html.push_str(&format!(
-            "<tr><th>{}</th><td>{}</td></tr>\n",
-            escape(key),
-            value
-        ));
+/// A titled two-column table: one row per (key, value).
+fn table<K: AsRef<str>>(title: &str, rows: &[(K, Markup)]) -> Markup {
+    html! {
+        div {
+            h3 { (title) }
+            table class="facts" {
+                tbody {
+                    @for (key, value) in rows {
+                        tr {
+                            th { (key.as_ref()) }
+                            td { (value) }
+                        }
+                    }
+                }
+            }
+        }
     }
-    html.push_str("</tbody></table></div>\n");
-    html
 }
 
-fn list(values: &[String]) -> String {
+/// Plain text as a table value.
+fn text(value: &str) -> Markup {
+    html! { (value) }
+}
+
+/// `items` with `separator` between them.
+fn join(items: impl IntoIterator<Item = Markup>, separator: &Markup) -> Markup {
+    html! {
+        @for (index, item) in items.into_iter().enumerate() {
+            @if index > 0 { (separator) }
+            (item)
+        }
+    }
+}
+
+/// `items` one per line.
+fn lines(items: impl IntoIterator<Item = Markup>) -> Markup {
+    join(items, &html! { br; })
+}
+
+/// `items` one per line, or "–" for none.
+fn lines_or_dash(items: impl IntoIterator<Item = Markup>) -> Markup {
+    let items: Vec<Markup> = items.into_iter().collect();
+    if items.is_empty() {
+        return text("–");
+    }
+    lines(items)
+}
+
+/// `values` separated by commas, or "–" for none.
+fn list(values: &[String]) -> Markup {
     if values.is_empty() {
-        "–".to_string()
+        text("–")
     } else {
-        values
-            .iter()
-            .map(|v| escape(v))
-            .collect::<Vec<_>>()
-            .join(", ")
+        text(&values.join(", "))
     }
 }
 
 /// One line per arm: label (baseline marked), id, family, path, marking,
 /// load and target.
-fn arms(config: &RunConfig) -> String {
-    config
-        .arms
-        .iter()
-        .map(|arm| {
-            let mut facts = vec![
-                format!("<code>{}</code>", escape(arm.id.as_str())),
-                arm.family.label().to_string(),
-                escape(&arm.path.label()),
-            ];
-            if let Some(dscp) = arm.marking.dscp {
-                facts.push(format!("DSCP {} ({})", dscp.value(), escape(&dscp.name())));
+fn arms(config: &RunConfig) -> Markup {
+    lines(config.arms.iter().map(|arm| {
+        html! {
+            b { (arm.label) }
+            @if arm.id == config.baseline { " (baseline)" }
+            ": " code { (arm.id.as_str()) }
+            ", " (arm.family.label())
+            ", " (arm.path.label())
+            @if let Some(dscp) = arm.marking.dscp {
+                ", DSCP " (dscp.value()) " (" (dscp.name()) ")"
             }
-            if let Some(label) = arm.marking.flow_label {
-                facts.push(format!("flow label {}", label.value()));
+            @if let Some(label) = arm.marking.flow_label {
+                ", flow label " (label.value())
             }
-            if let LoadCondition::Under { load } = &arm.load {
-                facts.push(format!("under load {}", escape(load)));
+            @if let LoadCondition::Under { load } = &arm.load {
+                ", under load " (load)
             }
-            facts.push(format!(
-                "target {}",
-                escape(arm.target.as_deref().unwrap_or("–"))
-            ));
-            format!(
-                "<b>{}</b>{}: {}",
-                escape(&arm.label),
-                if arm.id == config.baseline {
-                    " (baseline)"
-                } else {
-                    ""
-                },
-                facts.join(", ")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("<br>")
+            ", target " (arm.target.as_deref().unwrap_or("–"))
+        }
+    }))
 }
 
-fn configuration(run: &RunResult) -> String {
+fn configuration(run: &RunResult) -> Markup {
     let config = &run.config;
     let mut kinds: Vec<String> = Vec::new();
     for spec in &config.points {
@@ -82,262 +98,198 @@ fn configuration(run: &RunResult) -> String {
         }
     }
     let first = config.points.first();
+    let finished = if run.finished_at_unix_ms == 0 {
+        "never (interrupted)".to_string()
+    } else {
+        date(run.finished_at_unix_ms)
+    };
     table(
         "Configuration",
         &[
-            ("Run", format!("<code>{}</code>", escape(&run.run_id))),
+            ("Run", html! { code { (run.run_id) } }),
             (
                 "Started / finished",
-                format!(
-                    "{} / {}",
-                    date(run.started_at_unix_ms),
-                    if run.finished_at_unix_ms == 0 {
-                        "never (interrupted)".to_string()
-                    } else {
-                        date(run.finished_at_unix_ms)
-                    }
-                ),
+                html! { (date(run.started_at_unix_ms)) " / " (finished) },
             ),
             (
                 "Complete",
-                if run.complete {
-                    "yes".to_string()
-                } else {
-                    format!("<b>no</b>: {}", list(&run.errors))
+                html! {
+                    @if run.complete { "yes" } @else { b { "no" } ": " (list(&run.errors)) }
                 },
             ),
             (
                 "Points",
-                format!("{} ({})", config.points.len(), escape(&kinds.join(", "))),
+                html! { (config.points.len()) " (" (kinds.join(", ")) ")" },
             ),
             ("Arms", arms(config)),
             (
                 "Repetitions",
-                format!(
+                text(&format!(
                     "{} per point and arm, {} order",
                     config.repeat,
                     format!("{:?}", config.order).to_lowercase()
-                ),
+                )),
             ),
             (
                 "Duration / warm-up",
-                first.map_or("–".into(), |s| {
+                text(&first.map_or("–".into(), |s| {
                     format!("{} ms / {} ms per trial", s.duration_ms, s.warmup_ms)
-                }),
+                })),
             ),
             (
                 "Sampling interval",
-                first.map_or("–".into(), |s| format!("{} ms", s.sample_interval_ms)),
+                text(&first.map_or("–".into(), |s| format!("{} ms", s.sample_interval_ms))),
             ),
-            ("Control port", config.port.to_string()),
+            ("Control port", text(&config.port.to_string())),
             (
                 "CPU pinning",
-                format!(
+                text(&format!(
                     "client {:?} · server {:?}",
                     config.client_cpus, config.server_cpus
-                ),
+                )),
             ),
             (
                 "Command line",
-                format!("<code>{}</code>", escape(&config.command_line.join(" "))),
+                html! { code { (config.command_line.join(" ")) } },
             ),
         ],
     )
 }
 
-fn testbed(testbed: &TestbedFacts, mechanisms: &[String]) -> String {
-    let nodes: Vec<String> = testbed
-        .nodes
-        .iter()
-        .map(|n| {
-            format!(
-                "<b>{}</b> ({}, netns <code>{}</code>{}): {}",
-                escape(&n.name),
-                escape(&n.role),
-                escape(&n.netns),
-                if n.forwarding { ", forwarding" } else { "" },
-                list(&n.addresses)
-            )
-        })
-        .collect();
-    let links: Vec<String> = testbed
-        .links
-        .iter()
-        .map(|l| {
-            format!(
-                "{} — {} (<code>{}</code>/<code>{}</code>, MTU {} B{})",
-                escape(&l.between[0]),
-                escape(&l.between[1]),
-                escape(&l.interfaces[0]),
-                escape(&l.interfaces[1]),
-                l.mtu_bytes,
-                l.shaping
-                    .as_ref()
-                    .map_or(String::new(), |s| format!(", {}", escape(s)))
-            )
-        })
-        .collect();
+fn testbed(testbed: &TestbedFacts, mechanisms: &[String]) -> Markup {
+    let nodes = lines(testbed.nodes.iter().map(|n| {
+        html! {
+            b { (n.name) } " (" (n.role) ", netns " code { (n.netns) }
+            @if n.forwarding { ", forwarding" }
+            "): " (list(&n.addresses))
+        }
+    }));
+    let links = lines(testbed.links.iter().map(|l| {
+        html! {
+            (l.between[0]) " — " (l.between[1])
+            " (" code { (l.interfaces[0]) } "/" code { (l.interfaces[1]) }
+            ", MTU " (l.mtu_bytes) " B"
+            @if let Some(shaping) = &l.shaping { ", " (shaping) }
+            ")"
+        }
+    }));
+    let mechanisms = if testbed.mechanisms.is_empty() {
+        text("–")
+    } else {
+        lines(mechanisms.iter().map(|m| text(m)))
+    };
     table(
         &format!("Testbed {}", testbed.name),
         &[
-            ("Description", escape(&testbed.description)),
-            ("Nodes", nodes.join("<br>")),
-            ("Links", links.join("<br>")),
-            (
-                "Mechanisms",
-                if testbed.mechanisms.is_empty() {
-                    "–".to_string()
-                } else {
-                    mechanisms
-                        .iter()
-                        .map(|m| escape(m))
-                        .collect::<Vec<_>>()
-                        .join("<br>")
-                },
-            ),
+            ("Description", text(&testbed.description)),
+            ("Nodes", nodes),
+            ("Links", links),
+            ("Mechanisms", mechanisms),
             (
                 "Client / server",
-                format!(
-                    "{} / {}",
-                    escape(&testbed.client_node),
-                    escape(&testbed.server_node)
-                ),
+                html! { (testbed.client_node) " / " (testbed.server_node) },
             ),
             (
                 "Notes",
-                if testbed.notes.is_empty() {
-                    "–".to_string()
-                } else {
-                    testbed
-                        .notes
-                        .iter()
-                        .map(|n| escape(n))
-                        .collect::<Vec<_>>()
-                        .join("<br>")
-                },
+                lines_or_dash(testbed.notes.iter().map(|n| text(n))),
             ),
         ],
     )
 }
 
-fn host(title: &str, host: &HostFacts) -> String {
-    let interfaces: Vec<String> = host
-        .interfaces
-        .iter()
-        .map(|i| {
-            format!(
-                "<code>{}</code> MTU {} B, qdisc {}, {}{}",
-                escape(&i.name),
-                i.mtu_bytes,
-                escape(i.qdisc.as_deref().unwrap_or("?")),
-                list(&i.addresses),
-                if i.offloads.is_empty() {
-                    String::new()
-                } else {
-                    format!("; offloads {}", list(&i.offloads))
-                }
-            )
-        })
-        .collect();
+fn host(title: &str, host: &HostFacts) -> Markup {
+    let interfaces = lines_or_dash(host.interfaces.iter().map(|i| {
+        html! {
+            code { (i.name) } " MTU " (i.mtu_bytes) " B, qdisc "
+            (i.qdisc.as_deref().unwrap_or("?")) ", " (list(&i.addresses))
+            @if !i.offloads.is_empty() { "; offloads " (list(&i.offloads)) }
+        }
+    }));
     table(
         title,
         &[
-            ("Host name", escape(&host.hostname)),
-            ("Kernel", escape(&host.kernel)),
-            ("OS", escape(&host.os)),
-            (
-                "CPU",
-                format!("{} × {}", host.cpu_count, escape(&host.cpu_model)),
-            ),
+            ("Host name", text(&host.hostname)),
+            ("Kernel", text(&host.kernel)),
+            ("OS", text(&host.os)),
+            ("CPU", html! { (host.cpu_count) " × " (host.cpu_model) }),
             (
                 "Memory",
-                format!("{:.1} GiB", host.memory_bytes as f64 / 1_073_741_824.0),
+                text(&format!(
+                    "{:.1} GiB",
+                    host.memory_bytes as f64 / 1_073_741_824.0
+                )),
             ),
-            (
-                "TCP congestion control",
-                escape(&host.tcp_congestion_control),
-            ),
-            ("Default qdisc", escape(&host.default_qdisc)),
-            (
-                "Interfaces",
-                if interfaces.is_empty() {
-                    "–".into()
-                } else {
-                    interfaces.join("<br>")
-                },
-            ),
+            ("TCP congestion control", text(&host.tcp_congestion_control)),
+            ("Default qdisc", text(&host.default_qdisc)),
+            ("Interfaces", interfaces),
             (
                 "Network namespace",
-                escape(host.netns.as_deref().unwrap_or("–")),
+                text(host.netns.as_deref().unwrap_or("–")),
             ),
-            ("dualperf", escape(&host.tool_version)),
+            ("dualperf", text(&host.tool_version)),
         ],
     )
 }
 
 /// The lab's link rate and what set each point's pace, per arm (issue 23).
-fn regimes(run: &RunResult) -> String {
+fn regimes(run: &RunResult) -> Markup {
     use crate::present::regime::{link_rate_words, regime_meaning, regime_word};
-    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut rows: Vec<(String, Markup)> = Vec::new();
     if let Some(rate) = run.testbed.as_ref().and_then(|t| t.link_rate.as_ref()) {
-        rows.push(("Link rate".to_string(), escape(&link_rate_words(rate))));
+        rows.push(("Link rate".to_string(), text(&link_rate_words(rate))));
     }
     let names = crate::present::ArmNames::new(&run.config);
     let regimes = run.analysis.as_ref().map_or(&[][..], |a| &a.regimes[..]);
     for (point, spec) in run.config.points.iter().enumerate() {
-        let words: Vec<String> = regimes
+        let words: Vec<Markup> = regimes
             .iter()
             .filter(|r| r.point == point)
             .map(|r| {
-                format!(
-                    "{}: <b>{}</b> <span title=\"{}\">({})</span>",
-                    escape(names.label(&r.arm)),
-                    regime_word(r.regime),
-                    escape(regime_meaning(r.regime)),
-                    r.link_share
-                        .map_or("no link share".to_string(), |share| format!(
-                            "{:.0} % of the link",
-                            share * 100.0
-                        ))
-                )
+                let share = r.link_share.map_or("no link share".to_string(), |share| {
+                    format!("{:.0} % of the link", share * 100.0)
+                });
+                html! {
+                    (names.label(&r.arm)) ": " b { (regime_word(r.regime)) } " "
+                    span title=(regime_meaning(r.regime)) { "(" (share) ")" }
+                }
             })
             .collect();
         if !words.is_empty() {
             rows.push((
                 format!("[{}] {}", point + 1, spec.label()),
-                words.join(", "),
+                join(words, &text(", ")),
             ));
         }
     }
     if rows.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let rows: Vec<(&str, String)> = rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     table("What set each point's pace", &rows)
 }
 
 /// The facts section.
-pub(crate) fn section(run: &RunResult) -> String {
-    let mut html = String::from(
-        "<section id=\"facts\"><h2>Configuration, testbed and hosts</h2><div class=\"facts\">\n",
-    );
-    html.push_str(&configuration(run));
-    if let Some(testbed_facts) = &run.testbed {
-        html.push_str(&testbed(
-            testbed_facts,
-            &crate::present::mechanisms::mechanism_lines(run),
-        ));
-        html.push_str(&regimes(run));
+pub(crate) fn section(run: &RunResult) -> Markup {
+    let marking: Vec<(&str, Markup)> = crate::present::marking::marking_lines(run)
+        .iter()
+        .map(|line| ("flow label", text(line)))
+        .collect();
+    html! {
+        section id="facts" {
+            h2 { "Configuration, testbed and hosts" }
+            div class="facts" {
+                (configuration(run))
+                @if let Some(testbed_facts) = &run.testbed {
+                    (testbed(testbed_facts, &crate::present::mechanisms::mechanism_lines(run)))
+                    (regimes(run))
+                }
+                @if !marking.is_empty() {
+                    (table("What each end marked", &marking))
+                }
+                (host("Client host", &run.client_host))
+                @if let Some(server) = &run.server_host {
+                    (host("Server host", server))
+                }
+            }
+        }
     }
-    let marking = crate::present::marking::marking_lines(run);
-    if !marking.is_empty() {
-        let rows: Vec<(&str, String)> = marking.iter().map(|l| ("flow label", escape(l))).collect();
-        html.push_str(&table("What each end marked", &rows));
-    }
-    html.push_str(&host("Client host", &run.client_host));
-    if let Some(server) = &run.server_host {
-        html.push_str(&host("Server host", server));
-    }
-    html.push_str("</div></section>\n");
-    html
 }

@@ -5,8 +5,7 @@
 use std::collections::BTreeSet;
 
 use dualperf_model::{MetricId, RunResult};
-
-use super::escape;
+use maud::{html, Markup};
 
 /// The terms every report uses, with their definitions.
 const TERMS: [(&str, &str); 9] = [
@@ -21,33 +20,33 @@ const TERMS: [(&str, &str); 9] = [
     ("Goodput", "Application payload delivered at the receiver per second of the measured interval (warm-up excluded)."),
 ];
 
-/// The definitions section.
-pub(crate) fn section(run: &RunResult) -> String {
+/// The definitions section: a maud template, so every label and
+/// definition is escaped by the template.
+pub(crate) fn section(run: &RunResult) -> Markup {
     let metrics: BTreeSet<(usize, MetricId)> = run
         .analysis
         .iter()
         .flat_map(|a| &a.summaries)
         .map(|s| (s.metric.order(), s.metric))
         .collect();
-    let mut html =
-        String::from("<section id=\"definitions\"><h2>Definitions</h2><dl class=\"glossary\">\n");
-    for (_, metric) in metrics {
-        html.push_str(&format!(
-            "<dt id=\"def-{name}\">{label}</dt><dd>{definition}. Unit: {unit}; {direction} is better. Column <code>{name}</code> in CSV and JSON.</dd>\n",
-            name = metric.name(),
-            label = escape(metric.label()),
-            definition = escape(metric.definition().trim_end_matches('.')),
-            unit = escape(metric.unit()),
-            direction = if metric.higher_is_better() { "higher" } else { "lower" },
-        ));
+    html! {
+        section id="definitions" {
+            h2 { "Definitions" }
+            dl class="glossary" {
+                @for (_, metric) in metrics {
+                    dt id={ "def-" (metric.name()) } { (metric.label()) }
+                    dd {
+                        (metric.definition().trim_end_matches('.'))
+                        ". Unit: " (metric.unit()) "; "
+                        (if metric.higher_is_better() { "higher" } else { "lower" })
+                        " is better. Column " code { (metric.name()) } " in CSV and JSON."
+                    }
+                }
+                @for (term, definition) in TERMS {
+                    dt { (term) }
+                    dd { (definition) }
+                }
+            }
+        }
     }
-    for (term, definition) in TERMS {
-        html.push_str(&format!(
-            "<dt>{}</dt><dd>{}</dd>\n",
-            escape(term),
-            escape(definition)
-        ));
-    }
-    html.push_str("</dl></section>\n");
-    html
 }

@@ -13,6 +13,7 @@ mod size_means;
 mod verdicts;
 
 use dualperf_model::RunResult;
+use maud::{html, Markup, PreEscaped};
 
 use crate::charts::style::{self, Marker};
 use crate::charts::{self, Figure, Section};
@@ -20,7 +21,6 @@ use crate::error::ReportError;
 use crate::summary_sentences::headline_sentences;
 use crate::view::RunView;
 
-pub(crate) use crate::markup::escape;
 pub(crate) use compare::render_comparison;
 
 /// A run's date for people, UTC, from milliseconds since the Unix epoch
@@ -34,40 +34,41 @@ pub(crate) fn date(unix_ms: u64) -> String {
 }
 
 /// Where a run measured, in a few words.
-pub(crate) fn location(run: &RunResult) -> String {
+pub(crate) fn location(run: &RunResult) -> Markup {
     match (&run.testbed, &run.config.host) {
-        (Some(testbed), _) => format!(
-            "testbed <b>{}</b> on {}{}",
-            escape(&testbed.name),
-            escape(&run.client_host.hostname),
-            testbed
-                .link_rate
-                .as_ref()
-                .map_or(String::new(), |rate| format!(
-                    "; {}",
-                    escape(&crate::present::regime::link_rate_words(rate))
-                ))
-        ),
-        (None, Some(host)) => format!("{} → {}", escape(&run.client_host.hostname), escape(host)),
-        (None, None) => escape(&run.client_host.hostname),
+        (Some(testbed), _) => html! {
+            "testbed " b { (testbed.name) } " on " (run.client_host.hostname)
+            @if let Some(rate) = &testbed.link_rate {
+                "; " (crate::present::regime::link_rate_words(rate))
+            }
+        },
+        (None, Some(host)) => html! { (run.client_host.hostname) " → " (host) },
+        (None, None) => html! { (run.client_host.hostname) },
     }
 }
 
-fn figure_html(figure: &Figure) -> String {
-    let data: String = figure
-        .data
-        .iter()
-        .map(|(name, value)| format!(" data-{name}=\"{}\"", escape(value)))
-        .collect();
-    format!(
-        "<figure id=\"{id}\"{data}><h3>{title}</h3>\n{svg}<figcaption>{caption}</figcaption></figure>\n",
-        id = escape(&figure.id),
-        title = escape(&figure.title),
-        svg = figure.svg,
-        caption = figure.caption,
-    )
+/// A figure: its heading, its chart and its caption, with the chart's
+/// facts as `data-*` attributes.
+fn figure_html(figure: &Figure) -> Markup {
+    let facts = &figure.facts;
+    html! {
+        figure id=(figure.id)
+            data-series=(facts.series)
+            data-series-points=[facts.series_points]
+            data-x-max-us=[&facts.x_max_us]
+            data-p50-us=[&facts.p50_us]
+            data-largest-us=[&facts.largest_us]
+            data-x-log=[facts.x_log]
+        {
+            h3 { (figure.title) }
+            // Already-rendered SVG: plotters escapes the text it draws.
+            (PreEscaped(&figure.svg))
+            figcaption { (figure.caption) }
+        }
+    }
 }
 
+/// A section of the figures of one [`Section`], empty without any.
 fn figure_section(
     figures: &[(Section, Figure)],
     section: Section,
@@ -75,64 +76,64 @@ fn figure_section(
     heading: &str,
     intro: &str,
     small: bool,
-) -> String {
+) -> Markup {
     let chosen: Vec<&Figure> = figures
         .iter()
         .filter(|(s, _)| *s == section)
         .map(|(_, f)| f)
         .collect();
     if chosen.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let class = if small { "figures small" } else { "figures" };
-    let mut html = format!("<section id=\"{id}\"><h2>{heading}</h2>\n<p class=\"note\">{intro}</p>\n<div class=\"{class}\">\n");
-    for figure in chosen {
-        html.push_str(&figure_html(figure));
+    html! {
+        section id=(id) {
+            h2 { (heading) }
+            p class="note" { (intro) }
+            div class=(if small { "figures small" } else { "figures" }) {
+                @for figure in chosen { (figure_html(figure)) }
+            }
+        }
     }
-    html.push_str("</div></section>\n");
-    html
 }
 
 /// "IPv4 solid ●, IPv6 dashed ▲": each arm in its chart colour, line and marker.
-fn arm_legend(view: &RunView<'_>) -> String {
-    view.arms()
-        .iter()
-        .enumerate()
-        .map(|(index, arm)| {
-            let (_, dashed, marker) = style::arm(index);
-            let symbol = match marker {
+fn arm_legend(view: &RunView<'_>) -> Markup {
+    html! {
+        @for (index, arm) in view.arms().iter().enumerate() {
+            @let (_, dashed, marker) = style::arm(index);
+            @let symbol = match marker {
                 Marker::Circle => "●",
                 Marker::Triangle => "▲",
                 Marker::Cross => "✕",
                 Marker::None => "",
             };
-            format!(
-                "<span class=\"arm\" style=\"color:{}\">{} {} {symbol}</span>",
-                style::arm_css(index),
-                escape(&arm.label),
-                if dashed { "dashed" } else { "solid" }
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+            @if index > 0 { ", " }
+            span class="arm" style={ "color:" (style::arm_css(index)) } {
+                (arm.label) " " (if dashed { "dashed" } else { "solid" }) " " (symbol)
+            }
+        }
+    }
 }
 
 /// The wire checks (`--verify-wire`), one line per trial; empty without any.
-fn wire_section(run: &RunResult) -> String {
+fn wire_section(run: &RunResult) -> Markup {
     let lines = crate::present::wire::wire_lines(run);
     if lines.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut html = String::from(
-        "<section id=\"wire\"><h2>Wire check</h2>\n<p class=\"note\">A packet capture \
-         (--verify-wire) against what the engine reported: udp-stream measured datagrams \
-         within 0.1 %, family, DSCP and flow label as asked (docs/metrics.md).</p>\n<ul>\n",
-    );
-    for line in lines {
-        html.push_str(&format!("<li>{}</li>\n", escape(&line)));
+    html! {
+        section id="wire" {
+            h2 { "Wire check" }
+            p class="note" {
+                "A packet capture (--verify-wire) against what the engine reported: udp-stream \
+                 measured datagrams within 0.1 %, family, DSCP and flow label as asked \
+                 (docs/metrics.md)."
+            }
+            ul {
+                @for line in &lines { li { (line) } }
+            }
+        }
     }
-    html.push_str("</ul></section>\n");
-    html
 }
 
 /// One section of the page: its element id, its name in the nav, and
@@ -140,17 +141,24 @@ fn wire_section(run: &RunResult) -> String {
 struct Part {
     id: &'static str,
     name: &'static str,
-    html: String,
+    html: Markup,
+}
+
+/// The router CPU section, rendered to a string by its own maud template
+/// (escaped there).
+fn rendered(html: String) -> Markup {
+    PreEscaped(html)
 }
 
 /// The nav: a link to every section that was rendered, in page order.
-fn nav(parts: &[Part]) -> String {
-    let links: String = parts
-        .iter()
-        .filter(|p| !p.html.is_empty())
-        .map(|p| format!("<a href=\"#{}\">{}</a>", p.id, p.name))
-        .collect();
-    format!("<nav class=\"toc\">{links}</nav>\n")
+fn nav(parts: &[Part]) -> Markup {
+    html! {
+        nav class="toc" {
+            @for part in parts.iter().filter(|p| !p.html.0.is_empty()) {
+                a href={ "#" (part.id) } { (part.name) }
+            }
+        }
+    }
 }
 
 /// The header line's arms: every label for a few, else a count.
@@ -164,36 +172,55 @@ fn arms_phrase(labels: &[&str]) -> String {
 
 /// The first screen's answer (at most
 /// [`crate::summary_sentences::MAX_SENTENCES`] sentences) and the arms' key.
-fn answer(view: &RunView<'_>) -> String {
+fn answer(view: &RunView<'_>) -> Markup {
     let run = view.run;
-    let mut html =
-        String::from("<section id=\"answer\" class=\"answer\"><h2>The answer</h2><ul>\n");
-    for sentence in headline_sentences(view) {
-        html.push_str(&format!("<li>{}</li>\n", escape(&sentence)));
-    }
-    let legend = if view.arms().len() > charts::MAX_SERIES {
-        format!(
-            "{} arms, listed under Configuration; each chart's legend names its own",
-            view.arms().len()
-        )
-    } else {
-        arm_legend(view)
-    };
     let difference = match run
         .analysis
         .as_ref()
         .and_then(crate::present::baselines::shared_baseline)
     {
-        Some(_) => {
-            let baseline = escape(view.baseline_label());
-            format!("arm − {baseline} relative to {baseline}")
-        }
+        Some(_) => format!(
+            "arm − {baseline} relative to {baseline}",
+            baseline = view.baseline_label()
+        ),
         None => "arm − baseline relative to the baseline each comparison names".to_string(),
     };
-    html.push_str(&format!(
-        "</ul><p class=\"legend-line\">Throughout: {legend}; differences are {difference}, paired by repetition; 95 % confidence intervals; hover a column heading or number for its definition.</p></section>\n",
-    ));
-    html
+    html! {
+        section id="answer" class="answer" {
+            h2 { "The answer" }
+            ul {
+                @for sentence in headline_sentences(view) { li { (sentence) } }
+            }
+            p class="legend-line" {
+                "Throughout: "
+                @if view.arms().len() > charts::MAX_SERIES {
+                    (view.arms().len()) " arms, listed under Configuration; each chart's legend names its own"
+                } @else {
+                    (arm_legend(view))
+                }
+                "; differences are " (difference)
+                ", paired by repetition; 95 % confidence intervals; hover a column heading or \
+                 number for its definition."
+            }
+        }
+    }
+}
+
+/// The page's title line: arms compared, run id, where, when, what.
+fn header(run: &RunResult) -> Markup {
+    let arms: Vec<&str> = run.config.arms.iter().map(|a| a.label.as_str()).collect();
+    let title = crate::present::arms::title(&run.config);
+    html! {
+        header class="report" {
+            h1 { (title) " — run " code { (run.run_id) } }
+            p {
+                (location(run)) " · " (date(run.started_at_unix_ms)) " · dualperf "
+                (run.client_host.tool_version) " · " (run.config.points.len()) " points × "
+                (arms_phrase(&arms)) " × " (run.config.repeat) " repetitions"
+                @if !run.complete { " · " b { "incomplete" } }
+            }
+        }
+    }
 }
 
 /// Renders one run as a self-contained HTML page.
@@ -203,20 +230,6 @@ fn answer(view: &RunView<'_>) -> String {
 pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
     let view = RunView::new(run);
     let figures = charts::figures(&view)?;
-    let arms: Vec<&str> = run.config.arms.iter().map(|a| a.label.as_str()).collect();
-    let header = format!(
-        "<header class=\"report\"><h1>{title} — run <code>{id}</code></h1>\n\
-         <p>{location} · {date} · dualperf {version} · {points} points × {arms} × {repeat} repetitions{state}</p></header>\n",
-        title = escape(&crate::present::arms::title(&run.config)),
-        id = escape(&run.run_id),
-        location = location(run),
-        date = date(run.started_at_unix_ms),
-        version = escape(&run.client_host.tool_version),
-        points = run.config.points.len(),
-        arms = escape(&arms_phrase(&arms)),
-        repeat = run.config.repeat,
-        state = if run.complete { String::new() } else { " · <b>incomplete</b>".to_string() },
-    );
     let section = |s: Section, id: &'static str, heading: &str, intro: &str, small: bool| {
         figure_section(&figures, s, id, heading, intro, small)
     };
@@ -264,7 +277,7 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
             name: "CPU",
             html: section(Section::Cpu, "cpu", "CPU and service demand", "What each arm costs the host.", false),
         },
-        Part { id: "router-cpu", name: "Router CPU", html: router_cpu::section(run) },
+        Part { id: "router-cpu", name: "Router CPU", html: rendered(router_cpu::section(run)) },
         Part {
             id: "distributions",
             name: "Distributions",
@@ -292,18 +305,20 @@ pub(crate) fn render(run: &RunResult) -> Result<String, ReportError> {
         Part { id: "facts", name: "Configuration and hosts", html: facts::section(run) },
         Part { id: "definitions", name: "Definitions", html: glossary::section(run) },
     ];
-    let mut body = format!("<main>\n{header}{}", nav(&parts));
-    for part in &parts {
-        body.push_str(&part.html);
-    }
-    body.push_str(&format!(
-        "<footer>Generated by dualperf {} from run <code>{}</code>. Charts drawn with plotters; this file needs no network access.</footer>\n</main>",
-        env!("CARGO_PKG_VERSION"),
-        escape(&run.run_id)
-    ));
+    let body = html! {
+        main {
+            (header(run))
+            (nav(&parts))
+            @for part in &parts { (part.html) }
+            footer {
+                "Generated by dualperf " (env!("CARGO_PKG_VERSION")) " from run " code { (run.run_id) }
+                ". Charts drawn with plotters; this file needs no network access."
+            }
+        }
+    };
     Ok(page::document(
         &format!("dualperf report {}", run.run_id),
-        &body,
+        &body.into_string(),
     ))
 }
 

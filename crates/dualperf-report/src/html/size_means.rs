@@ -4,18 +4,19 @@
 //! averaged over the sizes, and each arm's difference from the baseline.
 
 use dualperf_model::TestKind;
+use maud::{html, Markup};
 
-use crate::html::escape;
 use crate::present::size_means::{size_means, STUDY_METRICS};
 use crate::present::value::{format_value, signed_percent};
 use crate::view::RunView;
 
 /// The section, empty unless the run sweeps two or more budgeted
-/// udp-stream sizes.
-pub(crate) fn section(view: &RunView<'_>) -> String {
+/// udp-stream sizes: a maud template, so labels and values are escaped by
+/// the template.
+pub(crate) fn section(view: &RunView<'_>) -> Markup {
     let run = view.run;
     let Some(analysis) = run.analysis.as_ref() else {
-        return String::new();
+        return html! {};
     };
     let budgeted = run
         .config
@@ -23,54 +24,60 @@ pub(crate) fn section(view: &RunView<'_>) -> String {
         .iter()
         .any(|p| p.kind == TestKind::UdpStream && p.send_budget.is_some());
     if !budgeted {
-        return String::new();
+        return html! {};
     }
     let Some(means) = size_means(run, analysis, TestKind::UdpStream, &STUDY_METRICS) else {
-        return String::new();
+        return html! {};
     };
     let sizes: Vec<String> = means.sizes.iter().map(u32::to_string).collect();
-    let mut html = format!(
-        "<section id=\"size-means\"><h2>Means over sizes</h2>\n<p class=\"note\">udp-stream at \
-         {} B: each metric is the mean over the sizes of each size's mean over its repetitions \
-         (every size weighs the same, as the Gigabit UDP study's Tables 2 and 3). The last rows \
-         are differences of those means; each size's own comparison, with its confidence \
-         interval, is in the verdicts.</p>\n<table class=\"size-means\"><thead><tr><th>arm</th>",
-        escape(&sizes.join(", "))
-    );
-    for metric in &means.metrics {
-        html.push_str(&format!(
-            "<th class=\"num\">{}</th>",
-            escape(metric.label())
-        ));
-    }
-    html.push_str("</tr></thead><tbody>\n");
-    for row in &means.rows {
-        html.push_str(&format!("<tr><td>{}</td>", escape(&row.label)));
-        for (mean, metric) in row.means.iter().zip(&means.metrics) {
-            let text = mean.map_or_else(|| "–".to_string(), |v| format_value(*metric, v));
-            html.push_str(&format!("<td class=\"num\">{}</td>", escape(&text)));
-        }
-        html.push_str("</tr>\n");
-    }
     let baseline = &run.config.baseline;
-    if let Some(base) = means.rows.iter().find(|row| &row.arm == baseline) {
-        for row in means.rows.iter().filter(|row| &row.arm != baseline) {
-            html.push_str(&format!(
-                "<tr><td>{} − {}</td>",
-                escape(&row.label),
-                escape(&base.label)
-            ));
-            for column in 0..means.metrics.len() {
-                let text = means
-                    .relative_to_baseline(&row.arm, baseline, column)
-                    .map_or_else(|| "–".to_string(), |r| format!("{} %", signed_percent(r)));
-                html.push_str(&format!("<td class=\"num\">{}</td>", escape(&text)));
+    let base = means.rows.iter().find(|row| &row.arm == baseline);
+    html! {
+        section id="size-means" {
+            h2 { "Means over sizes" }
+            p class="note" {
+                "udp-stream at " (sizes.join(", ")) " B: each metric is the mean over the sizes \
+                 of each size's mean over its repetitions (every size weighs the same, as the \
+                 Gigabit UDP study's Tables 2 and 3). The last rows are differences of those \
+                 means; each size's own comparison, with its confidence interval, is in the \
+                 verdicts."
             }
-            html.push_str("</tr>\n");
+            table class="size-means" {
+                thead {
+                    tr {
+                        th { "arm" }
+                        @for metric in &means.metrics { th class="num" { (metric.label()) } }
+                    }
+                }
+                tbody {
+                    @for row in &means.rows {
+                        tr {
+                            td { (row.label) }
+                            @for (mean, metric) in row.means.iter().zip(&means.metrics) {
+                                td class="num" {
+                                    (mean.map_or_else(|| "–".to_string(), |v| format_value(*metric, v)))
+                                }
+                            }
+                        }
+                    }
+                    @if let Some(base) = base {
+                        @for row in means.rows.iter().filter(|row| &row.arm != baseline) {
+                            tr {
+                                td { (row.label) " − " (base.label) }
+                                @for column in 0..means.metrics.len() {
+                                    td class="num" {
+                                        (means
+                                            .relative_to_baseline(&row.arm, baseline, column)
+                                            .map_or_else(|| "–".to_string(), |r| format!("{} %", signed_percent(r))))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
-    html.push_str("</tbody></table></section>\n");
-    html
 }
 
 #[cfg(test)]
@@ -117,7 +124,7 @@ mod tests {
     #[test]
     fn a_budgeted_sweep_gets_the_table_and_a_timed_one_nothing() {
         let budgeted = run(Some(SendBudget::Packets(1000)));
-        let html = section(&RunView::new(&budgeted));
+        let html = section(&RunView::new(&budgeted)).into_string();
         assert!(html.contains("<h2>Means over sizes</h2>"), "{html}");
         assert!(html.contains("128, 1408 B"), "{html}");
         assert!(
@@ -128,6 +135,6 @@ mod tests {
             html.contains("IPv6 − IPv4") && html.contains("−2.5 %"),
             "{html}"
         );
-        assert!(section(&RunView::new(&run(None))).is_empty());
+        assert!(section(&RunView::new(&run(None))).0.is_empty());
     }
 }

@@ -6,9 +6,8 @@
 
 use dualperf_model::{Comparison, MetricId, Summary};
 
-use maud::{html, PreEscaped};
+use maud::{html, Markup};
 
-use super::escape;
 use crate::present::value::{
     format_value, format_with_error, percent_signed, signed_difference, upper_bound_percent,
 };
@@ -23,7 +22,7 @@ fn shared_baseline<'a>(view: &RunView<'a>) -> Option<&'a dualperf_model::ArmId> 
 }
 
 /// Column headings: (name, hover text, numeric).
-fn head(view: &RunView<'_>, with_verdict: bool) -> String {
+fn head(view: &RunView<'_>, with_verdict: bool) -> Markup {
     let shared = shared_baseline(view);
     let baseline = match shared {
         Some(_) => view.baseline_label(),
@@ -117,7 +116,7 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
             false,
         )
     });
-    let mut html = html! {
+    html! {
         thead {
             tr {
                 @for (name, title, numeric) in &columns {
@@ -126,12 +125,9 @@ fn head(view: &RunView<'_>, with_verdict: bool) -> String {
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }
 
-fn arm_cell(summary: &Summary, metric: MetricId) -> String {
+fn arm_cell(summary: &Summary, metric: MetricId) -> Markup {
     // The CI inside the quantity's range; one that had to be cut there is
     // shown by its ends, never as a symmetric ±.
     let ci = summary
@@ -163,10 +159,10 @@ fn arm_cell(summary: &Summary, metric: MetricId) -> String {
         Some(((low, high), false)) => format_with_error(metric, summary.mean, (high - low) / 2.0),
         None => format_value(metric, summary.mean),
     };
-    html! { td class="num" data-sort=(summary.mean) title=(detail) { (text) } }.into_string()
+    html! { td class="num" data-sort=(summary.mean) title=(detail) { (text) } }
 }
 
-fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> String {
+fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Markup {
     let metric = comparison.metric;
     let relative = comparison.relative_difference;
     let significant = claims_significance(comparison);
@@ -213,7 +209,7 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
     let shared = shared_baseline(view);
     // One compared arm against a shared baseline: the headings name both.
     let arm_columns = !(view.compared_arms().len() == 1 && shared.is_some());
-    let mut html = html! {
+    html! {
         tr class=(if significant { "significant" } else { "" }) {
             td class="point" data-sort=(comparison.point) { (view.label(comparison.point)) }
             td {
@@ -225,8 +221,8 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
                     td class="arm-name" { (names.label(&comparison.baseline)) }
                 }
             }
-            (PreEscaped(arm_cell(&comparison.baseline_summary, metric)))
-            (PreEscaped(arm_cell(&comparison.arm_summary, metric)))
+            (arm_cell(&comparison.baseline_summary, metric))
+            (arm_cell(&comparison.arm_summary, metric))
             td class=(class)
                 data-sort=(relative.unwrap_or(comparison.difference_mean))
                 title={ (sentence) " (absolute difference " (format_value(metric, comparison.difference_mean)) ")" }
@@ -246,16 +242,13 @@ fn row(view: &RunView<'_>, comparison: &Comparison, with_verdict: bool) -> Strin
             }
         }
     }
-    .into_string();
-    html.push('\n');
-    html
 }
 
 /// The first-screen table: per point and compared arm, its headline metric
 /// ([`MetricId::headline`]) and, for UDP streams, loss.
-pub(crate) fn key_table(view: &RunView<'_>) -> String {
+pub(crate) fn key_table(view: &RunView<'_>) -> Markup {
     let Some(analysis) = view.run.analysis.as_ref() else {
-        return String::new();
+        return html! {};
     };
     let rank = |c: &Comparison| -> Option<usize> {
         let kind = view.kind(c.point)?;
@@ -284,25 +277,35 @@ pub(crate) fn key_table(view: &RunView<'_>) -> String {
         )
     });
     if rows.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let control = view
-        .run
-        .analysis
-        .as_ref()
-        .and_then(significance_note)
-        .map_or(String::new(), |note| format!(" {}", escape(&note)));
-    let mut html = format!("<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"note\">The headline metric of every point (goodput for streams, median RTT for request/response, median setup time for connects, median one-way delay for probes), and loss for UDP streams. Bold differences are significant (their 95 % CI excludes zero, on at least 3 pairs); green is better for the arm than for {}, red worse.{control} All metrics are in <a href=\"#comparisons\">All comparisons</a>.</p>\n<div class=\"table-wrap\"><table class=\"verdicts sortable\">", match shared_baseline(view) {
-        Some(_) => escape(view.baseline_label()),
-        None => "its baseline".to_string(),
-    });
-    html.push_str(&head(view, false));
-    html.push_str("<tbody>\n");
-    for (comparison, _) in rows {
-        html.push_str(&row(view, comparison, false));
+    let control = view.run.analysis.as_ref().and_then(significance_note);
+    let against = match shared_baseline(view) {
+        Some(_) => view.baseline_label(),
+        None => "its baseline",
+    };
+    html! {
+        section id="verdicts" {
+            h2 { "Verdicts" }
+            p class="note" {
+                "The headline metric of every point (goodput for streams, median RTT for \
+                 request/response, median setup time for connects, median one-way delay for \
+                 probes), and loss for UDP streams. Bold differences are significant (their 95 % \
+                 CI excludes zero, on at least 3 pairs); green is better for the arm than for "
+                (against) ", red worse."
+                @if let Some(note) = &control { " " (note) }
+                " All metrics are in " a href="#comparisons" { "All comparisons" } "."
+            }
+            div class="table-wrap" {
+                table class="verdicts sortable" {
+                    (head(view, false))
+                    tbody {
+                        @for (comparison, _) in rows { (row(view, comparison, false)) }
+                    }
+                }
+            }
+        }
     }
-    html.push_str("</tbody></table></div></section>\n");
-    html
 }
 
 /// (reason, arm label) of a group of metrics that could not be computed.
@@ -312,54 +315,57 @@ type PointMetrics<'a> = (String, Vec<&'a str>);
 
 /// Every comparison, by point (collapsed), plus metrics that could not be
 /// computed, one line per reason and arm.
-pub(crate) fn full_table(view: &RunView<'_>) -> String {
+pub(crate) fn full_table(view: &RunView<'_>) -> Markup {
     let Some(analysis) = view.run.analysis.as_ref() else {
-        return String::new();
+        return html! {};
     };
-    let mut html = format!(
-        "<section id=\"comparisons\"><h2>All comparisons</h2>\n<details><summary>Show all {} comparisons (every metric of every point and arm; click a heading to sort)</summary>\n<div class=\"table-wrap\"><table class=\"comparisons sortable\">",
-        analysis.comparisons.len()
-    );
-    html.push_str(&head(view, true));
-    html.push_str("<tbody>\n");
-    for comparison in &analysis.comparisons {
-        html.push_str(&row(view, comparison, true));
+    // One line per reason and arm, naming the points and metrics.
+    let mut groups: Vec<(MissingKey<'_>, Vec<PointMetrics<'_>>)> = Vec::new();
+    for missing in &analysis.missing {
+        let key = (missing.reason.as_str(), view.arm_label(&missing.arm));
+        let point = view.label(missing.point);
+        let index = match groups.iter().position(|(k, _)| *k == key) {
+            Some(index) => index,
+            None => {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let points = &mut groups[index].1;
+        match points.iter_mut().find(|(p, _)| *p == point) {
+            Some((_, metrics)) => metrics.push(missing.metric.label()),
+            None => points.push((point, vec![missing.metric.label()])),
+        }
     }
-    html.push_str("</tbody></table></div></details>\n");
-    if !analysis.missing.is_empty() {
-        // One line per reason and arm, naming the points and metrics.
-        let mut groups: Vec<(MissingKey<'_>, Vec<PointMetrics<'_>>)> = Vec::new();
-        for missing in &analysis.missing {
-            let key = (missing.reason.as_str(), view.arm_label(&missing.arm));
-            let point = view.label(missing.point);
-            let index = match groups.iter().position(|(k, _)| *k == key) {
-                Some(index) => index,
-                None => {
-                    groups.push((key, Vec::new()));
-                    groups.len() - 1
+    html! {
+        section id="comparisons" {
+            h2 { "All comparisons" }
+            details {
+                summary {
+                    "Show all " (analysis.comparisons.len()) " comparisons (every metric of every \
+                     point and arm; click a heading to sort)"
                 }
-            };
-            let points = &mut groups[index].1;
-            match points.iter_mut().find(|(p, _)| *p == point) {
-                Some((_, metrics)) => metrics.push(missing.metric.label()),
-                None => points.push((point, vec![missing.metric.label()])),
+                div class="table-wrap" {
+                    table class="comparisons sortable" {
+                        (head(view, true))
+                        tbody {
+                            @for comparison in &analysis.comparisons { (row(view, comparison, true)) }
+                        }
+                    }
+                }
+            }
+            @if !groups.is_empty() {
+                h3 { "Not computed" }
+                ul class="note" {
+                    @for ((reason, arm), points) in &groups {
+                        @let points: Vec<String> = points
+                            .iter()
+                            .map(|(point, metrics)| format!("{point} ({})", metrics.join(", ")))
+                            .collect();
+                        li { (arm) ": " (reason) " — " (points.join("; ")) }
+                    }
+                }
             }
         }
-        html.push_str("<h3>Not computed</h3><ul class=\"note\">");
-        for ((reason, arm), points) in groups {
-            let points: Vec<String> = points
-                .iter()
-                .map(|(point, metrics)| format!("{point} ({})", metrics.join(", ")))
-                .collect();
-            html.push_str(&format!(
-                "<li>{}: {} — {}</li>",
-                escape(arm),
-                escape(reason),
-                escape(&points.join("; "))
-            ));
-        }
-        html.push_str("</ul>");
     }
-    html.push_str("</section>\n");
-    html
 }
