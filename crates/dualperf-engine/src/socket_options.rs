@@ -38,7 +38,12 @@ use std::os::fd::RawFd;
 use dualperf_model::IpFamily;
 
 /// Sets an integer socket option.
-fn set_int(fd: RawFd, level: libc::c_int, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
+pub(crate) fn set_int(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: libc::c_int,
+) -> io::Result<()> {
     // SAFETY: a c_int lives for the call and its size is passed.
     let rc = unsafe {
         libc::setsockopt(

@@ -14,24 +14,7 @@ use std::os::fd::RawFd;
 
 use dualperf_model::SocketTuning;
 
-/// `setsockopt(level, name, value)` for an `int` option.
-fn set_int(fd: RawFd, level: libc::c_int, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
-    // SAFETY: a c_int lives for the call and its size is passed.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            name,
-            (&value as *const libc::c_int).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
+use crate::socket_options::set_int;
 
 /// Applies `tuning` to a TCP socket before `connect` (client) or `listen`
 /// (server; accepted connections inherit buffers and MSS): `SO_SNDBUF` and
