@@ -85,7 +85,8 @@ th { background: var(--bg-soft); font-weight: 600; position: sticky; top: 0; }
 td.point { white-space: nowrap; } td.arm-name { min-width: 9em; }
 td.why { min-width: 16em; }
 table.verdicts td.num, table.verdicts td.point, table.comparisons td.num, table.comparisons td.point { white-space: normal; } table.verdicts td.why, table.comparisons td.why { min-width: 12em; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 tr.significant td.delta { font-weight: 600; }
 td.worse { color: var(--bad); } td.better { color: var(--good); }
 td.warn { color: #8a5a00; font-size: 12.5px; }
