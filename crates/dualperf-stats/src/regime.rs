@@ -8,7 +8,10 @@
 //!   [`RegimeThresholds::link_share`] (95 %) of the bottleneck's rate. The
 //!   bottleneck is the slowest shaped hop in the data's direction on the
 //!   path from the testbed's client to its server
-//!   ([`crate::serialisation::shaped_path`]).
+//!   ([`crate::serialisation::shaped_path`]). For fragmented datagrams the
+//!   sender's rate counts too, when none of the losses were the receiver's
+//!   socket buffer: a shaper that drops fragments loses every datagram one
+//!   of them belonged to, and its link carried the other fragments.
 //! * **CPU-bound**: not network-bound, and either the point is a stream
 //!   with no rate of its own or one paced at 95 % of the link rate or more
 //!   (nothing but a CPU can hold such a sender below the link: its own
@@ -30,7 +33,7 @@ use dualperf_model::{
 };
 
 use crate::cpu::process_cpu_cores;
-use crate::extraction::{carried_bps, first_hop_encapsulation};
+use crate::extraction::{carried_bps, first_hop_encapsulation, offered_carried_bps};
 use crate::overhead::Transport;
 use crate::serialisation::shaped_path;
 use crate::summary::percentile;
@@ -101,7 +104,16 @@ fn point_regime(
             };
         if let (Some(link), Some(transport)) = (link_bits_per_second, transport(trial.spec.kind)) {
             let encapsulation = first_hop_encapsulation(&arm.path);
-            if let Some(carried) = carried_bps(trial, o, transport, encapsulation, false) {
+            let carried = carried_bps(trial, o, transport, encapsulation, false);
+            // Fragmented datagrams: the link also carried the fragments of
+            // datagrams lost with another fragment, which no goodput shows.
+            // A sender that offered the link its rate, none of whose losses
+            // were its receiver's socket buffer, filled it.
+            let offered = (o.fragments_per_datagram > 1
+                && o.receive_buffer_drops.unwrap_or(0) == 0)
+                .then(|| offered_carried_bps(trial, o, transport, encapsulation))
+                .flatten();
+            if let Some(carried) = carried.into_iter().chain(offered).reduce(f64::max) {
                 shares.push(carried / link as f64);
             }
         }
@@ -269,6 +281,39 @@ mod tests {
             o.cpu.client.system_ns = 970_000_000;
         }
         assert_eq!(regimes(&paced)[0].regime, Regime::CpuBound);
+    }
+
+    #[test]
+    fn fragmented_datagrams_lost_to_the_shaper_are_network_bound_but_not_to_a_socket_buffer() {
+        // The sender offered the link its rate; the shaper's fragment drops
+        // left 40 % of the datagrams whole.
+        let mut run = run(TestKind::UdpStream, 0.97 * RATE as f64, 0.2, Some(RATE));
+        for trial in &mut run.trials {
+            trial.spec.rate = Some(dualperf_model::BitRate::from_bits_per_second(RATE));
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.receiver.bytes = o.sender.bytes * 4 / 10;
+            o.fragments_per_datagram = 3;
+        }
+        assert_eq!(regimes(&run)[0].regime, Regime::NetworkBound);
+        // Unfragmented, the same loss says nothing about the link.
+        let mut whole = run.clone();
+        for trial in &mut whole.trials {
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.fragments_per_datagram = 1;
+        }
+        assert_eq!(regimes(&whole)[0].regime, Regime::CpuBound);
+        // Nor when the receiver's socket buffer dropped them.
+        for trial in &mut run.trials {
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.receive_buffer_drops = Some(1000);
+        }
+        assert_eq!(regimes(&run)[0].regime, Regime::CpuBound);
     }
 
     #[test]
