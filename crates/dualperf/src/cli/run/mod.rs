@@ -33,7 +33,7 @@ mod title;
 mod tuning;
 mod wire;
 
-use crate::pipeline::execute::{self, MEASURE_ONLY_FLAG};
+use crate::pipeline::execute::{self, Repetitions, MEASURE_ONLY_FLAG};
 use crate::pipeline::finish::{finish, View};
 use crate::pipeline::output::write_json;
 use crate::pipeline::plan::{choose_baseline, validate};
@@ -161,45 +161,30 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
         config.goal = Some(goal);
         config.repeat = goal.first_stage;
     }
-    let mut result = if config.goal.is_some() {
-        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
-        execute::in_process_to_goal(
-            &config,
-            options,
-            Some(stop.clone()),
-            &mut view,
-            rerun_contended,
-            &routers,
-        )
-    } else if let Some(target) = &until_precise {
-        let mut view = ProgressView::until_precise(&config, tty).with_intervals(&options);
-        if args.iperf3.json_stream {
-            view = view.with_stream(json_stream::sink());
-        }
-        let target = crate::pipeline::plan::precision(target);
-        execute::in_process_until_precise(
-            &config,
-            options,
-            Some(stop.clone()),
-            &mut view,
-            &target,
-            rerun_contended,
-            &routers,
-        )
-    } else {
-        let mut view = ProgressView::new(&config, tty).with_intervals(&options);
-        if args.iperf3.json_stream {
-            view = view.with_stream(json_stream::sink());
-        }
-        execute::in_process(
-            &config,
-            options,
-            Some(stop.clone()),
-            &mut view,
-            rerun_contended,
-            &routers,
-        )
+    let target = until_precise.as_ref().map(crate::pipeline::plan::precision);
+    let repetitions = match (config.goal, &target) {
+        (Some(goal), _) => Repetitions::ToGoal(goal),
+        (None, Some(target)) => Repetitions::UntilPrecise(target),
+        (None, None) => Repetitions::Fixed,
     };
+    let mut view = match repetitions {
+        Repetitions::Fixed => ProgressView::new(&config, tty),
+        _ => ProgressView::until_precise(&config, tty),
+    }
+    .with_intervals(&options);
+    // --json-stream lines for fixed and `--repeat auto` runs.
+    if args.iperf3.json_stream && !matches!(repetitions, Repetitions::ToGoal(_)) {
+        view = view.with_stream(json_stream::sink());
+    }
+    let mut result = execute::in_process(
+        &config,
+        options,
+        Some(stop.clone()),
+        &mut view,
+        repetitions,
+        rerun_contended,
+        &routers,
+    );
     let interrupted = stop.load(Ordering::SeqCst);
     if let Some(capture) = capture {
         wire::finish(capture, &mut result)?;
