@@ -16,7 +16,9 @@
 //!   [`udp_probe`], [`probe_arrivals`];
 //! * whole runs: [`synthetic::SyntheticLab`], [`synthetic::synthetic_run`]
 //!   and friends; a DiffServ-shaped run with per-flow and per-router
-//!   analysis, [`diffserv::diffserv_run`];
+//!   analysis, [`diffserv::diffserv_run`]; a per-class one (EF arms idle
+//!   and under class loads, a flow-label arm) with a hand-made analysis,
+//!   [`diffserv_classes::diffserv_classes`];
 //! * the published JSON Schemas: [`schema::assert_valid`] and the
 //!   strictness every published schema gets ([`schema::strict_schema`]).
 //!
@@ -25,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod diffserv;
+pub mod diffserv_classes;
 pub mod promtool;
 pub mod schema;
 pub mod synthetic;

@@ -110,16 +110,8 @@ fn shape_per_family(ns: &str, dev: &str) {
 
 #[test]
 fn cpu_hogs_at_nice_19_beside_a_network_bound_run_do_not_hide_a_5_percent_effect() {
-    let mut lab = match Lab::create("dpce", 23, "tc") {
-        Ok(lab) => lab,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "privileged test cannot run: {error}"
-            );
-            eprintln!("skipped: {error}");
-            return;
-        }
+    let Some(mut lab) = Lab::or_skip("dpce", 23, "tc") else {
+        return;
     };
     let pid = std::process::id();
     let client_ns = lab.client.clone();

@@ -18,8 +18,6 @@
 mod netns_pair;
 use netns_pair::{sh, Lab};
 
-use std::process::Command;
-
 use dualperf_model::{IpFamily, RunResult, TestKind, TrialOutcome, WireCheck, WireFinding};
 
 const PORT: &str = "5197";
@@ -28,29 +26,12 @@ const LABEL: u32 = 12345;
 /// Runs `dualperf run -L 12345 --verify-wire` with `extra` flags; the
 /// result and the terminal output.
 fn run(lab: &Lab, tests: &str, extra: &[&str]) -> (RunResult, String) {
-    let bin = env!("CARGO_BIN_EXE_dualperf");
-    let json = std::env::temp_dir().join(format!("dpfl-{}.json", std::process::id()));
-    let output = Command::new("ip")
-        .args(["netns", "exec", &lab.client, bin, "run"])
-        .args(["--v4", "10.227.0.2", "--v6", "fd20:27::2", "-p", PORT])
-        .args(["-L", "12345", "--no-store", "--repeat", "1", "--verbose"])
-        .args(["-t", "0.3", "--warmup", "0.1", "-b", "20M", "--verify-wire"])
-        .args(["--tests", tests])
-        .args(extra)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    eprintln!("{stdout}");
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    std::fs::remove_file(&json).unwrap();
-    (result, stdout)
+    let mut args = vec!["--v4", "10.227.0.2", "--v6", "fd20:27::2", "-p", PORT];
+    args.extend(["-L", "12345", "--no-store", "--repeat", "1", "--verbose"]);
+    args.extend(["-t", "0.3", "--warmup", "0.1", "-b", "20M", "--verify-wire"]);
+    args.extend(["--tests", tests]);
+    args.extend(extra);
+    lab.run(&args)
 }
 
 /// The IPv6 trials' wire checks, with their test kind.
@@ -86,21 +67,10 @@ fn split(counts: &[dualperf_model::WireValueCount], label: u32) -> (u64, u64) {
 
 #[test]
 fn every_ipv6_data_packet_of_both_ends_carries_the_label_with_or_without_reflection() {
-    let mut lab = match Lab::create("dpfl", 27, "tcpdump") {
-        Ok(lab) => lab,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "privileged test cannot run: {error}"
-            );
-            eprintln!("skipped: {error}");
-            return;
-        }
+    let Some(mut lab) = Lab::or_skip("dpfl", 27, "tcpdump") else {
+        return;
     };
-    let bin = env!("CARGO_BIN_EXE_dualperf");
-    let server_ns = lab.server.clone();
-    lab.spawn(&server_ns, &[bin, "serve", "-p", PORT]).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    lab.serve(PORT).unwrap();
 
     let mut seen_kinds = Vec::new();
     for extra in [&[][..], &["-R"][..]] {
@@ -146,7 +116,7 @@ fn every_ipv6_data_packet_of_both_ends_carries_the_label_with_or_without_reflect
         "ip",
         "netns",
         "exec",
-        &server_ns,
+        &lab.server,
         "sysctl",
         "-qw",
         "net.ipv6.flowlabel_consistency=1",

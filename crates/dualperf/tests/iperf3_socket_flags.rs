@@ -9,64 +9,15 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
-use std::net::{Ipv6Addr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output};
 
 use dualperf_model::{RunResult, TrialOutcome};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_dualperf");
+#[path = "common/served.rs"]
+mod served;
 
-fn free_port() -> u16 {
-    let listener = TcpListener::bind((Ipv6Addr::UNSPECIFIED, 0)).unwrap();
-    listener.local_addr().unwrap().port()
-}
-
-/// `dualperf -p PORT -s` (plus `extra`), killed and reaped on drop.
-struct Server(Child);
-
-impl Server {
-    fn start(port: u16, extra: &[&str], log: &Path) -> Server {
-        let child = Command::new(BINARY)
-            .args(["-p", &port.to_string(), "-s"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).unwrap())
-            .spawn()
-            .unwrap();
-        let server = Server(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the server never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new(name: &str) -> Folder {
-        let path = std::env::temp_dir().join(format!("dp-sockflags-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Folder(path)
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use served::{free_port, Folder, Server, BINARY};
 
 /// One short tcp-stream trial per family against the server on `port`.
 fn client(port: u16, json: &Path, extra: &[&str]) -> Output {
@@ -97,9 +48,9 @@ fn result(output: &Output, json: &Path) -> RunResult {
 
 #[test]
 fn window_mss_nodelay_and_source_reach_both_ends() {
-    let folder = Folder::new("tuned");
+    let folder = Folder::new("sockflags", "tuned");
     let port = free_port();
-    let _server = Server::start(port, &[], &folder.0.join("server.log"));
+    let _server = Server::logged(port, &[], &folder.0.join("server.log"));
 
     // Without the flags: loopback's MSS (MTU 65536) and the default buffers.
     let plain_json = folder.0.join("plain.json");
@@ -150,7 +101,7 @@ fn window_mss_nodelay_and_source_reach_both_ends() {
 
 #[test]
 fn bad_socket_flags_are_usage_errors() {
-    let folder = Folder::new("bad");
+    let folder = Folder::new("sockflags", "bad");
     let json = folder.0.join("r.json");
     for (flags, expected) in [
         (vec!["-M", "10"], "TCP_MAXSEG range"),
@@ -171,9 +122,9 @@ fn bad_socket_flags_are_usage_errors() {
 
 #[test]
 fn title_prefixes_every_line_errors_included() {
-    let folder = Folder::new("title");
+    let folder = Folder::new("sockflags", "title");
     let port = free_port();
-    let _server = Server::start(port, &[], &folder.0.join("server.log"));
+    let _server = Server::logged(port, &[], &folder.0.join("server.log"));
     let json = folder.0.join("r.json");
     let output = client(port, &json, &["-4", "-T", "lab-3"]);
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -12,66 +12,15 @@
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::net::{Ipv6Addr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output};
 
 use dualperf_model::{IpFamily, RunResult, TrialOutcome};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_dualperf");
+#[path = "common/served.rs"]
+mod served;
 
-/// A free TCP port on both loopbacks (bound, then released).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind((Ipv6Addr::UNSPECIFIED, 0)).unwrap();
-    listener.local_addr().unwrap().port()
-}
-
-/// `dualperf -p PORT -s`, killed and reaped on drop.
-struct Server(Child);
-
-impl Server {
-    /// Serves on `port`, logging to `log`.
-    fn start(port: u16, log: &Path) -> Server {
-        let child = Command::new(BINARY)
-            .args(["-p", &port.to_string(), "-s"])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).unwrap())
-            .spawn()
-            .unwrap();
-        let server = Server(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the server never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A folder for one test's files, removed on drop.
-struct Folder(PathBuf);
-
-impl Folder {
-    fn new(name: &str) -> Folder {
-        let path = std::env::temp_dir().join(format!("dp-iperf3-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Folder(path)
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use served::{free_port, Folder, Server, BINARY};
 
 /// The client's arguments after `-c HOST`: one short UDP trial per family
 /// at 10 Mbit/s, nothing stored, the result as JSON into `json`.
@@ -135,9 +84,9 @@ fn assert_values_printed(stdout: &str, family: &str) {
 #[test]
 fn dash_c_measures_what_exists_and_says_what_is_missing() {
     let port = free_port();
-    let folder = Folder::new("families");
+    let folder = Folder::new("iperf3", "families");
     let log = folder.0.join("serve.log");
-    let server = Server::start(port, &log);
+    let server = Server::logged(port, &[], &log);
     let json = folder.0.join("result.json");
 
     // localhost: both families, compared.
@@ -193,7 +142,7 @@ fn dash_c_measures_what_exists_and_says_what_is_missing() {
 #[test]
 fn nothing_listening_or_a_requested_family_failing_exits_1() {
     let closed = free_port();
-    let folder = Folder::new("closed");
+    let folder = Folder::new("iperf3", "closed");
     let json = folder.0.join("result.json");
     let output = Command::new(BINARY)
         .args(["-c", "localhost"])
@@ -227,8 +176,8 @@ fn an_ipv4_only_name_is_measured_over_ipv4() {
         return;
     }
     let port = free_port();
-    let folder = Folder::new("a-only");
-    let _server = Server::start(port, &folder.0.join("serve.log"));
+    let folder = Folder::new("iperf3", "a-only");
+    let _server = Server::logged(port, &[], &folder.0.join("serve.log"));
     let json = folder.0.join("result.json");
     let hosts = folder.0.join("hosts");
     let name = format!("a-only-{}.dualperf.test", std::process::id());
@@ -255,8 +204,8 @@ fn an_ipv4_only_name_is_measured_over_ipv4() {
 #[test]
 fn json_stream_gives_a_line_per_interval_and_trial_then_the_result() {
     let port = free_port();
-    let folder = Folder::new("stream");
-    let _server = Server::start(port, &folder.0.join("serve.log"));
+    let folder = Folder::new("iperf3", "stream");
+    let _server = Server::logged(port, &[], &folder.0.join("serve.log"));
     let output = Command::new(BINARY)
         .args(["--json-stream", "-c", "localhost", "-p", &port.to_string()])
         .args(["-u", "-b", "10M", "-t", "0.3", "-i", "0.1", "--warmup", "0"])

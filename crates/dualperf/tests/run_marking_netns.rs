@@ -17,16 +17,8 @@ const PORT: &str = "5199";
 
 #[test]
 fn every_data_packet_of_both_ends_carries_ef_and_the_flow_label() {
-    let mut lab = match Lab::create("dpmk", 7, "tshark") {
-        Ok(lab) => lab,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "privileged test cannot run: {error}"
-            );
-            eprintln!("skipped: {error}");
-            return;
-        }
+    let Some(mut lab) = Lab::or_skip("dpmk", 7, "tshark") else {
+        return;
     };
     let bin = env!("CARGO_BIN_EXE_dualperf");
     let pcap = std::env::temp_dir().join(format!("dpmk-{}.pcap", std::process::id()));

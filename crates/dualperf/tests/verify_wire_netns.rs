@@ -12,64 +12,37 @@
 mod netns_pair;
 use netns_pair::{sh, Lab};
 
-use std::process::Command;
-
 use dualperf_model::{ComparisonWarning, RunResult, TestKind, TrialOutcome, WireFinding};
 
 const PORT: &str = "5198";
 
-fn run(lab: &Lab, json: &std::path::Path) -> RunResult {
-    let bin = env!("CARGO_BIN_EXE_dualperf");
-    let output = Command::new("ip")
-        .args(["netns", "exec", &lab.client, bin, "run"])
-        .args(["--v4", "10.208.0.2", "--v6", "fd20:8::2", "-p", PORT])
-        .args([
-            "-S",
-            "ef",
-            "-L",
-            "12345",
-            "--no-store",
-            "--repeat",
-            "2",
-            "-R",
-        ])
-        .args(["-t", "0.4", "--warmup", "0.1", "-b", "20M", "--verify-wire"])
-        .args(["--tests", "udp-stream,tcp-stream", "--json"])
-        .arg(json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    eprintln!("{stdout}");
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let result: RunResult = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
-    std::fs::remove_file(json).unwrap();
-    result
+/// Two repetitions of reversed udp-stream and tcp-stream, `-S ef -L 12345`,
+/// with `--verify-wire`.
+fn run(lab: &Lab) -> RunResult {
+    let mut args = vec!["--v4", "10.208.0.2", "--v6", "fd20:8::2", "-p", PORT];
+    args.extend([
+        "-S",
+        "ef",
+        "-L",
+        "12345",
+        "--no-store",
+        "--repeat",
+        "2",
+        "-R",
+    ]);
+    args.extend(["-t", "0.4", "--warmup", "0.1", "-b", "20M", "--verify-wire"]);
+    args.extend(["--tests", "udp-stream,tcp-stream"]);
+    lab.run(&args).0
 }
 
 #[test]
 fn the_capture_agrees_with_the_engine_and_a_remarking_rule_is_found() {
-    let mut lab = match Lab::create("dpvw", 8, "tcpdump") {
-        Ok(lab) => lab,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "privileged test cannot run: {error}"
-            );
-            eprintln!("skipped: {error}");
-            return;
-        }
+    let Some(mut lab) = Lab::or_skip("dpvw", 8, "tcpdump") else {
+        return;
     };
-    let bin = env!("CARGO_BIN_EXE_dualperf");
-    let server_ns = lab.server.clone();
-    lab.spawn(&server_ns, &[bin, "serve", "-p", PORT]).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    let json = std::env::temp_dir().join(format!("dpvw-{}.json", std::process::id()));
+    lab.serve(PORT).unwrap();
 
-    let result = run(&lab, &json);
+    let result = run(&lab);
     let mut udp_checked = 0;
     for trial in &result.trials {
         let TrialOutcome::Ok(observations) = &trial.outcome else {
@@ -112,11 +85,11 @@ fn the_capture_agrees_with_the_engine_and_a_remarking_rule_is_found() {
         "add rule inet dpvw post meta l4proto udp ip dscp set cs1",
         "add rule inet dpvw post meta l4proto udp ip6 dscp set cs1",
     ] {
-        let mut args = vec!["ip", "netns", "exec", &server_ns, "nft"];
+        let mut args = vec!["ip", "netns", "exec", &lab.server, "nft"];
         args.extend(rule.split(' '));
         sh(&args).unwrap();
     }
-    let result = run(&lab, &json);
+    let result = run(&lab);
     let remarked = result
         .trials
         .iter()

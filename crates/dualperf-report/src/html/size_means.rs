@@ -7,7 +7,6 @@ use dualperf_model::TestKind;
 use maud::{html, Markup};
 
 use crate::present::size_means::{size_means, STUDY_METRICS};
-use crate::present::value::{format_value, signed_percent};
 use crate::view::RunView;
 
 /// The section, empty unless the run sweeps two or more budgeted
@@ -30,8 +29,7 @@ pub(crate) fn section(view: &RunView<'_>) -> Markup {
         return html! {};
     };
     let sizes: Vec<String> = means.sizes.iter().map(u32::to_string).collect();
-    let baseline = &run.config.baseline;
-    let base = means.rows.iter().find(|row| &row.arm == baseline);
+    let lines = means.lines(&run.config.baseline);
     html! {
         section id="size-means" {
             h2 { "Means over sizes" }
@@ -50,27 +48,11 @@ pub(crate) fn section(view: &RunView<'_>) -> Markup {
                     }
                 }
                 tbody {
-                    @for row in &means.rows {
+                    @for line in &lines {
                         tr {
-                            td { (row.label) }
-                            @for (mean, metric) in row.means.iter().zip(&means.metrics) {
-                                td class="num" {
-                                    (mean.map_or_else(|| "–".to_string(), |v| format_value(*metric, v)))
-                                }
-                            }
-                        }
-                    }
-                    @if let Some(base) = base {
-                        @for row in means.rows.iter().filter(|row| &row.arm != baseline) {
-                            tr {
-                                td { (row.label) " − " (base.label) }
-                                @for column in 0..means.metrics.len() {
-                                    td class="num" {
-                                        (means
-                                            .relative_to_baseline(&row.arm, baseline, column)
-                                            .map_or_else(|| "–".to_string(), |r| format!("{} %", signed_percent(r))))
-                                    }
-                                }
+                            td { (line.label) }
+                            @for cell in &line.cells {
+                                td class="num" { (cell.as_deref().unwrap_or("–")) }
                             }
                         }
                     }

@@ -6,11 +6,14 @@
 //! sweep, of each size's mean over its repetitions (each size weighs the
 //! same, as the paper's tables). A metric that some size lacks has no mean
 //! over sizes: averaging the sizes that happen to have it would compare
-//! different sweeps. Numbers only; the terminal and the HTML format them.
+//! different sweeps. [`size_means`] computes the numbers;
+//! [`SizeMeans::lines`] formats the one table the terminal and the HTML
+//! both render (each with its own mark for a missing value).
 
 use dualperf_model::{Analysis, ArmId, MetricId, RunResult, TestKind};
 
 use super::arms::ArmNames;
+use super::value::{format_value, signed_percent};
 
 /// The columns of the study's tables that dualperf measures: throughput
 /// (goodput), loss, jitter (RFC 3550, of the stream), delay (the paper's
@@ -69,6 +72,52 @@ impl SizeMeans {
         };
         let (a, b) = (value(arm)?, value(baseline)?);
         (b != 0.0).then(|| (a - b) / b)
+    }
+}
+
+/// One formatted row of the means-over-sizes table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeMeansLine {
+    /// The row's label: an arm's ("IPv4"), or a difference's ("IPv6 − IPv4").
+    pub label: String,
+    /// Per metric of [`SizeMeans::metrics`], the formatted cell; `None`
+    /// where there is no value (the renderer prints its own mark).
+    pub cells: Vec<Option<String>>,
+}
+
+impl SizeMeans {
+    /// The table's rows: every arm with its formatted means, then, when the
+    /// `baseline` arm has a row, every other arm's difference from it in
+    /// percent ("IPv6 − IPv4": "−2.5 %").
+    pub fn lines(&self, baseline: &ArmId) -> Vec<SizeMeansLine> {
+        let mut lines: Vec<SizeMeansLine> = self
+            .rows
+            .iter()
+            .map(|row| SizeMeansLine {
+                label: row.label.clone(),
+                cells: row
+                    .means
+                    .iter()
+                    .zip(&self.metrics)
+                    .map(|(mean, metric)| mean.map(|value| format_value(*metric, value)))
+                    .collect(),
+            })
+            .collect();
+        let Some(base) = self.rows.iter().find(|row| &row.arm == baseline) else {
+            return lines;
+        };
+        for row in self.rows.iter().filter(|row| &row.arm != baseline) {
+            lines.push(SizeMeansLine {
+                label: format!("{} − {}", row.label, base.label),
+                cells: (0..self.metrics.len())
+                    .map(|column| {
+                        self.relative_to_baseline(&row.arm, baseline, column)
+                            .map(|r| format!("{} %", signed_percent(r)))
+                    })
+                    .collect(),
+            });
+        }
+        lines
     }
 }
 
@@ -205,6 +254,17 @@ mod tests {
             .relative_to_baseline(&fx_arm("v6"), &fx_arm("v4"), 0)
             .unwrap();
         assert!((relative - (386.666_666e6 / 400e6 - 1.0)).abs() < 1e-6);
+        let lines = means.lines(&fx_arm("v4"));
+        let labels: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["IPv4", "IPv6", "IPv6 − IPv4"]);
+        assert_eq!(lines[0].cells[0].as_deref(), Some("400 Mbit/s"));
+        assert_eq!(lines[0].cells[1], None, "no mean, no cell");
+        assert_eq!(lines[2].cells[0].as_deref(), Some("−3.3 %"));
+        assert_eq!(
+            means.lines(&fx_arm("v9")).len(),
+            2,
+            "no baseline, no differences"
+        );
     }
 
     #[test]

@@ -15,7 +15,9 @@
 
 use dualperf_model::{Analysis, ArmId, RunResult};
 
-use super::{columns, points, render_verdicts_width, wrap, Context};
+use super::context::Context;
+use super::layout::columns;
+use super::{points, render_verdicts_width, wrap};
 use crate::present::mark::{headline_cell, MARK_LEGEND};
 use crate::present::significance_note;
 

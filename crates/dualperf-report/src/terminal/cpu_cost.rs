@@ -13,7 +13,8 @@
 
 use dualperf_model::{Analysis, LinkRate, MetricId, RunResult};
 
-use super::{columns, difference_cell, significance_cell, Context};
+use super::context::Context;
+use super::layout::{columns, difference_cell, significance_cell};
 use crate::present::format_value;
 
 /// The CPU-cost metrics, in table order.

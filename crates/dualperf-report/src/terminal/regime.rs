@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use dualperf_model::{Analysis, Regime, RunResult};
 
-use super::Context;
+use super::context::Context;
 use crate::present::regime::{link_rate_words, regime_word};
 
 /// The block for a lab run (a result with testbed facts); `None` for

@@ -15,7 +15,6 @@ use dualperf_model::{Analysis, MetricId, RunResult, TestKind};
 
 use super::table::render_table;
 use crate::present::size_means::size_means;
-use crate::present::value::{format_value, signed_percent};
 
 /// The block, `None` when the run sweeps fewer than two sizes of `kind`.
 pub fn render_size_means(
@@ -33,29 +32,14 @@ pub fn render_size_means(
     let mut header = vec!["arm".to_string()];
     header.extend(means.metrics.iter().map(|m| m.label().to_string()));
     let mut table = vec![header];
-    for row in &means.rows {
-        let mut cells = vec![row.label.clone()];
-        cells.extend(row.means.iter().zip(&means.metrics).map(|(mean, metric)| {
-            mean.map_or_else(|| "—".to_string(), |value| format_value(*metric, value))
-        }));
+    for line in means.lines(&result.config.baseline) {
+        let mut cells = vec![line.label];
+        cells.extend(
+            line.cells
+                .into_iter()
+                .map(|cell| cell.unwrap_or_else(|| "—".to_string())),
+        );
         table.push(cells);
-    }
-    let baseline = &result.config.baseline;
-    let baseline_label = means
-        .rows
-        .iter()
-        .find(|row| &row.arm == baseline)
-        .map(|row| row.label.clone());
-    if let Some(baseline_label) = baseline_label {
-        for row in means.rows.iter().filter(|row| &row.arm != baseline) {
-            let mut cells = vec![format!("{} − {baseline_label}", row.label)];
-            cells.extend((0..means.metrics.len()).map(|column| {
-                means
-                    .relative_to_baseline(&row.arm, baseline, column)
-                    .map_or_else(|| "—".to_string(), |r| format!("{} %", signed_percent(r)))
-            }));
-            table.push(cells);
-        }
     }
     for line in render_table(&table, &[], None).lines() {
         out.push_str("  ");

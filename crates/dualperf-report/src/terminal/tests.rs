@@ -7,7 +7,8 @@ use dualperf_model::observation::{
     TcpCounters, UdpReceiveCounters,
 };
 use dualperf_model::{
-    Arm, ArmPath, IpFamily, RunResult, TestKind, TestSpec, Trial, TrialOutcome, TunnelPlacement,
+    Arm, ArmPath, IpFamily, MetricId, RunResult, TestKind, TestSpec, Trial, TrialOutcome,
+    TunnelPlacement,
 };
 
 use super::*;

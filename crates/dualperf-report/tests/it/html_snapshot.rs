@@ -241,7 +241,9 @@ fn html_of_the_diffserv_experiment_matches_the_snapshot() {
 
 #[test]
 fn html_of_a_per_class_diffserv_run_matches_the_snapshot() {
-    insta::assert_snapshot!(html(&crate::diffserv_classes::diffserv_classes()));
+    insta::assert_snapshot!(html(
+        &dualperf_fixtures::diffserv_classes::diffserv_classes()
+    ));
 }
 
 #[test]

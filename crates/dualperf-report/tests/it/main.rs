@@ -9,7 +9,6 @@ mod bounds;
 mod browser;
 mod coarse;
 mod designed;
-mod diffserv_classes;
 mod html_snapshot;
 mod html_structure;
 mod markdown_size;

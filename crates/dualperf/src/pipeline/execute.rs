@@ -2,9 +2,9 @@
 //! [`RunResult`] (trials, host facts, no analysis):
 //!
 //! - **in process**: the engine's client in this process, against `serve`
-//!   peers at the arms' targets (`dualperf run`); with `--repeat auto`,
-//!   one point at a time until it is precise enough
-//!   ([`in_process_until_precise`]);
+//!   peers at the arms' targets (`dualperf run`): [`in_process`], with
+//!   as many repetitions as [`Repetitions`] says (fixed, until precise
+//!   with `--repeat auto`, or to a `--precision` goal);
 //! - **in a namespace**: the lab writes the plan as JSON, starts
 //!   `dualperf run --plan PLAN --measure-only RAW` inside the client node
 //!   (the server is another process in the server node, so each end's CPU
@@ -20,7 +20,7 @@ use anyhow::Context;
 use dualperf_engine::client::{
     finish_result, plan_order, Client, ClientOptions, PlannedTrial, Progress,
 };
-use dualperf_model::{RunConfig, RunResult, TrialOutcome};
+use dualperf_model::{Goal, RunConfig, RunResult, TrialOutcome};
 use dualperf_stats::contention;
 use dualperf_stats::repetition::{is_precise, Precision};
 
@@ -31,16 +31,40 @@ use dualperf_engine::router_cpu::RouterCpuMeter;
 /// The hidden `run` flag of the measuring child: write the raw result here.
 pub(crate) const MEASURE_ONLY_FLAG: &str = "--measure-only";
 
-/// Runs every trial of `config` in this process. Never fails: a failed
-/// trial is recorded as such; a raised `stop` flag ends the run after the
-/// current trial with `complete = false` and the reason in `errors`. A
-/// trial that ran contended ([`dualperf_stats::contention`]) is run again
-/// up to `reruns` times (`--rerun-contended`); the last attempt is kept.
+/// How many repetitions every point of a plan gets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Repetitions<'a> {
+    /// `config.repeat` of every arm at every point, in the plan's order
+    /// ([`plan_order`]: interleaved or blocked).
+    Fixed,
+    /// `--repeat auto` ([`dualperf_stats::repetition`]): every point until
+    /// its headline metric is precise enough on every arm or the target's
+    /// cap is reached — `target.min_repetitions` interleaved repetitions
+    /// first, then one more (every arm) at a time.
+    UntilPrecise(&'a Precision),
+    /// `--precision P --budget D` ([`RunConfig::goal`];
+    /// [`dualperf_stats::stopping`]): the first stage — `goal.first_stage`
+    /// interleaved repetitions of every arm at every point — then rounds of
+    /// one more repetition of every arm at each point whose first stage asks
+    /// for more, while a round fits in what is left of the budget (estimated
+    /// from the trials so far).
+    ToGoal(Goal),
+}
+
+/// Runs the trials of `config` in this process, as many repetitions as
+/// `repetitions` says; with [`Repetitions::UntilPrecise`] and
+/// [`Repetitions::ToGoal`] `config.repeat` of the result becomes the most
+/// repetitions any point got. Never fails: a failed trial is recorded as
+/// such; a raised `stop` flag ends the run after the current trial with
+/// `complete = false` and the reason in `errors`. A trial that ran contended
+/// ([`dualperf_stats::contention`]) is run again up to `reruns` times
+/// (`--rerun-contended`); the last attempt is kept.
 pub(crate) fn in_process(
     config: &RunConfig,
     options: ClientOptions,
     stop: Option<Arc<AtomicBool>>,
     view: &mut ProgressView,
+    repetitions: Repetitions<'_>,
     reruns: u32,
     routers: &RouterCpuMeter,
 ) -> RunResult {
@@ -49,7 +73,6 @@ pub(crate) fn in_process(
         ..options
     });
     let mut result = client.begin(config);
-    let order = plan_order(config);
     let mut runner = Runner {
         client: &client,
         config,
@@ -57,9 +80,13 @@ pub(crate) fn in_process(
         reruns,
         routers,
     };
-    runner.run(&order, &mut result, (0, order.len()));
-    finish_result(&mut result, order.len());
-    view.done();
+    let ran = match repetitions {
+        Repetitions::Fixed => runner.fixed(&mut result),
+        Repetitions::UntilPrecise(target) => runner.until_precise(&mut result, target),
+        Repetitions::ToGoal(goal) => runner.toward_goal(&mut result, &goal),
+    };
+    finish_result(&mut result, ran);
+    runner.view.done();
     mark_interrupted(&mut result, stop.as_ref());
     result
 }
@@ -181,175 +208,127 @@ impl Runner<'_> {
     }
 }
 
-/// Runs `config` in this process, repeating every point until its
-/// headline metric is precise enough on every arm or `target`'s cap is
-/// reached (`dualperf run --repeat auto`; [`dualperf_stats::repetition`]):
-/// `target.min_repetitions` interleaved repetitions first, then one more
-/// (every arm) at a time. `config.repeat` of the result becomes the most
-/// repetitions any point needed. Contended trials run again as in
-/// [`in_process`]. Never fails, like [`in_process`].
-pub(crate) fn in_process_until_precise(
-    config: &RunConfig,
-    options: ClientOptions,
-    stop: Option<Arc<AtomicBool>>,
-    view: &mut ProgressView,
-    target: &Precision,
-    reruns: u32,
-    routers: &RouterCpuMeter,
-) -> RunResult {
-    let client = Client::new(ClientOptions {
-        stop: stop.clone(),
-        ..options
-    });
-    let mut result = client.begin(config);
-    let arms = config.arms.len();
-    let cap = config.points.len() * arms * target.max_repetitions as usize;
-    let mut ran = 0;
-    let mut most = 0;
-    let mut runner = Runner {
-        client: &client,
-        config,
-        view,
-        reruns,
-        routers,
-    };
-    'points: for point in 0..config.points.len() {
-        let mut repetitions = 0;
-        loop {
-            let batch = if repetitions == 0 {
-                target.min_repetitions.max(1)
-            } else {
-                1
-            };
-            let planned: Vec<PlannedTrial> = (repetitions..repetitions + batch)
-                .flat_map(|repetition| (0..arms).map(move |arm| (point, arm, repetition)))
-                .collect();
-            let going = runner.run(&planned, &mut result, (ran, cap));
-            ran += planned.len();
-            repetitions += batch;
-            if !going {
-                break 'points;
-            }
-            if repetitions >= target.max_repetitions || is_precise(&result, point, target) {
-                break;
-            }
-        }
-        most = most.max(repetitions);
-        runner.view.point_done(&config.points[point].label());
+impl Runner<'_> {
+    /// [`Repetitions::Fixed`]: the plan's order, every trial once. Returns
+    /// how many trials were planned.
+    fn fixed(&mut self, result: &mut RunResult) -> usize {
+        let order = plan_order(self.config);
+        self.run(&order, result, (0, order.len()));
+        order.len()
     }
-    result.config.repeat = most.max(1);
-    finish_result(&mut result, ran);
-    runner.view.done();
-    mark_interrupted(&mut result, stop.as_ref());
-    result
-}
 
-/// Runs `config` under its precision goal ([`RunConfig::goal`], `--precision
-/// P --budget D`; [`dualperf_stats::stopping`]): the first stage —
-/// `goal.first_stage` interleaved repetitions of every arm at every point —
-/// then rounds of one more repetition of every arm at each point whose
-/// first stage asks for more, while a round fits in what is left of the
-/// budget (estimated from the trials so far). `config.repeat` of the result
-/// becomes the most repetitions any point got. Contended trials run again
-/// as in [`in_process`]. Never fails, like [`in_process`].
-pub(crate) fn in_process_to_goal(
-    config: &RunConfig,
-    options: ClientOptions,
-    stop: Option<Arc<AtomicBool>>,
-    view: &mut ProgressView,
-    reruns: u32,
-    routers: &RouterCpuMeter,
-) -> RunResult {
-    let client = Client::new(ClientOptions {
-        stop: stop.clone(),
-        ..options
-    });
-    let mut result = client.begin(config);
-    let Some(goal) = config.goal else {
-        return result;
-    };
-    let started = std::time::Instant::now();
-    let budget = std::time::Duration::from_millis(goal.budget_ms);
-    let arms = config.arms.len();
-    let points = config.points.len();
-    let cap = points * arms * goal.max_repetitions as usize;
-    let mut runner = Runner {
-        client: &client,
-        config,
-        view,
-        reruns,
-        routers,
-    };
-    let mut ran = 0;
-    let mut repetitions = vec![0u32; points];
-    let mut going = true;
-    // The first stage, point by point, arms interleaved (as a fixed run).
-    'first: for (point, (done, spec)) in repetitions.iter_mut().zip(&config.points).enumerate() {
-        for repetition in 0..goal.first_stage {
-            let planned: Vec<PlannedTrial> =
-                (0..arms).map(|arm| (point, arm, repetition)).collect();
-            going = runner.run(&planned, &mut result, (ran, cap));
-            ran += planned.len();
-            *done = repetition + 1;
-            if !going {
-                break 'first;
+    /// [`Repetitions::UntilPrecise`]. Returns how many trials ran.
+    fn until_precise(&mut self, result: &mut RunResult, target: &Precision) -> usize {
+        let config = self.config;
+        let arms = config.arms.len();
+        let cap = config.points.len() * arms * target.max_repetitions as usize;
+        let mut ran = 0;
+        let mut most = 0;
+        'points: for point in 0..config.points.len() {
+            let mut repetitions = 0;
+            loop {
+                let batch = if repetitions == 0 {
+                    target.min_repetitions.max(1)
+                } else {
+                    1
+                };
+                let planned: Vec<PlannedTrial> = (repetitions..repetitions + batch)
+                    .flat_map(|repetition| (0..arms).map(move |arm| (point, arm, repetition)))
+                    .collect();
+                let going = self.run(&planned, result, (ran, cap));
+                ran += planned.len();
+                repetitions += batch;
+                if !going {
+                    break 'points;
+                }
+                if repetitions >= target.max_repetitions || is_precise(result, point, target) {
+                    break;
+                }
             }
+            most = most.max(repetitions);
+            self.view.point_done(&config.points[point].label());
         }
-        runner.view.point_done(&spec.label());
+        result.config.repeat = most.max(1);
+        ran
     }
-    let mut rounds = 0;
-    // Further rounds while the budget lasts.
-    while going {
-        let short: Vec<usize> = (0..points)
-            .filter(|&point| {
-                let progress = dualperf_stats::stopping::point_progress(&result, point, &goal);
-                progress
-                    .needed
-                    .is_some_and(|needed| repetitions[point] < needed)
-            })
-            .collect();
-        if short.is_empty() {
-            break;
+
+    /// [`Repetitions::ToGoal`]. Returns how many trials ran.
+    fn toward_goal(&mut self, result: &mut RunResult, goal: &Goal) -> usize {
+        let config = self.config;
+        let started = std::time::Instant::now();
+        let budget = std::time::Duration::from_millis(goal.budget_ms);
+        let arms = config.arms.len();
+        let points = config.points.len();
+        let cap = points * arms * goal.max_repetitions as usize;
+        let mut ran = 0;
+        let mut repetitions = vec![0u32; points];
+        let mut going = true;
+        // The first stage, point by point, arms interleaved (as a fixed run).
+        'first: for (point, (done, spec)) in repetitions.iter_mut().zip(&config.points).enumerate()
+        {
+            for repetition in 0..goal.first_stage {
+                let planned: Vec<PlannedTrial> =
+                    (0..arms).map(|arm| (point, arm, repetition)).collect();
+                going = self.run(&planned, result, (ran, cap));
+                ran += planned.len();
+                *done = repetition + 1;
+                if !going {
+                    break 'first;
+                }
+            }
+            self.view.point_done(&spec.label());
         }
-        let elapsed = started.elapsed();
-        let per_trial = elapsed / (ran.max(1) as u32);
-        let round = per_trial * (short.len() * arms) as u32;
-        if elapsed + round > budget {
-            eprintln!(
-                "dualperf: the budget ({} s) leaves no time for another round: {} point{} short \
-                 of their goal",
-                budget.as_secs(),
-                short.len(),
-                if short.len() == 1 { "" } else { "s" }
-            );
-            break;
-        }
-        rounds += 1;
-        eprintln!(
-            "dualperf: round {rounds}: one more repetition at {} point{} short of ±{:.1} % ({} s \
-             of the budget left)",
-            short.len(),
-            if short.len() == 1 { "" } else { "s" },
-            goal.half_width_ratio * 100.0,
-            budget.saturating_sub(elapsed).as_secs()
-        );
-        for point in short {
-            let repetition = repetitions[point];
-            let planned: Vec<PlannedTrial> =
-                (0..arms).map(|arm| (point, arm, repetition)).collect();
-            going = runner.run(&planned, &mut result, (ran, cap));
-            ran += planned.len();
-            repetitions[point] = repetition + 1;
-            if !going {
+        let mut rounds = 0;
+        // Further rounds while the budget lasts.
+        while going {
+            let short: Vec<usize> = (0..points)
+                .filter(|&point| {
+                    let progress = dualperf_stats::stopping::point_progress(result, point, goal);
+                    progress
+                        .needed
+                        .is_some_and(|needed| repetitions[point] < needed)
+                })
+                .collect();
+            if short.is_empty() {
                 break;
             }
+            let elapsed = started.elapsed();
+            let per_trial = elapsed / (ran.max(1) as u32);
+            let round = per_trial * (short.len() * arms) as u32;
+            if elapsed + round > budget {
+                eprintln!(
+                    "dualperf: the budget ({} s) leaves no time for another round: {} point{} \
+                     short of their goal",
+                    budget.as_secs(),
+                    short.len(),
+                    if short.len() == 1 { "" } else { "s" }
+                );
+                break;
+            }
+            rounds += 1;
+            eprintln!(
+                "dualperf: round {rounds}: one more repetition at {} point{} short of ±{:.1} % \
+                 ({} s of the budget left)",
+                short.len(),
+                if short.len() == 1 { "" } else { "s" },
+                goal.half_width_ratio * 100.0,
+                budget.saturating_sub(elapsed).as_secs()
+            );
+            for point in short {
+                let repetition = repetitions[point];
+                let planned: Vec<PlannedTrial> =
+                    (0..arms).map(|arm| (point, arm, repetition)).collect();
+                going = self.run(&planned, result, (ran, cap));
+                ran += planned.len();
+                repetitions[point] = repetition + 1;
+                if !going {
+                    break;
+                }
+            }
         }
+        result.config.repeat = repetitions.iter().copied().max().unwrap_or(0).max(1);
+        ran
     }
-    result.config.repeat = repetitions.iter().copied().max().unwrap_or(0).max(1);
-    finish_result(&mut result, ran);
-    runner.view.done();
-    mark_interrupted(&mut result, stop.as_ref());
-    result
 }
 
 /// `run` arguments of the measuring child: `run --plan PLAN --measure-only

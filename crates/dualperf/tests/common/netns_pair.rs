@@ -1,8 +1,15 @@
 //! Two network namespaces joined by a veth pair, with IPv4 and IPv6
 //! addresses, for the binary's tests that run `dualperf` on both sides and
-//! capture between them (`run_marking_netns`, `verify_wire_netns`).
+//! capture between them (`run_marking_netns`, `verify_wire_netns`,
+//! `flow_label_ends_netns` …): the pair, the privileged-test skip, a
+//! `dualperf serve` in the server namespace and a `dualperf run` in the
+//! client's.
+
+#![allow(dead_code)] // each test binary uses its own part of the common code
 
 use std::process::{Child, Command, Stdio};
+
+use dualperf_model::RunResult;
 
 /// Runs a command; its standard output, or an error naming the command.
 pub fn sh(args: &[&str]) -> Result<String, String> {
@@ -92,6 +99,65 @@ impl Lab {
         sh(&["which", tool])?;
         lab.children.clear();
         Ok(lab)
+    }
+
+    /// [`Lab::create`], or `None` where it cannot be built here (not root,
+    /// `ip` or `tool` missing): the test then skips, saying why — unless
+    /// `DUALPERF_REQUIRE_PRIVILEGED` is set (CI as root), where it fails.
+    pub fn or_skip(prefix: &str, subnet: u8, tool: &str) -> Option<Lab> {
+        match Lab::create(prefix, subnet, tool) {
+            Ok(lab) => Some(lab),
+            Err(error) => {
+                assert!(
+                    std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
+                    "privileged test cannot run: {error}"
+                );
+                eprintln!("skipped: {error}");
+                None
+            }
+        }
+    }
+
+    /// Starts `dualperf serve -p PORT` in the server namespace and gives it
+    /// 0.7 s to listen.
+    pub fn serve(&mut self, port: &str) -> Result<(), String> {
+        let server = self.server.clone();
+        self.spawn(
+            &server,
+            &[env!("CARGO_BIN_EXE_dualperf"), "serve", "-p", port],
+        )?;
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        Ok(())
+    }
+
+    /// Runs `dualperf run ARGS --json FILE` in the client namespace, asserts
+    /// that it exits 0, and returns the result it wrote and its standard
+    /// output (echoed to standard error, for the test's log).
+    pub fn run(&self, args: &[&str]) -> (RunResult, String) {
+        let json = std::env::temp_dir().join(format!("{}.json", self.client));
+        let output = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &self.client,
+                env!("CARGO_BIN_EXE_dualperf"),
+                "run",
+            ])
+            .args(args)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        eprintln!("{stdout}");
+        assert!(
+            output.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        std::fs::remove_file(&json).unwrap();
+        (result, stdout)
     }
 
     /// Starts `args` in namespace `ns`; killed when the pair is dropped.

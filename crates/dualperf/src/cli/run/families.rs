@@ -130,7 +130,9 @@ pub(super) fn keep_measurable(
     port: u16,
     in_process: bool,
 ) -> anyhow::Result<Vec<Arm>> {
-    let host = super::server_name(args).unwrap_or_default().to_string();
+    let host = super::args::server_name(args)
+        .unwrap_or_default()
+        .to_string();
     let mut kept = Vec::new();
     let mut reasons = Vec::new();
     for arm in arms {

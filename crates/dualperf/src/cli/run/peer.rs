@@ -9,13 +9,8 @@
 //! For a STAMP Session-Reflector (`--peer stamp`) the points are udp-probe
 //! streams of STAMP test packets to UDP port 862 (unless `--port` names
 //! another), and `--loopback` starts an in-process reflector instead of a
-//! dualperf server.
+//! dualperf server (`loopback.rs`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
-
-use dualperf_engine::stamp::reflector::{Reflector, ReflectorConfig};
 use dualperf_model::{BitRate, PeerKind, RunConfig, TestKind};
 
 use super::Args;
@@ -24,14 +19,6 @@ use crate::cli::Failure;
 /// iperf3's default UDP rate (`UDP_RATE`, 1 Mbit/s), used against iperf3
 /// servers when `-b` is not given.
 pub(super) const IPERF3_UDP_RATE: BitRate = BitRate::from_bits_per_second(1024 * 1024);
-
-/// `--peer` values: dualperf, iperf3, stamp.
-pub(crate) fn parse_peer(text: &str) -> Result<PeerKind, String> {
-    [PeerKind::Dualperf, PeerKind::Iperf3, PeerKind::Stamp]
-        .into_iter()
-        .find(|peer| peer.name() == text.trim())
-        .ok_or_else(|| format!("unknown peer `{text}`; known peers: dualperf, iperf3, stamp"))
-}
 
 /// The control port when `-p` is not given.
 pub(super) fn default_port(peer: PeerKind) -> u16 {
@@ -156,70 +143,12 @@ pub(crate) fn check_stamp_plan(config: &RunConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// An in-process STAMP reflector on both loopback families (`--loopback
-/// --peer stamp`); it stops when dropped.
-pub(crate) struct LoopbackReflector {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    /// The UDP port it answers on.
-    pub(crate) port: u16,
-}
-
-impl LoopbackReflector {
-    /// Starts a stateful reflector on 127.0.0.1 and ::1 (one ephemeral
-    /// port), authenticated when `key` is given.
-    pub(crate) fn start(key: Option<Vec<u8>>) -> anyhow::Result<LoopbackReflector> {
-        let key = key
-            .as_deref()
-            .map(dualperf_engine::stamp::auth::StampKey::new)
-            .transpose()
-            .map_err(Failure::usage)?;
-        let reflector = Reflector::bind(ReflectorConfig {
-            bind: vec![
-                std::net::Ipv4Addr::LOCALHOST.into(),
-                std::net::Ipv6Addr::LOCALHOST.into(),
-            ],
-            port: 0,
-            key,
-            stateful: true,
-            max_sessions: 16,
-            idle_timeout: Duration::from_secs(60),
-            max_packet_rate: 10_000,
-        })?;
-        let port = reflector
-            .local_addresses()
-            .first()
-            .map(|a| a.port())
-            .unwrap_or(0);
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || reflector.run(flag));
-        Ok(LoopbackReflector {
-            stop,
-            thread: Some(thread),
-            port,
-        })
-    }
-}
-
-impl Drop for LoopbackReflector {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn peers_parse_by_their_one_name() {
-        assert_eq!(parse_peer("iperf3"), Ok(PeerKind::Iperf3));
-        assert_eq!(parse_peer("stamp"), Ok(PeerKind::Stamp));
-        assert!(parse_peer("netperf").unwrap_err().contains("known peers"));
+    fn each_peer_has_its_port_and_tests() {
         assert_eq!(default_port(PeerKind::Iperf3), 5201);
         assert_eq!(default_port(PeerKind::Dualperf), 5180);
         assert_eq!(default_port(PeerKind::Stamp), 862);

@@ -1,15 +1,20 @@
 //! `dualperf run` flags into the pipeline's plan: server addresses resolved
-//! per family (the targets of the native arms) and the traffic flags as
-//! [`PointOptions`]; the points themselves are built, and every size checked,
-//! by `crate::pipeline::plan`.
+//! per family (the targets of the native arms), the traffic flags as
+//! [`PointOptions`], and the whole [`RunConfig`] — from the flags
+//! ([`plan_from_flags`], or a design's planner with `--experiment`) or from
+//! a plan file retargeted ([`plan_from_file`]). The points themselves are
+//! built, and every size checked, by `crate::pipeline::plan`.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs};
 
-use dualperf_model::{Arm, ArmId, Dscp, FlowLabel, IpFamily, Marking, PerFamily};
+use dualperf_model::{
+    Arm, ArmId, Dscp, Execution, FlowLabel, IpFamily, Marking, PerFamily, PlanFile, RunConfig,
+};
 
-use super::Args;
+use super::args::{server_name, Args, Repeat};
+use super::{families, load, peer};
 use crate::cli::Failure;
-use crate::pipeline::plan::{parse_tests, PointOptions};
+use crate::pipeline::plan::{choose_baseline, parse_tests, points, PointOptions};
 use crate::pipeline::send_budget::{BudgetOption, DEFAULT_BUDGET_CAP_SECONDS};
 
 /// Target address per family, as text.
@@ -123,6 +128,137 @@ pub(super) fn point_options(args: &Args) -> anyhow::Result<PointOptions> {
         media: args.media.clone(),
         send_budget,
     })
+}
+
+/// The arms of a plain run: native IPv4 and IPv6 (or one with -4/-6).
+fn native_arms(args: &Args, targets: &Targets) -> Vec<Arm> {
+    let families = match (args.only_v4, args.only_v6) {
+        (true, _) => vec![IpFamily::V4],
+        (_, true) => vec![IpFamily::V6],
+        _ => IpFamily::ALL.to_vec(),
+    };
+    families
+        .into_iter()
+        .map(|family| {
+            marked(
+                Arm::native(family, targets.get(family).clone()),
+                args.dscp,
+                args.flow_label,
+            )
+        })
+        .collect()
+}
+
+/// The targets of `--loopback`: 127.0.0.1 and ::1.
+fn loopback_targets() -> Targets {
+    Targets {
+        v4: Some("127.0.0.1".into()),
+        v6: Some("::1".into()),
+    }
+}
+
+/// The plan the flags describe.
+pub(super) fn plan_from_flags(
+    args: &Args,
+    loopback_port: Option<u16>,
+) -> anyhow::Result<RunConfig> {
+    let (targets, port) = match loopback_port {
+        Some(port) => (loopback_targets(), port),
+        None => (
+            resolve_targets(server_name(args), args.v4, args.v6, peer::port(args))?,
+            peer::port(args),
+        ),
+    };
+    let arms = families::keep_measurable(
+        args,
+        native_arms(args, &targets),
+        port,
+        loopback_port.is_some(),
+    )?;
+    if let Some(design) = args.experiment {
+        let repeat = match args.repeat {
+            Some(Repeat::Count(count)) => Some(count),
+            Some(Repeat::Auto) => Some(dualperf_stats::repetition::NETPERF.min_repetitions),
+            None => None,
+        };
+        let config = design.plan(&dualperf_design::PlanInputs {
+            base: arms,
+            quick: args.quick,
+            time_seconds: None,
+            repeat,
+            port,
+            command_line: Vec::new(),
+        });
+        return Ok(RunConfig {
+            host: server_name(args).map(str::to_string),
+            order: args.order.into(),
+            ..config
+        });
+    }
+    let (arms, loads) = load::with_load(arms, args.load.clone());
+    let options: PointOptions = point_options(args)?;
+    let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
+    let points = points(&options, &families)?;
+    let repeat = match args.repeat {
+        Some(Repeat::Count(count)) => count,
+        Some(Repeat::Auto) => dualperf_stats::repetition::NETPERF.min_repetitions,
+        None => 3,
+    };
+    let mut config = RunConfig {
+        peer: args.peer,
+        loads,
+        points,
+        baseline: choose_baseline(&arms, None)?,
+        arms,
+        repeat,
+        order: args.order.into(),
+        host: server_name(args).map(str::to_string),
+        port,
+        client_cpus: Vec::new(),
+        server_cpus: Vec::new(),
+        command_line: Vec::new(),
+        contrasts: Vec::new(),
+        goal: None,
+    };
+    peer::adapt_points(&mut config);
+    Ok(config)
+}
+
+/// The plan in `path`, its native arms retargeted by --loopback, --v4 or --v6.
+pub(super) fn plan_from_file(
+    args: &Args,
+    path: &std::path::Path,
+    loopback_port: Option<u16>,
+) -> anyhow::Result<(RunConfig, Execution)> {
+    let PlanFile {
+        mut config,
+        execution,
+    } = crate::pipeline::plan::load(path)?;
+    let targets = match loopback_port {
+        Some(port) => {
+            config.port = port;
+            Some(loopback_targets())
+        }
+        None if args.v4.is_some() || args.v6.is_some() || server_name(args).is_some() => {
+            if !args.peer.is_dualperf() {
+                config.peer = args.peer;
+            }
+            config.port = args.port.unwrap_or_else(|| peer::default_port(config.peer));
+            Some(resolve_targets(
+                server_name(args),
+                args.v4,
+                args.v6,
+                config.port,
+            )?)
+        }
+        None => None,
+    };
+    if let Some(targets) = targets {
+        for arm in config.arms.iter_mut().filter(|arm| arm.is_plain_native()) {
+            arm.target = targets.get(arm.family).clone();
+        }
+    }
+    Ok((config, execution))
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 //! its flow label alone, router CPU on the step cells, and the testbed's
 //! steering line and a note. Arm ids say nothing (`cell-7`, `arm-x`): the
 //! section finds every cell by the levels of its load. Made-up numbers.
+//!
+//! The one per-class fixture: the report's DiffServ view tests
+//! (`present/diffserv_tests.rs`) and its HTML snapshot both read it.
 
 use dualperf_model::diffserv::{DiffServFindings, RouterCpuSummary};
 use dualperf_model::{
@@ -12,6 +15,10 @@ use dualperf_model::{
     RunResult, Summary, TestKind, TestSpec, TestbedFacts,
 };
 
+/// The id of the arm marked by a flow label alone (no DSCP).
+pub const FLOW_LABEL_ARM: &str = "arm-x";
+
+/// A summary of three repetitions that all gave `mean`.
 fn summary(mean: f64) -> Summary {
     Summary {
         count: 3,
@@ -24,7 +31,7 @@ fn summary(mean: f64) -> Summary {
 }
 
 fn id(text: &str) -> ArmId {
-    ArmId::new(text).unwrap()
+    ArmId::new(text).expect("a valid arm id")
 }
 
 /// An EF-marked arm, idle or under `load`.
@@ -71,18 +78,19 @@ fn load(name: &str, table: LoadTable, size: u32, carried_by: CarriedBy) -> LoadS
     }
 }
 
-/// The run, with its (hand-made) analysis.
+/// The run, with its (hand-made) analysis; the flow-label arm is `arm-x`
+/// ([`FLOW_LABEL_ARM`]).
 pub fn diffserv_classes() -> RunResult {
     let (v4, v6) = (IpFamily::V4, IpFamily::V6);
-    let mut result = dualperf_fixtures::result(
-        dualperf_fixtures::config(vec![TestSpec::new(TestKind::UdpProbe, 172)], Vec::new()),
+    let mut result = crate::result(
+        crate::config(vec![TestSpec::new(TestKind::UdpProbe, 172)], Vec::new()),
         Vec::new(),
     );
     let mut labelled = arm("arm-x", v6, Some("c6"));
     labelled.label = "IPv6 flow label".into();
     labelled.marking = Marking {
         dscp: None,
-        flow_label: Some(FlowLabel::new(74565).unwrap()),
+        flow_label: Some(FlowLabel::new(74565).expect("a 20-bit flow label")),
     };
     result.config.arms = vec![
         arm("v4-ef", v4, None),
