@@ -11,9 +11,13 @@
 //! reverse one in `Observations::loads` — and the run prints, per arm, one
 //! line with both directions' goodput (TCP) or one line per direction with
 //! goodput, jitter and loss (UDP, as iperf3's `[TX-C]`/`[RX-C]` lines).
+//! Against `--peer iperf3` the same plan runs as one bidirectional iperf3
+//! test per trial (`dualperf_engine::client::peer::iperf3::bidir`): an
+//! iperf3 server runs one test at a time and would turn a second session away.
 
 use dualperf_model::{
-    LoadCondition, LoadFlow, LoadSpec, Observations, RunConfig, RunResult, TestKind, TrialOutcome,
+    LoadCondition, LoadFlow, LoadSpec, Observations, PeerKind, RunConfig, RunResult, TestKind,
+    TrialOutcome,
 };
 
 use crate::cli::Failure;
@@ -49,12 +53,10 @@ pub(super) fn apply(config: &mut RunConfig) -> anyhow::Result<()> {
     if !config.loads.is_empty() {
         return Err(Failure::usage("--bidir and --load cannot be combined"));
     }
-    if !config.peer.is_dualperf() {
-        return Err(Failure::usage(format!(
-            "--bidir needs a dualperf server: its reverse direction runs as a second session \
-             beside the measured one, which --peer {} does not serve",
-            config.peer
-        )));
+    if config.peer == PeerKind::Stamp {
+        return Err(Failure::usage(
+            "--bidir needs a dualperf or iperf3 server: a STAMP reflector only reflects probes",
+        ));
     }
     let marking = config.arms.first().map(|a| a.marking).unwrap_or_default();
     if config.arms.iter().any(|a| a.marking != marking) {
@@ -291,15 +293,35 @@ mod tests {
     }
 
     #[test]
-    fn an_iperf3_peer_is_a_usage_error_naming_the_second_session() {
+    fn a_stamp_peer_is_a_usage_error() {
         let mut run = config(vec![TestSpec::new(TestKind::UdpStream, 1024)]);
-        run.peer = dualperf_model::PeerKind::Iperf3;
+        run.peer = PeerKind::Stamp;
         let error = apply(&mut run).unwrap_err();
         assert_eq!(
             error.downcast_ref::<Failure>().unwrap().code,
             crate::exit::USAGE
         );
-        assert!(error.to_string().contains("second session"), "{error}");
+        assert!(error.to_string().contains("STAMP"), "{error}");
+    }
+
+    #[test]
+    fn the_mirror_load_is_the_one_an_iperf3_server_runs() {
+        let mut run = config(vec![TestSpec::new(TestKind::UdpStream, 1024)]);
+        run.peer = PeerKind::Iperf3;
+        apply(&mut run).unwrap();
+        for arm in &run.arms {
+            let load = run.load_of(arm).unwrap().unwrap();
+            assert!(
+                dualperf_engine::client::peer::iperf3::bidir::mirror_flow(
+                    &run.points[0],
+                    load,
+                    arm
+                )
+                .is_some(),
+                "{}",
+                arm.id
+            );
+        }
     }
 
     #[test]
