@@ -214,8 +214,9 @@ pub fn receive_at(
     // A budgeted receiver (the client of `-u -k N -R`): the datagram
     // numbered share − 1 is the sender's last; it ends the measured
     // interval once this end measures too (it may come in this end's
-    // warm-up when the budget is tiny).
-    let (mut last_came, mut told) = (false, false);
+    // warm-up when the budget is tiny). A share of 0 (fewer datagrams
+    // than streams) has nothing to wait for.
+    let (mut last_came, mut told) = (context.budget_blocks == Some(0), false);
     loop {
         if last_came && !told && context.phase.get() == Stage::Measured {
             context.phase.sender_spent();

@@ -114,3 +114,21 @@ fn a_packet_budget_with_the_server_sending_ends_when_the_last_datagram_came() {
         observations.measured_ns
     );
 }
+
+/// `-u -k 1 -P 2 -R`: one stream's share is the one datagram, the other's
+/// is none; the client's receivers still end the trial, not the cap.
+#[test]
+fn a_reverse_budget_smaller_than_the_streams_still_ends_the_trial() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let mut spec = short_spec(TestKind::UdpStream, 256);
+    spec.duration_ms = 20_000;
+    spec.parallel_streams = 2;
+    spec.reverse = true;
+    spec.rate = Some(BitRate::from_mbit(1));
+    spec.send_budget = Some(SendBudget::Packets(1));
+    let started = Instant::now();
+    let report = trial(server.address("::1"), &spec);
+    let took = started.elapsed();
+    assert_eq!(report.observations.sender.packets, 1);
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
