@@ -53,6 +53,12 @@ pub(super) fn apply(config: &mut RunConfig) -> anyhow::Result<()> {
     if !config.loads.is_empty() {
         return Err(Failure::usage("--bidir and --load cannot be combined"));
     }
+    if point.send_budget.is_some() {
+        return Err(Failure::usage(
+            "--bidir with -n/-k is not implemented: a budget ends one direction, and the \
+             other would end with it (use -n/-k and -R in two runs)",
+        ));
+    }
     if config.peer == PeerKind::Stamp {
         return Err(Failure::usage(
             "--bidir needs a dualperf or iperf3 server: a STAMP reflector only reflects probes",
@@ -290,6 +296,14 @@ mod tests {
             lines[1]
         );
         assert!(lines[1].contains("mean of 2 trials"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn a_send_budget_is_a_usage_error() {
+        let mut point = TestSpec::new(TestKind::UdpStream, 1024);
+        point.send_budget = Some(dualperf_model::SendBudget::Packets(1000));
+        let error = apply(&mut config(vec![point])).unwrap_err();
+        assert!(error.to_string().contains("-n/-k"), "{error}");
     }
 
     #[test]

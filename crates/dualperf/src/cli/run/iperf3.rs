@@ -84,6 +84,7 @@ pub(crate) struct Iperf3Flags {
     /// Send budget in blocks, as iperf3's -k: datagrams for udp-stream,
     /// writes of the size (-l) for tcp-stream; K/M/G = 1024, so the Gigabit
     /// UDP study's 1 M packets are `-k 1000000`. Time cap and other tests as -n.
+    /// With -R (udp-stream only) the server sends the budget, as iperf3's does.
     #[arg(short = 'k', long = "blockcount", value_name = "N", value_parser = parse_budget_size, conflicts_with = "plan")]
     pub blockcount: Option<u64>,
     /// Both directions at once in one trial, as iperf3's --bidir: the
