@@ -89,6 +89,10 @@ fn per_family_network_tables_and_to4_length_tests_are_notes() {
         severities(js, Language::JavaScript, "s.js", "tcp4-network"),
         [Severity::Note, Severity::Warning]
     );
+    assert_eq!(
+        severities(js, Language::TypeScript, "s.ts", "tcp4-network"),
+        [Severity::Note, Severity::Warning]
+    );
     let switch = "package p\n\nfunc (p *P) SetNetwork(n string) {\n\tswitch n {\n\tcase \"ip4\":\n\t\tp.network = \"ip4\"\n\n\n\tdefault:\n\t\tp.network = \"ip\"\n\t}\n}\n\nfunc other() {\n\tnet.ListenPacket(\"ip4:icmp\", \"\")\n}\n\nvar six = \"udp6\"\n";
     assert_eq!(
         severities(switch, Language::Go, "s.go", "tcp4-network"),
