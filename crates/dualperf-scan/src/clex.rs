@@ -532,8 +532,15 @@ fn mark_family_branches(tokens: &mut [Token<'_>]) {
         // The condition's text as tree-sitter sees it (`(b[0] >> 4) == 4`
         // is a family test only as a whole).
         range.len() < 120 && {
-            let text: Vec<&str> = tokens[range].iter().map(|t| t.text).collect();
-            names_a_family(text.join(" ").as_bytes())
+            let condition = &tokens[range];
+            condition.iter().any(|t| names_a_family(t.text.as_bytes()))
+                || condition
+                    .iter()
+                    .any(|t| t.text == ">>" || t.text.contains("ersion"))
+                    && {
+                        let text: Vec<&str> = condition.iter().map(|t| t.text).collect();
+                        names_a_family(text.join(" ").as_bytes())
+                    }
         }
     };
     let mut flags: Vec<(usize, usize)> = Vec::new();

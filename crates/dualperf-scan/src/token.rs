@@ -143,6 +143,15 @@ pub fn names_a_family(text: &[u8]) -> bool {
     ];
     let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
     let has = |marker: &[u8]| lower.windows(marker.len()).any(|w| w == marker);
+    if MARKERS.iter().any(|marker| has(marker)) || NETWORKS.iter().any(|marker| has(marker)) {
+        return true;
+    }
+    // `if version == 4`: the IP version of a packet; `ip[0] >> 4 == 4`: its
+    // version nibble (RFC 791 §3.1, RFC 8200 §3); `b[0] & 0xf0 == 0x40`.
+    let version = has(b"version");
+    if !(version || has(b">>") || has(b"0xf0")) {
+        return false;
+    }
     // Without blanks and parentheses: `(ip[0] >> 4) == 4` reads `ip[0]>>4==4`.
     let packed: Vec<u8> = lower
         .iter()
@@ -164,9 +173,7 @@ pub fn names_a_family(text: &[u8]) -> bool {
         .iter()
         .any(|m| packed_has(&[prefix, m].concat()))
     };
-    // `if version == 4`: the IP version of a packet; `ip[0] >> 4 == 4`: its
-    // version nibble (RFC 791 §3.1, RFC 8200 §3); `b[0] & 0xf0 == 0x40`.
-    let version_test = has(b"version") && compared_with_version(b"")
+    version && compared_with_version(b"")
         || compared_with_version(b">>4")
         || [
             &b"&0xf0==0x40"[..],
@@ -175,10 +182,7 @@ pub fn names_a_family(text: &[u8]) -> bool {
             b"&0xf0!=0x60",
         ]
         .iter()
-        .any(|m| packed_has(m));
-    version_test
-        || MARKERS.iter().any(|marker| has(marker))
-        || NETWORKS.iter().any(|marker| has(marker))
+        .any(|m| packed_has(m))
 }
 
 /// What each node kind of one grammar is, by kind id: looked up once per
