@@ -6,6 +6,7 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod colon_helpers;
 mod integers;
 mod last_colon;
 mod layout;
@@ -218,6 +219,7 @@ impl<'s> Matcher<'_, 's> {
                         self.check_colon_index_substring(i);
                     }
                     self.check_colon_constant_join(i);
+                    self.check_colon_constant_compare(i);
                 }
                 TokenKind::Str => {
                     self.check_literal(i);

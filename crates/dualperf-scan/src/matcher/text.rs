@@ -122,7 +122,9 @@ impl Matcher<'_, '_> {
     /// (Python), the guard's line is reported: it is where the decision is.
     pub(super) fn check_split(&mut self, i: usize) {
         let name = self.tokens[i].text;
-        if !SPLIT_FUNCTIONS.contains(&name) || !self.next_is(i, "(") {
+        if !(SPLIT_FUNCTIONS.contains(&name) || Self::is_split_helper(name))
+            || !self.next_is(i, "(")
+        {
             return;
         }
         let Some(args) = self.call_arguments(i + 1) else {
@@ -378,7 +380,7 @@ impl Matcher<'_, '_> {
             if (concatenated || joined)
                 && !self.brackets_handled_near(i)
                 && !self.in_message_call(i)
-                && !self.credentials_near(i)
+                && (!self.credentials_near(i) || self.joins_host_and_port(i))
             {
                 self.push("host-port-join", Severity::Warning, i, "host and port joined with a bare ':' give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)".into());
             }
