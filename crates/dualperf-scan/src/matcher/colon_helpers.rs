@@ -12,6 +12,14 @@ impl<'s> Matcher<'_, 's> {
     /// bracket-aware host:port parser (`StringSplitIgnoreEmpty`,
     /// `absl::StrSplit`, `splitTrim`; not `SplitHostPort`).
     pub(super) fn is_split_helper(name: &str) -> bool {
+        // Most identifiers are rejected here without allocating.
+        if !name
+            .as_bytes()
+            .windows(5)
+            .any(|w| w.eq_ignore_ascii_case(b"split"))
+        {
+            return false;
+        }
         let lower = name.to_ascii_lowercase();
         lower.contains("split")
             && !lower.contains("hostport")

@@ -122,8 +122,8 @@ impl Matcher<'_, '_> {
     /// (Python), the guard's line is reported: it is where the decision is.
     pub(super) fn check_split(&mut self, i: usize) {
         let name = self.tokens[i].text;
-        if !(SPLIT_FUNCTIONS.contains(&name) || Self::is_split_helper(name))
-            || !self.next_is(i, "(")
+        if !self.next_is(i, "(")
+            || !(SPLIT_FUNCTIONS.contains(&name) || Self::is_split_helper(name))
         {
             return;
         }
