@@ -302,9 +302,12 @@ pub static RULES: &[Rule] = &[
                only to a resolver taking a bracketed IPv6 literal (`new \
                InetSocketAddress(host, port)`, `InetAddress.getByName`, `URI`) is a note: \
                `[::1]:80` leaves `[::1]`, which they accept. \
+               A helper named for splitting given a colon (`StringSplitIgnoreEmpty(s, ':')`, \
+               `absl::StrSplit(s, \":\")`; not `SplitHostPort`), and in Java and JavaScript \
+               a colon constant compared with a character (`COLON == url.charAt(i)`). \
                Misses: a colon constant defined in another file under another name, \
-               splits behind a helper function (`StringSplitIgnoreEmpty(s, ':')`), and a \
-               character loop that stops at the first colon.",
+               splits behind a helper not named for splitting, and a pointer scan \
+               (`while (*p != ':')`).",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
               RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
               host `[2001` and port `db8::1]:80`.",
@@ -333,7 +336,9 @@ pub static RULES: &[Rule] = &[
                (`sw.append(addr.getHostString()); sw.append(\":\"); sw.append(port)`), \
                reported on the host's line. A colon held in a constant (`ip + \
                Constants.COLON + port`, `String.format(\"%s%s%s\", host, DELIM, port)` with \
-               `DELIM = \":\"`) joins the same way. Misses: a join spread over helper \
+               `DELIM = \":\"`) joins the same way. Code near credentials (`user`, `auth`, \
+               `password`) is left alone unless the join's operands are a host and a port \
+               (`host + \":\" + std::to_string(port)`). Misses: a join spread over helper \
                functions, a colon constant defined in another file under another name.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
