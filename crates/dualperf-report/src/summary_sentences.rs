@@ -92,24 +92,21 @@ fn all_sentences(view: &RunView<'_>) -> Vec<String> {
             }
         }
     }
-    let unstable: Vec<(f64, usize)> = view
-        .run
-        .analysis
-        .iter()
-        .flat_map(|a| &a.comparisons)
-        .filter_map(|c| {
-            c.warnings.iter().find_map(|w| match w {
-                ComparisonWarning::Unstable { threshold, .. } => Some((*threshold, 1)),
-                _ => None,
-            })
-        })
-        .collect();
-    if let Some((threshold, _)) = unstable.first() {
-        sentences.push(format!(
-            "{} comparisons are unstable (coefficient of variation above {} %): repeat more or run longer before trusting them.",
-            unstable.len(),
-            percent(*threshold)
-        ));
+    if let Some(found) = crate::present::instability::Instability::of(view.run) {
+        let threshold = percent(found.threshold);
+        sentences.push(if found.headline > 0 {
+            format!(
+                "{} of the headline comparisons {} unstable (coefficient of variation above {threshold} %), and {} comparisons of other metrics: repeat more or run longer before trusting them.",
+                found.headline,
+                if found.headline == 1 { "is" } else { "are" },
+                found.other
+            )
+        } else {
+            format!(
+                "No headline comparison is unstable; {} comparisons of other metrics (CPU, jitter, loss …) have a coefficient of variation above {threshold} %.",
+                found.other
+            )
+        });
     }
     if sentences.is_empty() {
         sentences.push("The run has no throughput or round-trip-time comparisons to summarise; see the tables below.".to_string());
