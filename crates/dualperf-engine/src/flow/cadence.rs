@@ -2,7 +2,8 @@
 //! schedule (RFC 3432 periodic sampling: send `k` is due at
 //! `start + k·interval` on the monotonic clock, restarted at `k = 0` when
 //! the measured stage begins), the warm-up and measured sequence numbers,
-//! and which send errors lose one datagram rather than end the flow.
+//! and which send errors lose one datagram rather than end the flow (also
+//! the STAMP sender's rule).
 
 use std::time::{Duration, Instant};
 
@@ -115,7 +116,7 @@ impl Numbering {
 /// True for a send error that loses this one datagram at the sender (a
 /// full queue, an interrupted call, a refused port reported by ICMP); any
 /// other error ends the flow.
-pub(super) fn lost_at_sender(error: &std::io::Error) -> bool {
+pub(crate) fn lost_at_sender(error: &std::io::Error) -> bool {
     matches!(
         error.raw_os_error(),
         Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED)

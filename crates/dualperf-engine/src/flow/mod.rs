@@ -15,6 +15,7 @@
 //! counts into its [`FlowMeter`] and watches the shared [`Phase`].
 
 mod cadence;
+pub(crate) use cadence::lost_at_sender;
 pub mod connect;
 pub mod media;
 pub mod rr;
