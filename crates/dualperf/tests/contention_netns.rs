@@ -26,7 +26,7 @@ mod netns_pair;
 use netns_pair::{sh, Lab};
 
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use dualperf_model::{ComparisonWarning, MetricId, RunResult, TestKind, TrialOutcome};
 
@@ -117,20 +117,7 @@ fn cpu_hogs_at_nice_19_beside_a_network_bound_run_do_not_hide_a_5_percent_effect
     let client_ns = lab.client.clone();
     shape_per_family(&client_ns, &format!("dpce{pid}c"));
     let bin = env!("CARGO_BIN_EXE_dualperf");
-    let server_ns = lab.server.clone();
-    lab.spawn(&server_ns, &[bin, "serve", "-p", PORT]).unwrap();
-    let listening = Instant::now();
-    while !sh(&[
-        "ip", "netns", "exec", &server_ns, "ss", "-ltnH", "sport", "= :5197",
-    ])
-    .is_ok_and(|out| !out.trim().is_empty())
-    {
-        assert!(
-            listening.elapsed() < Duration::from_secs(5),
-            "serve did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    lab.serve(PORT).unwrap();
     let json = std::env::temp_dir().join(format!("dpce-{pid}.json"));
 
     // Two on this 2-CPU machine; one per CPU on a larger one, so that

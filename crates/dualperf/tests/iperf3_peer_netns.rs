@@ -16,7 +16,6 @@ mod netns_pair;
 use netns_pair::{sh, Lab};
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -132,18 +131,7 @@ fn dualperf_against_debian_s_iperf3_server_matches_iperf3_s_own_client() {
     shape(&client_ns, &format!("dpi3{pid}c"));
     shape(&server_ns, &format!("dpi3{pid}s"));
     lab.spawn(&server_ns, &["iperf3", "-s"]).unwrap();
-    let listening = Instant::now();
-    while !sh(&[
-        "ip", "netns", "exec", &server_ns, "ss", "-ltnH", "sport", "= :5201",
-    ])
-    .is_ok_and(|out| !out.trim().is_empty())
-    {
-        assert!(
-            listening.elapsed() < Duration::from_secs(5),
-            "iperf3 -s did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    lab.wait_listening("5201", "iperf3 -s");
     let folder = Folder(std::env::temp_dir().join(format!("dpi3-{pid}")));
     std::fs::create_dir_all(&folder.0).unwrap();
 

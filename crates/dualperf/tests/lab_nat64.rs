@@ -8,44 +8,22 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
 
 use std::process::Command;
 
-use dualperf_model::{IpFamily, RunResult, TrialOutcome};
+use dualperf_model::{IpFamily, TrialOutcome};
 
 #[test]
 fn the_nat64_arm_is_measured_against_native_ipv4_and_the_translator_is_recorded() {
     if !privileged::ready(&["tayga"]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpe-nat64-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args([
-            "lab",
-            "nat64",
-            "--quick",
-            "--tests",
-            "udp-rr",
-            "--no-store",
-            "--results",
-        ])
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
+    let (stdout, result) =
+        lab_run::lab("nat64", &["nat64", "--quick", "--tests", "udp-rr"]).succeeded();
     let ids: Vec<&str> = result.config.arms.iter().map(|a| a.id.as_str()).collect();
     assert_eq!(ids, ["v4", "v6-nat64"]);
     let nat64: Vec<_> = result

@@ -17,44 +17,29 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use dualperf_model::{MetricId, RunResult, TrialOutcome};
+use dualperf_model::{MetricId, TrialOutcome};
 
 #[test]
 fn the_quick_realtime_experiment_rates_voice_alone_and_under_load_with_50_ms_series() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpt-realtime-{}", std::process::id()));
-    let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args(["lab", "realtime", "--quick", "--no-store", "--results"])
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let took = started.elapsed();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let run = lab_run::lab("realtime", &["realtime", "--quick"]);
+    let (took, stdout, stderr) = (run.took, &run.stdout, &run.stderr);
     eprintln!("lab realtime --quick took {took:?}\n{stdout}\n{stderr}");
     // Exit 1 only for failed trials, which are checked below.
-    assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+    assert!(matches!(run.code, Some(0 | 1)), "{stderr}");
     assert!(took < Duration::from_secs(120), "took {took:?}");
     assert!(stdout.contains("Real-time media"), "{stdout}");
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    let report = std::fs::read_to_string(run.join("report.html")).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
+    let result = run.result.clone().expect("the lab writes result.json");
+    let report = run.report.clone().expect("the lab writes report.html");
     // A trial under the UDP overload may fail when its control exchanges
     // lose too many packets (the load then outlives its schedule): at most
     // one in eight, and never alone or under the TCP load.

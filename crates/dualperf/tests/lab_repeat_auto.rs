@@ -6,42 +6,35 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
-
-use std::process::Command;
-
-use dualperf_model::{PlanFile, RunResult};
 
 #[test]
 fn the_lab_child_repeats_until_precise() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpe-auto-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args([
-            "lab", "router", "--tests", "tcp-rr", "--sizes", "64", "-t", "0.1",
-        ])
-        .args(["--repeat", "auto", "--rerun-contended", "1", "--no-store"])
-        .arg("--results")
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    let plan: PlanFile =
-        serde_json::from_slice(&std::fs::read(run.join("plan.json")).unwrap()).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
+    let run = lab_run::lab(
+        "auto",
+        &[
+            "router",
+            "--tests",
+            "tcp-rr",
+            "--sizes",
+            "64",
+            "-t",
+            "0.1",
+            "--repeat",
+            "auto",
+            "--rerun-contended",
+            "1",
+        ],
+    );
+    let plan = run.plan.clone().expect("the lab writes plan.json");
+    let stderr = run.stderr.clone();
+    let (_, result) = run.succeeded();
     let target = plan.execution.until_precise.expect("the plan says auto");
     assert_eq!((target.min_repetitions, target.max_repetitions), (3, 10));
     assert_eq!(plan.execution.rerun_contended, 1);

@@ -14,31 +14,24 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use dualperf_model::{MetricId, RunResult};
+use dualperf_model::MetricId;
 
 #[test]
 fn the_quick_rrul_experiment_sees_the_queue_in_both_families() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpt-rrul-{}", std::process::id()));
-    let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args(["lab", "rrul", "--quick", "--no-store", "--results"])
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let took = started.elapsed();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let run = lab_run::lab("rrul", &["rrul", "--quick"]);
+    let (took, stdout, stderr) = (run.took, &run.stdout, &run.stderr);
     eprintln!("lab rrul --quick took {took:?}\n{stdout}\n{stderr}");
-    assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+    assert!(matches!(run.code, Some(0 | 1)), "{stderr}");
     assert!(took < Duration::from_secs(120), "took {took:?}");
     assert!(
         stdout.contains("v6-rrul vs v4-rrul")
@@ -46,15 +39,7 @@ fn the_quick_rrul_experiment_sees_the_queue_in_both_families() {
         "{stdout}"
     );
     assert!(stdout.contains("values (means)"), "{stdout}");
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
+    let result = run.result.clone().expect("the lab writes result.json");
     assert_eq!(result.config.contrasts.len(), 3);
     let analysis = result.analysis.as_ref().unwrap();
     for c in &analysis.comparisons {

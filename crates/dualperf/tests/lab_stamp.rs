@@ -8,42 +8,25 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
-
-use dualperf_model::{PeerKind, RunResult, TestKind, TrialOutcome};
+use dualperf_model::{PeerKind, TestKind, TrialOutcome};
 
 #[test]
 fn a_lab_testbed_runs_stamp_arms_in_both_families() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpt-lab-stamp-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args(["lab", "p2p", "--peer", "stamp", "--quick", "--no-store"])
-        .arg("--results")
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (stdout, result) =
+        lab_run::lab("lab-stamp", &["p2p", "--peer", "stamp", "--quick"]).succeeded();
     assert!(stdout.contains("STAMP reflector"), "{stdout}");
     for family in ["IPv4", "IPv6"] {
         let line = format!("] {family}: 150 of 150 answered; lost 0 forward, 0 back");
         assert!(stdout.contains(&line), "no `{line}` in\n{stdout}");
     }
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    std::fs::remove_dir_all(&folder).unwrap();
     assert_eq!(result.config.peer, PeerKind::Stamp);
     assert!(result
         .config

@@ -9,38 +9,30 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
-
-use dualperf_model::{RunResult, TestKind, TrialOutcome, WireFinding, WireSide};
+use dualperf_model::{TestKind, TrialOutcome, WireFinding, WireSide};
 
 #[test]
 fn a_lab_run_checks_every_trial_on_the_server_nodes_wire() {
     if !privileged::ready(&["tcpdump"]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpe-wire-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .args(["lab", "router", "--quick", "--tests", "udp-stream,tcp-rr"])
-        .args(["--verify-wire", "--no-store", "--results"])
-        .arg(&folder)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let run = std::fs::read_dir(&folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
-    let pcap_left = run.join("wire.pcap").exists();
-    std::fs::remove_dir_all(&folder).unwrap();
+    let run = lab_run::lab(
+        "wire",
+        &[
+            "router",
+            "--quick",
+            "--tests",
+            "udp-stream,tcp-rr",
+            "--verify-wire",
+        ],
+    );
+    let pcap_left = run.files.iter().any(|name| name == "wire.pcap");
+    let (stdout, result) = run.succeeded();
     assert!(!pcap_left, "the pcap is removed once checked");
     assert!(stdout.contains("wire check (--verify-wire):"), "{stdout}");
     for trial in &result.trials {

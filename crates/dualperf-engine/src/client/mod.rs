@@ -4,6 +4,7 @@
 //! every arm alike, or blocked. A failed trial is recorded as
 //! [`TrialOutcome::Failed`] and the plan goes on.
 
+mod arm_trial;
 pub mod assemble;
 mod live;
 pub mod load;
@@ -13,7 +14,6 @@ pub mod probe_series;
 pub mod trial;
 pub mod under_load;
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -22,7 +22,10 @@ use dualperf_model::{
     Trial, TrialOutcome, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 
+pub use arm_trial::{run_arm_trial, run_marked_trial, run_trial, target_address};
 pub use trial::TrialReport;
+
+use arm_trial::{load_targets, run_arm_trial_with};
 
 use crate::clock::unix_ms;
 use crate::host_facts::collect_host_facts;
@@ -424,54 +427,6 @@ impl Client {
     }
 }
 
-/// Where each flow of `load` goes when it runs beside `arm` (whose server is
-/// at `arm_target`): a flow of the arm's family (or none named) shares the
-/// arm's session families and server; a flow of another family goes to the
-/// server address of the run's native arm of that family.
-fn load_targets(
-    config: &RunConfig,
-    arm: &Arm,
-    arm_target: SocketAddr,
-    load: &dualperf_model::LoadSpec,
-) -> Result<Vec<load::LoadTarget>, String> {
-    let arm_families = trial::Families {
-        client: arm.family,
-        server: match arm.path {
-            dualperf_model::ArmPath::Nat64 { .. } => dualperf_model::IpFamily::V4,
-            _ => arm.family,
-        },
-    };
-    load.flows
-        .iter()
-        .map(|flow| match flow.family {
-            None => Ok(load::LoadTarget {
-                server: arm_target,
-                families: arm_families,
-            }),
-            Some(family) if family == arm.family => Ok(load::LoadTarget {
-                server: arm_target,
-                families: arm_families,
-            }),
-            Some(family) => {
-                let native = config
-                    .arms
-                    .iter()
-                    .find(|a| a.family == family && a.path == dualperf_model::ArmPath::Native)
-                    .ok_or_else(|| {
-                        format!(
-                            "load `{}` has an {family} flow ({}), but the run has no native {family} arm to take its server address from",
-                            load.name, flow.label
-                        )
-                    })?;
-                Ok(load::LoadTarget {
-                    server: target_address(config, native)?,
-                    families: trial::Families::same(family),
-                })
-            }
-        })
-        .collect()
-}
-
 /// CPU the path processes used since `before` (one entry per pid), over the
 /// wall time since `started`.
 fn path_cpu(
@@ -495,138 +450,6 @@ fn path_cpu(
     })
 }
 
-/// Runs one trial of `spec` over `family` against the server at `server`;
-/// a tcp-stream or udp-stream spec with `probe_interval_us` set gets a
-/// udp-probe stream alongside ([`under_load`]). Dispatching here keeps the
-/// modules one-way: `under_load` builds on `trial`, neither calls back.
-///
-/// # Errors
-/// Anything that stops the trial: a refused or unreachable server, an
-/// invalid size, a broken data connection. The caller records it as a
-/// failed trial.
-pub fn run_trial(
-    server: SocketAddr,
-    spec: &TestSpec,
-    family: dualperf_model::IpFamily,
-    options: &ClientOptions,
-    want_host_facts: bool,
-) -> crate::error::Result<TrialReport> {
-    run_marked_trial(
-        server,
-        spec,
-        family,
-        &dualperf_model::Marking::default(),
-        options,
-        want_host_facts,
-    )
-}
-
-/// [`run_trial`] with the data sockets of both ends marked as `marking`
-/// says (DSCP, IPv6 flow label): an arm's marking.
-///
-/// # Errors
-/// As [`run_trial`]; also a socket option the kernel refuses.
-pub fn run_marked_trial(
-    server: SocketAddr,
-    spec: &TestSpec,
-    family: dualperf_model::IpFamily,
-    marking: &dualperf_model::Marking,
-    options: &ClientOptions,
-    want_host_facts: bool,
-) -> crate::error::Result<TrialReport> {
-    run_trial_seen_as(
-        server,
-        spec,
-        trial::Families::same(family),
-        marking,
-        options,
-        want_host_facts,
-        trial::SessionHooks::default(),
-    )
-}
-
-/// One trial of `arm`: its marking, and the family the server will see
-/// (IPv4 for an IPv6 client through NAT64).
-///
-/// # Errors
-/// As [`run_trial`].
-pub fn run_arm_trial(
-    server: SocketAddr,
-    spec: &TestSpec,
-    arm: &Arm,
-    options: &ClientOptions,
-    want_host_facts: bool,
-) -> crate::error::Result<TrialReport> {
-    run_arm_trial_with(
-        server,
-        spec,
-        arm,
-        options,
-        want_host_facts,
-        trial::SessionHooks::default(),
-    )
-}
-
-/// [`run_arm_trial`] coordinated with other sessions through `hooks` (a
-/// trial under a competing load).
-fn run_arm_trial_with(
-    server: SocketAddr,
-    spec: &TestSpec,
-    arm: &Arm,
-    options: &ClientOptions,
-    want_host_facts: bool,
-    hooks: trial::SessionHooks,
-) -> crate::error::Result<TrialReport> {
-    let seen_as = match arm.path {
-        dualperf_model::ArmPath::Nat64 { .. } => dualperf_model::IpFamily::V4,
-        _ => arm.family,
-    };
-    let families = trial::Families {
-        client: arm.family,
-        server: seen_as,
-    };
-    run_trial_seen_as(
-        server,
-        spec,
-        families,
-        &arm.marking,
-        options,
-        want_host_facts,
-        hooks,
-    )
-}
-
-fn run_trial_seen_as(
-    server: SocketAddr,
-    spec: &TestSpec,
-    families: trial::Families,
-    marking: &dualperf_model::Marking,
-    options: &ClientOptions,
-    want_host_facts: bool,
-    hooks: trial::SessionHooks,
-) -> crate::error::Result<TrialReport> {
-    if under_load::wants_probe(spec) {
-        return under_load::run_with_probe(
-            server,
-            spec,
-            families,
-            marking,
-            options,
-            want_host_facts,
-            hooks,
-        );
-    }
-    trial::run_single(
-        server,
-        spec,
-        families,
-        marking,
-        options,
-        want_host_facts,
-        hooks,
-    )
-}
-
 /// Closes a result filled by [`Client::run_planned`]: `complete` when
 /// `expected` trials ran and all succeeded, and the finishing time.
 pub fn finish_result(result: &mut RunResult, expected: usize) {
@@ -641,19 +464,6 @@ pub fn finish_result(result: &mut RunResult, expected: usize) {
 /// Runs `config` with default options (no key, unpinned, no Ctrl-C flag).
 pub fn run_plan(config: &RunConfig, on_progress: &mut dyn FnMut(&Progress)) -> RunResult {
     Client::default().run_plan(config, on_progress)
-}
-
-/// The server's control address for `arm`: its target and the run's port.
-pub fn target_address(config: &RunConfig, arm: &Arm) -> Result<SocketAddr, String> {
-    let text = arm
-        .target
-        .as_deref()
-        .ok_or_else(|| format!("no server address for arm {} ({})", arm.id, arm.label))?;
-    let ip: IpAddr = text
-        .trim_matches(|c| c == '[' || c == ']')
-        .parse()
-        .map_err(|_| format!("`{text}` is not an IP address"))?;
-    Ok(SocketAddr::new(ip, config.port))
 }
 
 /// A run id like `20261121T235000Z-1a2b3c4d`: the UTC start time and 32

@@ -31,9 +31,10 @@ use std::time::{Duration, Instant};
 use dualperf_model::media::RTP_HEADER_BYTES;
 use dualperf_model::MediaProfile;
 
+use super::cadence::{lost_at_sender, Cadence, Numbering, Tick};
 use super::{FlowContext, FlowOutput};
 use crate::clock::realtime_ns;
-use crate::datagram::{write_header, Header, FLAG_WARMUP};
+use crate::datagram::{write_header, Header};
 use crate::meter::Stage;
 
 /// Raw arrivals kept per media stream: 60 s of video at 400 packets/s.
@@ -104,7 +105,8 @@ fn packet_bytes(profile: &MediaProfile, frame: u64, index: u32) -> u32 {
 }
 
 /// Sends `profile` on a connected socket until the phase is done; warm-up
-/// packets carry [`FLAG_WARMUP`] in the stamp, measured ones count from 0.
+/// packets carry [`crate::datagram::FLAG_WARMUP`] in the stamp, measured
+/// ones count from 0 (`cadence::Numbering`); frames are due on `cadence::Cadence`.
 pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> FlowOutput {
     let largest = profile.largest_packet_bytes() as usize;
     let mut buffer = vec![0u8; largest];
@@ -113,30 +115,13 @@ pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> F
     let (payload_type, step) = (profile.payload_type(), profile.timestamp_step());
     let ssrc = new_ssrc();
     let (mut rtp_sequence, mut rtp_timestamp) = (ssrc as u16, ssrc.rotate_left(13));
-    let (mut warmup_sequence, mut measured_sequence) = (0u64, 0u64);
-    let mut origin = Instant::now();
-    let (mut frame, mut measuring, mut first) = (0u64, false, true);
-    'frames: loop {
-        let stage = context.phase.get();
-        if stage == Stage::Done || Instant::now() >= context.deadline {
-            break;
-        }
-        if stage != Stage::Warmup && !measuring {
-            // The measured stream starts on a frame boundary with frame 0
-            // (an I-frame), so stats can map sequence numbers to frames.
-            measuring = true;
-            origin = Instant::now();
-            frame = 0;
-        }
-        let due = origin + interval * frame as u32;
-        let now = Instant::now();
-        if due > now {
-            std::thread::sleep((due - now).min(Duration::from_millis(1)));
-            continue;
-        }
-        // A frame's packets are sized one by one (a 16 MiB I-frame is
-        // 800,000 of them) and the deadline is checked before each: a
-        // huge frame cannot carry the sender past the end of the test.
+    let mut numbering = Numbering::default();
+    let mut cadence = Cadence::new(interval);
+    let mut first = true;
+    // The measured stream starts on a frame boundary with frame 0 (an
+    // I-frame), so stats can map sequence numbers to frames.
+    'frames: while cadence.wait(&context) == Tick::Due {
+        let (frame, measuring) = (cadence.index(), cadence.measuring());
         let packets = packets_of_frame(&profile, frame);
         let last = packets - 1;
         for index in 0..packets {
@@ -166,10 +151,7 @@ pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> F
                     ssrc,
                 },
             );
-            let (sequence, flags) = match measuring {
-                false => (warmup_sequence, FLAG_WARMUP),
-                true => (measured_sequence, 0),
-            };
+            let (sequence, flags) = numbering.next(measuring);
             write_header(
                 &mut packet[RTP_HEADER_BYTES as usize..],
                 Header {
@@ -181,11 +163,7 @@ pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> F
             match socket.send(packet) {
                 Ok(_) => {}
                 // Lost at the sender: the receiver counts it, the sequence advances.
-                Err(error)
-                    if matches!(
-                        error.raw_os_error(),
-                        Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED)
-                    ) => {}
+                Err(error) if lost_at_sender(&error) => {}
                 Err(error) => {
                     if !context.phase.is_halted() {
                         output.error = Some(format!("media send: {error}"));
@@ -194,18 +172,15 @@ pub fn send(socket: UdpSocket, profile: MediaProfile, context: FlowContext) -> F
                 }
             }
             rtp_sequence = rtp_sequence.wrapping_add(1);
-            match measuring {
-                false => warmup_sequence += 1,
-                true => {
-                    measured_sequence += 1;
-                    context.meter.add_sent(u64::from(size), 1);
-                }
+            numbering.count(measuring);
+            if measuring {
+                context.meter.add_sent(u64::from(size), 1);
             }
         }
         rtp_timestamp = rtp_timestamp.wrapping_add(step);
-        frame += 1;
+        cadence.advance();
     }
-    output.udp_sent = measured_sequence;
+    output.udp_sent = numbering.measured;
     output
 }
 

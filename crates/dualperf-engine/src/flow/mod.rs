@@ -14,6 +14,8 @@
 //! Each flow runs on its own thread ([`spawn_flow`]), pinned if asked,
 //! counts into its [`FlowMeter`] and watches the shared [`Phase`].
 
+mod cadence;
+pub(crate) use cadence::lost_at_sender;
 pub mod connect;
 pub mod media;
 pub mod rr;

@@ -14,12 +14,12 @@
 //! bound large enough for a whole probe stream ([`PROBE_ARRIVALS_LIMIT`]).
 
 use std::net::UdpSocket;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::cadence::{lost_at_sender, Cadence, Numbering, Tick};
 use super::{FlowContext, FlowOutput};
 use crate::clock::realtime_ns;
-use crate::datagram::{write_header, Header, FLAG_WARMUP};
-use crate::meter::Stage;
+use crate::datagram::{write_header, Header};
 
 /// Raw arrivals kept per probe stream: 100 probes/s for 60 s, with room to spare.
 pub const PROBE_ARRIVALS_LIMIT: usize = 20_000;
@@ -31,7 +31,8 @@ pub const DEFAULT_INTERVAL_US: u64 = 10_000;
 pub const MIN_INTERVAL_US: u64 = 1_000;
 
 /// Sends one `payload_bytes` probe every `interval` on a connected socket
-/// until the phase is done; warm-up probes carry [`FLAG_WARMUP`] and their
+/// until the phase is done (`cadence::Cadence`); warm-up probes carry
+/// [`crate::datagram::FLAG_WARMUP`] and their
 /// own sequence, measured probes count from 0.
 pub fn send(
     socket: UdpSocket,
@@ -41,32 +42,12 @@ pub fn send(
 ) -> FlowOutput {
     let mut buffer = vec![0u8; payload_bytes];
     let mut output = FlowOutput::default();
-    let (mut warmup_sequence, mut measured_sequence) = (0u64, 0u64);
+    let mut numbering = Numbering::default();
     // The measured schedule restarts when the measured stage begins.
-    let mut origin = Instant::now();
-    let mut due_index = 0u64;
-    let mut measuring = false;
-    loop {
-        let stage = context.phase.get();
-        if stage == Stage::Done || Instant::now() >= context.deadline {
-            break;
-        }
-        if stage != Stage::Warmup && !measuring {
-            measuring = true;
-            origin = Instant::now();
-            due_index = 0;
-        }
-        let due = origin + interval * due_index as u32;
-        let now = Instant::now();
-        if due > now {
-            // Short sleeps so a phase change is seen within a millisecond.
-            std::thread::sleep((due - now).min(Duration::from_millis(1)));
-            continue;
-        }
-        let (sequence, flags) = match measuring {
-            false => (warmup_sequence, FLAG_WARMUP),
-            true => (measured_sequence, 0),
-        };
+    let mut cadence = Cadence::new(interval);
+    while cadence.wait(&context) == Tick::Due {
+        let measuring = cadence.measuring();
+        let (sequence, flags) = numbering.next(measuring);
         let sent_ns = realtime_ns();
         write_header(
             &mut buffer,
@@ -76,16 +57,12 @@ pub fn send(
                 flags,
             },
         );
-        due_index += 1;
+        cadence.advance();
         match socket.send(&buffer) {
             Ok(_) => {}
             // A full queue or a refused port (ICMP) loses this probe: the
             // receiver counts it lost, the sequence still advances.
-            Err(error)
-                if matches!(
-                    error.raw_os_error(),
-                    Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED)
-                ) => {}
+            Err(error) if lost_at_sender(&error) => {}
             Err(error) => {
                 if !context.phase.is_halted() {
                     output.error = Some(format!("udp-probe send: {error}"));
@@ -93,15 +70,12 @@ pub fn send(
                 break;
             }
         }
-        match measuring {
-            false => warmup_sequence += 1,
-            true => {
-                measured_sequence += 1;
-                context.meter.add_sent(payload_bytes as u64, 1);
-            }
+        numbering.count(measuring);
+        if measuring {
+            context.meter.add_sent(payload_bytes as u64, 1);
         }
     }
-    output.udp_sent = measured_sequence;
+    output.udp_sent = numbering.measured;
     output
 }
 

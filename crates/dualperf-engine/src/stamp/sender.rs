@@ -294,11 +294,7 @@ fn send_all(
         times[index as usize].store(t1, Ordering::Relaxed);
         match socket.send(&bytes) {
             Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENOBUFS | libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED)
-                ) => {}
+            Err(e) if crate::flow::lost_at_sender(&e) => {}
             Err(e) => return Err(format!("STAMP send: {e}")),
         }
     }

@@ -13,7 +13,7 @@ use dualperf_model::{
     IpFamily, MediaProfile, TestKind, TestSpec, VideoProfile, VoiceCodec, VoiceProfile,
 };
 
-use crate::support::{short_spec, TestServer};
+use crate::support::{short_spec, trial_error, TestServer};
 
 /// Resident memory of this process (the in-process server's), bytes.
 fn resident_bytes() -> u64 {
@@ -106,14 +106,11 @@ fn a_media_request_over_the_memory_cap_is_refused_at_both_ends() {
         i_frame_ratio: 1.0,
         max_payload_bytes: 65_000,
     }));
-    let error = run_trial(
+    let error = trial_error(
         small.address("127.0.0.1"),
         &video,
-        IpFamily::V4,
         &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    );
     assert!(
         error.to_string().contains("--max-session-memory"),
         "{error}"

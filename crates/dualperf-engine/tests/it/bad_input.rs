@@ -11,7 +11,7 @@ use dualperf_engine::protocol::{frame, message, Message, TestRequest, MAGIC, PRO
 use dualperf_engine::EngineError;
 use dualperf_model::{IpFamily, TestKind};
 
-use crate::support::{assert_consistent, short_spec, trial, TestServer};
+use crate::support::{assert_consistent, short_spec, trial, trial_error, TestServer};
 
 fn connect(address: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(address).unwrap();
@@ -190,14 +190,7 @@ fn sessions_beyond_the_limit_are_refused_as_busy_and_later_ones_are_served() {
     hello(&mut first);
     let options = ClientOptions::default();
     let spec = short_spec(TestKind::TcpRr, 64);
-    let error = run_trial(
-        server.address("127.0.0.1"),
-        &spec,
-        IpFamily::V4,
-        &options,
-        false,
-    )
-    .unwrap_err();
+    let error = trial_error(server.address("127.0.0.1"), &spec, &options);
     assert!(
         matches!(&error, EngineError::Refused(text) if text.contains("busy")),
         "{error:?}"
@@ -220,14 +213,7 @@ fn requests_beyond_the_limits_are_refused_with_the_limit_named() {
     );
     let mut spec = short_spec(TestKind::TcpStream, 1024);
     spec.duration_ms = 5_000;
-    let error = run_trial(
-        server.address("::1"),
-        &spec,
-        IpFamily::V6,
-        &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    let error = trial_error(server.address("::1"), &spec, &ClientOptions::default());
     assert!(error.to_string().contains("--max-duration"), "{error}");
     still_serves(&server);
 }
@@ -236,14 +222,11 @@ fn requests_beyond_the_limits_are_refused_with_the_limit_named() {
 fn datagrams_above_the_family_limit_are_rejected_before_sending() {
     let server = TestServer::start(ServerLimits::default(), None);
     let spec = short_spec(TestKind::UdpStream, 65_508);
-    let error = run_trial(
+    let error = trial_error(
         server.address("127.0.0.1"),
         &spec,
-        IpFamily::V4,
         &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    );
     assert!(error.to_string().contains("65507"), "{error}");
     // The same size is legal for IPv6 (65527) and is sent fragmented.
     let report = trial(server.address("::1"), &spec);
@@ -255,20 +238,13 @@ fn a_shared_key_is_required_and_checked() {
     let server = TestServer::start(ServerLimits::default(), Some(b"s3cret"));
     let spec = short_spec(TestKind::TcpRr, 64);
     let address = server.address("127.0.0.1");
-    let no_key = run_trial(
-        address,
-        &spec,
-        IpFamily::V4,
-        &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    let no_key = trial_error(address, &spec, &ClientOptions::default());
     assert!(no_key.to_string().contains("--auth-key"), "{no_key}");
     let wrong = ClientOptions {
         auth_key: Some(b"guess".to_vec()),
         ..Default::default()
     };
-    let refused = run_trial(address, &spec, IpFamily::V4, &wrong, false).unwrap_err();
+    let refused = trial_error(address, &spec, &wrong);
     assert!(
         refused.to_string().contains("authentication failed"),
         "{refused}"
@@ -295,14 +271,7 @@ fn pinning_to_a_cpu_that_does_not_exist_fails_the_trial_with_the_reason() {
             ..Default::default()
         },
     ] {
-        let error = run_trial(
-            server.address("127.0.0.1"),
-            &spec,
-            IpFamily::V4,
-            &options,
-            false,
-        )
-        .unwrap_err();
+        let error = trial_error(server.address("127.0.0.1"), &spec, &options);
         assert!(
             matches!(&error, EngineError::Flow(text) if text.contains("pinning")),
             "{error}"
@@ -339,14 +308,11 @@ fn a_server_bound_to_one_address_serves_only_that_family() {
     let spec = short_spec(TestKind::TcpRr, 64);
     let report = trial(server.address("::1"), &spec);
     assert_consistent(&report, &spec, IpFamily::V6);
-    let error = run_trial(
+    let error = trial_error(
         server.address("127.0.0.1"),
         &spec,
-        IpFamily::V4,
         &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    );
     assert!(
         error.to_string().contains("connecting the control channel"),
         "{error}"

@@ -14,7 +14,7 @@ use dualperf_engine::protocol::{frame, message, Message, MAGIC, PROTOCOL_VERSION
 use dualperf_engine::server::ServerConfig;
 use dualperf_model::{BitRate, IpFamily, TestKind};
 
-use crate::support::{assert_consistent, short_spec, trial, TestServer};
+use crate::support::{assert_consistent, short_spec, trial, trial_error, TestServer};
 
 fn connect(address: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(address).unwrap();
@@ -205,25 +205,19 @@ fn huge_writes_and_too_much_memory_are_refused_with_the_limit_named() {
     let server = TestServer::start(ServerLimits::default(), None);
     let mut huge = short_spec(TestKind::TcpStream, 1 << 30);
     (huge.reverse, huge.parallel_streams) = (true, 2);
-    let error = run_trial(
+    let error = trial_error(
         server.address("127.0.0.1"),
         &huge,
-        IpFamily::V4,
         &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    );
     assert!(error.to_string().contains("16777216 B"), "{error}");
     let mut wide = short_spec(TestKind::TcpStream, MAX_WRITE_BYTES);
     (wide.reverse, wide.parallel_streams) = (true, 16);
-    let error = run_trial(
+    let error = trial_error(
         server.address("127.0.0.1"),
         &wide,
-        IpFamily::V4,
         &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    );
     assert!(
         error.to_string().contains("--max-session-memory"),
         "{error}"
@@ -237,14 +231,11 @@ fn a_very_low_rate_is_refused_and_the_lowest_allowed_ends_on_time() {
     let mut slow = short_spec(TestKind::UdpStream, 1024);
     slow.reverse = true;
     slow.rate = Some(BitRate::from_bits_per_second(1));
-    let error = run_trial(
+    let error = trial_error(
         server.address("127.0.0.1"),
         &slow,
-        IpFamily::V4,
         &ClientOptions::default(),
-        false,
-    )
-    .unwrap_err();
+    );
     assert!(error.to_string().contains("minimum"), "{error}");
     // The lowest rate allowed, with the largest datagram: one per second.
     let mut lowest = short_spec(TestKind::UdpStream, 60_000);

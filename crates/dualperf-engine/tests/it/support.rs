@@ -72,6 +72,20 @@ pub fn trial(server: SocketAddr, spec: &TestSpec) -> TrialReport {
         .unwrap_or_else(|e| panic!("{} over {family} failed: {e:#?}", spec.label()))
 }
 
+/// The error of a trial that must fail: `spec` over `server`'s family
+/// with `options`, no host facts asked.
+pub fn trial_error(
+    server: SocketAddr,
+    spec: &TestSpec,
+    options: &ClientOptions,
+) -> dualperf_engine::EngineError {
+    let family = IpFamily::of(&server.ip());
+    match run_trial(server, spec, family, options, false) {
+        Ok(_) => panic!("{} over {family} succeeded; it must fail", spec.label()),
+        Err(error) => error,
+    }
+}
+
 /// Checks the invariants every successful trial must satisfy.
 pub fn assert_consistent(report: &TrialReport, spec: &TestSpec, family: IpFamily) {
     let o = &report.observations;

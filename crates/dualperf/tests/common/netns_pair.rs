@@ -118,16 +118,42 @@ impl Lab {
         }
     }
 
-    /// Starts `dualperf serve -p PORT` in the server namespace and gives it
-    /// 0.7 s to listen.
+    /// Starts `dualperf serve -p PORT` in the server namespace and waits
+    /// until it listens ([`Lab::wait_listening`]).
     pub fn serve(&mut self, port: &str) -> Result<(), String> {
         let server = self.server.clone();
         self.spawn(
             &server,
             &[env!("CARGO_BIN_EXE_dualperf"), "serve", "-p", port],
         )?;
-        std::thread::sleep(std::time::Duration::from_millis(700));
+        self.wait_listening(port, "dualperf serve");
         Ok(())
+    }
+
+    /// Waits until something listens on TCP `port` in the server namespace
+    /// (its socket table polled with `ss`, no probe connection); fails the
+    /// test, naming `what`, after 5 s.
+    pub fn wait_listening(&self, port: &str, what: &str) {
+        let started = std::time::Instant::now();
+        let filter = format!("= :{port}");
+        while !sh(&[
+            "ip",
+            "netns",
+            "exec",
+            &self.server,
+            "ss",
+            "-ltnH",
+            "sport",
+            &filter,
+        ])
+        .is_ok_and(|out| !out.trim().is_empty())
+        {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(5),
+                "{what} did not listen on port {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// Runs `dualperf run ARGS --json FILE` in the client namespace, asserts

@@ -158,3 +158,15 @@ fn parse_link_rate(text: &str) -> Result<dualperf_lab::link_rate::LinkRateChoice
     text.parse()
         .map_err(|e: dualperf_lab::LabError| e.to_string())
 }
+
+/// `dualperf lab ARGS…` parsed as clap would (for tests).
+#[cfg(test)]
+pub(super) fn parse_job_args(args: &[&str]) -> JobArgs {
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: JobArgs,
+    }
+    let all = std::iter::once("lab").chain(args.iter().copied());
+    <Cli as clap::Parser>::try_parse_from(all).unwrap().args
+}

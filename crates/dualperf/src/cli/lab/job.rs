@@ -2,7 +2,7 @@
 //! arms across it, keep the result, remove the testbed.
 //!
 //! 1. load and validate the topology (exit 2 if it is wrong);
-//! 2. build the plan (`crate::pipeline::plan`): the points from the flags,
+//! 2. build the plan (`plan.rs`, on `crate::pipeline::plan`): the points from the flags,
 //!    the arms from the server node's addresses — the same `RunConfig` type
 //!    `dualperf run` builds; one run id names the results folder, the JSON,
 //!    the database row and the report;
@@ -18,36 +18,21 @@
 //!    the testbed's facts, analyse once, write `result.json`, store the run,
 //!    write `report.html`, then print the verdicts.
 
-use dualperf_lab::shell::{comment, quote as shell_quote};
-use std::ffi::OsString;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Context};
-use dualperf_lab::{preset, BuildOptions, RunId, Testbed, Topology};
-use dualperf_model::{Arm, IpFamily, LinkRate, RunConfig};
+use dualperf_lab::{preset, BuildOptions, RunId, Testbed};
 
 use super::args::JobArgs;
+use super::dry_run::print_dry_run;
 use super::errors::{describe, to_cli_error};
-use super::measure::{measure, server_args, stamp_child_args, Traffic};
+use super::measure::{measure, Traffic};
+use super::plan::{execution, plan, shape_links};
 use super::signal::interrupt_flag;
-use crate::cli::run::Repeat;
 use crate::cli::Failure;
-use crate::pipeline::execute::{child_args, read_raw, write_plan};
+use crate::pipeline::execute::{read_raw, write_plan};
 use crate::pipeline::finish::{finish, Outputs, View};
-use crate::pipeline::plan::{
-    auto_target, choose_baseline, parse_tests, points, validate, PointOptions,
-};
-
-/// Message sizes of the full lab battery: small packets, a mid size, the
-/// largest unfragmented UDP payload over IPv6 on a 1500-byte MTU (1408 B,
-/// the DiffServ and VoIP studies' largest), and two sizes that fragment.
-const LAB_SIZES: &str = "64,256,1024,1408,4096,16384";
-
-/// The battery's precision goal without `--precision`: a 95 % CI half-width
-/// of 3 % on every headline comparison (issue 23's target for goodput).
-const DEFAULT_PRECISION: f64 = 0.03;
 
 /// Runs `dualperf lab [PRESET|FILE]`.
 pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
@@ -283,254 +268,9 @@ pub(crate) fn run(args: JobArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `topology` with the lab's link rate (`--link-rate`, default
-/// [`dualperf_lab::link_rate::DEFAULT_LINK_RATE`]) applied, and the rate as
-/// recorded in the result. Asking for a rate on a topology that sets its
-/// own is a usage error: the flag would silently do nothing.
-fn shape_links(
-    topology: Topology,
-    args: &JobArgs,
-) -> anyhow::Result<(Topology, dualperf_model::LinkRate)> {
-    use dualperf_lab::link_rate::{apply, LinkRateChoice};
-    let by_design = super::stack_cost::link_rate_of(&topology);
-    if let (Some(_), Some(LinkRateChoice::Rate(_))) = (by_design, args.link_rate) {
-        return Err(Failure::usage(format!(
-            "topology `{}` is unshaped by design; --link-rate applies to the other presets",
-            topology.name()
-        )));
-    }
-    let choice = by_design.or(args.link_rate).unwrap_or_default();
-    let (shaped, applied) = apply(topology, choice);
-    if applied == dualperf_model::LinkRate::Topology && args.link_rate.is_some() {
-        return Err(Failure::usage(format!(
-            "topology `{}` sets its own link rates; --link-rate applies to topologies that set none",
-            shaped.name()
-        )));
-    }
-    Ok((shaped, applied))
-}
-
 fn interrupted() -> anyhow::Result<ExitCode> {
     eprintln!("dualperf: interrupted; the testbed has been removed");
     Ok(ExitCode::from(130))
-}
-
-/// The traffic flags of `lab` as the pipeline's [`PointOptions`]: the full
-/// job sweeps message sizes as the papers did (about 4 minutes on two
-/// cores); `--quick` keeps one size per test and half-second trials.
-fn point_options(
-    args: &JobArgs,
-    link_rate: &LinkRate,
-    topology: &Topology,
-) -> anyhow::Result<PointOptions> {
-    let defaults = PointOptions::default();
-    Ok(PointOptions {
-        tests: match &args.tests {
-            Some(list) => parse_tests(list)?,
-            None => match crate::cli::run::default_tests(args.peer) {
-                Some(list) => parse_tests(list)?,
-                None => defaults.tests.clone(),
-            },
-        },
-        sizes: match (&args.sizes, args.quick) {
-            (Some(sizes), _) => sizes.clone(),
-            (None, false) => LAB_SIZES.to_string(),
-            (None, true) => "default".to_string(),
-        },
-        time_seconds: args
-            .time_seconds
-            .unwrap_or(if args.quick { 0.5 } else { 1.0 }),
-        warmup_seconds: if args.quick { 0.1 } else { 0.25 },
-        interval_ms: args.interval_ms,
-        probe: args.probe,
-        bitrate: args.udp_rate(udp_stream_rate(link_rate, topology)),
-        send_budget: args
-            .send_budget()
-            .map(|budget| crate::pipeline::send_budget::BudgetOption {
-                budget,
-                cap_seconds: args
-                    .time_seconds
-                    .unwrap_or(crate::pipeline::send_budget::DEFAULT_BUDGET_CAP_SECONDS),
-            }),
-        ..defaults
-    })
-}
-
-/// The udp-stream rate without `-b`, on links the lab shaped: the link rate as payload,
-/// a few percent more than the link carries once the headers are on, so
-/// the link and not the sender sets the goodput. Unpaced, a UDP sender
-/// offers what its core can (2.9 Gbit/s into 200, measured), burns that
-/// core on datagrams the qdisc drops and starves the rest of the machine;
-/// paced at the link rate it leaves the CPU alone, and a sender that still
-/// cannot keep up (64 B datagrams) is reported cpu-bound. A topology with
-/// its own rates: its slowest link (`bottleneck`: 10 Mbit/s, where an
-/// unpaced sender lost 99.8 % of its datagrams). Unshaped links: unpaced.
-pub(crate) fn udp_stream_rate(
-    link_rate: &LinkRate,
-    topology: &Topology,
-) -> Option<dualperf_model::BitRate> {
-    match link_rate {
-        LinkRate::Shaped { bits_per_second } => Some(
-            dualperf_model::BitRate::from_bits_per_second(*bits_per_second),
-        ),
-        LinkRate::Topology => dualperf_lab::link_rate::slowest_rate(topology),
-        LinkRate::Unshaped => None,
-    }
-}
-
-/// The lab's plan: the points from the flags, and every arm the topology
-/// offers towards the server node — native IPv4 and IPv6 where both ends
-/// speak them, and one arm per tunnel or translator, each aimed at the
-/// server address that makes its traffic take that path.
-fn plan(
-    args: &JobArgs,
-    topology: &Topology,
-    server: &str,
-    link_rate: &LinkRate,
-) -> anyhow::Result<RunConfig> {
-    if let Some(config) = super::experiment::plan(args, topology, server)? {
-        if args.peer != dualperf_model::PeerKind::Dualperf {
-            return Err(Failure::usage(format!(
-                "the `{}` experiment measures against dualperf servers; --peer {} is for \
-                 plain testbeds",
-                topology.name(),
-                args.peer
-            )));
-        }
-        return Ok(config);
-    }
-    let arms: Vec<Arm> = topology.arms(server).map_err(to_cli_error)?;
-    let cpus = |list: &Option<String>| -> anyhow::Result<Vec<u32>> {
-        match list {
-            Some(text) => dualperf_engine::affinity::parse_cpu_list(text)
-                .map_err(|e| Failure::usage(format!("CPU list: {e}"))),
-            None => Ok(Vec::new()),
-        }
-    };
-    let families: Vec<IpFamily> = arms.iter().map(|a| a.family).collect();
-    // The battery repeats to a precision goal unless told a count (or
-    // --quick, a first look).
-    let goal = match (args.repeat, args.quick) {
-        (Some(_), _) => None,
-        (None, true) => crate::cli::goal::goal(args.precision, args.budget),
-        (None, false) => crate::cli::goal::goal(
-            Some(args.precision.unwrap_or(DEFAULT_PRECISION)),
-            args.budget,
-        ),
-    };
-    let mut config = RunConfig {
-        loads: Vec::new(),
-        points: points(&point_options(args, link_rate, topology)?, &families)?,
-        baseline: choose_baseline(&arms, args.baseline.as_deref())?,
-        arms,
-        repeat: match (args.repeat, goal) {
-            (Some(Repeat::Count(count)), _) => count,
-            (Some(Repeat::Auto), _) => auto_target().min_repetitions,
-            (None, Some(goal)) => goal.first_stage,
-            (None, None) => 3,
-        },
-        order: Default::default(),
-        host: None,
-        port: args.port,
-        client_cpus: cpus(&args.client_cpus)?,
-        server_cpus: cpus(&args.server_cpus)?,
-        command_line: std::env::args().collect(),
-        contrasts: Vec::new(),
-        peer: args.peer,
-        goal,
-    };
-    super::stack_cost::adapt(&mut config, topology, args);
-    validate(&config)?;
-    crate::cli::run::check_stamp_plan(&config)?;
-    Ok(config)
-}
-
-/// How the measuring child executes the plan: `--repeat auto` and
-/// `--rerun-contended`, typed in the plan file.
-fn execution(args: &JobArgs) -> dualperf_model::Execution {
-    dualperf_model::Execution {
-        until_precise: (args.repeat == Some(Repeat::Auto)).then(auto_target),
-        rerun_contended: args.rerun_contended,
-    }
-}
-
-fn print_dry_run(
-    topology: &Topology,
-    run: &RunId,
-    traffic: &Traffic,
-    config: &dualperf_model::PlanFile,
-    client: &str,
-    server: &str,
-) {
-    println!(
-        "{}",
-        comment(&format!(
-            "dualperf lab {}: {}",
-            topology.name(),
-            topology.description()
-        ))
-    );
-    let (implementations, note) =
-        dualperf_lab::Implementations::for_dry_run(topology, &dualperf_lab::Runner::new(false));
-    if !note.is_empty() {
-        println!("{}", comment(&note));
-    }
-    println!("# build (as root):");
-    for step in dualperf_lab::plan::build_plan(topology, run, &implementations) {
-        println!("{step}");
-    }
-    println!("# then wait until every veth shows an fe80:: address (ip -n NETNS -6 addr show scope link)");
-    let netns = |node: &str| dualperf_lab::naming::namespace_name(run, node);
-    let line = |node: &str, args: Vec<OsString>| {
-        let mut words = vec![
-            "netns".to_string(),
-            "exec".into(),
-            netns(node),
-            traffic.exe.display().to_string(),
-        ];
-        words.extend(args.iter().map(|a| a.to_string_lossy().into_owned()));
-        dualperf_lab::KernelCommand::ip(words).to_string()
-    };
-    println!("# the plan (arms, points, repetitions) the measuring child reads:");
-    println!(
-        "mkdir -p {}",
-        shell_quote(
-            &traffic
-                .plan
-                .parent()
-                .unwrap_or(Path::new("."))
-                .display()
-                .to_string()
-        )
-    );
-    println!(
-        "{}",
-        dualperf_lab::shell::here_document(
-            &traffic.plan.display().to_string(),
-            &serde_json::to_string_pretty(config).unwrap_or_default()
-        )
-    );
-    println!("# measure:");
-    println!("{} &", line(server, server_args(traffic)));
-    println!(
-        "{}",
-        line(
-            client,
-            stamp_child_args(child_args(&traffic.plan, &traffic.raw, &[]), traffic.peer),
-        )
-    );
-    println!("# tear down:");
-    println!("kill %1");
-    for command in dualperf_lab::plan::teardown_plan(topology, run, &implementations) {
-        println!("{command}");
-    }
-    println!(
-        "{}",
-        comment(&format!(
-            "then: dualperf report {} (or import it)",
-            traffic.raw.display()
-        ))
-    );
 }
 
 #[cfg(test)]
@@ -538,6 +278,8 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+    use crate::cli::lab::args::parse_job_args as parse;
+    use dualperf_model::LinkRate;
 
     /// The main job's traffic step on a real testbed, with a stand-in engine
     /// (iperf3 behind the `serve`/`run` arguments, `testdata/iperf3-engine.sh`)
@@ -615,82 +357,5 @@ mod tests {
             .unwrap();
         assert!(!String::from_utf8_lossy(&left.stdout).contains(&prefix));
         std::fs::remove_dir_all(&folder).unwrap();
-    }
-
-    /// `dualperf lab ARGS…` parsed as clap would.
-    fn parse(args: &[&str]) -> JobArgs {
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(flatten)]
-            args: JobArgs,
-        }
-        let all = std::iter::once("lab").chain(args.iter().copied());
-        <Cli as clap::Parser>::try_parse_from(all).unwrap().args
-    }
-
-    #[test]
-    fn the_plan_aims_native_arms_at_the_server_node_with_ipv4_as_baseline() {
-        let topology = preset::load("router").unwrap();
-        let shaped = LinkRate::Shaped {
-            bits_per_second: 100_000_000,
-        };
-        let config = plan(&parse(&["router", "--quick"]), &topology, "server", &shaped).unwrap();
-        // On shaped links udp-stream is paced at the link rate.
-        let udp = config
-            .points
-            .iter()
-            .find(|p| p.kind == dualperf_model::TestKind::UdpStream);
-        assert_eq!(
-            udp.and_then(|p| p.rate).map(|r| r.bits_per_second()),
-            Some(100_000_000)
-        );
-        let targets: Vec<(&str, Option<&str>)> = config
-            .arms
-            .iter()
-            .map(|a| (a.id.as_str(), a.target.as_deref()))
-            .collect();
-        assert_eq!(
-            targets,
-            [
-                ("v4", Some("10.180.2.2")),
-                ("v6", Some("fd00:dead:beef:2::2"))
-            ]
-        );
-        assert_eq!(config.baseline.as_str(), "v4");
-        // --quick: three repetitions (enough for a significance claim), one
-        // size per test, half-second trials.
-        assert_eq!(config.repeat, 3);
-        assert!(config.points.iter().all(|p| p.duration_ms == 500));
-        assert_eq!(config.points.len(), 5);
-    }
-
-    #[test]
-    fn the_full_job_sweeps_the_lab_sizes_and_a_wrong_baseline_is_a_usage_error() {
-        let topology = preset::load("router").unwrap();
-        let config = plan(
-            &parse(&["router", "--tests", "udp-rr"]),
-            &topology,
-            "server",
-            &LinkRate::Unshaped,
-        )
-        .unwrap();
-        let sizes: Vec<u32> = config.points.iter().map(|p| p.size_bytes).collect();
-        assert_eq!(sizes, [64, 256, 1024, 1408, 4096, 16384]);
-        assert!(plan(
-            &parse(&["router", "--baseline", "v9"]),
-            &topology,
-            "server",
-            &LinkRate::Unshaped
-        )
-        .is_err());
-    }
-
-    #[test]
-    fn shell_quoting_leaves_plain_paths_alone() {
-        assert_eq!(
-            shell_quote("results/a-b/plan.json"),
-            "results/a-b/plan.json"
-        );
-        assert_eq!(shell_quote("my results/x"), "'my results/x'");
     }
 }

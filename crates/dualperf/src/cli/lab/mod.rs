@@ -11,11 +11,13 @@ use std::process::ExitCode;
 // The lab's CLI files sit beside this one as `cli/lab_*.rs`.
 mod args;
 mod delay_line;
+mod dry_run;
 mod errors;
 mod experiment;
 pub(crate) mod job;
 pub(crate) mod manage;
 mod measure;
+mod plan;
 mod routers;
 mod signal;
 mod stack_cost;

@@ -485,16 +485,7 @@ fn flow_label_against_dscp(config: &mut RunConfig) {
 mod tests {
     use super::*;
 
-    /// `dualperf lab ARGS…` parsed as clap would.
-    fn parse(args: &[&str]) -> JobArgs {
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(flatten)]
-            args: JobArgs,
-        }
-        let all = std::iter::once("lab").chain(args.iter().copied());
-        <Cli as clap::Parser>::try_parse_from(all).unwrap().args
-    }
+    use crate::cli::lab::args::parse_job_args as parse;
 
     #[test]
     fn the_quick_plan_has_the_class_arms_the_step_cells_and_ipv4_ef_as_baseline() {

@@ -173,17 +173,12 @@ impl Experiment for GigabitExperiment {
 mod tests {
     use super::*;
 
+    /// `dualperf lab gigabit EXTRA…` parsed as clap would.
     fn args(extra: &[&str]) -> JobArgs {
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Wrapper {
-            #[command(flatten)]
-            job: JobArgs,
-        }
-        let line = std::iter::once("lab")
-            .chain(std::iter::once("gigabit"))
-            .chain(extra.iter().copied());
-        Wrapper::try_parse_from(line).unwrap().job
+        let line: Vec<&str> = std::iter::once("gigabit")
+            .chain(extra.iter().copied())
+            .collect();
+        crate::cli::lab::args::parse_job_args(&line)
     }
 
     fn plan(extra: &[&str]) -> RunConfig {
