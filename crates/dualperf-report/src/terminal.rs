@@ -124,7 +124,13 @@ fn finish_lines(lines: Vec<String>, width: Option<usize>) -> String {
 pub fn render_instability(result: &RunResult) -> Option<String> {
     let found = crate::present::instability::Instability::of(result)?;
     let names = ArmNames::new(&result.config);
-    let arms: Vec<&str> = found.arms.iter().map(|a| names.label(a)).collect();
+    // Arm labels may hold commas ("IPv6 via 6in4, host to host"): two are
+    // joined with "and", more are counted.
+    let arms = match found.arms.as_slice() {
+        [one] => names.label(one).to_string(),
+        [a, b] => format!("{} and {}", names.label(a), names.label(b)),
+        many => format!("{} of {} arms", many.len(), result.config.arms.len()),
+    };
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let others = format!(
         "{} comparison{} of other metrics (CPU, jitter, loss …; --table marks them)",
@@ -136,7 +142,7 @@ pub fn render_instability(result: &RunResult) -> Option<String> {
             "! {others} {} unstable (CV above {} % on {}); the verdicts are not",
             if found.other == 1 { "is" } else { "are" },
             percent(found.threshold),
-            arms.join(", ")
+            arms
         ));
     }
     let listed: Vec<String> = found
@@ -150,7 +156,7 @@ pub fn render_instability(result: &RunResult) -> Option<String> {
         plural(found.headline),
         if found.headline == 1 { "is" } else { "are" },
         percent(found.threshold),
-        arms.join(", "),
+        arms,
         listed.join(" ")
     );
     if found.other > 0 {
