@@ -54,6 +54,18 @@ pub fn is_stream_sender(spec: &TestSpec, role: Role) -> bool {
     (role == Role::Client) != spec.reverse
 }
 
+/// True for the client of a budgeted reverse udp-stream (`-u -k N -R`):
+/// the server sends each stream's share of the budget, numbered from 0, so
+/// the client's receivers know which datagram is a stream's last and end
+/// the trial when it arrived ([`udp_stream::receive`]), as the senders of a
+/// forward budget do when they sent it.
+pub fn receives_a_budget(spec: &TestSpec, role: Role) -> bool {
+    spec.send_budget.is_some()
+        && spec.kind == TestKind::UdpStream
+        && spec.reverse
+        && role == Role::Client
+}
+
 /// The probe interval of a udp-probe spec ([`udp_probe::DEFAULT_INTERVAL_US`]
 /// when unset, never below [`udp_probe::MIN_INTERVAL_US`]).
 pub fn probe_interval(spec: &TestSpec) -> Duration {
@@ -126,12 +138,15 @@ pub fn start_reporting(
     };
     let deadline = Instant::now() + schedule.warmup + schedule.duration + GRACE;
     // A send budget ends the trial when every sending stream has sent its
-    // share; the schedule is then the time cap (crate::meter::Phase).
+    // share; the schedule is then the time cap (crate::meter::Phase). The
+    // client of a reverse udp-stream counts the server's shares instead:
+    // its receivers end the trial once each stream's last datagram came.
     let budget = spec
         .send_budget
         .filter(|_| {
-            is_stream_sender(spec, role)
-                && matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream)
+            (is_stream_sender(spec, role)
+                && matches!(spec.kind, TestKind::TcpStream | TestKind::UdpStream))
+                || receives_a_budget(spec, role)
         })
         .map(|budget| (budget, spec.parallel_streams.max(1)));
     if let Some((_, streams)) = budget {

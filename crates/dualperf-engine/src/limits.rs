@@ -163,10 +163,10 @@ pub fn validate_spec(spec: &TestSpec) -> Result<(), String> {
                 spec.kind
             ));
         }
-        if spec.reverse {
+        if spec.reverse && spec.kind == TestKind::TcpStream {
             return Err(format!(
-                "a send budget ({budget}) with the server sending (-R) is not implemented; \
-                 the client must send (-n/-k)"
+                "a send budget ({budget}) with the server sending a tcp-stream (-R) is not \
+                 implemented; the client must send, or use udp-stream (-u -k N -R)"
             ));
         }
         if budget.blocks(spec.size_bytes) == 0 {
@@ -485,14 +485,21 @@ mod tests {
     }
 
     #[test]
-    fn a_send_budget_is_for_client_sent_streams_and_never_zero() {
+    fn a_send_budget_is_for_stream_tests_never_zero_and_reverse_only_for_udp() {
         use dualperf_model::SendBudget;
         let mut udp = TestSpec::new(TestKind::UdpStream, 1408);
         udp.send_budget = Some(SendBudget::Packets(1_000_000));
         assert!(validate_spec(&udp).is_ok());
         let mut reverse = udp.clone();
         reverse.reverse = true;
-        assert!(validate_spec(&reverse).unwrap_err().contains("-R"));
+        assert!(
+            validate_spec(&reverse).is_ok(),
+            "the server sends the budget"
+        );
+        let mut tcp = TestSpec::new(TestKind::TcpStream, 1000);
+        tcp.send_budget = Some(SendBudget::Bytes(1 << 20));
+        tcp.reverse = true;
+        assert!(validate_spec(&tcp).unwrap_err().contains("-R"));
         let mut rr = TestSpec::new(TestKind::TcpRr, 64);
         rr.send_budget = Some(SendBudget::Bytes(1 << 20));
         assert!(validate_spec(&rr).unwrap_err().contains("timed"));

@@ -229,6 +229,20 @@ pub enum ComparisonWarning {
         /// The first finding of the first failed trial.
         finding: crate::wire::WireFinding,
     },
+    /// An arm's trials at this point delivered more than the bottleneck
+    /// can carry (carried rate above 103 % of the slowest shaped hop's,
+    /// docs/metrics.md "Regime"): the path's queue held the end of the
+    /// measured interval and what it delivered afterwards was counted, so
+    /// the rates and the loss are the sender's, not the link's (a trial
+    /// shorter than the queue takes to drain). Never significant.
+    BeyondLink {
+        /// The arm.
+        arm: ArmId,
+        /// Carried rate / bottleneck rate, median over its repetitions.
+        link_share: f64,
+        /// The bottleneck's rate, bits per second.
+        link_bits_per_second: u64,
+    },
     /// Significant on its own, not after multiple-comparison control over
     /// the run's headline comparisons ([`MultipleComparisonControl`]).
     MultipleComparisons {

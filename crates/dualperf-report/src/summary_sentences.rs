@@ -92,24 +92,21 @@ fn all_sentences(view: &RunView<'_>) -> Vec<String> {
             }
         }
     }
-    let unstable: Vec<(f64, usize)> = view
-        .run
-        .analysis
-        .iter()
-        .flat_map(|a| &a.comparisons)
-        .filter_map(|c| {
-            c.warnings.iter().find_map(|w| match w {
-                ComparisonWarning::Unstable { threshold, .. } => Some((*threshold, 1)),
-                _ => None,
-            })
-        })
-        .collect();
-    if let Some((threshold, _)) = unstable.first() {
-        sentences.push(format!(
-            "{} comparisons are unstable (coefficient of variation above {} %): repeat more or run longer before trusting them.",
-            unstable.len(),
-            percent(*threshold)
-        ));
+    if let Some(found) = crate::present::instability::Instability::of(view.run) {
+        let threshold = percent(found.threshold);
+        sentences.push(if found.headline > 0 {
+            format!(
+                "{} of the headline comparisons {} unstable (coefficient of variation above {threshold} %), and {} comparisons of other metrics: repeat more or run longer before trusting them.",
+                found.headline,
+                if found.headline == 1 { "is" } else { "are" },
+                found.other
+            )
+        } else {
+            format!(
+                "No headline comparison is unstable; {} comparisons of other metrics (CPU, jitter, loss …) have a coefficient of variation above {threshold} %.",
+                found.other
+            )
+        });
     }
     if sentences.is_empty() {
         sentences.push("The run has no throughput or round-trip-time comparisons to summarise; see the tables below.".to_string());
@@ -172,11 +169,21 @@ fn arm_sentences(view: &RunView<'_>, arm: &Arm, sentences: &mut Vec<String>) {
     };
     for kind in view::STREAM_KINDS {
         let metric = MetricId::headline(kind);
+        let comparisons = view.sweep_comparisons(kind, metric, &arm.id);
+        // The smallest size at which either side's datagrams fragmented.
+        let fragments_from = comparisons
+            .first()
+            .map(|(_, c)| c.baseline.clone())
+            .into_iter()
+            .chain([arm.id.clone()])
+            .filter_map(|id| view.fragmentation_threshold(kind, &id))
+            .min();
         sentences.extend(sweep_sentence(
-            &view.sweep_comparisons(kind, metric, &arm.id),
+            &comparisons,
             &names,
             transport(kind),
             "throughput",
+            fragments_from,
         ));
     }
     sentences.extend(loss_sentence(view, arm, &names));
@@ -192,6 +199,7 @@ fn arm_sentences(view: &RunView<'_>, arm: &Arm, sentences: &mut Vec<String>) {
             &names,
             &name,
             quantity,
+            None,
         ));
     }
     sentences.extend(theory_sentence(view, arm, &names));
@@ -213,12 +221,16 @@ fn size_range(points: &[(&TestSpec, &Comparison)]) -> String {
     }
 }
 
-/// Rules 1 and 3: one sentence about a metric over a size sweep.
+/// Rules 1 and 3: one sentence about a metric over a size sweep;
+/// `fragments_from`, the smallest size whose datagrams fragmented, names
+/// the cause when the largest difference is there (a datagram is lost with
+/// any of its fragments).
 fn sweep_sentence(
     points: &[(&TestSpec, &Comparison)],
     names: &Names<'_>,
     transport: &str,
     quantity_name: &str,
+    fragments_from: Option<u32>,
 ) -> Option<String> {
     let Names { arm, baseline } = *names;
     let relatives: Vec<(u32, f64, bool, bool)> = points
@@ -286,8 +298,13 @@ fn sweep_sentence(
         let bound = max_abs.ceil().max(1.0);
         Some(format!("{arm} {transport} {quantity_name} is within {bound:.0} % of {baseline} {every} ({range}){detail}."))
     } else {
+        let fragmented = if fragments_from.is_some_and(|from| size_of_max >= from) {
+            ", where datagrams are fragmented"
+        } else {
+            ""
+        };
         Some(format!(
-            "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B){detail}.",
+            "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B{fragmented}){detail}.",
             direction(max_relative).split(' ').next().unwrap_or_default(),
             size_of_max
         ))

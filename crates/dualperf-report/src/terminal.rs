@@ -118,46 +118,51 @@ fn finish_lines(lines: Vec<String>, width: Option<usize>) -> String {
 }
 
 /// One line about instability for a terminal that shows the verdicts first
-/// (issue 15): how many comparisons at how many points had an arm whose
-/// coefficient of variation exceeded the threshold, and which arms; `None`
-/// when none did.
-pub fn render_instability(result: &RunResult, analysis: &Analysis) -> Option<String> {
+/// (issue 15): how many of the verdicts rest on an arm whose coefficient of
+/// variation exceeded the threshold, at which points and on which arms, and
+/// how many comparisons of the other metrics did; `None` when none did.
+pub fn render_instability(result: &RunResult) -> Option<String> {
+    let found = crate::present::instability::Instability::of(result)?;
     let names = ArmNames::new(&result.config);
-    let mut comparisons = 0;
-    let mut points = BTreeSet::new();
-    let mut arms: Vec<&str> = Vec::new();
-    let mut threshold = None;
-    for c in &analysis.comparisons {
-        let mut unstable = false;
-        for w in &c.warnings {
-            if let dualperf_model::ComparisonWarning::Unstable {
-                arm, threshold: t, ..
-            } = w
-            {
-                unstable = true;
-                threshold = Some(*t);
-                let label = names.label(arm);
-                if !arms.contains(&label) {
-                    arms.push(label);
-                }
-            }
-        }
-        if unstable {
-            comparisons += 1;
-            points.insert(c.point + 1);
-        }
+    // Arm labels may hold commas ("IPv6 via 6in4, host to host"): two are
+    // joined with "and", more are counted.
+    let arms = match found.arms.as_slice() {
+        [one] => names.label(one).to_string(),
+        [a, b] => format!("{} and {}", names.label(a), names.label(b)),
+        many => format!("{} of {} arms", many.len(), result.config.arms.len()),
+    };
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let others = format!(
+        "{} comparison{} of other metrics (CPU, jitter, loss …; --table marks them)",
+        found.other,
+        plural(found.other)
+    );
+    if found.headline == 0 {
+        return Some(format!(
+            "! {others} {} unstable (CV above {} % on {}); the verdicts are not",
+            if found.other == 1 { "is" } else { "are" },
+            percent(found.threshold),
+            arms
+        ));
     }
-    let threshold = threshold?;
-    let listed: Vec<String> = points.iter().map(|p| format!("[{p}]")).collect();
-    Some(format!(
-        "! {comparisons} comparison{} unstable at {} point{} (CV above {} % on {}): {}; repeat more or run longer",
-        if comparisons == 1 { " is" } else { "s are" },
-        points.len(),
-        if points.len() == 1 { "" } else { "s" },
-        percent(threshold),
-        arms.join(", "),
+    let listed: Vec<String> = found
+        .headline_points
+        .iter()
+        .map(|p| format!("[{}]", p + 1))
+        .collect();
+    let mut line = format!(
+        "! {} verdict{} {} unstable (CV above {} % on {}): {}; repeat more or run longer",
+        found.headline,
+        plural(found.headline),
+        if found.headline == 1 { "is" } else { "are" },
+        percent(found.threshold),
+        arms,
         listed.join(" ")
-    ))
+    );
+    if found.other > 0 {
+        line.push_str(&format!("; also {others}"));
+    }
+    Some(line)
 }
 
 /// Every point that has a summary, a comparison or a missing entry, ascending.

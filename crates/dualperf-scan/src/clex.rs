@@ -529,10 +529,19 @@ fn mark_initializer_lists(tokens: &mut [Token<'_>]) {
 fn mark_family_branches(tokens: &mut [Token<'_>]) {
     let brackets = matching_brackets(tokens);
     let condition_names_family = |tokens: &[Token<'_>], range: std::ops::Range<usize>| {
-        range.len() < 120
-            && tokens[range]
-                .iter()
-                .any(|t| names_a_family(t.text.as_bytes()))
+        // The condition's text as tree-sitter sees it (`(b[0] >> 4) == 4`
+        // is a family test only as a whole).
+        range.len() < 120 && {
+            let condition = &tokens[range];
+            condition.iter().any(|t| names_a_family(t.text.as_bytes()))
+                || condition
+                    .iter()
+                    .any(|t| t.text == ">>" || t.text.contains("ersion"))
+                    && {
+                        let text: Vec<&str> = condition.iter().map(|t| t.text).collect();
+                        names_a_family(text.join(" ").as_bytes())
+                    }
+        }
     };
     let mut flags: Vec<(usize, usize)> = Vec::new();
     for i in 0..tokens.len() {

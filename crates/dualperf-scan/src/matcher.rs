@@ -6,10 +6,15 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod colon_helpers;
 mod integers;
+mod last_colon;
 mod layout;
 mod names;
+mod prefix;
 mod prose;
+#[cfg(test)]
+mod severity_tests;
 mod text;
 mod uses;
 mod words;
@@ -74,6 +79,9 @@ struct Matcher<'t, 's> {
     /// Constants this file sets to `":"` (`SEPARATOR = ":"`): splitting on
     /// one is splitting on a colon.
     colon_constants: HashSet<&'s str>,
+    /// Go: fields whose first 4 bytes receive an address, and their types
+    /// (`copy(p.ID[:4], p.Addr)`, `ID tcpID`).
+    address_prefixed: HashSet<&'s str>,
     matches: Vec<Match>,
 }
 
@@ -140,6 +148,11 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         rust_test_module: None,
         address_comment_lines,
         colon_constants: text::colon_constants(&code),
+        address_prefixed: if context.language == Language::Go {
+            prefix::address_prefixed_names(&code)
+        } else {
+            HashSet::default()
+        },
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -206,6 +219,7 @@ impl<'s> Matcher<'_, 's> {
                         self.check_colon_index_substring(i);
                     }
                     self.check_colon_constant_join(i);
+                    self.check_colon_constant_compare(i);
                 }
                 TokenKind::Str => {
                     self.check_literal(i);
@@ -225,6 +239,9 @@ impl<'s> Matcher<'_, 's> {
                 TokenKind::Number => {
                     if language.is_c_family() {
                         self.check_four_byte_length(i);
+                    }
+                    if language == Go && self.check_address_prefixed_array(i) {
+                        continue;
                     }
                     self.check_layout_number(i);
                 }

@@ -296,9 +296,18 @@ pub static RULES: &[Rule] = &[
                IPv6 literal apart) is not reported. \
                Java and JavaScript: the host taken with `substring(0, i)` where `i` came \
                from `indexOf(':')`/`lastIndexOf(':')` in the same function (`host = \
-               host.substring(0, pidx)`), reported as well as the `indexOf`. \
-               Misses: a colon constant defined in another file under another name, and \
-               splits behind a helper function.",
+               host.substring(0, pidx)`), reported as well as the `indexOf`; the index's \
+               nearest assignment before the cut counts (an `idx` set again from \
+               `indexOf(\";\")` is not a colon's). Java: a host cut at the last colon that goes \
+               only to a resolver taking a bracketed IPv6 literal (`new \
+               InetSocketAddress(host, port)`, `InetAddress.getByName`, `URI`) is a note: \
+               `[::1]:80` leaves `[::1]`, which they accept. \
+               A helper named for splitting given a colon (`StringSplitIgnoreEmpty(s, ':')`, \
+               `absl::StrSplit(s, \":\")`; not `SplitHostPort`), and in Java and JavaScript \
+               a colon constant compared with a character (`COLON == url.charAt(i)`). \
+               Misses: a colon constant defined in another file under another name, \
+               splits behind a helper not named for splitting, and a pointer scan \
+               (`while (*p != ':')`).",
         why: "An IPv6 address contains colons. `2001:db8::1:80` cannot be split at all, and \
               RFC 3986 writes it `[2001:db8::1]:80`, which a split on the first `:` turns into \
               host `[2001` and port `db8::1]:80`.",
@@ -319,14 +328,17 @@ pub static RULES: &[Rule] = &[
         what: "`host:port` text built without brackets: `host + \":\" + port`, \
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
                `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
-               exception messages (`log.info(...)`, `raise ValueError(...)`), except URLs \
+               exception messages (`log.info(...)`, java.util.logging's `log.fine(...)`, \
+               `LOGGER.severe(...)`, `raise ValueError(...)`), except URLs \
                (`\"http://%s:%s/\"`), which are made to be used; a note in help and \
                thread-name text and in `toString()`-style debug output. Builders: a host \
                appended, then `append(\":\")`, then a port within 30 tokens \
                (`sw.append(addr.getHostString()); sw.append(\":\"); sw.append(port)`), \
                reported on the host's line. A colon held in a constant (`ip + \
                Constants.COLON + port`, `String.format(\"%s%s%s\", host, DELIM, port)` with \
-               `DELIM = \":\"`) joins the same way. Misses: a join spread over helper \
+               `DELIM = \":\"`) joins the same way. Code near credentials (`user`, `auth`, \
+               `password`) is left alone unless the join's operands are a host and a port \
+               (`host + \":\" + std::to_string(port)`). Misses: a join spread over helper \
                functions, a colon constant defined in another file under another name.",
         why: "Joined with a bare colon, an IPv6 literal gives `2001:db8::1:80`, which no parser \
               can split back; URLs and `connect` strings need `[2001:db8::1]:80` (RFC 3986 \
@@ -345,7 +357,11 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: &[Go, JavaScript, TypeScript],
         what: "Network names that force IPv4: Go `\"tcp4\"`, `\"udp4\"`, `\"ip4\"` (also \
-               `\"ip4:proto\"`); Node.js `dgram.createSocket('udp4')`.",
+               `\"ip4:proto\"`); Node.js `dgram.createSocket('udp4')`. A note when the IPv6 \
+               twin (`\"udp6\"`, `\"ip6:...\"`) is on the same line or the next or previous \
+               one: a per-family table (`ipv4Proto = {\"udp\": \"udp4\"}` over `ipv6Proto = \
+               {\"udp\": \"udp6\"}`), and inside a branch that tests a network name \
+               (`case \"ip4\":` beside `case \"ip6\":`).",
         why: "`net.Dial(\"tcp4\", ...)` and `net.Listen(\"udp4\", ...)` never use IPv6, even \
               when the name has AAAA records and the host is dual-stack.",
         fix: "Use `\"tcp\"`, `\"udp\"` or `\"ip\"`: the Go resolver then tries both families \
@@ -362,11 +378,13 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: &[Go],
         what: "Go `ip.To4()`, which returns nil for every IPv6 address. `ip.To4() != nil` \
-               (or `== nil`) is a family test and a note; so is any construct of any rule \
+               (or `== nil`, or `len(ip.To4()) == net.IPv4len`) is a family test and a note; \
+               so is any construct of any rule \
                inside a branch on the family in a file that also handles IPv6 (every \
                language: `if family == AF_INET6`, `if ip.To4() != nil`, `instanceof \
                Inet6Address`, `SocketAddr::V4(..) =>` beside a `V6` arm, `if version == 4` \
-               beside an IPv6 header slice).",
+               or the version nibble `if ip[0] >> 4 == 4` / `b[0] & 0xf0 == 0x40` beside an \
+               IPv6 header slice, `case \"ip4\":` / `if network == \"udp6\"`).",
         why: "Code that calls `To4()` and then uses the 4-byte result (or treats nil as \
               invalid) rejects IPv6 peers; `To4() != nil` as a family test also treats \
               IPv4-mapped IPv6 addresses as IPv4.",
@@ -472,7 +490,11 @@ pub static RULES: &[Rule] = &[
                held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
                offsets computed from such constants, and buffers whose address arrives more \
                than three lines away through a variable not named for an address. Go: a \
-               mask for 32-bit addresses (`net.CIDRMask(32, 32)`, any `CIDRMask(n, 32)`).",
+               mask for 32-bit addresses (`net.CIDRMask(32, 32)`, any `CIDRMask(n, 32)`); an \
+               identifier array whose first 4 bytes receive an address (`copy(p.ID[:4], \
+               p.Addr)` makes `type tcpID [12]byte` and `ID [12]byte` address layouts); a \
+               4-byte head and the rest of one buffer handed to a packet parser \
+               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`).",
         why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
               (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
               (§7) found these 4-byte assumptions the costliest part of a port, because no \

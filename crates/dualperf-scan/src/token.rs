@@ -126,14 +126,63 @@ pub fn names_a_family(text: &[u8]) -> bool {
         b"af_inet", b"pf_inet", b"family", b"ipv6", b"ipv4", b"inet6", b"inet4", b"is4", b"is6",
         b"to4", b"to16", b"::v4", b"::v6", b"is_ipv", b"v4(", b"v6(",
     ];
+    // A network name compared or matched (`case "ip4":`, `if (type === 'udp6')`).
+    const NETWORKS: &[&[u8]] = &[
+        b"\"ip4",
+        b"\"ip6",
+        b"\"tcp4\"",
+        b"\"tcp6\"",
+        b"\"udp4\"",
+        b"\"udp6\"",
+        b"'ip4",
+        b"'ip6",
+        b"'tcp4'",
+        b"'tcp6'",
+        b"'udp4'",
+        b"'udp6'",
+    ];
     let lower: Vec<u8> = text.iter().map(u8::to_ascii_lowercase).collect();
     let has = |marker: &[u8]| lower.windows(marker.len()).any(|w| w == marker);
-    // `if version == 4`: the IP version of a packet.
-    let version_test = has(b"version")
-        && [&b"== 4"[..], b"== 6", b"!= 4", b"!= 6", b"==4", b"==6"]
-            .iter()
-            .any(|m| has(m));
-    version_test || MARKERS.iter().any(|marker| has(marker))
+    if MARKERS.iter().any(|marker| has(marker)) || NETWORKS.iter().any(|marker| has(marker)) {
+        return true;
+    }
+    // `if version == 4`: the IP version of a packet; `ip[0] >> 4 == 4`: its
+    // version nibble (RFC 791 §3.1, RFC 8200 §3); `b[0] & 0xf0 == 0x40`.
+    let version = has(b"version");
+    if !(version || has(b">>") || has(b"0xf0")) {
+        return false;
+    }
+    // Without blanks and parentheses: `(ip[0] >> 4) == 4` reads `ip[0]>>4==4`.
+    let packed: Vec<u8> = lower
+        .iter()
+        .copied()
+        .filter(|c| !c.is_ascii_whitespace() && !matches!(c, b'(' | b')'))
+        .collect();
+    let packed_has = |marker: &[u8]| packed.windows(marker.len()).any(|w| w == marker);
+    let compared_with_version = |prefix: &[u8]| {
+        [
+            &b"==4"[..],
+            b"==6",
+            b"!=4",
+            b"!=6",
+            b"===4",
+            b"===6",
+            b"!==4",
+            b"!==6",
+        ]
+        .iter()
+        .any(|m| packed_has(&[prefix, m].concat()))
+    };
+    version && compared_with_version(b"")
+        || compared_with_version(b">>4")
+        || [
+            &b"&0xf0==0x40"[..],
+            b"&0xf0==0x60",
+            b"&0xf0!=0x40",
+            b"&0xf0!=0x60",
+        ]
+        .iter()
+        .any(|m| packed_has(m))
 }
 
 /// What each node kind of one grammar is, by kind id: looked up once per

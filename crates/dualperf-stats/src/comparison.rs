@@ -271,6 +271,7 @@ pub fn analyse_with(result: &RunResult, options: &AnalysisOptions) -> Analysis {
     }
     crate::load_flows::analyse_load_flows(result, &mut analysis);
     analysis.regimes = crate::regime::regimes(result);
+    crate::regime::withhold_beyond_link(&analysis.regimes, &mut analysis.comparisons);
     let control = control_headline_comparisons(result, &mut analysis.comparisons);
     if let Some(method) = analysis.method.as_mut() {
         method.multiple_comparisons = Some(control);

@@ -322,6 +322,29 @@ pub(crate) fn carried_bps(
     encapsulation: Encapsulation,
     count_wire_extras: bool,
 ) -> Option<f64> {
+    let efficiency = link_efficiency(trial, o, transport, encapsulation, count_wire_extras)?;
+    goodput_bps(o).map(|goodput| goodput / efficiency)
+}
+
+/// [`carried_bps`] of what the sender sent rather than what arrived, bit/s.
+pub(crate) fn offered_carried_bps(
+    trial: &Trial,
+    o: &Observations,
+    transport: Transport,
+    encapsulation: Encapsulation,
+) -> Option<f64> {
+    let efficiency = link_efficiency(trial, o, transport, encapsulation, false)?;
+    crate::throughput::sender_throughput_bps(o).map(|sent| sent / efficiency)
+}
+
+/// Payload bytes per byte on the first hop (see [`carried_bps`]).
+fn link_efficiency(
+    trial: &Trial,
+    o: &Observations,
+    transport: Transport,
+    encapsulation: Encapsulation,
+    count_wire_extras: bool,
+) -> Option<f64> {
     let mtu_bytes = o
         .socket
         .path_mtu_bytes
@@ -339,15 +362,14 @@ pub(crate) fn carried_bps(
         transport,
         encapsulation,
     };
-    let efficiency = match transport {
+    Some(match transport {
         Transport::Tcp => packet_overhead(path, &settings).ok()?.efficiency_ratio,
         Transport::Udp => {
             message_cost(path, &settings, trial.spec.size_bytes)
                 .ok()?
                 .efficiency_ratio
         }
-    };
-    goodput_bps(o).map(|goodput| goodput / efficiency)
+    })
 }
 
 fn record_stream_rates(metrics: &mut TrialMetrics, o: &Observations) {

@@ -74,6 +74,7 @@ pub mod latency;
 pub mod load_flows;
 pub mod media_link;
 pub mod overhead;
+pub mod paced_link;
 pub mod pacing;
 pub mod regime;
 pub mod relative;

@@ -8,7 +8,10 @@
 //!   [`RegimeThresholds::link_share`] (95 %) of the bottleneck's rate. The
 //!   bottleneck is the slowest shaped hop in the data's direction on the
 //!   path from the testbed's client to its server
-//!   ([`crate::serialisation::shaped_path`]).
+//!   ([`crate::serialisation::shaped_path`]). For fragmented datagrams the
+//!   sender's rate counts too, when none of the losses were the receiver's
+//!   socket buffer: a shaper that drops fragments loses every datagram one
+//!   of them belonged to, and its link carried the other fragments.
 //! * **CPU-bound**: not network-bound, and either the point is a stream
 //!   with no rate of its own or one paced at 95 % of the link rate or more
 //!   (nothing but a CPU can hold such a sender below the link: its own
@@ -26,11 +29,12 @@
 
 use dualperf_model::observation::Observations;
 use dualperf_model::{
-    Arm, PointRegime, Regime, RegimeThresholds, RunResult, TestKind, TestSpec, TrialOutcome,
+    Arm, Comparison, ComparisonWarning, PointRegime, Regime, RegimeThresholds, RunResult, TestKind,
+    TestSpec, TrialOutcome,
 };
 
 use crate::cpu::process_cpu_cores;
-use crate::extraction::{carried_bps, first_hop_encapsulation};
+use crate::extraction::{carried_bps, first_hop_encapsulation, offered_carried_bps};
 use crate::overhead::Transport;
 use crate::serialisation::shaped_path;
 use crate::summary::percentile;
@@ -53,6 +57,42 @@ pub fn regimes_with(result: &RunResult, thresholds: &RegimeThresholds) -> Vec<Po
         }
     }
     out
+}
+
+/// A carried rate above this share of the bottleneck's is more than the
+/// link can carry: the path's queue held the end of the measured interval
+/// (htb and the carried-rate model agree within 1 % on a full link; 3 %
+/// leaves room for the token bucket's burst).
+pub const BEYOND_LINK_SHARE: f64 = 1.03;
+
+/// Withholds significance from every comparison at a point where either
+/// arm carried more than [`BEYOND_LINK_SHARE`] of the bottleneck, with a
+/// [`ComparisonWarning::BeyondLink`] naming the arm: its receiver counted
+/// what the path's queue delivered after the measured interval, so its
+/// rates and loss are the sender's (`lab bottleneck --quick`: 0.5 s trials
+/// into a 10 Mbit/s link whose queue holds 0.85 s, 104 % of the link).
+pub fn withhold_beyond_link(regimes: &[PointRegime], comparisons: &mut [Comparison]) {
+    for comparison in comparisons {
+        for arm in [comparison.baseline.clone(), comparison.arm.clone()] {
+            let Some(regime) = regimes
+                .iter()
+                .find(|r| r.point == comparison.point && r.arm == arm)
+            else {
+                continue;
+            };
+            let (Some(share), Some(link)) = (regime.link_share, regime.link_bits_per_second) else {
+                continue;
+            };
+            if share > BEYOND_LINK_SHARE {
+                comparison.significant = false;
+                comparison.warnings.push(ComparisonWarning::BeyondLink {
+                    arm,
+                    link_share: share,
+                    link_bits_per_second: link,
+                });
+            }
+        }
+    }
 }
 
 /// The slowest shaped hop the point's data crosses, bits per second: the
@@ -101,7 +141,16 @@ fn point_regime(
             };
         if let (Some(link), Some(transport)) = (link_bits_per_second, transport(trial.spec.kind)) {
             let encapsulation = first_hop_encapsulation(&arm.path);
-            if let Some(carried) = carried_bps(trial, o, transport, encapsulation, false) {
+            let carried = carried_bps(trial, o, transport, encapsulation, false);
+            // Fragmented datagrams: the link also carried the fragments of
+            // datagrams lost with another fragment, which no goodput shows.
+            // A sender that offered the link its rate, none of whose losses
+            // were its receiver's socket buffer, filled it.
+            let offered = (o.fragments_per_datagram > 1
+                && o.receive_buffer_drops.unwrap_or(0) == 0)
+                .then(|| offered_carried_bps(trial, o, transport, encapsulation))
+                .flatten();
+            if let Some(carried) = carried.into_iter().chain(offered).reduce(f64::max) {
                 shares.push(carried / link as f64);
             }
         }
@@ -269,6 +318,90 @@ mod tests {
             o.cpu.client.system_ns = 970_000_000;
         }
         assert_eq!(regimes(&paced)[0].regime, Regime::CpuBound);
+    }
+
+    #[test]
+    fn fragmented_datagrams_lost_to_the_shaper_are_network_bound_but_not_to_a_socket_buffer() {
+        // The sender offered the link its rate; the shaper's fragment drops
+        // left 40 % of the datagrams whole.
+        let mut run = run(TestKind::UdpStream, 0.97 * RATE as f64, 0.2, Some(RATE));
+        for trial in &mut run.trials {
+            trial.spec.rate = Some(dualperf_model::BitRate::from_bits_per_second(RATE));
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.receiver.bytes = o.sender.bytes * 4 / 10;
+            o.fragments_per_datagram = 3;
+        }
+        assert_eq!(regimes(&run)[0].regime, Regime::NetworkBound);
+        // Unfragmented, the same loss says nothing about the link.
+        let mut whole = run.clone();
+        for trial in &mut whole.trials {
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.fragments_per_datagram = 1;
+        }
+        assert_eq!(regimes(&whole)[0].regime, Regime::CpuBound);
+        // Nor when the receiver's socket buffer dropped them.
+        for trial in &mut run.trials {
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.receive_buffer_drops = Some(1000);
+        }
+        assert_eq!(regimes(&run)[0].regime, Regime::CpuBound);
+    }
+
+    #[test]
+    fn a_point_that_carried_more_than_the_link_is_never_significant() {
+        let (v4, v6) = (
+            dualperf_model::ArmId::native(IpFamily::V4),
+            dualperf_model::ArmId::native(IpFamily::V6),
+        );
+        let regime = |arm: &dualperf_model::ArmId, share: f64| PointRegime {
+            point: 0,
+            arm: arm.clone(),
+            regime: Regime::NetworkBound,
+            link_bits_per_second: Some(10_000_000),
+            link_share: Some(share),
+            busiest_end_cores: None,
+        };
+        let comparison = Comparison {
+            point: 0,
+            metric: dualperf_model::MetricId::GoodputBps,
+            arm: v6.clone(),
+            baseline: v4.clone(),
+            arm_summary: dualperf_model::Summary::default(),
+            baseline_summary: dualperf_model::Summary::default(),
+            pairs: 3,
+            difference_mean: -1.0,
+            difference_ci95: Some((-2.0, -0.5)),
+            relative_difference: Some(-0.02),
+            relative_difference_ci95: None,
+            significant: true,
+            theoretical_relative_difference: None,
+            warnings: Vec::new(),
+            p_value: Some(0.01),
+            adjusted_p_value: None,
+            attribution: None,
+        };
+        // A full link (99 %) keeps its verdict.
+        let mut full = [comparison.clone()];
+        withhold_beyond_link(&[regime(&v4, 0.99), regime(&v6, 0.99)], &mut full);
+        assert!(full[0].significant && full[0].warnings.is_empty());
+        // The quick bottleneck's 0.5 s trials: IPv4 at 104 % of 10 Mbit/s.
+        let mut queued = [comparison];
+        withhold_beyond_link(&[regime(&v4, 1.043), regime(&v6, 1.02)], &mut queued);
+        assert!(!queued[0].significant);
+        assert_eq!(
+            queued[0].warnings,
+            [ComparisonWarning::BeyondLink {
+                arm: v4,
+                link_share: 1.043,
+                link_bits_per_second: 10_000_000
+            }]
+        );
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! `dualperf -s -1` serves one client's whole run (one session per trial)
 //! and exits 0 by itself, and `dualperf -c … --get-server-output` prints
 //! the server's own line of every trial, the same numbers the server's log
-//! prints; `--bidir` runs both directions at once, each seen by the server
-//! as a session of its own (one receiving, one sending), and prints each
-//! direction's goodput.
+//! prints; `--bidir` runs both directions at once (TCP, and UDP with `-u`),
+//! each seen by the server as a session of its own (one receiving, one
+//! sending), and prints each direction's goodput (UDP: jitter and loss too).
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
@@ -206,14 +206,71 @@ fn bidir_moves_both_directions_at_once_and_prints_each() {
         .find(|l| l.contains("client to server") && l.contains("server to client"))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(line.contains("Mbit/s"), "{line}");
-    // UDP is refused with the reason, not run half-right.
-    let udp = client(port, &["--bidir"]);
-    assert_eq!(udp.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&udp.stderr).contains("tcp-stream only"));
     std::thread::sleep(Duration::from_millis(300));
     let log = server.log();
     // Two sessions served: one received (client to server), one sent.
     assert_eq!(log.matches("closed by peer").count(), 2, "{log}");
     assert!(log.contains(", sent 0 B in"), "{log}");
     assert!(log.contains("received 0 B, sent "), "{log}");
+}
+
+/// `-u --bidir -b 10M`: UDP both ways at once, 10 Mbit/s each way as in
+/// iperf3; each direction's goodput, jitter and loss on a line of its own;
+/// the reverse direction's server-side sender stops with the trial, so its
+/// counts are its rate over its own interval (not its 20 s schedule), and
+/// the whole run takes about its trials' time.
+#[test]
+fn udp_bidir_sends_the_rate_each_way_and_prints_each_directions_loss_and_jitter() {
+    let port = free_port();
+    let mut server = Server::start(port, &[]);
+    let json = std::env::temp_dir().join(format!("dp-udp-bidir-{}.json", std::process::id()));
+    let began = Instant::now();
+    let output = client(port, &["--bidir", "-4", "--json", json.to_str().unwrap()]);
+    let took = began.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    // Two trials of 0.3 s: well under the 2 s loss wait of each, let alone
+    // the reverse sender's 20 s slack.
+    assert!(took < Duration::from_secs(4), "the run took {took:?}");
+    let result: dualperf_model::RunResult =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert_eq!(result.trials.len(), 2);
+    for trial in &result.trials {
+        let dualperf_model::TrialOutcome::Ok(forward) = &trial.outcome else {
+            panic!("{trial:?}")
+        };
+        let reverse = &forward.loads[0].observations;
+        for (direction, o) in [("forward", &**forward), ("reverse", &**reverse)] {
+            let rate = o.receiver.bytes as f64 * 8e9 / o.measured_ns as f64;
+            assert!(
+                (8e6..11e6).contains(&rate),
+                "{direction}: {rate:.0} bit/s for -b 10M ({} B in {} ns)",
+                o.receiver.bytes,
+                o.measured_ns
+            );
+            let udp = o.udp.as_ref().expect("UDP counters each way");
+            assert_eq!(udp.received + udp.lost, udp.sent, "{direction}: {udp:?}");
+        }
+    }
+    for direction in ["client to server: ", "server to client: "] {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(direction))
+            .unwrap_or_else(|| panic!("no {direction} line: {stdout}"));
+        assert!(
+            line.contains("Mbit/s goodput, jitter ") && line.contains(" ms, lost "),
+            "{line}"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let log = server.log();
+    // Four sessions (two trials, each direction its own) and no failure:
+    // the reverse sender met no closed port (ECONNREFUSED).
+    assert_eq!(log.matches("closed by peer").count(), 4, "{log}");
+    assert!(
+        !log.contains("Connection refused") && !log.contains("failed"),
+        "{log}"
+    );
 }

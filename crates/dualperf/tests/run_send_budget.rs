@@ -1,6 +1,7 @@
 //! End to end: iperf3's `-k`/`-n` on `dualperf run --loopback`. Every
 //! udp-stream trial sends exactly its budget, the plan records it, the
-//! terminal says every budget was sent; refused combinations exit 2.
+//! terminal says every budget was sent, also when the server sends it
+//! (`-u -k N -R`); refused combinations exit 2.
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
@@ -64,7 +65,22 @@ fn a_packet_budget_anywhere_on_the_line_sends_exactly_that_many_datagrams() {
 #[test]
 fn refused_budgets_exit_2_with_the_reason() {
     for (args, reason) in [
-        (vec!["run", "--loopback", "-u", "-k", "10", "-R"], "-R"),
+        (
+            vec![
+                "run",
+                "--loopback",
+                "--tests",
+                "tcp-stream",
+                "-n",
+                "1M",
+                "-R",
+            ],
+            "-R",
+        ),
+        (
+            vec!["run", "--loopback", "-u", "-k", "10", "--bidir"],
+            "--bidir",
+        ),
         (
             vec!["run", "--loopback", "--tests", "tcp-rr", "-n", "1M"],
             "neither",
@@ -81,4 +97,51 @@ fn refused_budgets_exit_2_with_the_reason() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(reason), "{args:?}: {stderr}");
     }
+}
+
+/// `-u -k 2K -R`: the server sends the budget, as iperf3's does with -R;
+/// the client ends each trial when the last datagram came, not at the cap.
+#[test]
+fn a_packet_budget_with_reverse_is_sent_by_the_server_and_ends_the_trial() {
+    let json = std::env::temp_dir().join(format!("dpe-budget-r-{}.json", std::process::id()));
+    let began = std::time::Instant::now();
+    let output = dualperf(&[
+        "run",
+        "--loopback",
+        "-4",
+        "-u",
+        "-k",
+        "2K",
+        "-R",
+        "-b",
+        "50M",
+        "--repeat",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let took = began.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("send budget: all 1 udp-stream trials sent their budget (2048 packets"),
+        "{stdout}"
+    );
+    let result: RunResult = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    assert!(result.config.points[0].reverse);
+    let TrialOutcome::Ok(o) = &result.trials[0].outcome else {
+        panic!("{:?}", result.trials[0].outcome)
+    };
+    // The server's count of what it sent; the client received it.
+    assert_eq!(o.sender.packets, 2048);
+    let udp = o.udp.as_ref().unwrap();
+    assert_eq!(udp.sent, 2048);
+    assert!(udp.received >= 2000, "{udp:?}");
+    // 2048 datagrams of 1024 B at 50 Mbit/s take about 0.35 s, not the 30 s cap.
+    assert!(took < std::time::Duration::from_secs(8), "took {took:?}");
 }

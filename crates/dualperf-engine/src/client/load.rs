@@ -13,7 +13,10 @@
 //! 4. the load flows are halted as soon as the measured trial's flows have
 //!    ended — before its stop/results exchange, which thus crosses a quiet
 //!    path — and report what they saw over their measured interval, which
-//!    therefore spans the measured trial's.
+//!    therefore spans the measured trial's. A load flow whose server sends
+//!    (`reverse`) sends its stop as soon as it is halted, before its
+//!    receivers drain, so the server's sender ends with the trial too
+//!    instead of keeping to the load's schedule (`run_single`).
 //!
 //! A load flow's schedule is the measured trial's warm-up and duration plus
 //! [`LOAD_SLACK`]: room for the measured trial's handshake on a congested

@@ -369,6 +369,13 @@ impl Client {
             (PeerKind::Iperf3, Ok(None)) => {
                 crate::client::peer::iperf3::run_trial(target, spec, arm, &self.options)
             }
+            (PeerKind::Iperf3, Ok(Some(load))) => crate::client::peer::iperf3::bidir::run_trial(
+                target,
+                spec,
+                load,
+                arm,
+                &self.options,
+            ),
             (peer, Ok(load)) => Err(crate::EngineError::InvalidTest(match load {
                 Some(_) => format!("arms under a load need a dualperf peer, not {peer}"),
                 None => format!("this build has no {peer} client"),

@@ -160,14 +160,29 @@ pub fn run_single(
         Some(halt) => running.wait_for_schedule_or(halt),
         None => running.wait_for_schedule(),
     }
+    // Halted before its schedule, a client that only receives tells the
+    // server at once, before its receivers drain: the server's sender
+    // otherwise keeps to its own schedule (a reverse load's runs 20 s past
+    // the trial), which keeps the drain busy for its whole loss wait, adds
+    // traffic after the end to the counts, and meets a closed port
+    // (ECONNREFUSED) once the receivers are gone.
+    // Such a client sent nothing the server needs: its stop report is empty.
+    let stopped_early = halted(hooks.halt.as_deref())
+        && endpoint::is_stream_kind(spec.kind)
+        && !endpoint::is_stream_sender(spec, Role::Client);
+    if stopped_early {
+        channel.send(&Message::Stop(StopReport::default()))?;
+    }
     let outcome = running.finish();
     for flag in &hooks.flows_done {
         flag.store(true, std::sync::atomic::Ordering::Release);
     }
-    channel.send(&Message::Stop(StopReport {
-        sent: outcome.sent(spec, Role::Client),
-        sent_per_stream: outcome.udp_sent_per_stream(),
-    }))?;
+    if !stopped_early {
+        channel.send(&Message::Stop(StopReport {
+            sent: outcome.sent(spec, Role::Client),
+            sent_per_stream: outcome.udp_sent_per_stream(),
+        }))?;
+    }
     channel.set_timeout(Some(
         options.control_wait() + Duration::from_millis(crate::flow::LOSS_WAIT_MS),
     ));
@@ -223,6 +238,12 @@ pub fn run_single(
         remote_address: remote.map(|a| a.to_string()),
         server_host,
     })
+}
+
+/// True when a session's halt hook is raised (a competing load told to
+/// end with its measured trial).
+fn halted(halt: Option<&std::sync::atomic::AtomicBool>) -> bool {
+    halt.is_some_and(|halt| halt.load(std::sync::atomic::Ordering::Acquire))
 }
 
 type Opened = (DataSockets, Option<SocketAddr>, Option<SocketAddr>);

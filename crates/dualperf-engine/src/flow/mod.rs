@@ -70,7 +70,9 @@ pub struct FlowContext {
     /// This sender's share of the trial's send budget, in blocks (writes or
     /// datagrams of the measured interval); `None`: the clock ends the
     /// trial. A sender that has sent its share stops and tells the phase
-    /// ([`crate::meter::Phase::sender_spent`]).
+    /// ([`crate::meter::Phase::sender_spent`]); so does the receiver of a
+    /// budgeted reverse udp-stream once the last datagram of the server's
+    /// share arrived ([`crate::endpoint::receives_a_budget`]).
     pub budget_blocks: Option<u64>,
 }
 

@@ -211,7 +211,17 @@ pub fn receive_at(
     // paused that long (a starved user-space forwarder, a full queue
     // draining) may pause that long again before its last datagrams arrive.
     let mut longest_gap = Duration::ZERO;
+    // A budgeted receiver (the client of `-u -k N -R`): the datagram
+    // numbered share − 1 is the sender's last; it ends the measured
+    // interval once this end measures too (it may come in this end's
+    // warm-up when the budget is tiny). A share of 0 (fewer datagrams
+    // than streams) has nothing to wait for.
+    let (mut last_came, mut told) = (context.budget_blocks == Some(0), false);
     loop {
+        if last_came && !told && context.phase.get() == Stage::Measured {
+            context.phase.sender_spent();
+            told = true;
+        }
         for ((message, iovec), control) in messages
             .iter_mut()
             .zip(iovecs.iter_mut())
@@ -274,6 +284,12 @@ pub fn receive_at(
             };
             if header.flags & FLAG_WARMUP != 0 {
                 continue;
+            }
+            if context
+                .budget_blocks
+                .is_some_and(|share| header.sequence.saturating_add(1) >= share)
+            {
+                last_came = true;
             }
             let (kernel_ns, drops) = control_messages(&message.msg_hdr);
             if let Some(drops) = drops {

@@ -1,6 +1,7 @@
 //! Send budgets (iperf3 `-n` / `-k`) over loopback: a budgeted trial sends
 //! exactly its budget in the measured interval and ends long before its
-//! time cap; a cap shorter than the budget needs ends it and says so.
+//! time cap, also with the server sending (`-u -k N -R`, as iperf3's server
+//! sends the budget); a cap shorter than the budget needs ends it and says so.
 
 use std::time::{Duration, Instant};
 
@@ -82,4 +83,52 @@ fn a_cap_shorter_than_the_budget_needs_ends_the_trial_and_says_so() {
         "{:?}",
         report.observations.notes
     );
+}
+
+/// `-u -k 2001 -R -P 2`: the server sends the budget (1001 and 1000
+/// datagrams per stream, as iperf3's server does with -R), and the client,
+/// which receives, ends the trial when each stream's last datagram came:
+/// long before the 20 s cap.
+#[test]
+fn a_packet_budget_with_the_server_sending_ends_when_the_last_datagram_came() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let mut spec = short_spec(TestKind::UdpStream, 256);
+    spec.duration_ms = 20_000; // the cap: far beyond what the budget needs
+    spec.parallel_streams = 2;
+    spec.reverse = true;
+    spec.rate = Some(BitRate::from_mbit(20)); // ~10 kpps per stream: ~0.1 s
+    spec.send_budget = Some(SendBudget::Packets(2_001));
+    let started = Instant::now();
+    let report = trial(server.address("127.0.0.1"), &spec);
+    let took = started.elapsed();
+    let observations = &report.observations;
+    // The server's count of what it sent in the measured interval.
+    assert_eq!(observations.sender.packets, 2_001);
+    let udp = observations.udp.as_ref().expect("udp counters");
+    assert_eq!(udp.sent, 2_001);
+    assert!(udp.received >= 1_950, "received {}", udp.received);
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(
+        observations.measured_ns < 2_000_000_000,
+        "measured {} ns",
+        observations.measured_ns
+    );
+}
+
+/// `-u -k 1 -P 2 -R`: one stream's share is the one datagram, the other's
+/// is none; the client's receivers still end the trial, not the cap.
+#[test]
+fn a_reverse_budget_smaller_than_the_streams_still_ends_the_trial() {
+    let server = TestServer::start(ServerLimits::default(), None);
+    let mut spec = short_spec(TestKind::UdpStream, 256);
+    spec.duration_ms = 20_000;
+    spec.parallel_streams = 2;
+    spec.reverse = true;
+    spec.rate = Some(BitRate::from_mbit(1));
+    spec.send_budget = Some(SendBudget::Packets(1));
+    let started = Instant::now();
+    let report = trial(server.address("::1"), &spec);
+    let took = started.elapsed();
+    assert_eq!(report.observations.sender.packets, 1);
+    assert!(took < Duration::from_secs(3), "took {took:?}");
 }

@@ -31,6 +31,7 @@ pub mod clocks;
 pub mod contention;
 pub mod diffserv;
 pub mod goal;
+pub mod instability;
 pub mod interval;
 pub mod mark;
 pub mod marking;

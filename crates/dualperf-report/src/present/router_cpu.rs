@@ -10,20 +10,31 @@ use dualperf_model::RunResult;
 use super::arms::ArmNames;
 use super::value::significant;
 
-/// The router CPU of one point: a column per arm, a row per router.
+/// The router CPU of a run: one table, a row per point and router, a
+/// column per arm.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RouterCpuTable {
-    /// The point, e.g. "tcp-stream 131072 B".
-    pub point: String,
-    /// The arms' labels, in the run's arm order.
+    /// The arms' labels, in the run's arm order (those with a figure).
     pub arms: Vec<String>,
-    /// Per router (first-seen order): its name with its CPUs ("router1
-    /// (CPU 1)") and a cell per arm, "12.5 %" of one CPU or "–" where not
-    /// measured.
-    pub rows: Vec<(String, Vec<String>)>,
+    /// Point by point in the run's order, its routers in first-seen order.
+    pub rows: Vec<RouterCpuRow>,
+    /// When the path has one router: its name with its CPUs ("router
+    /// (CPU 1)"), said once instead of on every row.
+    pub only_router: Option<String>,
     /// When routers share a CPU (fewer CPUs than routers), the sentence
     /// that says their figures are the same CPU's.
     pub shared: Option<String>,
+}
+
+/// One router at one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouterCpuRow {
+    /// The point, e.g. "tcp-stream 131072 B".
+    pub point: String,
+    /// The router's name with its CPUs ("router1 (CPU 1)").
+    pub router: String,
+    /// A cell per arm: "12.5 %" of one CPU, or "–" where not measured.
+    pub cells: Vec<String>,
 }
 
 /// The CPUs each router was steered to, as the trials recorded them.
@@ -65,78 +76,79 @@ fn shared_sentence(cpus: &[(String, Vec<u32>)]) -> Option<String> {
     (!sentences.is_empty()).then(|| sentences.join("; "))
 }
 
-/// One table per point with router CPU figures; empty for runs without
-/// routers, and for the DiffServ experiment.
-pub fn router_cpu_tables(run: &RunResult) -> Vec<RouterCpuTable> {
-    let Some(analysis) = &run.analysis else {
-        return Vec::new();
-    };
-    if super::diffserv::DiffServView::of(run).is_some() {
-        return Vec::new();
+/// The run's router CPU table; `None` for runs without routers and for
+/// the DiffServ experiment.
+pub fn router_cpu_table(run: &RunResult) -> Option<RouterCpuTable> {
+    let analysis = run.analysis.as_ref()?;
+    if analysis.routers.is_empty() || super::diffserv::DiffServView::of(run).is_some() {
+        return None;
     }
     let names = ArmNames::new(&run.config);
     let cpus = router_cpus(run);
-    let shared = shared_sentence(&cpus);
-    let mut tables = Vec::new();
+    let arms: Vec<_> = run
+        .config
+        .arms
+        .iter()
+        .filter(|arm| analysis.routers.iter().any(|r| r.arm == arm.id))
+        .collect();
+    let label = |node: &str| match cpus.iter().find(|(n, _)| n == node) {
+        Some((_, set)) if !set.is_empty() => {
+            let list: Vec<String> = set.iter().map(u32::to_string).collect();
+            format!("{node} (CPU {})", list.join("+"))
+        }
+        _ => node.to_string(),
+    };
+    let mut rows = Vec::new();
+    let mut routers: Vec<&str> = Vec::new();
     for (point, spec) in run.config.points.iter().enumerate() {
         let here: Vec<_> = analysis
             .routers
             .iter()
             .filter(|r| r.point == point)
             .collect();
-        if here.is_empty() {
-            continue;
-        }
-        let arms: Vec<_> = run
-            .config
-            .arms
-            .iter()
-            .filter(|arm| here.iter().any(|r| r.arm == arm.id))
-            .collect();
         let mut nodes: Vec<&str> = Vec::new();
         for r in &here {
             if !nodes.contains(&r.node.as_str()) {
                 nodes.push(&r.node);
             }
+            if !routers.contains(&r.node.as_str()) {
+                routers.push(&r.node);
+            }
         }
-        let rows = nodes
-            .into_iter()
-            .map(|node| {
-                let cells = arms
-                    .iter()
-                    .map(|arm| {
-                        here.iter()
-                            .find(|r| r.node == node && r.arm == arm.id)
-                            .map_or_else(
-                                || "–".to_string(),
-                                |r| format!("{} %", significant(r.summary.mean * 100.0)),
-                            )
-                    })
-                    .collect();
-                let name = match cpus.iter().find(|(n, _)| n == node) {
-                    Some((_, set)) if !set.is_empty() => {
-                        let list: Vec<String> = set.iter().map(u32::to_string).collect();
-                        format!("{node} (CPU {})", list.join("+"))
-                    }
-                    _ => node.to_string(),
-                };
-                (name, cells)
-            })
-            .collect();
-        tables.push(RouterCpuTable {
-            point: spec.label(),
-            arms: arms
+        for node in nodes {
+            let cells = arms
                 .iter()
-                .map(|a| names.label(&a.id).to_string())
-                .collect(),
-            rows,
-            shared: shared.clone(),
-        });
+                .map(|arm| {
+                    here.iter()
+                        .find(|r| r.node == node && r.arm == arm.id)
+                        .map_or_else(
+                            || "–".to_string(),
+                            |r| format!("{} %", significant(r.summary.mean * 100.0)),
+                        )
+                })
+                .collect();
+            rows.push(RouterCpuRow {
+                point: spec.label(),
+                router: label(node),
+                cells,
+            });
+        }
     }
-    tables
+    Some(RouterCpuTable {
+        arms: arms
+            .iter()
+            .map(|a| names.label(&a.id).to_string())
+            .collect(),
+        rows,
+        only_router: match routers.as_slice() {
+            [only] => Some(label(only)),
+            _ => None,
+        },
+        shared: shared_sentence(&cpus),
+    })
 }
 
-/// The heading of the router CPU tables.
+/// The heading of the router CPU table.
 pub const ROUTER_CPU_TITLE: &str = "Router CPU, % of one CPU (softirq time of the CPU each \
      router's receive processing was steered to, mean over repetitions; how: the testbed notes)";
 
@@ -179,26 +191,47 @@ mod tests {
     }
 
     #[test]
-    fn a_table_per_point_a_row_per_router_a_cell_per_arm() {
-        let tables = router_cpu_tables(&routed_run());
-        assert_eq!(tables.len(), 1);
-        let table = &tables[0];
+    fn one_table_a_row_per_point_and_router_a_cell_per_arm() {
+        let table = router_cpu_table(&routed_run()).unwrap();
         assert_eq!(table.arms.len(), 2);
-        assert_eq!(table.rows[0].0, "router1");
-        assert_eq!(table.rows[0].1, ["25 %", "30 %"]);
-        assert_eq!(table.rows[1].0, "router2");
-        assert_eq!(table.rows[1].1, ["12.5 %", "15 %"]);
+        assert_eq!(table.rows.len(), 2);
+        assert_eq!(table.rows[0].router, "router1");
+        assert_eq!(table.rows[0].cells, ["25 %", "30 %"]);
+        assert_eq!(table.rows[1].router, "router2");
+        assert_eq!(table.rows[1].cells, ["12.5 %", "15 %"]);
+        assert_eq!(table.only_router, None);
         let text = crate::terminal::render_router_cpu(&routed_run()).unwrap();
         assert!(
             text.contains("router2") && text.contains("12.5 %"),
             "{text}"
         );
+        // The point is named once, on its first router's row.
+        assert_eq!(text.matches("tcp-stream").count(), 1, "{text}");
         let html = crate::html::render(&routed_run()).unwrap();
         assert!(html.contains("<section id=\"router-cpu\">"), "{html}");
         assert!(html.contains("<td class=\"num\">15 %</td>"), "{html}");
         let mut without = routed_run();
         without.analysis = Some(Analysis::default());
-        assert!(router_cpu_tables(&without).is_empty());
+        assert!(router_cpu_table(&without).is_none());
+    }
+
+    #[test]
+    fn a_single_router_is_named_once_not_on_every_row() {
+        let mut run = routed_run();
+        let analysis = run.analysis.as_mut().unwrap();
+        analysis.routers.retain(|r| r.node == "router1");
+        let mut second = analysis.routers.clone();
+        for r in &mut second {
+            r.point = 1;
+        }
+        analysis.routers.extend(second);
+        run.config.points.push(fx::spec(TestKind::UdpStream, 1024));
+        let table = router_cpu_table(&run).unwrap();
+        assert_eq!(table.rows.len(), 2);
+        assert_eq!(table.only_router.as_deref(), Some("router1"));
+        let text = crate::terminal::render_router_cpu(&run).unwrap();
+        assert_eq!(text.matches("router1").count(), 1, "{text}");
+        assert!(text.contains("udp-stream 1024 B"), "{text}");
     }
 
     #[test]

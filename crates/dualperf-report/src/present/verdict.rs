@@ -131,7 +131,19 @@ pub fn verdict(comparison: &Comparison, arm: &str, baseline: &str) -> String {
             );
         }
     }
-    if let Some(clause) = contention_clause(c, arm, baseline) {
+    let beyond_link = c.warnings.iter().find_map(|w| match w {
+        dualperf_model::ComparisonWarning::BeyondLink {
+            arm: id,
+            link_share,
+            link_bits_per_second,
+        } => Some(super::warning::beyond_link(
+            if *id == c.arm { arm } else { baseline },
+            *link_share,
+            *link_bits_per_second,
+        )),
+        _ => None,
+    });
+    if let Some(clause) = contention_clause(c, arm, baseline).or(beyond_link) {
         // Contended trials: the difference may be the scheduler's, so the
         // verdict starts with why it is not significant.
         let rest = line

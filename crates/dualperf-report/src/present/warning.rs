@@ -60,6 +60,14 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             checked,
             finding,
         } => super::wire::wire_warning(names.label(arm), *failed, *checked, finding),
+        ComparisonWarning::BeyondLink {
+            arm,
+            link_share,
+            link_bits_per_second,
+        } => format!(
+            "not significant: {}",
+            beyond_link(names.label(arm), *link_share, *link_bits_per_second)
+        ),
         ComparisonWarning::MultipleComparisons {
             comparisons,
             p_value: p,
@@ -85,6 +93,19 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
             *worst_interval_ratio,
         ),
     }
+}
+
+/// "the IPv4 trials delivered 104 % of the 10 Mbit/s bottleneck: the
+/// path's queue held the end of the measured interval, and the receiver
+/// counted it (run longer than the queue takes to drain)".
+pub fn beyond_link(arm: &str, link_share: f64, link_bits_per_second: u64) -> String {
+    format!(
+        "the {arm} trials delivered {} % of the {} bottleneck: the path's queue held the end \
+         of the measured interval and the receiver counted it after (run longer than the \
+         queue takes to drain, -t)",
+        (link_share * 100.0).round(),
+        format_quantity(Quantity::BitRate, link_bits_per_second as f64)
+    )
 }
 
 /// "IPv4 missed the asked 85 Mbit/s in 2 of 3 trials: 11 % above it over
@@ -146,6 +167,9 @@ pub fn warning_short(warning: &ComparisonWarning, names: &ArmNames) -> String {
         ComparisonWarning::WireMismatch { arm, .. } => {
             format!("{} wire mismatch", names.label(arm))
         }
+        ComparisonWarning::BeyondLink { arm, .. } => {
+            format!("{} beyond the link", names.label(arm))
+        }
         ComparisonWarning::MultipleComparisons { .. } => "Holm-adjusted".to_string(),
     }
 }
@@ -172,6 +196,7 @@ pub fn warning_key(warning: &ComparisonWarning) -> String {
         ComparisonWarning::Contended { arm, .. } => format!("contended:{arm}"),
         ComparisonWarning::OffRate { arm, .. } => format!("off-rate:{arm}"),
         ComparisonWarning::WireMismatch { arm, .. } => format!("wire-mismatch:{arm}"),
+        ComparisonWarning::BeyondLink { arm, .. } => format!("beyond-link:{arm}"),
         ComparisonWarning::MultipleComparisons { .. } => "multiple-comparisons".to_string(),
     }
 }

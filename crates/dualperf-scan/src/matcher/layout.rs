@@ -185,7 +185,9 @@ impl<'s> Matcher<'_, 's> {
         };
         let what = if allocation && (names_address || api_near()) {
             Some("a buffer of")
-        } else if slice && names_address {
+        } else if slice
+            && (names_address || language == Language::Go && self.is_packet_head_split(i))
+        {
             Some("a slice of")
         } else if whole_argument && names_address && !message_call && !callee.is_empty()
             || positioned

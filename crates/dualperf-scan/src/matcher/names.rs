@@ -358,7 +358,14 @@ impl Matcher<'_, '_> {
             let nil_test = self.text_at(i + 2) == ")"
                 && matches!(self.text_at(i + 3), "==" | "!=")
                 && self.text_at(i + 4) == "nil";
-            if nil_test {
+            // `len(ip.To4()) == net.IPv4len`: the same test by length.
+            let length_test = self.text_at(i + 2) == ")"
+                && self.text_at(i + 3) == ")"
+                && matches!(self.text_at(i + 4), "==" | "!=")
+                && self
+                    .enclosing_open(i)
+                    .is_some_and(|open| self.callee_at(open) == "len");
+            if nil_test || length_test {
                 self.push("to4-conversion", Severity::Note, i, "`To4() != nil` is a family test; check the other branch handles IPv6 (IPv4-mapped addresses count as IPv4 here)".into());
                 return;
             }
@@ -377,6 +384,10 @@ impl Matcher<'_, '_> {
         let network = content.split(':').next().unwrap_or("");
         if matches!(network, "tcp4" | "udp4" | "ip4") && (content == network || network == "ip4") {
             let general = &network[..network.len() - 1];
+            if self.ipv6_network_beside(i, network) {
+                self.push("tcp4-network", Severity::Note, i, format!("network \"{network}\" beside its IPv6 twin: the IPv4 half of a per-family table or switch; check the family is chosen by the address"));
+                return;
+            }
             self.push(
                 "tcp4-network",
                 Severity::Warning,
@@ -384,6 +395,21 @@ impl Matcher<'_, '_> {
                 format!("network \"{network}\" forces IPv4; use \"{general}\""),
             );
         }
+    }
+
+    /// True if the IPv6 twin of `network` (`"udp6"` for `"udp4"`, `"ip6..."`
+    /// for `"ip4"`) is a string on the line of token `i` or the line before
+    /// or after: a per-family table (`ipv4Proto = {"udp": "udp4"}` over
+    /// `ipv6Proto = {"udp": "udp6"}`) or a switch over both.
+    pub(super) fn ipv6_network_beside(&self, i: usize, network: &str) -> bool {
+        let twin = format!("{}6", &network[..network.len() - 1]);
+        let line = self.tokens[i].line;
+        self.tokens[self.lines(line.saturating_sub(1), line + 1)]
+            .iter()
+            .any(|t| {
+                t.kind == TokenKind::Str
+                    && t.string_content().split(':').next() == Some(twin.as_str())
+            })
     }
 
     /// JavaScript/TypeScript: `family: 4`, `lookup(h, 4, cb)`, `resolve4`, `isIPv4`.

@@ -122,7 +122,9 @@ impl Matcher<'_, '_> {
     /// (Python), the guard's line is reported: it is where the decision is.
     pub(super) fn check_split(&mut self, i: usize) {
         let name = self.tokens[i].text;
-        if !SPLIT_FUNCTIONS.contains(&name) || !self.next_is(i, "(") {
+        if !self.next_is(i, "(")
+            || !(SPLIT_FUNCTIONS.contains(&name) || Self::is_split_helper(name))
+        {
             return;
         }
         let Some(args) = self.call_arguments(i + 1) else {
@@ -163,6 +165,10 @@ impl Matcher<'_, '_> {
                     && self.tokens.get(j + 1).is_some_and(|n| n.is_ident("in"))
             });
         let at = guard.unwrap_or(i);
+        if name == "lastIndexOf" && self.last_colon_host_goes_to_resolver(i) {
+            self.push("host-port-split", Severity::Note, at, "the host before the last ':' goes to a resolver that accepts a bracketed IPv6 literal; check the text brackets it ([::1]:80)".into());
+            return;
+        }
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
     }
 
@@ -301,9 +307,21 @@ impl Matcher<'_, '_> {
             .checked_sub(3)
             .filter(|&q| matches!(self.tokens[q + 1].text, "::" | "."))
             .map(|q| self.tokens[q].text.to_ascii_lowercase());
-        if qualifier.is_some_and(|q| {
+        if qualifier.as_deref().is_some_and(|q| {
             q.ends_with("error") || q.ends_with("errors") || q.ends_with("exception")
         }) {
+            return true;
+        }
+        // java.util.logging's levels on a logger (`log.fine(`, `LOGGER.severe(`).
+        let on_logger = qualifier
+            .as_deref()
+            .is_some_and(|q| q.ends_with("log") || q.ends_with("logger"));
+        if on_logger
+            && matches!(
+                lower.as_str(),
+                "severe" | "config" | "fine" | "finer" | "finest"
+            )
+        {
             return true;
         }
         let message = matches!(
@@ -362,7 +380,7 @@ impl Matcher<'_, '_> {
             if (concatenated || joined)
                 && !self.brackets_handled_near(i)
                 && !self.in_message_call(i)
-                && !self.credentials_near(i)
+                && (!self.credentials_near(i) || self.joins_host_and_port(i))
             {
                 self.push("host-port-join", Severity::Warning, i, "host and port joined with a bare ':' give an ambiguous IPv6 text; bracket the host (net.JoinHostPort, SocketAddr Display)".into());
             }

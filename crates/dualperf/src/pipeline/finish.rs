@@ -197,7 +197,7 @@ pub(crate) fn print(result: &RunResult, view: View) {
             text.push_str(&budget);
         }
     }
-    if let Some(instability) = dualperf_report::terminal::render_instability(result, analysis) {
+    if let Some(instability) = dualperf_report::terminal::render_instability(result) {
         text.push_str(&instability);
         if !instability.ends_with('\n') {
             text.push('\n');

@@ -570,9 +570,13 @@ mod tests {
                 error.downcast_ref::<Failure>().unwrap().message.clone()
             };
             assert!(message(&budgeted("tcp-rr", SendBudget::Bytes(1))).contains("neither"));
-            let mut reverse = budgeted("udp-stream", SendBudget::Packets(5));
+            let mut reverse = budgeted("tcp-stream", SendBudget::Packets(5));
             reverse.reverse = true;
             assert!(message(&reverse).contains("-R"));
+            // The server sends a udp-stream budget (-u -k N -R).
+            let mut udp_reverse = budgeted("udp-stream", SendBudget::Packets(5));
+            udp_reverse.reverse = true;
+            assert!(points(&udp_reverse, &IpFamily::ALL).is_ok());
             assert!(message(&budgeted("udp-stream", SendBudget::Packets(0))).contains("0"));
             let mut uncapped = budgeted("udp-stream", SendBudget::Packets(5));
             uncapped.send_budget.as_mut().unwrap().cap_seconds = 0.0;

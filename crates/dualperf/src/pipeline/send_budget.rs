@@ -21,8 +21,8 @@ pub(crate) struct BudgetOption {
 pub(crate) const DEFAULT_BUDGET_CAP_SECONDS: f64 = 30.0;
 
 impl BudgetOption {
-    /// A send budget needs a stream point the client sends (`tests`
-    /// without `reverse`), a budget of at least one block, and a cap in
+    /// A send budget needs a stream point (with `reverse`: udp-stream
+    /// only), a budget of at least one block, and a cap in
     /// (0, `max_trial_seconds`].
     ///
     /// # Errors
@@ -38,9 +38,13 @@ impl BudgetOption {
                 "the time cap of a send budget (-t with -n/-k) must be in (0, {max_trial_seconds}] seconds"
             )));
         }
-        if reverse {
+        // With -R the server sends the budget (as iperf3's does); the client
+        // ends a udp-stream trial when each stream's last datagram came
+        // (numbered datagrams). A reverse tcp-stream has no such mark.
+        if reverse && tests.contains(&TestKind::TcpStream) {
             return Err(Failure::usage(
-                "-n/-k with -R is not implemented: a send budget ends trials the client sends",
+                "-n/-k with -R is implemented for udp-stream (-u) only: the client cannot \
+                 tell where a server-sent TCP budget ends (leave out -R, or use -u)",
             ));
         }
         if !tests

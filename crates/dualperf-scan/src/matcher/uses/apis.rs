@@ -246,6 +246,7 @@ impl<'s> Matcher<'_, 's> {
     pub(in crate::matcher) fn check_js_family_string(&mut self, i: usize) {
         let content = self.tokens[i].string_content();
         match content {
+            "udp4" if self.ipv6_network_beside(i, "udp4") => self.push("tcp4-network", Severity::Note, i, "socket type 'udp4' beside 'udp6': the IPv4 half of a per-family pair; check the family is chosen by the address".into()),
             "udp4" => self.push("tcp4-network", Severity::Warning, i, "socket type 'udp4' forces IPv4; create a 'udp6' socket (dual-stack unless ipv6Only) or pick the type from the address family".into()),
             "IPv4" => {
                 let compared = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().any(|j| {

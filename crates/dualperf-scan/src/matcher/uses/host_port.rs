@@ -506,20 +506,27 @@ impl<'s> Matcher<'_, 's> {
         let start = self
             .enclosing_function_body(i)
             .unwrap_or(i.saturating_sub(600));
-        let colon_index = (start..i).any(|j| {
-            self.tokens[j].text == index.text
-                && self.next_is(j, "=")
-                && self.tokens[self.statement(j + 1)].windows(3).any(|w| {
-                    matches!(w[0].text, "indexOf" | "lastIndexOf")
-                        && w[1].is_punct("(")
-                        && w[2].kind == TokenKind::Str
-                        && w[2].string_content() == ":"
-                })
-        });
-        if colon_index
-            && !self.brackets_handled_near(i)
-            && !self.has_match("host-port-split", self.tokens[i].line)
+        // The index's nearest assignment is the value it holds here.
+        let Some(assigned) = self.nearest_assignment(index.text, start, i) else {
+            return;
+        };
+        let colon_index = self.tokens[self.statement(assigned + 1)]
+            .windows(3)
+            .any(|w| {
+                matches!(w[0].text, "indexOf" | "lastIndexOf")
+                    && w[1].is_punct("(")
+                    && w[2].kind == TokenKind::Str
+                    && w[2].string_content() == ":"
+            });
+        if !colon_index
+            || self.brackets_handled_near(i)
+            || self.has_match("host-port-split", self.tokens[i].line)
         {
+            return;
+        }
+        if self.is_last_colon_index(assigned + 1) && self.host_goes_to_resolver(i) {
+            self.push("host-port-split", Severity::Note, i, format!("the host taken before the last ':' (`{}(0, {})`) goes to a resolver that accepts a bracketed IPv6 literal; check the text brackets it ([::1]:80)", self.tokens[i].text, index.text));
+        } else {
             self.push("host-port-split", Severity::Warning, i, format!("the host taken before the ':' found by indexOf/lastIndexOf (`{}(0, {})`) keeps an IPv6 literal's brackets or cuts a bare one; use a bracket-aware host:port parser", self.tokens[i].text, index.text));
         }
     }

@@ -84,12 +84,14 @@ pub(crate) struct Iperf3Flags {
     /// Send budget in blocks, as iperf3's -k: datagrams for udp-stream,
     /// writes of the size (-l) for tcp-stream; K/M/G = 1024, so the Gigabit
     /// UDP study's 1 M packets are `-k 1000000`. Time cap and other tests as -n.
+    /// With -R (udp-stream only) the server sends the budget, as iperf3's does.
     #[arg(short = 'k', long = "blockcount", value_name = "N", value_parser = parse_budget_size, conflicts_with = "plan")]
     pub blockcount: Option<u64>,
-    /// Both directions at once in one trial, as iperf3's --bidir (TCP):
-    /// the tcp-stream test runs client to server while its mirror image
-    /// runs server to client; each direction is measured by its own meters
-    /// and printed on its own line. UDP is refused for now.
+    /// Both directions at once in one trial, as iperf3's --bidir: the
+    /// tcp-stream test (or udp-stream with -u) runs client to server while
+    /// its mirror image runs server to client; each direction is measured
+    /// by its own meters and printed with its goodput (UDP: also jitter and
+    /// loss, one line per direction); -b is each direction's rate.
     #[arg(long, conflicts_with_all = ["reverse", "load", "plan"])]
     pub bidir: bool,
     /// Prefix every line this run prints (standard output and error) with

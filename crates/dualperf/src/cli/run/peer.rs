@@ -13,6 +13,8 @@
 
 use dualperf_model::{BitRate, PeerKind, RunConfig, TestKind};
 
+use dualperf_engine::client::peer::iperf3::bidir as iperf3_bidir;
+
 use super::Args;
 use crate::cli::Failure;
 
@@ -111,7 +113,14 @@ pub(super) fn check_points(config: &RunConfig) -> anyhow::Result<()> {
                 )
                 .map_err(|e| Failure::usage(format!("--peer iperf3: {}: {e}", point.label())))?;
             }
-            if !config.loads.is_empty() {
+            // The one load an iperf3 server runs is --bidir's: the point's
+            // own reverse, as one bidirectional iperf3 test.
+            let bidir_only = config.arms.iter().all(|arm| match config.load_of(arm) {
+                Ok(None) => true,
+                Ok(Some(load)) => iperf3_bidir::mirror_flow(point, load, arm).is_some(),
+                Err(_) => false,
+            });
+            if !bidir_only {
                 return Err(Failure::usage(
                     "--peer iperf3: load flows need a dualperf peer",
                 ));

@@ -5,6 +5,7 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | [`bidir`] | `--bidir`: one test in both directions, split into the trial and its mirror |
 //! | [`control`] | cookie, one-byte states, length-prefixed JSON |
 //! | [`params`] | a dualperf point as iperf3's test parameters |
 //! | [`streams`] | TCP and UDP data streams (UDP hello, iperf3's datagram header) |
@@ -22,6 +23,7 @@
 //! a bounded number of times with doubling waits ([`BusyPolicy`]), and
 //! says so when the server stays busy.
 
+pub mod bidir;
 pub mod control;
 pub mod params;
 pub mod results;
@@ -100,6 +102,24 @@ pub fn run_trial_with(
     options: &ClientOptions,
     policy: BusyPolicy,
 ) -> Result<TrialReport> {
+    let (outcome, attempt) = run_attempts(server, spec, arm, options, policy, false)?;
+    Ok(report(outcome, arm, attempt))
+}
+
+/// One iperf3 test of `spec` on `arm` (in both directions at once when
+/// `bidirectional`), retried while the server is busy as `policy` says;
+/// with the attempt it ran at.
+///
+/// # Errors
+/// As [`run_trial`].
+pub(crate) fn run_attempts(
+    server: SocketAddr,
+    spec: &TestSpec,
+    arm: &Arm,
+    options: &ClientOptions,
+    policy: BusyPolicy,
+    bidirectional: bool,
+) -> Result<(SessionOutcome, u32)> {
     // Refuse what an iperf3 server cannot run before touching the network.
     params::TestParameters::for_point(spec, &arm.marking)?;
     let began = Instant::now();
@@ -116,10 +136,11 @@ pub fn run_trial_with(
                 arm.family,
                 &arm.marking,
                 HANDSHAKE_TIMEOUT,
+                bidirectional,
             )
         });
         match outcome {
-            Ok(outcome) => return Ok(report(outcome, arm, attempt)),
+            Ok(outcome) => return Ok((outcome, attempt)),
             Err(ControlError::Busy(text)) => last_busy = text,
             Err(other) => return Err(other.into_engine_error()),
         }
@@ -152,7 +173,7 @@ fn sleep_unless_stopped(wait: Duration, options: &ClientOptions) -> bool {
 /// are dualperf's, the receiver counts and UDP loss and jitter the
 /// server's. Reverse: the receiver counts, loss and jitter are dualperf's,
 /// the sender bytes the server's.
-fn report(outcome: SessionOutcome, arm: &Arm, attempt: u32) -> TrialReport {
+pub(crate) fn report(outcome: SessionOutcome, arm: &Arm, attempt: u32) -> TrialReport {
     let SessionOutcome {
         measured_ns,
         own,
@@ -165,6 +186,8 @@ fn report(outcome: SessionOutcome, arm: &Arm, attempt: u32) -> TrialReport {
         addresses,
         socket,
         control_min_rtt_ns,
+        // The other direction of a bidirectional test: see `bidir`.
+        reverse: _,
     } = outcome;
     let mut notes = vec![format!(
         "peer: iperf3 server; its account of the trial is in `iperf3` (server interval {:.3} s, warm-up omitted by the server {} s)",

@@ -39,6 +39,9 @@ pub struct TestParameters {
     pub parallel: u32,
     /// The server sends (`-R`).
     pub reverse: bool,
+    /// Both directions at once (`--bidir`, iperf3 3.7 and later): the
+    /// client opens `parallel` sending streams, then `parallel` receiving ones.
+    pub bidirectional: bool,
     /// Write size (TCP) or datagram payload (UDP), bytes.
     pub len: u32,
     /// Target rate per stream, bit/s (UDP; 0: unlimited).
@@ -103,6 +106,7 @@ impl TestParameters {
             time_s: whole_seconds(spec.duration_ms),
             parallel: spec.parallel_streams,
             reverse: spec.reverse,
+            bidirectional: false,
             len: spec.size_bytes,
             bandwidth_bps: spec.rate.map(|r| r.bits_per_second()).unwrap_or(0),
             tos: marking.dscp.map(|d| d.value() << 2).unwrap_or(0),
@@ -124,6 +128,9 @@ impl TestParameters {
         json.insert("parallel".into(), self.parallel.into());
         if self.reverse {
             json.insert("reverse".into(), true.into());
+        }
+        if self.bidirectional {
+            json.insert("bidirectional".into(), true.into());
         }
         json.insert("len".into(), self.len.into());
         if self.bandwidth_bps > 0 {
@@ -200,5 +207,11 @@ mod tests {
             .to_json();
         assert_eq!(json["tcp"], true);
         assert!(json.get("reverse").is_none() && json.get("bandwidth").is_none());
+        assert!(json.get("bidirectional").is_none());
+        let both = TestParameters {
+            bidirectional: true,
+            ..TestParameters::for_point(&tcp, &Marking::default()).unwrap()
+        };
+        assert_eq!(both.to_json()["bidirectional"], true);
     }
 }

@@ -90,6 +90,29 @@ impl PeerResults {
         })
     }
 
+    /// These results with only the streams `ids` (one direction of a
+    /// bidirectional test: iperf3 numbers streams alike at both ends).
+    ///
+    /// # Errors
+    /// [`EngineError::Protocol`] when the server reported none of them.
+    pub fn with_streams(&self, ids: &[i64]) -> Result<PeerResults> {
+        let streams: Vec<PeerStream> = self
+            .streams
+            .iter()
+            .filter(|s| s.id.is_finite() && ids.contains(&(s.id as i64)))
+            .cloned()
+            .collect();
+        if streams.is_empty() {
+            return Err(EngineError::Protocol(format!(
+                "the iperf3 server's results name none of the streams {ids:?}"
+            )));
+        }
+        Ok(PeerResults {
+            streams,
+            ..self.clone()
+        })
+    }
+
     /// The server's account in dualperf's model. `server_received` is true
     /// when the server was the receiver (dualperf sent); `omit_s` the
     /// warm-up the server was asked to leave out.
@@ -263,6 +286,17 @@ mod tests {
             "jitter":0,"errors":0,"packets":0}]});
         let results = PeerResults::from_json(negative).unwrap();
         assert!(results.to_report(false, false, 0).is_err());
+    }
+
+    #[test]
+    fn one_direction_of_bidirectional_results_keeps_its_own_streams() {
+        let json: serde_json::Value = serde_json::from_str(SERVER_312_UDP).unwrap();
+        let results = PeerResults::from_json(json).unwrap();
+        let reverse = results.with_streams(&[3]).unwrap();
+        assert_eq!(reverse.streams.len(), 1);
+        assert_eq!(reverse.to_report(false, true, 0).unwrap().bytes, 1000);
+        let error = results.with_streams(&[7]).unwrap_err().to_string();
+        assert!(error.contains("none of the streams"), "{error}");
     }
 
     #[test]

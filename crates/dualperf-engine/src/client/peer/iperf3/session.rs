@@ -55,6 +55,11 @@ pub struct SessionOutcome {
     pub socket: SocketFacts,
     /// Minimum RTT of the control connection, nanoseconds.
     pub control_min_rtt_ns: Option<u64>,
+    /// The server-to-client direction of a bidirectional test (`--bidir`),
+    /// in the same form: its own counts, samples, UDP counters and the
+    /// server's account of its sending streams (CPU, addresses, socket
+    /// facts and RTT are the test's, shared with the forward direction).
+    pub reverse: Option<Box<SessionOutcome>>,
 }
 
 /// Runs one test on an open control connection.
@@ -62,20 +67,34 @@ pub struct SessionOutcome {
 /// # Errors
 /// [`ControlError::Busy`] when the server turns the client away before the
 /// test; [`ControlError::Failed`] for everything else.
+///
+/// `bidirectional` runs `spec` (which must not be reverse) in both
+/// directions at once, as iperf3's `--bidir`: the client's sending streams
+/// first, then as many receiving ones (the order in which iperf3's client
+/// creates them and its server accepts them); the server-to-client
+/// direction comes back in [`SessionOutcome::reverse`].
 pub fn run_session(
     control: &mut Control,
     spec: &TestSpec,
     family: IpFamily,
     marking: &Marking,
     timeout: Duration,
+    bidirectional: bool,
 ) -> Result<SessionOutcome, ControlError> {
-    let params = TestParameters::for_point(spec, marking)?;
+    let mut params = TestParameters::for_point(spec, marking)?;
+    if bidirectional && params.reverse {
+        return Err(ControlError::Failed(EngineError::InvalidTest(
+            "a bidirectional test runs both directions: leave out reverse".into(),
+        )));
+    }
+    params.bidirectional = bidirectional;
     control.expect_first(State::ParamExchange)?;
     control.send_json(&params.to_json())?;
     control.expect(State::CreateStreams)?;
     let server = control.server();
-    let mut sockets = Vec::with_capacity(params.parallel as usize);
-    for _ in 0..params.parallel {
+    let streams = params.parallel * if bidirectional { 2 } else { 1 };
+    let mut sockets = Vec::with_capacity(streams as usize);
+    for _ in 0..streams {
         let socket = if params.udp {
             streams::open_udp(server, family, marking, timeout)?
         } else {
@@ -99,6 +118,44 @@ pub fn run_session(
     Ok(measure(control, spec, &params, family, sockets)?)
 }
 
+/// Which way each stream carries data, in the order the streams were
+/// opened: true where the client sends (a bidirectional test: the sending
+/// streams first, then the receiving ones).
+fn stream_directions(params: &TestParameters) -> Vec<bool> {
+    let parallel = params.parallel as usize;
+    if params.bidirectional {
+        [vec![true; parallel], vec![false; parallel]].concat()
+    } else {
+        vec![!params.reverse; parallel]
+    }
+}
+
+/// The samples of one direction's counts over the measured interval.
+struct Series {
+    client_sends: bool,
+    start: (u64, u64),
+    last: ((u64, u64), Duration),
+    intervals: Vec<IntervalSample>,
+}
+
+impl Series {
+    fn new(client_sends: bool, start: (u64, u64)) -> Series {
+        Series {
+            client_sends,
+            start,
+            last: (start, Duration::ZERO),
+            intervals: Vec::new(),
+        }
+    }
+
+    /// Closes the sample that ends at `end` with the counts `now`.
+    fn take(&mut self, now: (u64, u64), end: Duration) {
+        self.intervals
+            .push(sample(self.last, (now, end), self.client_sends));
+        self.last = (now, end);
+    }
+}
+
 /// The running test: stream threads, warm-up, the measured interval,
 /// `TEST_END`, the results exchange.
 fn measure(
@@ -108,20 +165,35 @@ fn measure(
     family: IpFamily,
     sockets: Vec<DataSocket>,
 ) -> Result<SessionOutcome> {
+    // The direction the trial measures: the client's sending one, except
+    // with -R; a bidirectional test's other direction is its `reverse`.
     let client_sends = !params.reverse;
-    let addresses = sockets
-        .first()
-        .map(DataSocket::addresses)
-        .unwrap_or_default();
-    let socket = socket_facts(sockets.first(), family);
+    let sends = stream_directions(params);
+    let first_of = |direction: bool| sends.iter().position(|&s| s == direction);
+    let facts_of = |index: Option<usize>| {
+        let first = index.and_then(|i| sockets.get(i));
+        (
+            first.map(DataSocket::addresses).unwrap_or_default(),
+            socket_facts(first, family),
+        )
+    };
+    let (addresses, socket) = facts_of(first_of(client_sends));
+    let (reverse_addresses, reverse_socket) = facts_of(first_of(!client_sends));
     // Descriptors stay valid while the threads own the sockets: the threads
     // end only after the last TCP_INFO read below.
     let tcp_fds: Vec<i32> = sockets
         .iter()
-        .filter(|s| matches!(s, DataSocket::Tcp(_)) && client_sends)
-        .map(DataSocket::raw_fd)
+        .zip(&sends)
+        .filter(|(s, &send)| matches!(s, DataSocket::Tcp(_)) && send)
+        .map(|(s, _)| s.raw_fd())
         .collect();
-    let flags = Arc::new(StreamControl::default());
+    // Senders stop before TEST_END; receivers keep reading until the
+    // server has stopped sending (a UDP socket closed earlier would answer
+    // the server's datagrams with ICMP port unreachable).
+    let (to_senders, to_receivers) = (
+        Arc::new(StreamControl::default()),
+        Arc::new(StreamControl::default()),
+    );
     let counters: Vec<Arc<StreamCounters>> = sockets
         .iter()
         .map(|_| Arc::new(StreamCounters::default()))
@@ -131,63 +203,67 @@ fn measure(
     let threads: Vec<JoinHandle<Result<Option<UdpReceived>>>> = sockets
         .into_iter()
         .zip(&counters)
-        .map(|(socket, counters)| {
-            let (counters, flags) = (counters.clone(), flags.clone());
+        .zip(&sends)
+        .map(|((socket, counters), &send)| {
+            let counters = counters.clone();
+            let flags = (if send { &to_senders } else { &to_receivers }).clone();
             std::thread::spawn(move || {
-                streams::run_stream(socket, client_sends, size, rate, counters, flags)
+                streams::run_stream(socket, send, size, rate, counters, flags)
             })
         })
         .collect();
-    let stop_all = |flags: &StreamControl| flags.stop.store(true, Ordering::SeqCst);
-    let total = |counters: &[Arc<StreamCounters>]| -> (u64, u64) {
-        counters.iter().fold((0, 0), |(bytes, packets), c| {
-            (
-                bytes + c.bytes.load(Ordering::Relaxed),
-                packets + c.packets.load(Ordering::Relaxed),
-            )
-        })
+    let both = [&to_senders, &to_receivers];
+    let set_all = |set: fn(&StreamControl)| both.iter().for_each(|flags| set(flags));
+    let total = |direction: bool| -> (u64, u64) {
+        counters
+            .iter()
+            .zip(&sends)
+            .filter(|(_, &send)| send == direction)
+            .fold((0, 0), |(bytes, packets), (c, _)| {
+                (
+                    bytes + c.bytes.load(Ordering::Relaxed),
+                    packets + c.packets.load(Ordering::Relaxed),
+                )
+            })
     };
 
     std::thread::sleep(Duration::from_secs(u64::from(params.omit_s)));
     let tcp_start = read_tcp(&tcp_fds);
     let cpu = crate::cpu::CpuMeter::start();
     let started = Instant::now();
-    flags.measuring.store(true, Ordering::SeqCst);
-    let start_counts = total(&counters);
+    set_all(|flags| flags.measuring.store(true, Ordering::SeqCst));
+    let mut series = Series::new(client_sends, total(client_sends));
+    let mut reverse_series = Series::new(!client_sends, total(!client_sends));
     let duration = Duration::from_millis(spec.duration_ms);
     let step = Duration::from_millis(spec.sample_interval_ms.max(10));
-    let mut intervals = Vec::new();
-    let mut last = (start_counts, Duration::ZERO);
     loop {
         let elapsed = started.elapsed();
         if elapsed >= duration {
             break;
         }
-        let next = (last.1 + step).min(duration);
+        let next = (series.last.1 + step).min(duration);
         std::thread::sleep(next.saturating_sub(elapsed));
-        let now = total(&counters);
         let end = started.elapsed().min(duration);
-        intervals.push(sample(last, (now, end), client_sends));
-        last = (now, end);
+        series.take(total(client_sends), end);
+        reverse_series.take(total(!client_sends), end);
         // A stream that failed early ends the test now, not after it.
         if threads.iter().any(JoinHandle::is_finished) {
             break;
         }
     }
-    let end_counts = total(&counters);
+    let (start_counts, reverse_start) = (series.start, reverse_series.start);
+    let (end_counts, reverse_end) = (total(client_sends), total(!client_sends));
     let measured = started.elapsed();
-    flags.measuring.store(false, Ordering::SeqCst);
+    set_all(|flags| flags.measuring.store(false, Ordering::SeqCst));
     let tcp_end = read_tcp(&tcp_fds);
     let cpu = cpu.finish();
-    if client_sends {
-        stop_all(&flags);
-    }
+    to_senders.stop.store(true, Ordering::SeqCst);
     let ended = control.send_state(State::TestEnd).and_then(|()| {
         control
             .expect(State::ExchangeResults)
             .map_err(ControlError::into_engine_error)
     });
-    stop_all(&flags);
+    set_all(|flags| flags.stop.store(true, Ordering::SeqCst));
     let mut received = Vec::new();
     let mut first_failure = None;
     for thread in threads {
@@ -206,9 +282,9 @@ fn measure(
         return Err(error);
     }
     let measured_ns = u64::try_from(measured.as_nanos()).unwrap_or(u64::MAX);
-    let own = FlowCounters {
-        bytes: end_counts.0 - start_counts.0,
-        packets: end_counts.1 - start_counts.1,
+    let counted = |end: (u64, u64), start: (u64, u64)| FlowCounters {
+        bytes: end.0 - start.0,
+        packets: end.1 - start.1,
     };
     let own_streams: Vec<OwnStream> = counters
         .iter()
@@ -222,17 +298,27 @@ fn measure(
         })
         .collect();
     let cpu_percent = percent_of(&cpu.0);
-    control.send_json(&own_results_json(&own_streams, client_sends, cpu_percent))?;
+    let any_sending = sends.contains(&true);
+    control.send_json(&own_results_json(&own_streams, any_sending, cpu_percent))?;
     let results = PeerResults::from_json(control.read_json()?)?;
     control
         .expect(State::DisplayResults)
         .map_err(ControlError::into_engine_error)?;
     control.send_state(State::IperfDone)?;
-    let report = results.to_report(client_sends, params.udp, params.omit_s)?;
-    let udp_received = match (params.udp, client_sends) {
-        (true, false) => Some(merge_udp(received)),
-        _ => None,
+    let ids = |direction: bool| -> Vec<i64> {
+        (0..sends.len())
+            .filter(|&i| sends[i] == direction)
+            .map(stream_id)
+            .collect()
     };
+    let report = match params.bidirectional {
+        true => results.with_streams(&ids(client_sends))?,
+        false => results.clone(),
+    }
+    .to_report(client_sends, params.udp, params.omit_s)?;
+    // UDP counters of dualperf's receiving streams: the measured
+    // direction's with -R, the other direction's in a bidirectional test.
+    let mut udp_received = (params.udp && sends.contains(&false)).then(|| merge_udp(received));
     let tcp = match (tcp_start, tcp_end) {
         (Some(start), Some(end)) => Some(crate::tcp_info::delta_tcp_counters(&end, &start)),
         _ => None,
@@ -241,22 +327,45 @@ fn measure(
         .ok()
         .and_then(|info| info.min_rtt_us)
         .map(|us| u64::from(us) * 1000);
+    let server_cpu_percent = (
+        results.cpu_util_total,
+        results.cpu_util_user,
+        results.cpu_util_system,
+    );
+    let reverse = match params.bidirectional {
+        false => None,
+        true => Some(Box::new(SessionOutcome {
+            measured_ns,
+            own: counted(reverse_end, reverse_start),
+            intervals: reverse_series.intervals,
+            udp_received: udp_received.take(),
+            tcp: None,
+            cpu,
+            report: results.with_streams(&ids(!client_sends))?.to_report(
+                !client_sends,
+                params.udp,
+                params.omit_s,
+            )?,
+            server_cpu_percent,
+            addresses: reverse_addresses,
+            socket: reverse_socket,
+            control_min_rtt_ns,
+            reverse: None,
+        })),
+    };
     Ok(SessionOutcome {
         measured_ns,
-        own,
-        intervals,
+        own: counted(end_counts, start_counts),
+        intervals: series.intervals,
         udp_received,
         tcp,
         cpu,
         report,
-        server_cpu_percent: (
-            results.cpu_util_total,
-            results.cpu_util_user,
-            results.cpu_util_system,
-        ),
+        server_cpu_percent,
         addresses,
         socket,
         control_min_rtt_ns,
+        reverse,
     })
 }
 
