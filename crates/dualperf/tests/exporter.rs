@@ -16,13 +16,16 @@
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
 use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dualperf_exporter::http::get;
+
+#[path = "common/ports.rs"]
+mod ports;
 
 /// A temporary folder, removed on drop.
 struct TempDir(PathBuf);
@@ -409,15 +412,6 @@ fn both_families(prometheus: SocketAddr, expr: &str, range: std::ops::RangeInclu
     }
 }
 
-/// A free loopback port (closed again: Prometheus binds it next).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Polls `check` every half second until it is true or `timeout` passes.
 fn eventually(
     what: &str,
@@ -452,7 +446,7 @@ fn prometheus_scrapes_the_exporter_and_answers_for_both_families() {
     .unwrap();
     let (exporter, metrics) = exporter(&config);
 
-    let prometheus_address: SocketAddr = ([127, 0, 0, 1], free_port()).into();
+    let prometheus_address: SocketAddr = ([127, 0, 0, 1], ports::free_tcp_port()).into();
     let scrape = directory.0.join("prometheus.yml");
     std::fs::write(
         &scrape,

@@ -13,10 +13,14 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/ports.rs"]
+mod ports;
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::net::{SocketAddr, TcpListener};
+use ports::{free_tcp_port as free_port, listening};
+
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -59,26 +63,6 @@ impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Waits until `address` accepts connections.
-fn listening(address: SocketAddr, what: &str) {
-    let started = Instant::now();
-    while std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{what} did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -8,11 +8,14 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
-use std::net::{SocketAddr, TcpListener, UdpSocket};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use dualperf_exporter::http::get;
+
+#[path = "common/ports.rs"]
+mod ports;
+use ports::{free_tcp_port, free_udp_port, listening};
 
 /// A child process, killed on drop.
 struct Process(Child);
@@ -21,33 +24,6 @@ impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-fn free_tcp_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn free_udp_port() -> u16 {
-    UdpSocket::bind("[::]:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn listening(address: SocketAddr, what: &str) {
-    let started = Instant::now();
-    while std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{what} did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -7,65 +7,12 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// An `iperf3 -s -1 -J` child (one test, then its JSON), killed on drop.
-struct OneOffIperf3(Child);
-
-impl Drop for OneOffIperf3 {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// True once something listens on TCP `port` (read from /proc, because a
-/// probe connection would be the one test of `iperf3 -s -1`).
-fn listening(port: u16) -> bool {
-    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|file| {
-        std::fs::read_to_string(file).is_ok_and(|table| {
-            table.lines().skip(1).any(|line| {
-                let fields: Vec<&str> = line.split_whitespace().collect();
-                fields.get(3) == Some(&"0A")
-                    && fields
-                        .get(1)
-                        .and_then(|local| local.rsplit(':').next())
-                        .and_then(|hex| u16::from_str_radix(hex, 16).ok())
-                        == Some(port)
-            })
-        })
-    })
-}
-
-/// Starts one, or `None` (with a note) when iperf3 is not installed and the
-/// run does not require it (`DUALPERF_REQUIRE_PRIVILEGED` unset).
-fn start_iperf3(port: u16) -> Option<OneOffIperf3> {
-    let child = match Command::new("iperf3")
-        .args(["-s", "-1", "-J", "-p", &port.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "iperf3 is required here: {error}"
-            );
-            eprintln!("skipped: iperf3 is not installed ({error})");
-            return None;
-        }
-    };
-    let server = OneOffIperf3(child);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !listening(port) {
-        assert!(Instant::now() < deadline, "iperf3 -s did not listen");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Some(server)
-}
+#[path = "common/iperf3_server.rs"]
+mod iperf3_server;
+use iperf3_server::Iperf3Server;
 
 /// Bytes of `key` in the iperf3 server's `end` section.
 fn end_bytes(json: &serde_json::Value, key: &str) -> f64 {
@@ -76,12 +23,13 @@ fn end_bytes(json: &serde_json::Value, key: &str) -> f64 {
 
 #[test]
 fn udp_bidir_against_iperf3_moves_the_rate_each_way_as_the_server_counts_it() {
-    let port = TcpListener::bind("[::]:0")
+    let port = std::net::TcpListener::bind("[::]:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let Some(mut server) = start_iperf3(port) else {
+    // One test, then its JSON account on standard output.
+    let Some(mut server) = Iperf3Server::start(port, &["-1", "-J"], Stdio::piped()) else {
         return;
     };
     let json = std::env::temp_dir().join(format!("dp-iperf3-bidir-{}.json", std::process::id()));

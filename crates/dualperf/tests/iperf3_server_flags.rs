@@ -8,38 +8,16 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
-use std::net::{Ipv6Addr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_dualperf");
+#[path = "common/served.rs"]
+mod served;
 
-fn free_port() -> u16 {
-    let listener = TcpListener::bind((Ipv6Addr::UNSPECIFIED, 0)).unwrap();
-    listener.local_addr().unwrap().port()
-}
+use served::{free_port, Server, BINARY};
 
-/// A `dualperf -s` child, killed and reaped on drop if still running.
-struct Server(Child);
-
+/// What these tests ask of the server beyond [`served::Server`].
 impl Server {
-    fn start(port: u16, extra: &[&str]) -> Server {
-        let child = Command::new(BINARY)
-            .args(["-p", &port.to_string(), "-s"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let server = Server(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the server never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
     /// Waits up to `limit` for the server to exit by itself.
     fn exits_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + limit;
@@ -63,13 +41,6 @@ impl Server {
             .read_to_string(&mut text)
             .unwrap();
         text
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
@@ -102,7 +73,7 @@ fn client(port: u16, extra: &[&str]) -> std::process::Output {
 #[test]
 fn one_off_serves_a_whole_run_then_exits() {
     let port = free_port();
-    let mut server = Server::start(port, &["-1", "--one-off-quiet", "1"]);
+    let mut server = Server::start(port, &["-1", "--one-off-quiet", "1"], Stdio::piped());
     // Not before a client came: still serving after 1.5 s of nothing.
     assert!(server.exits_within(Duration::from_millis(1500)).is_none());
     let output = client(port, &[]);
@@ -122,7 +93,7 @@ fn one_off_serves_a_whole_run_then_exits() {
 #[test]
 fn get_server_output_prints_the_servers_line_per_trial() {
     let port = free_port();
-    let mut server = Server::start(port, &[]);
+    let mut server = Server::start(port, &[], Stdio::piped());
     let output = client(port, &["--get-server-output"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -159,7 +130,7 @@ fn get_server_output_prints_the_servers_line_per_trial() {
 #[test]
 fn bidir_moves_both_directions_at_once_and_prints_each() {
     let port = free_port();
-    let mut server = Server::start(port, &[]);
+    let mut server = Server::start(port, &[], Stdio::piped());
     let json = std::env::temp_dir().join(format!("dp-bidir-{}.json", std::process::id()));
     let output = Command::new(BINARY)
         .args([
@@ -222,7 +193,7 @@ fn bidir_moves_both_directions_at_once_and_prints_each() {
 #[test]
 fn udp_bidir_sends_the_rate_each_way_and_prints_each_directions_loss_and_jitter() {
     let port = free_port();
-    let mut server = Server::start(port, &[]);
+    let mut server = Server::start(port, &[], Stdio::piped());
     let json = std::env::temp_dir().join(format!("dp-udp-bidir-{}.json", std::process::id()));
     let began = Instant::now();
     let output = client(port, &["--bidir", "-4", "--json", json.to_str().unwrap()]);

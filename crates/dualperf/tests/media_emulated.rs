@@ -11,12 +11,12 @@
 
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
+#[path = "common/lab_run.rs"]
+mod lab_run;
 #[path = "common/privileged.rs"]
 mod privileged;
 
-use std::process::Command;
-
-use dualperf_model::{MetricId, RunResult};
+use dualperf_model::MetricId;
 use dualperf_stats::voice::{mos, CallConditions, Codec};
 
 const TOPOLOGY: &str = r#"
@@ -42,39 +42,17 @@ fn measured_mos_matches_the_e_model_for_the_measured_delay_and_loss() {
     if !privileged::ready(&[]) {
         return;
     }
-    let folder = std::env::temp_dir().join(format!("dpt-media-emulated-{}", std::process::id()));
+    let folder = std::env::temp_dir().join(format!("dpt-media-topology-{}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
     let topology = folder.join("emulated.toml");
     std::fs::write(&topology, TOPOLOGY).unwrap();
-    let results = folder.join("results");
-    let output = Command::new(env!("CARGO_BIN_EXE_dualperf"))
-        .arg("lab")
-        .arg(&topology)
-        .args([
-            "--tests",
-            "media",
-            "-t",
-            "10",
-            "--repeat",
-            "1",
-            "--no-store",
-            "--results",
-        ])
-        .arg(&results)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let run = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let result: RunResult =
-        serde_json::from_slice(&std::fs::read(run.join("result.json")).unwrap()).unwrap();
+    let topology = topology.to_str().unwrap();
+    let run = lab_run::lab(
+        "media-emulated",
+        &[topology, "--tests", "media", "-t", "10", "--repeat", "1"],
+    );
     std::fs::remove_dir_all(&folder).unwrap();
+    let (_, result) = run.succeeded();
     let analysis = result.analysis.as_ref().unwrap();
     let value = |arm: &str, metric: MetricId| {
         analysis

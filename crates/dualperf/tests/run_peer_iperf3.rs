@@ -8,8 +8,12 @@
 #![allow(clippy::unwrap_used, missing_docs, unreachable_pub)] // test code: a failed unwrap is a failed test
 
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+
+#[path = "common/iperf3_server.rs"]
+mod iperf3_server;
+use iperf3_server::Iperf3Server;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 fn dualperf(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_dualperf"))
@@ -66,16 +70,6 @@ fn what_an_iperf3_server_cannot_run_is_a_usage_error() {
     }
 }
 
-/// `iperf3 -s` on a free port, killed on drop.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_run_against_iperf3_on_loopback_keeps_the_server_s_account() {
     let port = TcpListener::bind("127.0.0.1:0")
@@ -83,31 +77,9 @@ fn a_run_against_iperf3_on_loopback_keeps_the_server_s_account() {
         .local_addr()
         .unwrap()
         .port();
-    let child = match Command::new("iperf3")
-        .args(["-s", "-p", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "iperf3 is required here: {error}"
-            );
-            eprintln!("skipped: iperf3 not installed");
-            return;
-        }
+    let Some(_server) = Iperf3Server::start(port, &[], Stdio::null()) else {
+        return;
     };
-    let _server = Server(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "iperf3 did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
     std::thread::sleep(Duration::from_millis(200));
     let json = std::env::temp_dir().join(format!("dp-peer-iperf3-{}.json", std::process::id()));
     let port = port.to_string();

@@ -22,16 +22,8 @@ const PAYLOAD: u32 = 1200;
 
 #[test]
 fn each_direction_s_datagrams_on_the_wire_are_what_its_sender_counted() {
-    let mut lab = match Lab::create("dpbd", 31, "tshark") {
-        Ok(lab) => lab,
-        Err(error) => {
-            assert!(
-                std::env::var_os("DUALPERF_REQUIRE_PRIVILEGED").is_none(),
-                "privileged test cannot run: {error}"
-            );
-            eprintln!("skipped: {error}");
-            return;
-        }
+    let Some(mut lab) = Lab::or_skip("dpbd", 31, "tshark") else {
+        return;
     };
     let bin = env!("CARGO_BIN_EXE_dualperf");
     let pid = std::process::id();

@@ -13,8 +13,10 @@ use crate::error::ReportError;
 use crate::present::value::axis_unit;
 use crate::view::{self, transport, RunView};
 
-/// One arm's series of `metric` over the sweep of `kind`, scaled.
-fn arm_series(
+/// One arm's series of `metric` over the sweep of `kind`, scaled by
+/// `divisor`, styled by the arm's place `index` (also the HTML comparison's
+/// before/after lines).
+pub(crate) fn arm_series(
     view: &RunView<'_>,
     kind: TestKind,
     metric: MetricId,

@@ -7,8 +7,8 @@ use maud::{html, Markup, PreEscaped};
 use plotters::style::RGBColor;
 
 use super::{date, location, page};
-use crate::charts::line::{self, ChartPoint, LineChart, Marker, Series, Ticks};
-use crate::charts::{size_ticks, style};
+use crate::charts::line::{self, LineChart, Marker, Ticks};
+use crate::charts::size_ticks;
 use crate::compare::RunComparison;
 use crate::error::ReportError;
 use crate::present::value::{axis_unit, format_value, p_value, percent_signed};
@@ -45,37 +45,21 @@ fn throughput_charts(comparison: &RunComparison<'_>) -> Result<Vec<Markup>, Repo
                 let Some(index) = views[1].arms().iter().position(|a| a.id == arm.id) else {
                     continue;
                 };
-                let (color, dashed, marker) = style::arm(index);
-                let points: Vec<ChartPoint> = run_view
-                    .sweep(kind)
-                    .into_iter()
-                    .filter_map(|(i, spec)| {
-                        let s = run_view.summary(i, metric, &arm.id)?;
-                        Some(ChartPoint {
-                            x: f64::from(spec.size_bytes),
-                            y: s.mean / divisor,
-                            ci: crate::present::bounds::bounded_ci(metric, s)
-                                .map(|(l, h)| (l / divisor, h / divisor)),
-                        })
-                    })
-                    .collect();
-                let (label, color, marker) = if n == 0 {
-                    (
-                        format!("before {}", arm.label),
-                        lighter(color),
-                        Marker::Cross,
-                    )
-                } else {
-                    (format!("after {}", arm.label), color, marker)
-                };
-                if !points.is_empty() {
-                    series.push(Series {
-                        label,
-                        color,
-                        dashed,
-                        marker,
-                        points,
-                    });
+                let mut line = crate::charts::sweep::arm_series(
+                    run_view,
+                    kind,
+                    metric,
+                    (index, arm),
+                    divisor,
+                    format!("after {}", arm.label),
+                );
+                if n == 0 {
+                    line.label = format!("before {}", arm.label);
+                    line.color = lighter(line.color);
+                    line.marker = Marker::Cross;
+                }
+                if !line.points.is_empty() {
+                    series.push(line);
                 }
             }
         }

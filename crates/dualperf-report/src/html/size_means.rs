@@ -65,42 +65,14 @@ pub(crate) fn section(view: &RunView<'_>) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dualperf_fixtures as fx;
-    use dualperf_model::{Analysis, MetricId, MetricSummary, PerFamily, SendBudget, Summary};
+    use dualperf_model::SendBudget;
 
     fn run(budget: Option<SendBudget>) -> dualperf_model::RunResult {
-        let points = [128, 1408]
-            .map(|size| {
-                let mut spec = fx::spec(TestKind::UdpStream, size);
-                spec.send_budget = budget;
-                spec
-            })
-            .to_vec();
-        let arms = fx::native_arms(PerFamily { v4: None, v6: None });
-        let mut result = fx::result(fx::config(points, arms), Vec::new());
-        let mut analysis = Analysis::default();
-        for (arm, values) in [("v4", [100e6, 700e6]), ("v6", [90e6, 690e6])] {
-            for (point, mean) in values.into_iter().enumerate() {
-                analysis.summaries.push(MetricSummary {
-                    point,
-                    arm: fx::arm_id(arm),
-                    metric: MetricId::GoodputBps,
-                    summary: Summary {
-                        count: 3,
-                        mean,
-                        standard_deviation: None,
-                        coefficient_of_variation: None,
-                        min: mean,
-                        max: mean,
-                        median: mean,
-                        ci95_low: None,
-                        ci95_high: None,
-                    },
-                });
-            }
-        }
-        result.analysis = Some(analysis);
-        result
+        crate::present::size_means::sweep_run(
+            &[128, 1408],
+            &[("v4", &[100e6, 700e6]), ("v6", &[90e6, 690e6])],
+            budget,
+        )
     }
 
     #[test]

@@ -179,6 +179,41 @@ pub fn size_means(
     })
 }
 
+/// A gigabit-like sweep for the tests of the size-means table here, in
+/// the terminal and in the HTML: udp-stream at `sizes` on native v4 and v6
+/// (each point with `budget`), and an analysis holding each arm's goodput
+/// mean per size from `goodputs` (arm id, one mean per size).
+#[cfg(test)]
+pub(crate) fn sweep_run(
+    sizes: &[u32],
+    goodputs: &[(&str, &[f64])],
+    budget: Option<dualperf_model::SendBudget>,
+) -> RunResult {
+    use dualperf_fixtures as fx;
+    let points = sizes
+        .iter()
+        .map(|&size| dualperf_model::TestSpec {
+            send_budget: budget,
+            ..fx::spec(TestKind::UdpStream, size)
+        })
+        .collect();
+    let arms = fx::native_arms(dualperf_model::PerFamily { v4: None, v6: None });
+    let mut result = fx::result(fx::config(points, arms), Vec::new());
+    let mut analysis = Analysis::default();
+    for (arm, values) in goodputs {
+        for (point, &mean) in values.iter().enumerate() {
+            analysis.summaries.push(dualperf_model::MetricSummary {
+                point,
+                arm: fx::arm_id(arm),
+                metric: MetricId::GoodputBps,
+                summary: tests::summary(mean),
+            });
+        }
+    }
+    result.analysis = Some(analysis);
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,7 +223,8 @@ mod tests {
         dualperf_fixtures::arm_id(id)
     }
 
-    fn summary(mean: f64) -> Summary {
+    /// A summary of ten repetitions that all gave `mean`.
+    pub(super) fn summary(mean: f64) -> Summary {
         Summary {
             count: 10,
             mean,
@@ -202,25 +238,12 @@ mod tests {
         }
     }
 
-    /// A gigabit-like run: udp-stream at 128, 768 and 1408 B on v4 and v6.
-    fn run(goodputs: &[(&str, [f64; 3])]) -> (RunResult, Analysis) {
-        use dualperf_fixtures as fx;
-        let points = [128, 768, 1408]
-            .map(|size| fx::spec(TestKind::UdpStream, size))
-            .to_vec();
-        let arms = fx::native_arms(dualperf_model::PerFamily { v4: None, v6: None });
-        let result = fx::result(fx::config(points, arms), Vec::new());
-        let mut analysis = Analysis::default();
-        for (arm, values) in goodputs {
-            for (point, value) in values.iter().enumerate() {
-                analysis.summaries.push(MetricSummary {
-                    point,
-                    arm: fx_arm(arm),
-                    metric: MetricId::GoodputBps,
-                    summary: summary(*value),
-                });
-            }
-            // Loss is known at two of the three sizes only.
+    /// A gigabit-like run: udp-stream at 128, 768 and 1408 B on v4 and v6,
+    /// loss known at two of the three sizes only.
+    fn run(goodputs: &[(&str, &[f64])]) -> (RunResult, Analysis) {
+        let mut result = sweep_run(&[128, 768, 1408], goodputs, None);
+        let mut analysis = result.analysis.take().unwrap_or_default();
+        for (arm, _) in goodputs {
             for point in 0..2 {
                 analysis.summaries.push(MetricSummary {
                     point,
@@ -235,8 +258,10 @@ mod tests {
 
     #[test]
     fn each_arm_gets_the_mean_of_its_size_means_and_a_gap_leaves_no_mean() {
-        let (result, analysis) =
-            run(&[("v4", [100e6, 400e6, 700e6]), ("v6", [90e6, 380e6, 690e6])]);
+        let (result, analysis) = run(&[
+            ("v4", &[100e6, 400e6, 700e6]),
+            ("v6", &[90e6, 380e6, 690e6]),
+        ]);
         let means = size_means(
             &result,
             &analysis,
@@ -269,7 +294,7 @@ mod tests {
 
     #[test]
     fn one_size_or_another_kind_has_no_mean_over_sizes() {
-        let (result, analysis) = run(&[("v4", [1.0, 2.0, 3.0])]);
+        let (result, analysis) = run(&[("v4", &[1.0, 2.0, 3.0])]);
         assert!(size_means(&result, &analysis, TestKind::TcpStream, &STUDY_METRICS).is_none());
         let mut single = result.clone();
         single.config.points.truncate(1);

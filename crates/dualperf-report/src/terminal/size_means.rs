@@ -121,36 +121,15 @@ pub fn render_sweep_regime(
 mod tests {
     use super::*;
     use dualperf_fixtures as fx;
-    use dualperf_model::{MetricSummary, PerFamily, Summary};
 
     #[test]
     fn the_table_prints_each_arms_mean_over_sizes_and_the_difference() {
-        let points = [128, 1408]
-            .map(|size| fx::spec(TestKind::UdpStream, size))
-            .to_vec();
-        let arms = fx::native_arms(PerFamily { v4: None, v6: None });
-        let result = fx::result(fx::config(points, arms), Vec::new());
-        let mut analysis = Analysis::default();
-        for (arm, values) in [("v4", [100e6, 700e6]), ("v6", [90e6, 690e6])] {
-            for (point, mean) in values.into_iter().enumerate() {
-                analysis.summaries.push(MetricSummary {
-                    point,
-                    arm: fx::arm_id(arm),
-                    metric: MetricId::GoodputBps,
-                    summary: Summary {
-                        count: 10,
-                        mean,
-                        standard_deviation: None,
-                        coefficient_of_variation: None,
-                        min: mean,
-                        max: mean,
-                        median: mean,
-                        ci95_low: None,
-                        ci95_high: None,
-                    },
-                });
-            }
-        }
+        let mut result = crate::present::size_means::sweep_run(
+            &[128, 1408],
+            &[("v4", &[100e6, 700e6]), ("v6", &[90e6, 690e6])],
+            None,
+        );
+        let mut analysis = result.analysis.take().unwrap_or_default();
         let metrics = [MetricId::GoodputBps, MetricId::JitterNs];
         let text = render_size_means(&result, &analysis, TestKind::UdpStream, &metrics).unwrap();
         assert!(text.contains("means over 2 sizes (128 … 1408 B)"), "{text}");

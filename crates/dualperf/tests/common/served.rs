@@ -1,5 +1,5 @@
 //! A real `dualperf -p PORT -s` process on loopback for the iperf3-words
-//! tests (`iperf3_words`, `iperf3_socket_flags`):
+//! tests (`iperf3_words`, `iperf3_socket_flags`, `iperf3_server_flags`):
 //! a free port, the server (killed and reaped on drop) and a scratch folder
 //! (removed on drop).
 

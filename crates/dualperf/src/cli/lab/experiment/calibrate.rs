@@ -103,18 +103,7 @@ impl CalibrateExperiment {
             dualperf_lab::naming::namespace_name(run, router),
             interface_name(run, link_index, router_end),
         );
-        let native: Vec<Arm> = topology
-            .arms(server)
-            .map_err(crate::cli::lab::errors::to_cli_error)?
-            .into_iter()
-            .filter(Arm::is_plain_native)
-            .collect();
-        let of = |family: IpFamily| native.iter().find(|a| a.family == family).cloned();
-        let (Some(v4), Some(v6)) = (of(IpFamily::V4), of(IpFamily::V6)) else {
-            return Err(Failure::usage(
-                "a calibration needs native IPv4 and IPv6 towards the server",
-            ));
-        };
+        let (v4, v6) = super::native_pair(topology, server, "a calibration")?;
         let replica = Arm {
             id: ArmId::new("v4-replica").map_err(Failure::usage)?,
             label: "IPv4 (replica)".to_string(),

@@ -21,7 +21,7 @@
 //! paper's budget.
 
 use dualperf_lab::Topology;
-use dualperf_model::{Arm, IpFamily, MetricId, RunConfig, RunResult, SendBudget, TestKind};
+use dualperf_model::{IpFamily, MetricId, RunConfig, RunResult, SendBudget, TestKind};
 
 use super::Experiment;
 use crate::cli::lab::args::JobArgs;
@@ -68,18 +68,7 @@ impl GigabitExperiment {
         topology: &Topology,
         server: &str,
     ) -> anyhow::Result<GigabitExperiment> {
-        let arms: Vec<Arm> = topology
-            .arms(server)
-            .map_err(crate::cli::lab::errors::to_cli_error)?
-            .into_iter()
-            .filter(Arm::is_plain_native)
-            .collect();
-        let of = |family: IpFamily| arms.iter().find(|a| a.family == family).cloned();
-        let (Some(v4), Some(v6)) = (of(IpFamily::V4), of(IpFamily::V6)) else {
-            return Err(Failure::usage(
-                "the Gigabit UDP study needs native IPv4 and IPv6 towards the server",
-            ));
-        };
+        let (v4, v6) = super::native_pair(topology, server, "the Gigabit UDP study")?;
         let quick = args.quick;
         let budget = args.send_budget().unwrap_or(SendBudget::Packets(if quick {
             QUICK_PACKETS

@@ -13,7 +13,7 @@
 use std::sync::atomic::AtomicBool;
 
 use dualperf_lab::{RunId, Testbed, Topology};
-use dualperf_model::{RunConfig, RunResult, TestbedFacts};
+use dualperf_model::{Arm, IpFamily, RunConfig, RunResult, TestbedFacts};
 
 use super::args::JobArgs;
 use super::measure::Traffic;
@@ -149,18 +149,7 @@ fn designed(
     topology: &Topology,
     server: &str,
 ) -> anyhow::Result<RunConfig> {
-    let base: Vec<dualperf_model::Arm> = topology
-        .arms(server)
-        .map_err(super::errors::to_cli_error)?
-        .into_iter()
-        .filter(dualperf_model::Arm::is_plain_native)
-        .collect();
-    if base.is_empty() {
-        return Err(crate::cli::Failure::usage(format!(
-            "topology `{}` offers no native arm towards `{server}`",
-            topology.name()
-        )));
-    }
+    let base = native_arms(topology, server)?;
     let config = design.plan(&dualperf_design::PlanInputs {
         base,
         quick: args.quick,
@@ -177,4 +166,46 @@ fn designed(
     });
     crate::pipeline::plan::validate(&config)?;
     Ok(config)
+}
+
+/// The topology's plain native arms towards `server` (the arms an
+/// experiment builds its own from).
+///
+/// # Errors
+/// A usage error when the topology offers none; the topology's own errors.
+fn native_arms(topology: &Topology, server: &str) -> anyhow::Result<Vec<Arm>> {
+    let base = plain_native(topology, server)?;
+    if base.is_empty() {
+        return Err(crate::cli::Failure::usage(format!(
+            "topology `{}` offers no native arm towards `{server}`",
+            topology.name()
+        )));
+    }
+    Ok(base)
+}
+
+/// The native IPv4 and IPv6 arms towards `server`, for an experiment
+/// (`who`: "the Gigabit UDP study") that compares exactly these two.
+///
+/// # Errors
+/// A usage error naming `who` when either is missing.
+fn native_pair(topology: &Topology, server: &str, who: &str) -> anyhow::Result<(Arm, Arm)> {
+    let native = plain_native(topology, server)?;
+    let of = |family: IpFamily| native.iter().find(|a| a.family == family).cloned();
+    match (of(IpFamily::V4), of(IpFamily::V6)) {
+        (Some(v4), Some(v6)) => Ok((v4, v6)),
+        _ => Err(crate::cli::Failure::usage(format!(
+            "{who} needs native IPv4 and IPv6 towards the server"
+        ))),
+    }
+}
+
+/// The topology's arms towards `server` that are plain native ones.
+fn plain_native(topology: &Topology, server: &str) -> anyhow::Result<Vec<Arm>> {
+    Ok(topology
+        .arms(server)
+        .map_err(super::errors::to_cli_error)?
+        .into_iter()
+        .filter(Arm::is_plain_native)
+        .collect())
 }

@@ -25,7 +25,6 @@ use dualperf_model::{
 };
 
 use crate::cli::lab::args::JobArgs;
-use crate::cli::lab::errors::to_cli_error;
 use crate::cli::run::Repeat;
 use crate::cli::Failure;
 use crate::pipeline::plan::{
@@ -46,18 +45,7 @@ pub(crate) const TCP_STREAMS: u32 = 4;
 /// # Errors
 /// Usage errors for flags out of range; a topology without native arms.
 pub(super) fn plan(args: &JobArgs, topology: &Topology, server: &str) -> anyhow::Result<RunConfig> {
-    let base: Vec<Arm> = topology
-        .arms(server)
-        .map_err(to_cli_error)?
-        .into_iter()
-        .filter(Arm::is_plain_native)
-        .collect();
-    if base.is_empty() {
-        return Err(Failure::usage(format!(
-            "topology `{}` offers no native arm towards `{server}`",
-            topology.name()
-        )));
-    }
+    let base = super::native_arms(topology, server)?;
     let (time_seconds, warmup_ms, default_repeat) = match args.quick {
         true => (args.time_seconds.unwrap_or(1.0), 300, 2),
         false => (args.time_seconds.unwrap_or(10.0), 1_000, 3),
