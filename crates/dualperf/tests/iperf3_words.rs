@@ -243,3 +243,32 @@ fn json_stream_gives_a_line_per_interval_and_trial_then_the_result() {
     assert_eq!(result.trials.len(), 2);
     assert!(result.analysis.is_some());
 }
+
+#[test]
+fn json_stream_speaks_under_a_precision_goal_too() {
+    let port = free_port();
+    let folder = Folder::new("iperf3", "stream-goal");
+    let _server = Server::logged(port, &[], &folder.0.join("serve.log"));
+    let output = Command::new(BINARY)
+        .args(["--json-stream", "-c", "localhost", "-p", &port.to_string()])
+        .args(["-u", "-b", "10M", "-t", "0.2", "--warmup", "0"])
+        .args(["--precision", "50%", "--budget", "20s", "--no-store"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let names: Vec<String> = stdout
+        .lines()
+        .map(|line| {
+            let event: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            event["event"].as_str().unwrap().to_string()
+        })
+        .collect();
+    // At least the first stage's trials (two arms), each reported, then the end.
+    assert!(
+        names.iter().filter(|n| *n == "trial").count() >= 2,
+        "{names:?}"
+    );
+    assert_eq!(names.last().map(String::as_str), Some("end"), "{names:?}");
+}

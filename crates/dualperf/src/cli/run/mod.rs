@@ -172,8 +172,8 @@ fn run_measured(mut args: Args) -> anyhow::Result<ExitCode> {
         _ => ProgressView::until_precise(&config, tty),
     }
     .with_intervals(&options);
-    // --json-stream lines for fixed and `--repeat auto` runs.
-    if args.iperf3.json_stream && !matches!(repetitions, Repetitions::ToGoal(_)) {
+    // --json-stream lines for every kind of run (a precision goal's too).
+    if args.iperf3.json_stream {
         view = view.with_stream(json_stream::sink());
     }
     let mut result = execute::in_process(
