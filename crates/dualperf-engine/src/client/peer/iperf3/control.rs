@@ -212,6 +212,14 @@ pub struct Control {
     cookie: [u8; COOKIE_SIZE],
 }
 
+/// A connection reset or aborted by the peer.
+fn is_reset(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted
+    )
+}
+
 impl Control {
     /// Connects to the iperf3 server at `server` and sends a new cookie,
     /// waiting at most `timeout` for the connection and for every answer.
@@ -226,6 +234,14 @@ impl Control {
             Err(error) if error.kind() == io::ErrorKind::ConnectionRefused => {
                 return Err(ControlError::Busy(format!(
                     "{server} refused the connection (no iperf3 server listening there, or one restarting between clients)"
+                )))
+            }
+            // A server that has just ended a test closes and reopens its
+            // listener: a connection that reaches the closing one is reset
+            // (seen between two back-to-back trials against iperf3 3.12).
+            Err(error) if is_reset(&error) => {
+                return Err(ControlError::Busy(format!(
+                    "{server} reset the connection (an iperf3 server restarting its listener between tests)"
                 )))
             }
             Err(error) => {
@@ -246,11 +262,15 @@ impl Control {
             server,
             cookie,
         };
-        control
-            .stream
-            .write_all(&cookie)
-            .context(|| format!("sending the cookie to the iperf3 server at {server}"))?;
-        Ok(control)
+        match control.stream.write_all(&cookie) {
+            Err(error) if is_reset(&error) => Err(ControlError::Busy(format!(
+                "{server} reset the connection before the test (an iperf3 server restarting its listener between tests)"
+            ))),
+            other => {
+                other.context(|| format!("sending the cookie to the iperf3 server at {server}"))?;
+                Ok(control)
+            }
+        }
     }
 
     /// The session cookie, sent again on every TCP data connection.
