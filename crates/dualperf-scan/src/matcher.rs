@@ -11,6 +11,7 @@ mod integers;
 mod last_colon;
 mod layout;
 mod names;
+mod parts;
 mod prefix;
 mod prose;
 #[cfg(test)]
@@ -213,6 +214,9 @@ impl<'s> Matcher<'_, 's> {
                         self.check_ipv4_named_identifier(i);
                     }
                     self.check_ihl(i);
+                    if language != Python && language != Config {
+                        self.check_four_part_parameters(i);
+                    }
                     self.check_split(i);
                     self.check_dotted_quad_call(i);
                     if matches!(language, Java | JavaScript | TypeScript) {
@@ -228,15 +232,22 @@ impl<'s> Matcher<'_, 's> {
                     self.check_colon_compare(i);
                     self.check_colon_count(i);
                     self.check_dotted_quad_string(i);
+                    if !matches!(language, Rust | Config) {
+                        self.check_dotted_format(i);
+                    }
                     self.check_sql_address_column(i);
                     match language {
                         Go => self.check_go_network(i),
                         JavaScript | TypeScript => self.check_js_family_string(i),
                         Python => self.check_sockaddr_format(i),
+                        Java if token.string_content().contains("preferIPv4Stack") => {
+                            self.check_prefer_ipv4(i)
+                        }
                         _ => {}
                     }
                 }
                 TokenKind::Number => {
+                    self.check_address_parts(i);
                     if language.is_c_family() {
                         self.check_four_byte_length(i);
                     }
@@ -553,7 +564,7 @@ impl<'s> Matcher<'_, 's> {
 }
 
 use words::{
-    has_join_format, has_url_join_format, ipv6_option_twin, ADDRESS_FIELDS, BYTE_TYPES,
-    INTEGER_TYPES, IPV6_IDENTS, IPV6_STRINGS, PROSE_RULES, SPLIT_FUNCTIONS,
+    has_join_format, has_turn_join_format, has_url_join_format, ipv6_option_twin, ADDRESS_FIELDS,
+    BYTE_TYPES, INTEGER_TYPES, IPV6_IDENTS, IPV6_STRINGS, PROSE_RULES, SPLIT_FUNCTIONS,
 };
 pub use words::{is_address_name, literal_advice};

@@ -129,6 +129,19 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // address-byte-layout, an address as four parts: `ip[3]`, a parameter
+    // of a byte or small integer type (`setSourceIP(int a, ...)`)
+    Necessary {
+        pattern: r"\[\s*3\s*\]|(?:int|byte|short|char|u8|u16|u32|i32|uint8|uint|uint16|uint32|int32|number)(?:\s+\w+)?\s*[,)]",
+        languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
+        with_address_word: true,
+    },
+    // dotted-quad-text: a dotted-quad format string (`%d.%d`, `{}.{}`)
+    Necessary {
+        pattern: r"%[a-z]+\.%|\{[0-9]?\}\.\{",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // host-port-split, host-port-join, sockaddr-pair: a colon in a string,
     // a colon constant (`CommonConstant.COLON`) or a host:port placeholder pair
     Necessary {

@@ -327,7 +327,9 @@ pub static RULES: &[Rule] = &[
         languages: ALL_SOURCE,
         what: "`host:port` text built without brackets: `host + \":\" + port`, \
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
-               `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
+               `f\"{host}:{port}\"`, `` `${host}:${port}` ``, and TURN/STUN URIs (RFC 7064, \
+               RFC 7065) with a bare host: `\"turn:%s:%d\"`, `\"%s:%s:%d?transport=%s\"`; \
+               not in logging, printing and \
                exception messages (`log.info(...)`, java.util.logging's `log.fine(...)`, \
                `LOGGER.severe(...)`, `raise ValueError(...)`), except URLs \
                (`\"http://%s:%s/\"`), which are made to be used; a note in help and \
@@ -494,7 +496,17 @@ pub static RULES: &[Rule] = &[
                identifier array whose first 4 bytes receive an address (`copy(p.ID[:4], \
                p.Addr)` makes `type tcpID [12]byte` and `ID [12]byte` address layouts); a \
                4-byte head and the rest of one buffer handed to a packet parser \
-               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`).",
+               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`). An address as \
+               its four parts, away from any address API: the last byte read as `ip[3]` from \
+               a buffer named for one address (`ip`, `rawIp`, `srcAddr`; not `ips`, \
+               `hostBytes`, and not `ip[ip.length - 1]`), the four bytes passed as \
+               arguments (`setSourceIP(src[0], src[1], src[2], src[3])`, \
+               `net.IPv4(b[0], b[1], b[2], b[3])`) to a function named for an address or \
+               from a buffer named for one, and a function declared to take an address as \
+               four `int`/`byte`/`u8`/`number` parameters (`void setSourceIP(int a, int b, \
+               int c, int d)`, `func setIP(a, b, c, d byte)`); not four colour channels \
+               (`setColor(int r, ...)`). Misses: the four parts under names that say \
+               nothing of an address (`port[0..3]` outside a dotted format string).",
         why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
               (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
               (§7) found these 4-byte assumptions the costliest part of a port, because no \
@@ -543,7 +555,12 @@ pub static RULES: &[Rule] = &[
                names with a rule of their own (`Inet4Address`, `Ipv4Addr`, `isIPv4`, Go's \
                `net.IPv4*` and `x/net/ipv4`) are left to it. C and C++: accessors named for the \
                IPv4 `sockaddr_in` (`getSockAddrInet()`, `setSockAddrInet(a)`) in a file with \
-               no `6` twin and no IPv6 path.",
+               no `6` twin and no IPv6 path. Java's `java.net.preferIPv4Stack`: set to \
+               `true` (`System.setProperty(\"java.net.preferIPv4Stack\", \"true\")`, \
+               `-Djava.net.preferIPv4Stack=true`) a warning; a name for the preference \
+               (`PREFER_IPV4_STACK`, `preferIPv4`) read or cleared is a note, and nothing in \
+               a file with an IPv6 path; names that say both families \
+               (`throwPreferIPv4StackIPv6Error`) are not reported.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",
@@ -565,7 +582,9 @@ pub static RULES: &[Rule] = &[
                (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), a \
                character of an address compared with `'.'`, any text split on `.` whose parts \
                are counted against 4 within three lines (`parts.length != 4`, `len(parts) == \
-               4`), and dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`). Misses: \
+               4`), dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`), and format \
+               strings that print four dotted numbers (`\"%d.%d.%d.%d\"`, `%u`, \
+               `\"{}.{}.{}.{}\"`). Misses: \
                prefix tests on dotted text (`addr.startsWith(head)`).",
         why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
               rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \

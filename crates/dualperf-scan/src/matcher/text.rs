@@ -387,6 +387,8 @@ impl Matcher<'_, '_> {
         } else if has_url_join_format(content) && !self.brackets_handled_near(i) {
             // A URL is made to be used, even in a log line.
             self.push_with("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into(), false);
+        } else if has_turn_join_format(content) && !self.brackets_handled_near(i) {
+            self.push_with("host-port-join", Severity::Warning, i, "TURN/STUN URI built as turn:host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 7065, RFC 3986)".into(), false);
         } else if has_join_format(content)
             && !self.brackets_handled_near(i)
             && !self.in_message_call(i)

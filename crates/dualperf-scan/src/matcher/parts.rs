@@ -1,0 +1,195 @@
+//! An IPv4 address handled as its four parts, away from any address API
+//! (issue 28, round 7): the last byte read as `ip[3]`, the four bytes spelled
+//! out as arguments (`ip[0], ip[1], ip[2], ip[3]`), a function that takes an
+//! address as four `int`/`byte` parameters (`setSourceIP(int a, int b, int
+//! c, int d)`), and dotted-quad format strings (`"%d.%d.%d.%d"`,
+//! `"{}.{}.{}.{}"`). An IPv6 address has 16 bytes (RFC 8200 §3) and is
+//! written in hexadecimal groups (RFC 5952), so each of these assumes IPv4.
+
+use super::words::name_words;
+use super::{is_address_name, Matcher};
+use crate::language::Language;
+use crate::rule::Severity;
+use crate::token::TokenKind;
+
+/// Parameter types of one address part: a byte or a small integer.
+const PART_TYPES: &[&str] = &[
+    "int", "byte", "short", "char", "u8", "u16", "u32", "i32", "uint8", "uint", "uint16", "uint32",
+    "int32", "number",
+];
+
+/// Format strings that print four numbers joined by dots: an IPv4 address.
+const DOTTED_FORMATS: &[&str] = &[
+    "%d.%d.%d.%d",
+    "%u.%u.%u.%u",
+    "%i.%i.%i.%i",
+    "%hhu.%hhu.%hhu.%hhu",
+    "{}.{}.{}.{}",
+    "{0}.{1}.{2}.{3}",
+];
+
+impl<'s> Matcher<'_, 's> {
+    /// `ip[3]` (the last byte of a 4-byte address) and `ip[0], ip[1], ip[2],
+    /// ip[3]` (its four bytes as arguments) on a buffer named for an
+    /// address, or passed to a function named for one. The number at `i` is
+    /// the index `3`.
+    pub(super) fn check_address_parts(&mut self, i: usize) {
+        let language = self.context.language;
+        if !matches!(
+            language,
+            Language::C
+                | Language::Cpp
+                | Language::Go
+                | Language::Java
+                | Language::JavaScript
+                | Language::TypeScript
+                | Language::Rust
+        ) || self.tokens[i].text != "3"
+            || i < 2
+            || !self.previous_is(i, "[")
+            || !self.next_is(i, "]")
+            || self.tokens[i - 2].kind != TokenKind::Ident
+        {
+            return;
+        }
+        let buffer = self.tokens[i - 2].text;
+        let line = self.tokens[i].line;
+        if self.has_match("address-byte-layout", line) || self.in_dispatch(i) {
+            return;
+        }
+        // `b[0], b[1], b[2], b[3]`: the four bytes, each `name [ k ]`, five
+        // tokens apart with the commas.
+        let spelled_out = i >= 17
+            && (0..3).all(|k| {
+                let start = i - 2 - 5 * (3 - k);
+                self.tokens[start].text == buffer
+                    && self.text_at(start + 1) == "["
+                    && self.text_at(start + 2) == k.to_string()
+                    && self.text_at(start + 3) == "]"
+                    && self.text_at(start + 4) == ","
+            });
+        if spelled_out {
+            let first = i - 17;
+            let callee = self.enclosing_open(first).map_or("", |o| self.callee_at(o));
+            let to_address = addressed(buffer)
+                || is_address_name(callee) && !callee.contains('6')
+                || matches!(callee, "IPv4" | "getByAddress" | "new" | "from")
+                    && self.tokens[self.lines(line, line)]
+                        .iter()
+                        .any(|t| matches!(t.text, "IPv4" | "Ipv4Addr" | "InetAddress"));
+            if to_address {
+                self.push("address-byte-layout", Severity::Warning, first, format!("`{buffer}[0]` .. `{buffer}[3]` are the four bytes of an IPv4 address; an IPv6 address has 16: pass the whole address (its length says the family)"));
+            }
+            return;
+        }
+        // A single `ip[3]`, not one of a longer run (`mac[3], mac[4]`).
+        let fourth_of_four = self.text_at(i + 2) == "," && self.text_at(i + 3) == buffer;
+        if addressed(buffer) && !fourth_of_four {
+            self.push("address-byte-layout", Severity::Warning, i - 2, format!("`{buffer}[3]` takes the last byte of a 4-byte IPv4 address; an IPv6 address has 16 bytes: use `{buffer}[{buffer}.length - 1]` (or its length) instead"));
+        }
+    }
+
+    /// A function that takes an IPv4 address as four parts: `void
+    /// setSourceIP(int a, int b, int c, int d)` (Java, C, C++), `func
+    /// setIP(a, b, c, d byte)` (Go), `fn set_ip(a: u8, b: u8, c: u8, d: u8)`
+    /// (Rust). Declarations only (the `(` is followed by a body or `;`).
+    pub(super) fn check_four_part_parameters(&mut self, i: usize) {
+        let name = self.tokens[i].text;
+        if !self.next_is(i, "(")
+            || !is_address_name(name)
+            || name.contains('6')
+            || self.has_match("address-byte-layout", self.tokens[i].line)
+        {
+            return;
+        }
+        let Some(args) = self.call_arguments(i + 1) else {
+            return;
+        };
+        if args.len() != 4 {
+            return;
+        }
+        let close = args[3].end;
+        let typescript = self.context.language == Language::TypeScript;
+        let declared = matches!(self.text_at(close + 1), "{" | ";" | "throws" | "->")
+            || typescript && self.text_at(close + 1) == ":"
+            || self
+                .tokens
+                .get(close + 1)
+                .is_some_and(|t| t.kind == TokenKind::Ident && self.text_at(close + 2) == "{");
+        let typed = |range: &std::ops::Range<usize>| {
+            let tokens = &self.tokens[range.clone()];
+            match tokens {
+                // `int a`, `byte a`, `unsigned char a`
+                [.., ty, name] => {
+                    name.kind == TokenKind::Ident && PART_TYPES.contains(&ty.text)
+                        || tokens.len() == 3
+                            && tokens[1].is_punct(":")
+                            && PART_TYPES.contains(&tokens[2].text)
+                }
+                _ => false,
+            }
+        };
+        // Go: `a, b, c, d byte` types only the last name, after it.
+        let go_grouped = self.context.language == Language::Go
+            && args[..3]
+                .iter()
+                .all(|a| a.len() == 1 && self.tokens[a.start].kind == TokenKind::Ident)
+            && args[3].len() == 2
+            && PART_TYPES.contains(&self.tokens[args[3].start + 1].text);
+        let all_typed = args.iter().all(typed);
+        if declared && (all_typed || go_grouped) {
+            self.push("address-byte-layout", Severity::Warning, i, format!("`{name}` takes an address as four parts (an IPv4 dotted quad); an IPv6 address has 16 bytes: take a byte array or an address type"));
+        }
+    }
+
+    /// `"%d.%d.%d.%d"` and `"{}.{}.{}.{}"`: text made from four numbers
+    /// joined by dots, an IPv4 address only.
+    pub(super) fn check_dotted_format(&mut self, i: usize) {
+        let content = self.tokens[i].string_content();
+        if !DOTTED_FORMATS.iter().any(|f| content.contains(f))
+            || self.has_match("dotted-quad-text", self.tokens[i].line)
+            || self.has_match("address-buffer-size", self.tokens[i].line)
+        {
+            return;
+        }
+        self.push("dotted-quad-text", Severity::Warning, i, "format string prints an address as four dotted numbers (IPv4 only); print the address with its own formatter (inet_ntop, net.IP.String, InetAddress.getHostAddress) so IPv6 works".into());
+    }
+}
+
+/// True if a buffer name is one address (`ip`, `addr`, `rawIp`,
+/// `ipBytes`, `src_addr`), not a list of them (`ips`, `addresses`).
+fn addressed(name: &str) -> bool {
+    if !is_address_name(name) || name.contains('6') {
+        return false;
+    }
+    let words = name_words(name);
+    words.last().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "ip" | "ipv4" | "addr" | "address" | "ipaddr" | "bytes" | "octets" | "raw" | "buf"
+        )
+    }) && !words.iter().any(|w| w == "host")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::addressed;
+
+    #[test]
+    fn one_address_is_told_from_a_list() {
+        for name in ["ip", "addr", "rawIp", "ipBytes", "src_addr", "ipAddress"] {
+            assert!(addressed(name), "{name}");
+        }
+        for name in [
+            "ips",
+            "addresses",
+            "hosts",
+            "ip6",
+            "ipv6Addr",
+            "parts",
+            "hostBytes",
+        ] {
+            assert!(!addressed(name), "{name}");
+        }
+    }
+}
