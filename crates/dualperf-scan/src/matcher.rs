@@ -15,6 +15,8 @@ mod parts;
 mod prefix;
 mod prose;
 #[cfg(test)]
+mod severity_round7_tests;
+#[cfg(test)]
 mod severity_tests;
 mod text;
 mod uses;

@@ -212,7 +212,7 @@ impl<'s> Matcher<'_, 's> {
     /// The name of the function whose body holds token `i` (`getIP` in
     /// `byte[] getIP(String id) throws E {`, `func ip() (net.IP, error) {`,
     /// `fn ip(&self) -> [u8; 4] {`), looking at most 3000 tokens back.
-    fn enclosing_function(&self, i: usize) -> Option<&'s str> {
+    pub(super) fn enclosing_function(&self, i: usize) -> Option<&'s str> {
         let mut depth = 0usize;
         let mut open_brace = None;
         for j in (i.saturating_sub(3000)..i).rev() {

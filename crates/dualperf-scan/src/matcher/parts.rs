@@ -54,7 +54,13 @@ impl<'s> Matcher<'_, 's> {
         }
         let buffer = self.tokens[i - 2].text;
         let line = self.tokens[i].line;
-        if self.has_match("address-byte-layout", line) || self.in_dispatch(i) {
+        if self.has_match("address-byte-layout", line)
+            || self.in_dispatch(i)
+            || self.length_tested(buffer, i)
+            || self
+                .enclosing_function(i)
+                .is_some_and(|f| super::uses::ipv4_named(f).is_some())
+        {
             return;
         }
         // `b[0], b[1], b[2], b[3]`: the four bytes, each `name [ k ]`, five
@@ -87,6 +93,45 @@ impl<'s> Matcher<'_, 's> {
         if addressed(buffer) && !fourth_of_four {
             self.push("address-byte-layout", Severity::Warning, i - 2, format!("`{buffer}[3]` takes the last byte of a 4-byte IPv4 address; an IPv6 address has 16 bytes: use `{buffer}[{buffer}.length - 1]` (or its length) instead"));
         }
+    }
+
+    /// True if the length of `buffer` is compared with 4 within the 40
+    /// lines before token `i` (`if (ip.length != 4) throw ..`, `len(ip) ==
+    /// net.IPv4len`, `ip.len() == 4`): the code after it is the IPv4 side of
+    /// a test on the address's length.
+    fn length_tested(&self, buffer: &str, i: usize) -> bool {
+        let line = self.tokens[i].line;
+        let range = self.lines(line.saturating_sub(40), line);
+        let tokens = &self.tokens[range.start..i.min(range.end)];
+        let four = |t: &crate::token::Token<'_>| matches!(t.text, "4" | "IPv4len");
+        let compare = |t: &crate::token::Token<'_>| matches!(t.text, "==" | "!=" | "===" | "!==");
+        (0..tokens.len()).any(|k| {
+            let w = &tokens[k..];
+            let at = |n: usize| w.get(n);
+            // `ip.length != 4`
+            let field = w[0].text == buffer
+                && at(1).is_some_and(|t| t.is_punct("."))
+                && at(2).is_some_and(|t| t.text == "length")
+                && at(3).is_some_and(compare)
+                && at(4).is_some_and(four);
+            // `ip.len() == 4`
+            let method = w[0].text == buffer
+                && at(1).is_some_and(|t| t.is_punct("."))
+                && at(2).is_some_and(|t| t.text == "len")
+                && at(3).is_some_and(|t| t.is_punct("("))
+                && at(4).is_some_and(|t| t.is_punct(")"))
+                && at(5).is_some_and(compare)
+                && at(6).is_some_and(four);
+            // `len(ip) == net.IPv4len`
+            let call = w[0].text == "len"
+                && at(1).is_some_and(|t| t.is_punct("("))
+                && at(2).is_some_and(|t| t.text == buffer)
+                && at(3).is_some_and(|t| t.is_punct(")"))
+                && at(4).is_some_and(compare)
+                && (at(5).is_some_and(four)
+                    || at(5).is_some_and(|t| t.text == "net") && at(7).is_some_and(four));
+            field || method || call
+        })
     }
 
     /// A function that takes an IPv4 address as four parts: `void

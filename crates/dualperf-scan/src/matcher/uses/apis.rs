@@ -116,6 +116,14 @@ impl<'s> Matcher<'_, 's> {
             self.check_prefer_ipv4(i);
             return;
         }
+        // An import is not a use (`import io.pkts.framer.IPv4Framer;`,
+        // `use pnet::packet::ipv4::Ipv4Packet;`): a note, the uses are
+        // reported where they are.
+        let first = &self.tokens[self.lines(line, line).start];
+        if matches!(first.text, "import" | "use" | "from") && first.kind == TokenKind::Ident {
+            self.push("ipv4-named-api", Severity::Note, i, format!("`{name}` (IPv4 only) is imported here and this file never names `{twin}`; its uses are reported where they are"));
+            return;
+        }
         self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never names `{twin}`; add the IPv6 path or a family-agnostic API"));
     }
 
