@@ -7,6 +7,7 @@
 //! handling) are spelled out where they are implemented.
 
 mod colon_helpers;
+mod command;
 mod integers;
 mod last_colon;
 mod layout;
@@ -85,6 +86,8 @@ struct Matcher<'t, 's> {
     /// Go: fields whose first 4 bytes receive an address, and their types
     /// (`copy(p.ID[:4], p.Addr)`, `ID tcpID`).
     address_prefixed: HashSet<&'s str>,
+    /// What the file's strings say about running nmap.
+    nmap: command::NmapUse,
     matches: Vec<Match>,
 }
 
@@ -156,6 +159,7 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         } else {
             HashSet::default()
         },
+        nmap: command::NmapUse::of(&code),
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -238,6 +242,7 @@ impl<'s> Matcher<'_, 's> {
                         self.check_dotted_format(i);
                     }
                     self.check_sql_address_column(i);
+                    self.check_nmap_command(i);
                     match language {
                         Go => self.check_go_network(i),
                         JavaScript | TypeScript => self.check_js_family_string(i),

@@ -149,6 +149,12 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // ipv4-only-command: nmap run by the program
+    Necessary {
+        pattern: r"nmap",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-literal: a dotted quad
     Necessary {
         pattern: r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",

@@ -654,6 +654,28 @@ pub static RULES: &[Rule] = &[
             after: "self.remote_ip, self.remote_port = self.socket.getpeername()[:2]",
         },
     },
+    Rule {
+        id: "ipv4-only-command",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "An `nmap` command line built or run by the program (a string `\"nmap\"` or \
+               `\"nmap ...\"`) in a file that never writes `-6`: reported where the options \
+               are written (`\"-Pn\"`, `\"-p\"`, `\"nmap -sV %s\"`), or at the program name \
+               when they come from elsewhere. Misses: nmap run through a shell script or a \
+               name held in a variable; `ping` and `traceroute` are not reported (current \
+               Linux and Windows versions choose the family from the address).",
+        why: "nmap scans IPv4 only unless it is given `-6`; an IPv6 target is rejected \
+              (\"looks like an IPv6 target specification -- you have to use the -6 option\").",
+        fix: "Add `-6` when the target is an IPv6 address (parse it first: \
+              `IpAddr::is_ipv6`, `net.ParseIP(t).To4() == nil`, `ipaddress.ip_address(t).version \
+              == 6`).",
+        example: Example {
+            language: Rust,
+            before: "let args = format!(\"{} {} {} {}\", \"-Pn\", \"-p\", ports, ip);",
+            after: "let six = if ip.is_ipv6() { \"-6\" } else { \"\" };\n\
+                    let args = format!(\"{} {} {} {} {}\", \"-Pn\", six, \"-p\", ports, ip);",
+        },
+    },
 ];
 
 /// The rule with this id, if any.
