@@ -8,6 +8,7 @@
 
 mod colon_helpers;
 mod command;
+mod header;
 mod integers;
 mod last_colon;
 mod layout;
@@ -220,6 +221,9 @@ impl<'s> Matcher<'_, 's> {
                         self.check_ipv4_named_identifier(i);
                     }
                     self.check_ihl(i);
+                    if language != Config {
+                        self.check_ipv4_header_field(i);
+                    }
                     if language != Python && language != Config {
                         self.check_four_part_parameters(i);
                     }

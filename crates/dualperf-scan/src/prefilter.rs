@@ -149,6 +149,12 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // ipv4-header-field: the header checksum and the Don't Fragment flag
+    Necessary {
+        pattern: r"(?i:checksum|fragment)|ip_sum",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-only-command: nmap run by the program
     Necessary {
         pattern: r"nmap",

@@ -676,6 +676,30 @@ pub static RULES: &[Rule] = &[
                     let args = format!(\"{} {} {} {} {}\", \"-Pn\", six, \"-p\", ports, ip);",
         },
     },
+    Rule {
+        id: "ipv4-header-field",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "Names of IPv4-only header fields (RFC 791) in code for any IP packet: the \
+               header checksum (`getIpChecksum()`, `verifyIpChecksum`, `headerChecksum`, BSD's \
+               `ip_sum`) and the Don't Fragment flag (`isDontFragmentSet()`, `DONT_FRAGMENT`), \
+               in a file with no IPv6 path that names nothing for IPv4 (an `IPv4Packet` class \
+               may have them). Misses: TTL (also a DNS and cache word), checksums recomputed \
+               under another name (`reCalculateChecksum()`), and the IHL, which \
+               `address-byte-layout` reports where it is read.",
+        why: "An IPv6 header (RFC 8200) has no header checksum and no Don't Fragment flag \
+              (only the source fragments, in a Fragment extension header): a generic packet \
+              type that offers them was written for IPv4 headers, and code that calls them \
+              on any packet breaks on the first IPv6 one.",
+        fix: "Move the IPv4-only fields to the IPv4 packet type (`IPv4Packet`), give the IPv6 \
+              type its own (hop limit, flow label, extension headers), and test the type \
+              before using them.",
+        example: Example {
+            language: Java,
+            before: "interface IPPacket {\n    int getIpChecksum();\n    boolean isDontFragmentSet();\n}",
+            after: "interface IPPacket { int getVersion(); }\ninterface IPv4Packet extends IPPacket {\n    int getIpChecksum();\n    boolean isDontFragmentSet();\n}",
+        },
+    },
 ];
 
 /// The rule with this id, if any.

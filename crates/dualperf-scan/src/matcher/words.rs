@@ -272,7 +272,7 @@ pub(super) fn is_address_value_name(name: &str) -> bool {
         "len", "length", "size", "count", "cnt", "port", "ports", "index", "idx", "family", "type",
         "version", "ver", "ttl", "offset", "off", "max", "min", "str", "string", "text", "name",
         "names", "id", "hash", "key", "list", "flag", "flags", "mode", "proto", "is", "has", "use",
-        "enabled", "timeout", "time", "tos", "pos", "bytes", "buf",
+        "enabled", "timeout", "time", "tos", "pos", "bytes", "buf", "checksum", "sum", "csum",
     ];
     is_address_name(name)
         && !name.contains('6')
