@@ -21,6 +21,7 @@ mod severity_round7_tests;
 #[cfg(test)]
 mod severity_tests;
 mod text;
+mod typed;
 mod uses;
 mod words;
 
@@ -87,6 +88,8 @@ struct Matcher<'t, 's> {
     /// Go: fields whose first 4 bytes receive an address, and their types
     /// (`copy(p.ID[:4], p.Addr)`, `ID tcpID`).
     address_prefixed: HashSet<&'s str>,
+    /// Java: values declared with an IPv4-named type, `(name, type)`.
+    ipv4_typed: Vec<(&'s str, &'s str)>,
     /// What the file's strings say about running nmap.
     nmap: command::NmapUse,
     matches: Vec<Match>,
@@ -160,6 +163,7 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         } else {
             HashSet::default()
         },
+        ipv4_typed: Vec::new(),
         nmap: command::NmapUse::of(&code),
         matches: Vec::new(),
     };
@@ -207,6 +211,7 @@ impl<'s> Matcher<'_, 's> {
                         }
                         Java => {
                             self.check_java_to_string(i);
+                            self.check_ipv4_typed_use(i);
                             self.check_int32_address(i);
                         }
                         JavaScript | TypeScript => self.check_js_family(i),
@@ -259,6 +264,7 @@ impl<'s> Matcher<'_, 's> {
                 }
                 TokenKind::Number => {
                     self.check_address_parts(i);
+                    self.check_compact_peer(i);
                     if language.is_c_family() {
                         self.check_four_byte_length(i);
                     }
@@ -437,6 +443,7 @@ impl<'s> Matcher<'_, 's> {
         }
         if self.context.language == Language::Java {
             self.address_variables = uses::java_address_variables(self.tokens);
+            self.ipv4_typed = typed::java_ipv4_typed(self.tokens, &self.idents);
         }
         if self.context.language == Language::Rust {
             self.rust_test_module = self.first_rust_test_module();

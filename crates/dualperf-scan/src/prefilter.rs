@@ -136,6 +136,12 @@ const NECESSARY: &[Necessary] = &[
         languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
         with_address_word: true,
     },
+    // address-byte-layout: a port written at byte 4 of a compact peer (`a[4] = port >> 8`)
+    Necessary {
+        pattern: r"\[\s*4\s*\]\s*=[^=]",
+        languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
+        with_address_word: false,
+    },
     // dotted-quad-text: a dotted-quad format string (`%d.%d`, `{}.{}`)
     Necessary {
         pattern: r"%[a-z]+\.%|\{[0-9]?\}\.\{",

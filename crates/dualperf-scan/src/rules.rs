@@ -505,8 +505,15 @@ pub static RULES: &[Rule] = &[
                from a buffer named for one, and a function declared to take an address as \
                four `int`/`byte`/`u8`/`number` parameters (`void setSourceIP(int a, int b, \
                int c, int d)`, `func setIP(a, b, c, d byte)`); not four colour channels \
-               (`setColor(int r, ...)`). Misses: the four parts under names that say \
-               nothing of an address (`port[0..3]` outside a dotted format string).",
+               (`setColor(int r, ...)`); `ip[3]` after a test of the length against 4 \
+               (`if (ip.length != 4) throw ..`, `len(ip) == net.IPv4len`) or in an \
+               IPv4-named helper is the IPv4 side and not reported. A 6-byte buffer \
+               (`make([]byte, 6)`, `new byte[6]`, `[0u8; 6]`, `Buffer.alloc(6)`, `malloc(6)`) \
+               whose byte 4 receives a port's high byte (`out[4] = byte(port >> 8)`) within 60 \
+               lines: an IPv4 compact peer (BEP 23; IPv6 peers are 18 bytes), reported at \
+               both. Misses: the four parts under names that say nothing of an address \
+               (`port[0..3]` outside a dotted format string), a compact peer filled by a \
+               loop or `binary.BigEndian.PutUint16(out[4:], port)`.",
         why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
               (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
               (§7) found these 4-byte assumptions the costliest part of a port, because no \
@@ -560,7 +567,10 @@ pub static RULES: &[Rule] = &[
                `-Djava.net.preferIPv4Stack=true`) a warning; a name for the preference \
                (`PREFER_IPV4_STACK`, `preferIPv4`) read or cleared is a note, and nothing in \
                a file with an IPv6 path; names that say both families \
-               (`throwPreferIPv4StackIPv6Error`) are not reported.",
+               (`throwPreferIPv4StackIPv6Error`) are not reported. An import of an \
+               IPv4-named class or module is a note (its uses are reported). Java: a \
+               method called on a value declared with an IPv4-named type (`IPv4Framer \
+               framer` .. `framer.frame(this, payload)`) in a file with no IPv6 twin.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",

@@ -259,7 +259,7 @@ impl<'s> Matcher<'_, 's> {
 
     /// `new byte[4]` (Java), `[4]byte` (Go), `[u8; 4]` (Rust): the number at
     /// `i` sizes an array of bytes.
-    fn is_array_creation(&self, i: usize) -> bool {
+    pub(super) fn is_array_creation(&self, i: usize) -> bool {
         let text = |j: Option<usize>| j.and_then(|j| self.tokens.get(j)).map_or("", |t| t.text);
         let (before2, before1) = (text(i.checked_sub(2)), text(i.checked_sub(1)));
         let (after1, after2) = (text(Some(i + 1)), text(Some(i + 2)));

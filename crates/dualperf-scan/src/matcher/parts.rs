@@ -134,6 +134,75 @@ impl<'s> Matcher<'_, 's> {
         })
     }
 
+    /// A 6-byte buffer whose bytes 4 and 5 receive a 16-bit value: an IPv4
+    /// address and its port, the "compact" peer of BitTorrent trackers and
+    /// DHTs (BEP 23, BEP 5; IPv6 peers are 18 bytes, BEP 7). The number at
+    /// `i` is the 6 of the allocation (`make([]byte, 6)`, `new byte[6]`,
+    /// `[u8; 6]`); the buffer's `[4] = port >> 8` within 60 lines is the
+    /// evidence, and both are reported.
+    pub(super) fn check_compact_peer(&mut self, i: usize) {
+        if self.tokens[i].text != "6" || self.context.language == Language::Python {
+            return;
+        }
+        let callee = self.enclosing_open(i).map_or("", |o| self.callee_at(o));
+        let allocation = matches!(
+            callee,
+            "make" | "allocate" | "allocateDirect" | "alloc" | "allocUnsafe" | "Buffer" | "malloc"
+        ) || self.is_array_creation(i)
+            // Rust's `[0u8; 6]`, `[0; 6]`
+            || i >= 3
+                && self.previous_is(i, ";")
+                && self.tokens[i - 2].kind == TokenKind::Number
+                && self.tokens[i - 3].is_punct("[");
+        if !allocation {
+            return;
+        }
+        // The buffer: the name assigned on this line (`a := make(..)`, `byte[] a = ..`).
+        let line = self.tokens[i].line;
+        let here = self.lines(line, line);
+        // Rust: `let mut out: [u8; 6] = ..` names it after `let`.
+        let bound = (here.start..i)
+            .find(|&j| self.tokens[j].is_ident("let"))
+            .map(|j| {
+                if self.text_at(j + 1) == "mut" {
+                    j + 2
+                } else {
+                    j + 1
+                }
+            });
+        let assigned = (here.start..i)
+            .find(|&j| matches!(self.tokens[j].text, "=" | ":="))
+            .and_then(|j| j.checked_sub(1));
+        let Some(buffer) = bound
+            .or(assigned)
+            .map(|j| &self.tokens[j])
+            .filter(|t| t.kind == TokenKind::Ident)
+            .map(|t| t.text)
+        else {
+            return;
+        };
+        let after = self.lines(line + 1, line + 60);
+        let port_write = (after.start..after.end.saturating_sub(5)).find(|&j| {
+            self.tokens[j].text == buffer
+                && self.text_at(j + 1) == "["
+                && self.text_at(j + 2) == "4"
+                && self.text_at(j + 3) == "]"
+                && self.text_at(j + 4) == "="
+                && {
+                    let statement = self.lines(self.tokens[j].line, self.tokens[j].line);
+                    self.tokens[statement]
+                        .windows(2)
+                        .any(|w| w[0].is_punct(">>") && w[1].text == "8")
+                }
+        });
+        let Some(write) = port_write else { return };
+        if self.has_match("address-byte-layout", line) {
+            return;
+        }
+        self.push("address-byte-layout", Severity::Warning, i, format!("`{buffer}` is 6 bytes with a port written at bytes 4..5: an IPv4 address and port (compact peer); an IPv6 peer is 18 bytes (16 + 2)"));
+        self.push("address-byte-layout", Severity::Warning, write, format!("`{buffer}[4]` takes the port's high byte after a 4-byte IPv4 address; with IPv6 the port starts at byte 16"));
+    }
+
     /// A function that takes an IPv4 address as four parts: `void
     /// setSourceIP(int a, int b, int c, int d)` (Java, C, C++), `func
     /// setIP(a, b, c, d byte)` (Go), `fn set_ip(a: u8, b: u8, c: u8, d: u8)`
