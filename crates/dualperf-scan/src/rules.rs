@@ -290,7 +290,8 @@ pub static RULES: &[Rule] = &[
                (`StringUtils.substringBefore(addr, CommonConstants.COLON)`) or one this file \
                sets to `\":\"` (`SEPARATOR = \":\"`, `const SEP: &str = \":\"`). The port \
                taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
-               `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported. \
+               `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported, and \
+               neither is a MAC address split at `:` (`macAddress.split(\":\")`). \
                Go and Python: the colons counted and compared with one \
                (`strings.Count(server, \":\") != 1`, `host.count(':') == 1`); `> 1` (telling an \
                IPv6 literal apart) is not reported. \
@@ -380,7 +381,8 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: &[Go],
         what: "Go `ip.To4()`, which returns nil for every IPv6 address. `ip.To4() != nil` \
-               (or `== nil`, or `len(ip.To4()) == net.IPv4len`) is a family test and a note; \
+               (or `== nil`, `len(ip.To4()) == net.IPv4len`, or `if v4 := ip.To4(); v4 != nil`) \
+               is a family test and a note; \
                so is any construct of any rule \
                inside a branch on the family in a file that also handles IPv6 (every \
                language: `if family == AF_INET6`, `if ip.To4() != nil`, `instanceof \
@@ -406,7 +408,7 @@ pub static RULES: &[Rule] = &[
                `Inet4Address` (`(Inet4Address) a`, `instanceof Inet4Address`); Rust `Ipv4Addr` \
                and `SocketAddrV4` as types and in expressions (`SocketAddrV4::new(ip, port)`, \
                `parse::<Ipv4Addr>()`; a note in a file that also names the V6 twin, and on a \
-               `use` line); Python `ipaddress.IPv4Address`, `IPv4Network`, `IPv4Interface`. \
+               `use` line); a note on a Java `import` line too; Python `ipaddress.IPv4Address`, `IPv4Network`, `IPv4Interface`. \
                Misses: addresses kept as `u32`/`int` outside C.",
         why: "A parameter, field or return type that is IPv4-only forces every caller to be \
               IPv4-only too; an `instanceof Inet4Address` filter drops IPv6 peers.",
@@ -496,7 +498,9 @@ pub static RULES: &[Rule] = &[
                identifier array whose first 4 bytes receive an address (`copy(p.ID[:4], \
                p.Addr)` makes `type tcpID [12]byte` and `ID [12]byte` address layouts); a \
                4-byte head and the rest of one buffer handed to a packet parser \
-               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`). An address as \
+               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`). Names of \
+               packets and headers (`ipPacket`, `ip_header`) do not count as addresses (a \
+               `new byte[8]` beside `ipPacket` is a UDP header). An address as \
                its four parts, away from any address API: the last byte read as `ip[3]` from \
                a buffer named for one address (`ip`, `rawIp`, `srcAddr`; not `ips`, \
                `hostBytes`, and not `ip[ip.length - 1]`), the four bytes passed as \

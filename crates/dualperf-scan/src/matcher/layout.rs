@@ -139,7 +139,8 @@ impl<'s> Matcher<'_, 's> {
         };
         let names_address = self.tokens[statement.clone()].iter().any(|t| {
             t.kind == TokenKind::Ident
-                && (is_address_name(t.text) || ADDRESS_APIS.contains(&t.text))
+                && (is_address_name(t.text) && !names_packet(t.text)
+                    || ADDRESS_APIS.contains(&t.text))
                 && !t.text.contains('6')
         });
         let api_near = || {
@@ -147,7 +148,8 @@ impl<'s> Matcher<'_, 's> {
                 .iter()
                 .any(|t| {
                     t.kind == TokenKind::Ident
-                        && (ADDRESS_APIS.contains(&t.text) || is_address_name(t.text))
+                        && (ADDRESS_APIS.contains(&t.text)
+                            || is_address_name(t.text) && !names_packet(t.text))
                         && !t.text.contains('6')
                 })
         };
@@ -413,4 +415,16 @@ fn layout_of(text: &str) -> &'static str {
         "6" => "an IPv4 address and a 2-byte port",
         _ => "an IPv4 address and a 4-byte port",
     }
+}
+
+/// True if a name is for a packet or header that carries addresses
+/// (`ipPacket`, `ip_header`, `ipHdr`), not for an address: a size next to
+/// it is a header's (`new byte[8]` for a UDP header beside `ipPacket`).
+fn names_packet(name: &str) -> bool {
+    super::words::name_words(name).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "packet" | "pkt" | "header" | "hdr" | "datagram" | "frame" | "segment"
+        )
+    })
 }

@@ -59,3 +59,21 @@ fn imports_of_ipv4_named_classes_are_notes_and_uses_warnings() {
         [Severity::Note, Severity::Warning, Severity::Warning]
     );
 }
+
+#[test]
+fn java_imports_of_inet4address_are_notes() {
+    let java = "import java.net.Inet4Address;\nclass P {\n  boolean f(Object a) {\n    return a instanceof Inet4Address;\n  }\n}\n";
+    assert_eq!(
+        severities(java, Language::Java, "P.java", "ipv4-only-type"),
+        [Severity::Note, Severity::Warning]
+    );
+}
+
+#[test]
+fn go_to4_assigned_and_tested_is_a_family_test() {
+    let go = "package p\n\nimport \"net\"\n\nfunc f(ip net.IP) []byte {\n\tif ip4 := ip.To4(); ip4 != nil {\n\t\treturn ip4\n\t}\n\treturn ip\n}\n\nfunc g(ip net.IP) []byte {\n\tip4 := ip.To4()\n\treturn ip4\n}\n";
+    assert_eq!(
+        severities(go, Language::Go, "p.go", "to4-conversion"),
+        [Severity::Note, Severity::Warning]
+    );
+}

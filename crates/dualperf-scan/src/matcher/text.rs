@@ -148,6 +148,7 @@ impl Matcher<'_, '_> {
             literal || constant
         });
         if !splits_on_colon
+            || self.splits_a_mac(i)
             || self.port_after_last_colon(i)
             || self.brackets_handled_near(i)
             || self.credentials_near(i) && !self.statement_names_address(i)
@@ -170,6 +171,25 @@ impl Matcher<'_, '_> {
             return;
         }
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+    }
+
+    /// True if the split at `i` takes apart a MAC address (`macAddress.split(":")`,
+    /// `hwaddr.split(':')`): six hexadecimal pairs, not host:port.
+    fn splits_a_mac(&self, i: usize) -> bool {
+        let receiver =
+            (i >= 2 && self.tokens[i - 1].is_punct(".")).then(|| self.tokens[i - 2].text);
+        let first_argument = self.tokens.get(i + 2).map(|t| t.text);
+        [receiver, first_argument]
+            .into_iter()
+            .flatten()
+            .any(|name| {
+                super::words::name_words(name).iter().any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "mac" | "hwaddr" | "ether" | "hardware" | "bssid"
+                    )
+                })
+            })
     }
 
     /// True if the line of token `i` names an address
