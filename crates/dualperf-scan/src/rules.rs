@@ -285,7 +285,7 @@ pub static RULES: &[Rule] = &[
                n)`...; a character of an address compared with `':'` (`host[i] == ':'`, \
                `s.charAt(i) == ':'` in Java and JavaScript). Not reported when the code within \
                12 lines before or 3 after looks for `[` or `]`, nor around `user`/`password` \
-               names. After a Python `':' in host` guard the guard's line is reported. \
+               names (a URI's `authority` is host:port, RFC 3986, and is reported). After a Python `':' in host` guard the guard's line is reported. \
                The colon may be held in a constant: one named `COLON` \
                (`StringUtils.substringBefore(addr, CommonConstants.COLON)`) or one this file \
                sets to `\":\"` (`SEPARATOR = \":\"`, `const SEP: &str = \":\"`). The port \
