@@ -20,6 +20,7 @@ mod prose;
 mod severity_round7_tests;
 #[cfg(test)]
 mod severity_tests;
+mod skip;
 mod text;
 mod typed;
 mod uses;
@@ -228,6 +229,7 @@ impl<'s> Matcher<'_, 's> {
                     self.check_ihl(i);
                     if language != Config {
                         self.check_ipv4_header_field(i);
+                        self.check_ipv6_skipped(i);
                     }
                     if language != Python && language != Config {
                         self.check_four_part_parameters(i);

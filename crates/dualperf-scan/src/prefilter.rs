@@ -161,6 +161,12 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // ipv6-skipped: a test that is true for IPv6 (before a `continue`)
+    Necessary {
+        pattern: r#"Inet6Address|is_ipv6|isIPv6|Is6\(|[AP]F_INET6|To4\(\)\s*==\s*nil|["']IPv6["']|["']ipv6["']|["']inet6["']|(?:version|family)\s*===?\s*6"#,
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-only-command: nmap run by the program
     Necessary {
         pattern: r"nmap",

@@ -714,6 +714,32 @@ pub static RULES: &[Rule] = &[
             after: "interface IPPacket { int getVersion(); }\ninterface IPv4Packet extends IPPacket {\n    int getIpChecksum();\n    boolean isDontFragmentSet();\n}",
         },
     },
+    Rule {
+        id: "ipv6-skipped",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "A loop that skips every IPv6 address: `continue` under a test that is true for \
+               IPv6, alone or in an `||` chain (`if (a instanceof Inet6Address) continue;`, \
+               `Inet6Address.class.isInstance(a)`, `if ip.To4() == nil { continue }`, `if \
+               ai->ai_family == AF_INET6) continue;`, `if addr.is_ipv6() { continue; }`, \
+               `if (iface.family === 'IPv6') continue;`, `family === 6`). Reported even inside \
+               a family branch (skipping is the finding). Not reported when the test is \
+               narrowed with `&&`/`and` or negated (`instanceof Inet6Address && \
+               isLinkLocalAddress()` filters link-local addresses). Misses: an `else { \
+               continue; }` under an IPv4 test, `return` instead of `continue`, and Python's \
+               `':' in addr` tests.",
+        why: "Interface, resolver and peer lists then hold IPv4 addresses only: a host with \
+              only IPv6 gets no address at all, and a dual-stack one is only ever used over \
+              IPv4.",
+        fix: "Keep the IPv6 addresses (skip only what is really unusable, such as link-local \
+              addresses without a scope, with its own test), and choose by preference \
+              (RFC 6724) instead of by family.",
+        example: Example {
+            language: Java,
+            before: "if (address.isLoopbackAddress() || address instanceof Inet6Address) {\n    continue;\n}",
+            after: "if (address.isLoopbackAddress() || address.isLinkLocalAddress()) {\n    continue;\n}",
+        },
+    },
 ];
 
 /// The rule with this id, if any.
