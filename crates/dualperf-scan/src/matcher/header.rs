@@ -17,8 +17,13 @@ fn ipv4_header_field(name: &str) -> Option<&'static str> {
     if name == "ip_sum" {
         return Some("the header checksum");
     }
-    let lower = name.to_ascii_lowercase();
-    if !(lower.contains("checksum") || lower.contains("fragment")) {
+    // Most identifiers are rejected here, without allocating.
+    let has = |needle: &[u8]| {
+        name.as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    if name.len() < 10 || !(has(b"checksum") || has(b"fragment")) {
         return None;
     }
     let words = name_words(name);

@@ -260,7 +260,8 @@ impl<'s> Matcher<'_, 's> {
     /// joined by dots, an IPv4 address only.
     pub(super) fn check_dotted_format(&mut self, i: usize) {
         let content = self.tokens[i].string_content();
-        if !DOTTED_FORMATS.iter().any(|f| content.contains(f))
+        if !content.contains("}.{") && !content.contains(".%")
+            || !DOTTED_FORMATS.iter().any(|f| content.contains(f))
             || self.has_match("dotted-quad-text", self.tokens[i].line)
             || self.has_match("address-buffer-size", self.tokens[i].line)
         {
