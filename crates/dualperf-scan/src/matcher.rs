@@ -7,15 +7,22 @@
 //! handling) are spelled out where they are implemented.
 
 mod colon_helpers;
+mod command;
+mod header;
 mod integers;
 mod last_colon;
 mod layout;
 mod names;
+mod parts;
 mod prefix;
 mod prose;
 #[cfg(test)]
+mod severity_round7_tests;
+#[cfg(test)]
 mod severity_tests;
+mod skip;
 mod text;
+mod typed;
 mod uses;
 mod words;
 
@@ -82,6 +89,10 @@ struct Matcher<'t, 's> {
     /// Go: fields whose first 4 bytes receive an address, and their types
     /// (`copy(p.ID[:4], p.Addr)`, `ID tcpID`).
     address_prefixed: HashSet<&'s str>,
+    /// Java: values declared with an IPv4-named type, `(name, type)`.
+    ipv4_typed: Vec<(&'s str, &'s str)>,
+    /// What the file's strings say about running nmap.
+    nmap: command::NmapUse,
     matches: Vec<Match>,
 }
 
@@ -153,6 +164,8 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         } else {
             HashSet::default()
         },
+        ipv4_typed: Vec::new(),
+        nmap: command::NmapUse::of(&code),
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -199,6 +212,7 @@ impl<'s> Matcher<'_, 's> {
                         }
                         Java => {
                             self.check_java_to_string(i);
+                            self.check_ipv4_typed_use(i);
                             self.check_int32_address(i);
                         }
                         JavaScript | TypeScript => self.check_js_family(i),
@@ -213,6 +227,13 @@ impl<'s> Matcher<'_, 's> {
                         self.check_ipv4_named_identifier(i);
                     }
                     self.check_ihl(i);
+                    if language != Config {
+                        self.check_ipv4_header_field(i);
+                        self.check_ipv6_skipped(i);
+                    }
+                    if language != Python && language != Config {
+                        self.check_four_part_parameters(i);
+                    }
                     self.check_split(i);
                     self.check_dotted_quad_call(i);
                     if matches!(language, Java | JavaScript | TypeScript) {
@@ -228,15 +249,24 @@ impl<'s> Matcher<'_, 's> {
                     self.check_colon_compare(i);
                     self.check_colon_count(i);
                     self.check_dotted_quad_string(i);
+                    if !matches!(language, Rust | Config) {
+                        self.check_dotted_format(i);
+                    }
                     self.check_sql_address_column(i);
+                    self.check_nmap_command(i);
                     match language {
                         Go => self.check_go_network(i),
                         JavaScript | TypeScript => self.check_js_family_string(i),
                         Python => self.check_sockaddr_format(i),
+                        Java if token.string_content().contains("preferIPv4Stack") => {
+                            self.check_prefer_ipv4(i)
+                        }
                         _ => {}
                     }
                 }
                 TokenKind::Number => {
+                    self.check_address_parts(i);
+                    self.check_compact_peer(i);
                     if language.is_c_family() {
                         self.check_four_byte_length(i);
                     }
@@ -415,6 +445,7 @@ impl<'s> Matcher<'_, 's> {
         }
         if self.context.language == Language::Java {
             self.address_variables = uses::java_address_variables(self.tokens);
+            self.ipv4_typed = typed::java_ipv4_typed(self.tokens, &self.idents);
         }
         if self.context.language == Language::Rust {
             self.rust_test_module = self.first_rust_test_module();
@@ -553,7 +584,7 @@ impl<'s> Matcher<'_, 's> {
 }
 
 use words::{
-    has_join_format, has_url_join_format, ipv6_option_twin, ADDRESS_FIELDS, BYTE_TYPES,
-    INTEGER_TYPES, IPV6_IDENTS, IPV6_STRINGS, PROSE_RULES, SPLIT_FUNCTIONS,
+    has_join_format, has_turn_join_format, has_url_join_format, ipv6_option_twin, ADDRESS_FIELDS,
+    BYTE_TYPES, INTEGER_TYPES, IPV6_IDENTS, IPV6_STRINGS, PROSE_RULES, SPLIT_FUNCTIONS,
 };
 pub use words::{is_address_name, literal_advice};

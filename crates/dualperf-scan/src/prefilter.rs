@@ -129,10 +129,47 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // address-byte-layout, an address as four parts: `ip[3]`, a parameter
+    // of a byte or small integer type (`setSourceIP(int a, ...)`)
+    Necessary {
+        pattern: r"(?i:ip|addr|address|bytes|octets|raw|buf)[ \t\r\n]*\[[ \t\r\n]*3[ \t\r\n]*\]|[0-9A-Za-z_]\[[ \t\r\n]*2[ \t\r\n]*\][ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+\[[ \t\r\n]*3[ \t\r\n]*\]|(?:int|byte|short|char|u8|uint8)[ \t\r\n]+[0-9A-Za-z_]+[ \t\r\n]*,[ \t\r\n]*(?:int|byte|short|char|u8|uint8)[ \t\r\n]+[0-9A-Za-z_]+[ \t\r\n]*,[ \t\r\n]*(?:int|byte|short|char|u8|uint8)[ \t\r\n]+[0-9A-Za-z_]+[ \t\r\n]*,[ \t\r\n]*(?:int|byte|short|char|u8|uint8)[ \t\r\n]+[0-9A-Za-z_]+[ \t\r\n]*\)|[0-9A-Za-z_]+[ \t\r\n]*:[ \t\r\n]*(?:u8|u16|u32|i32|number)[ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]*:[ \t\r\n]*(?:u8|u16|u32|i32|number)[ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]*:[ \t\r\n]*(?:u8|u16|u32|i32|number)[ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]*:[ \t\r\n]*(?:u8|u16|u32|i32|number)[ \t\r\n]*\)|\([ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]*,[ \t\r\n]*[0-9A-Za-z_]+[ \t\r\n]+(?:byte|uint8|int|uint16|uint32)[ \t\r\n]*\)",
+        languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
+        with_address_word: true,
+    },
+    // address-byte-layout: a port written at byte 4 of a compact peer (`a[4] = port >> 8`)
+    Necessary {
+        pattern: r"\[[ \t\r\n]*4[ \t\r\n]*\][ \t\r\n]*=[^=\n]*>>[ \t\r\n]*8",
+        languages: &[C, Cpp, Go, Java, JavaScript, TypeScript, Rust],
+        with_address_word: false,
+    },
+    // dotted-quad-text: a dotted-quad format string (`%d.%d`, `{}.{}`)
+    Necessary {
+        pattern: r"%[a-z]+\.%[a-z]+\.%[a-z]+\.%|\{[0-9]?\}\.\{[0-9]?\}\.\{[0-9]?\}\.\{",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // host-port-split, host-port-join, sockaddr-pair: a colon in a string,
     // a colon constant (`CommonConstant.COLON`) or a host:port placeholder pair
     Necessary {
         pattern: r#"["'`]:|:["'`]|[sv}]:[%{$]|COLON|Colon(?-u:\b)"#,
+        languages: SOURCE,
+        with_address_word: false,
+    },
+    // ipv4-header-field: the header checksum and the Don't Fragment flag
+    Necessary {
+        pattern: r"(?i:ip_?checksum|header_?checksum|dont_?fragment)|ip_sum",
+        languages: SOURCE,
+        with_address_word: false,
+    },
+    // ipv6-skipped: a test that is true for IPv6 (before a `continue`)
+    Necessary {
+        pattern: r#"Inet6Address|is_ipv6|isIPv6|Is6\(|[AP]F_INET6|To4\(\)[ \t\r\n]*==[ \t\r\n]*nil|["']IPv6["']|["']ipv6["']|["']inet6["']|(?:version|family)[ \t\r\n]*===?[ \t\r\n]*6"#,
+        languages: SOURCE,
+        with_address_word: false,
+    },
+    // ipv4-only-command: nmap run by the program
+    Necessary {
+        pattern: r#"["'/\\ ]nmap(?:\.exe)?["' ]"#,
         languages: SOURCE,
         with_address_word: false,
     },

@@ -285,12 +285,13 @@ pub static RULES: &[Rule] = &[
                n)`...; a character of an address compared with `':'` (`host[i] == ':'`, \
                `s.charAt(i) == ':'` in Java and JavaScript). Not reported when the code within \
                12 lines before or 3 after looks for `[` or `]`, nor around `user`/`password` \
-               names. After a Python `':' in host` guard the guard's line is reported. \
+               names (a URI's `authority` is host:port, RFC 3986, and is reported). After a Python `':' in host` guard the guard's line is reported. \
                The colon may be held in a constant: one named `COLON` \
                (`StringUtils.substringBefore(addr, CommonConstants.COLON)`) or one this file \
                sets to `\":\"` (`SEPARATOR = \":\"`, `const SEP: &str = \":\"`). The port \
                taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
-               `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported. \
+               `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported, and \
+               neither is a MAC address split at `:` (`macAddress.split(\":\")`). \
                Go and Python: the colons counted and compared with one \
                (`strings.Count(server, \":\") != 1`, `host.count(':') == 1`); `> 1` (telling an \
                IPv6 literal apart) is not reported. \
@@ -327,7 +328,9 @@ pub static RULES: &[Rule] = &[
         languages: ALL_SOURCE,
         what: "`host:port` text built without brackets: `host + \":\" + port`, \
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
-               `f\"{host}:{port}\"`, `` `${host}:${port}` ``; not in logging, printing and \
+               `f\"{host}:{port}\"`, `` `${host}:${port}` ``, and TURN/STUN URIs (RFC 7064, \
+               RFC 7065) with a bare host: `\"turn:%s:%d\"`, `\"%s:%s:%d?transport=%s\"`; \
+               not in logging, printing and \
                exception messages (`log.info(...)`, java.util.logging's `log.fine(...)`, \
                `LOGGER.severe(...)`, `raise ValueError(...)`), except URLs \
                (`\"http://%s:%s/\"`), which are made to be used; a note in help and \
@@ -378,7 +381,8 @@ pub static RULES: &[Rule] = &[
         severity: Severity::Warning,
         languages: &[Go],
         what: "Go `ip.To4()`, which returns nil for every IPv6 address. `ip.To4() != nil` \
-               (or `== nil`, or `len(ip.To4()) == net.IPv4len`) is a family test and a note; \
+               (or `== nil`, `len(ip.To4()) == net.IPv4len`, or `if v4 := ip.To4(); v4 != nil`) \
+               is a family test and a note; \
                so is any construct of any rule \
                inside a branch on the family in a file that also handles IPv6 (every \
                language: `if family == AF_INET6`, `if ip.To4() != nil`, `instanceof \
@@ -404,7 +408,7 @@ pub static RULES: &[Rule] = &[
                `Inet4Address` (`(Inet4Address) a`, `instanceof Inet4Address`); Rust `Ipv4Addr` \
                and `SocketAddrV4` as types and in expressions (`SocketAddrV4::new(ip, port)`, \
                `parse::<Ipv4Addr>()`; a note in a file that also names the V6 twin, and on a \
-               `use` line); Python `ipaddress.IPv4Address`, `IPv4Network`, `IPv4Interface`. \
+               `use` line); a note on a Java `import` line too; Python `ipaddress.IPv4Address`, `IPv4Network`, `IPv4Interface`. \
                Misses: addresses kept as `u32`/`int` outside C.",
         why: "A parameter, field or return type that is IPv4-only forces every caller to be \
               IPv4-only too; an `instanceof Inet4Address` filter drops IPv6 peers.",
@@ -494,7 +498,26 @@ pub static RULES: &[Rule] = &[
                identifier array whose first 4 bytes receive an address (`copy(p.ID[:4], \
                p.Addr)` makes `type tcpID [12]byte` and `ID [12]byte` address layouts); a \
                4-byte head and the rest of one buffer handed to a packet parser \
-               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`).",
+               (`ParseTCPPacket(data[:4], data[4:])`; not `decodeRecord(..)`). Names of \
+               packets and headers (`ipPacket`, `ip_header`) do not count as addresses (a \
+               `new byte[8]` beside `ipPacket` is a UDP header). An address as \
+               its four parts, away from any address API: the last byte read as `ip[3]` from \
+               a buffer named for one address (`ip`, `rawIp`, `srcAddr`; not `ips`, \
+               `hostBytes`, and not `ip[ip.length - 1]`), the four bytes passed as \
+               arguments (`setSourceIP(src[0], src[1], src[2], src[3])`, \
+               `net.IPv4(b[0], b[1], b[2], b[3])`) to a function named for an address or \
+               from a buffer named for one, and a function declared to take an address as \
+               four `int`/`byte`/`u8`/`number` parameters (`void setSourceIP(int a, int b, \
+               int c, int d)`, `func setIP(a, b, c, d byte)`); not four colour channels \
+               (`setColor(int r, ...)`); `ip[3]` after a test of the length against 4 \
+               (`if (ip.length != 4) throw ..`, `len(ip) == net.IPv4len`) or in an \
+               IPv4-named helper is the IPv4 side and not reported. A 6-byte buffer \
+               (`make([]byte, 6)`, `new byte[6]`, `[0u8; 6]`, `Buffer.alloc(6)`, `malloc(6)`) \
+               whose byte 4 receives a port's high byte (`out[4] = byte(port >> 8)`) within 60 \
+               lines: an IPv4 compact peer (BEP 23; IPv6 peers are 18 bytes), reported at \
+               both. Misses: the four parts under names that say nothing of an address \
+               (`port[0..3]` outside a dotted format string), a compact peer filled by a \
+               loop or `binary.BigEndian.PutUint16(out[4:], port)`.",
         why: "An IPv6 address is 16 bytes, so a buffer, record or packet layout sized for 4 \
               (or 8 with the port) truncates it or shifts every later field; the OpenH323 port \
               (§7) found these 4-byte assumptions the costliest part of a port, because no \
@@ -543,7 +566,15 @@ pub static RULES: &[Rule] = &[
                names with a rule of their own (`Inet4Address`, `Ipv4Addr`, `isIPv4`, Go's \
                `net.IPv4*` and `x/net/ipv4`) are left to it. C and C++: accessors named for the \
                IPv4 `sockaddr_in` (`getSockAddrInet()`, `setSockAddrInet(a)`) in a file with \
-               no `6` twin and no IPv6 path.",
+               no `6` twin and no IPv6 path. Java's `java.net.preferIPv4Stack`: set to \
+               `true` (`System.setProperty(\"java.net.preferIPv4Stack\", \"true\")`, \
+               `-Djava.net.preferIPv4Stack=true`) a warning; a name for the preference \
+               (`PREFER_IPV4_STACK`, `preferIPv4`) read or cleared is a note, and nothing in \
+               a file with an IPv6 path; names that say both families \
+               (`throwPreferIPv4StackIPv6Error`) are not reported. An import of an \
+               IPv4-named class or module is a note (its uses are reported). Java: a \
+               method called on a value declared with an IPv4-named type (`IPv4Framer \
+               framer` .. `framer.frame(this, payload)`) in a file with no IPv6 twin.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",
@@ -565,7 +596,9 @@ pub static RULES: &[Rule] = &[
                (`ip.split('.')`, `strings.Split(ip, \".\")`, `ip.replace('.', ',')`), a \
                character of an address compared with `'.'`, any text split on `.` whose parts \
                are counted against 4 within three lines (`parts.length != 4`, `len(parts) == \
-               4`), and dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`). Misses: \
+               4`), dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`), and format \
+               strings that print four dotted numbers (`\"%d.%d.%d.%d\"`, `%u`, \
+               `\"{}.{}.{}.{}\"`). Misses: \
                prefix tests on dotted text (`addr.startsWith(head)`).",
         why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
               rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \
@@ -633,6 +666,78 @@ pub static RULES: &[Rule] = &[
             language: Python,
             before: "self.remote_ip, self.remote_port = self.socket.getpeername()",
             after: "self.remote_ip, self.remote_port = self.socket.getpeername()[:2]",
+        },
+    },
+    Rule {
+        id: "ipv4-only-command",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "An `nmap` command line built or run by the program (a string `\"nmap\"` or \
+               `\"nmap ...\"`) in a file that never writes `-6`: reported where the options \
+               are written (`\"-Pn\"`, `\"-p\"`, `\"nmap -sV %s\"`), or at the program name \
+               when they come from elsewhere. Misses: nmap run through a shell script or a \
+               name held in a variable; `ping` and `traceroute` are not reported (current \
+               Linux and Windows versions choose the family from the address).",
+        why: "nmap scans IPv4 only unless it is given `-6`; an IPv6 target is rejected \
+              (\"looks like an IPv6 target specification -- you have to use the -6 option\").",
+        fix: "Add `-6` when the target is an IPv6 address (parse it first: \
+              `IpAddr::is_ipv6`, `net.ParseIP(t).To4() == nil`, `ipaddress.ip_address(t).version \
+              == 6`).",
+        example: Example {
+            language: Rust,
+            before: "let args = format!(\"{} {} {} {}\", \"-Pn\", \"-p\", ports, ip);",
+            after: "let six = if ip.is_ipv6() { \"-6\" } else { \"\" };\n\
+                    let args = format!(\"{} {} {} {} {}\", \"-Pn\", six, \"-p\", ports, ip);",
+        },
+    },
+    Rule {
+        id: "ipv4-header-field",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "Names of IPv4-only header fields (RFC 791) in code for any IP packet: the \
+               header checksum (`getIpChecksum()`, `verifyIpChecksum`, `headerChecksum`, BSD's \
+               `ip_sum`) and the Don't Fragment flag (`isDontFragmentSet()`, `DONT_FRAGMENT`), \
+               in a file with no IPv6 path that names nothing for IPv4 (an `IPv4Packet` class \
+               may have them). Misses: TTL (also a DNS and cache word), checksums recomputed \
+               under another name (`reCalculateChecksum()`), and the IHL, which \
+               `address-byte-layout` reports where it is read.",
+        why: "An IPv6 header (RFC 8200) has no header checksum and no Don't Fragment flag \
+              (only the source fragments, in a Fragment extension header): a generic packet \
+              type that offers them was written for IPv4 headers, and code that calls them \
+              on any packet breaks on the first IPv6 one.",
+        fix: "Move the IPv4-only fields to the IPv4 packet type (`IPv4Packet`), give the IPv6 \
+              type its own (hop limit, flow label, extension headers), and test the type \
+              before using them.",
+        example: Example {
+            language: Java,
+            before: "interface IPPacket {\n    int getIpChecksum();\n    boolean isDontFragmentSet();\n}",
+            after: "interface IPPacket { int getVersion(); }\ninterface IPv4Packet extends IPPacket {\n    int getIpChecksum();\n    boolean isDontFragmentSet();\n}",
+        },
+    },
+    Rule {
+        id: "ipv6-skipped",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "A loop that skips every IPv6 address: `continue` under a test that is true for \
+               IPv6, alone or in an `||` chain (`if (a instanceof Inet6Address) continue;`, \
+               `Inet6Address.class.isInstance(a)`, `if ip.To4() == nil { continue }`, `if \
+               ai->ai_family == AF_INET6) continue;`, `if addr.is_ipv6() { continue; }`, \
+               `if (iface.family === 'IPv6') continue;`, `family === 6`). Reported even inside \
+               a family branch (skipping is the finding). Not reported when the test is \
+               narrowed with `&&`/`and` or negated (`instanceof Inet6Address && \
+               isLinkLocalAddress()` filters link-local addresses). Misses: an `else { \
+               continue; }` under an IPv4 test, `return` instead of `continue`, and Python's \
+               `':' in addr` tests.",
+        why: "Interface, resolver and peer lists then hold IPv4 addresses only: a host with \
+              only IPv6 gets no address at all, and a dual-stack one is only ever used over \
+              IPv4.",
+        fix: "Keep the IPv6 addresses (skip only what is really unusable, such as link-local \
+              addresses without a scope, with its own test), and choose by preference \
+              (RFC 6724) instead of by family.",
+        example: Example {
+            language: Java,
+            before: "if (address.isLoopbackAddress() || address instanceof Inet6Address) {\n    continue;\n}",
+            after: "if (address.isLoopbackAddress() || address.isLinkLocalAddress()) {\n    continue;\n}",
         },
     },
 ];

@@ -139,7 +139,8 @@ impl<'s> Matcher<'_, 's> {
         };
         let names_address = self.tokens[statement.clone()].iter().any(|t| {
             t.kind == TokenKind::Ident
-                && (is_address_name(t.text) || ADDRESS_APIS.contains(&t.text))
+                && (is_address_name(t.text) && !names_packet(t.text)
+                    || ADDRESS_APIS.contains(&t.text))
                 && !t.text.contains('6')
         });
         let api_near = || {
@@ -147,7 +148,8 @@ impl<'s> Matcher<'_, 's> {
                 .iter()
                 .any(|t| {
                     t.kind == TokenKind::Ident
-                        && (ADDRESS_APIS.contains(&t.text) || is_address_name(t.text))
+                        && (ADDRESS_APIS.contains(&t.text)
+                            || is_address_name(t.text) && !names_packet(t.text))
                         && !t.text.contains('6')
                 })
         };
@@ -212,7 +214,7 @@ impl<'s> Matcher<'_, 's> {
     /// The name of the function whose body holds token `i` (`getIP` in
     /// `byte[] getIP(String id) throws E {`, `func ip() (net.IP, error) {`,
     /// `fn ip(&self) -> [u8; 4] {`), looking at most 3000 tokens back.
-    fn enclosing_function(&self, i: usize) -> Option<&'s str> {
+    pub(super) fn enclosing_function(&self, i: usize) -> Option<&'s str> {
         let mut depth = 0usize;
         let mut open_brace = None;
         for j in (i.saturating_sub(3000)..i).rev() {
@@ -259,7 +261,7 @@ impl<'s> Matcher<'_, 's> {
 
     /// `new byte[4]` (Java), `[4]byte` (Go), `[u8; 4]` (Rust): the number at
     /// `i` sizes an array of bytes.
-    fn is_array_creation(&self, i: usize) -> bool {
+    pub(super) fn is_array_creation(&self, i: usize) -> bool {
         let text = |j: Option<usize>| j.and_then(|j| self.tokens.get(j)).map_or("", |t| t.text);
         let (before2, before1) = (text(i.checked_sub(2)), text(i.checked_sub(1)));
         let (after1, after2) = (text(Some(i + 1)), text(Some(i + 2)));
@@ -413,4 +415,16 @@ fn layout_of(text: &str) -> &'static str {
         "6" => "an IPv4 address and a 2-byte port",
         _ => "an IPv4 address and a 4-byte port",
     }
+}
+
+/// True if a name is for a packet or header that carries addresses
+/// (`ipPacket`, `ip_header`, `ipHdr`), not for an address: a size next to
+/// it is a header's (`new byte[8]` for a UDP header beside `ipPacket`).
+fn names_packet(name: &str) -> bool {
+    super::words::name_words(name).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "packet" | "pkt" | "header" | "hdr" | "datagram" | "frame" | "segment"
+        )
+    })
 }

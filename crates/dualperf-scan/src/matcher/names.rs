@@ -98,6 +98,12 @@ impl Matcher<'_, '_> {
                 let defines = i > 0 && matches!(self.tokens[i - 1].text, "class" | "def");
                 if ipv4_type && !defines {
                     let fix = if language == Java { "InetAddress / InetSocketAddress" } else { "ipaddress.ip_address() / ip_network()" };
+                    // `import java.net.Inet4Address;`: an import is not a use.
+                    let line = self.tokens[i].line;
+                    if language == Java && self.tokens[self.lines(line, line).start].is_ident("import") {
+                        self.push("ipv4-only-type", Severity::Note, i, format!("`{name}` (IPv4-only) is imported here; its uses are reported where they are"));
+                        return;
+                    }
                     self.push("ipv4-only-type", Severity::Warning, i, format!("`{name}` is IPv4-only; use {fix}"));
                 }
             }
@@ -365,7 +371,18 @@ impl Matcher<'_, '_> {
                 && self
                     .enclosing_open(i)
                     .is_some_and(|open| self.callee_at(open) == "len");
-            if nil_test || length_test {
+            // `if ip4 := ip.To4(); ip4 != nil {`, `net.IP.To4(ip)` too.
+            let close = self
+                .call_arguments(i + 1)
+                .map_or(i + 2, |args| args.last().map_or(i + 2, |a| a.end));
+            let assigned_test = self.text_at(close + 1) == ";"
+                && self
+                    .tokens
+                    .get(close + 2)
+                    .is_some_and(|t| t.kind == TokenKind::Ident)
+                && matches!(self.text_at(close + 3), "==" | "!=")
+                && self.text_at(close + 4) == "nil";
+            if nil_test || length_test || assigned_test {
                 self.push("to4-conversion", Severity::Note, i, "`To4() != nil` is a family test; check the other branch handles IPv6 (IPv4-mapped addresses count as IPv4 here)".into());
                 return;
             }

@@ -148,6 +148,7 @@ impl Matcher<'_, '_> {
             literal || constant
         });
         if !splits_on_colon
+            || self.splits_a_mac(i)
             || self.port_after_last_colon(i)
             || self.brackets_handled_near(i)
             || self.credentials_near(i) && !self.statement_names_address(i)
@@ -170,6 +171,25 @@ impl Matcher<'_, '_> {
             return;
         }
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+    }
+
+    /// True if the split at `i` takes apart a MAC address (`macAddress.split(":")`,
+    /// `hwaddr.split(':')`): six hexadecimal pairs, not host:port.
+    fn splits_a_mac(&self, i: usize) -> bool {
+        let receiver =
+            (i >= 2 && self.tokens[i - 1].is_punct(".")).then(|| self.tokens[i - 2].text);
+        let first_argument = self.tokens.get(i + 2).map(|t| t.text);
+        [receiver, first_argument]
+            .into_iter()
+            .flatten()
+            .any(|name| {
+                super::words::name_words(name).iter().any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "mac" | "hwaddr" | "ether" | "hardware" | "bssid"
+                    )
+                })
+            })
     }
 
     /// True if the line of token `i` names an address
@@ -387,6 +407,8 @@ impl Matcher<'_, '_> {
         } else if has_url_join_format(content) && !self.brackets_handled_near(i) {
             // A URL is made to be used, even in a log line.
             self.push_with("host-port-join", Severity::Warning, i, "URL built as scheme://host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 3986)".into(), false);
+        } else if has_turn_join_format(content) && !self.brackets_handled_near(i) {
+            self.push_with("host-port-join", Severity::Warning, i, "TURN/STUN URI built as turn:host:port with a bare ':'; IPv6 hosts need [brackets] (RFC 7065, RFC 3986)".into(), false);
         } else if has_join_format(content)
             && !self.brackets_handled_near(i)
             && !self.in_message_call(i)

@@ -162,6 +162,27 @@ pub(super) static URL_JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the URL host:port pattern is valid")
 });
 
+/// TURN and STUN URIs (RFC 7064, RFC 7065: `turn:HOST:PORT?transport=udp`)
+/// built from placeholders: a scheme written out (`turn:%s:%d`) or a
+/// `?transport=` after the pair (`%s:%s:%d?transport=%s`). The host needs
+/// brackets when it is an IPv6 literal, as in any URI (RFC 3986).
+pub(super) static TURN_JOIN_FORMAT: LazyLock<Regex> = LazyLock::new(|| {
+    let host = r"(?:%s|%v|\{\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\})";
+    let port = r"(?:%d|%s|%u|%v|\{\}|\{[A-Za-z_][\w.]*\}|\$\{[^{}]+\})";
+    // Without the scheme, `%s:%s?transport=` is `scheme:hostport`: the
+    // port must be a number's placeholder or named for a port.
+    let number = r"(?:%d|%u|\{\}|\{[\w.]*[Pp]ort[\w.]*\}|\$\{[^{}]*[Pp]ort[^{}]*\})";
+    Regex::new(&format!(
+        r"(?:(?i:\b(?:turns?|stuns?)):{host}:{port}|{host}:{number}\?transport=)"
+    ))
+    .expect("the TURN URI pattern is valid")
+});
+
+/// True if `content` builds a TURN/STUN URI with an unbracketed host.
+pub(super) fn has_turn_join_format(content: &str) -> bool {
+    TURN_JOIN_FORMAT.is_match(content)
+}
+
 /// True if `content` builds a URL with an unbracketed host:port pair.
 pub(super) fn has_url_join_format(content: &str) -> bool {
     URL_JOIN_FORMAT.is_match(content)
@@ -251,7 +272,7 @@ pub(super) fn is_address_value_name(name: &str) -> bool {
         "len", "length", "size", "count", "cnt", "port", "ports", "index", "idx", "family", "type",
         "version", "ver", "ttl", "offset", "off", "max", "min", "str", "string", "text", "name",
         "names", "id", "hash", "key", "list", "flag", "flags", "mode", "proto", "is", "has", "use",
-        "enabled", "timeout", "time", "tos", "pos", "bytes", "buf",
+        "enabled", "timeout", "time", "tos", "pos", "bytes", "buf", "checksum", "sum", "csum",
     ];
     is_address_name(name)
         && !name.contains('6')

@@ -107,7 +107,56 @@ impl<'s> Matcher<'_, 's> {
         if self.idents.contains(twin.as_str()) || self.strings.contains(twin.as_str()) {
             return;
         }
+        // `PREFER_IPV4_STACK_IPV6_ADDRESS_ERROR`: the name covers both families.
+        let lower = name.to_ascii_lowercase();
+        if lower[four + 1..].contains("ipv6") || lower[four + 1..].contains("inet6") {
+            return;
+        }
+        if prefers_ipv4(&lower[..four + 1]) {
+            self.check_prefer_ipv4(i);
+            return;
+        }
+        // An import is not a use (`import io.pkts.framer.IPv4Framer;`,
+        // `use pnet::packet::ipv4::Ipv4Packet;`): a note, the uses are
+        // reported where they are.
+        let first = &self.tokens[self.lines(line, line).start];
+        if matches!(first.text, "import" | "use" | "from") && first.kind == TokenKind::Ident {
+            self.push("ipv4-named-api", Severity::Note, i, format!("`{name}` (IPv4 only) is imported here and this file never names `{twin}`; its uses are reported where they are"));
+            return;
+        }
         self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never names `{twin}`; add the IPv6 path or a family-agnostic API"));
+    }
+
+    /// Java's `java.net.preferIPv4Stack` (and any `preferIPv4` setting): a
+    /// preference between the families, not IPv4-only code. Set to `true`
+    /// (`System.setProperty(PREFER_IPV4_STACK, "true")`,
+    /// `-Djava.net.preferIPv4Stack=true`) it turns the JVM's IPv6 off: a
+    /// warning. Read, cleared or set to false it is nothing in a file with an
+    /// IPv6 path, else a note.
+    pub(in crate::matcher) fn check_prefer_ipv4(&mut self, i: usize) {
+        let token = &self.tokens[i];
+        let line = token.line;
+        if self.has_match("ipv4-named-api", line) {
+            return;
+        }
+        let set_true = self.enclosing_open(i).is_some_and(|open| {
+            self.callee_at(open) == "setProperty"
+                && self.argument_position(open, i) == 0
+                && self.call_arguments(open).is_some_and(|args| {
+                    args.get(1).is_some_and(|a| {
+                        a.len() == 1 && self.tokens[a.start].string_content() == "true"
+                    })
+                })
+        });
+        let option_true = token.kind == TokenKind::Str
+            && token
+                .string_content()
+                .contains("-Djava.net.preferIPv4Stack=true");
+        if set_true || option_true {
+            self.push("ipv4-named-api", Severity::Warning, i, "java.net.preferIPv4Stack set to true turns IPv6 off in the whole JVM; leave it unset (or false) so IPv6 addresses work".into());
+        } else if token.kind == TokenKind::Ident && !self.has_ipv6_path {
+            self.push("ipv4-named-api", Severity::Note, i, format!("`{}` is a preference for IPv4 (java.net.preferIPv4Stack); check it is not set to true and that IPv6 addresses are still handled", token.text));
+        }
     }
 
     /// Go: `golang.org/x/net/ipv4` (`ipv4.ICMPTypeEcho`, `ipv4.NewPacketConn`)
@@ -281,4 +330,14 @@ fn is_address_getter(name: &str) -> bool {
     !middle.is_empty()
         && middle.starts_with(|c: char| c.is_ascii_uppercase())
         && !NOT_SOCKET.iter().any(|w| middle.ends_with(w))
+}
+
+/// True if the lower-case head of a name, up to and with its IPv4 marker,
+/// is a preference for IPv4 (`preferipv4`, `prefer_ipv4`, `preferedipv4`,
+/// `java_net_prefer_ipv4`).
+fn prefers_ipv4(head: &str) -> bool {
+    let head = head.replace('_', "");
+    ["preferipv4", "preferedipv4", "preferredipv4"]
+        .iter()
+        .any(|p| head.ends_with(p))
 }

@@ -208,6 +208,8 @@ impl<'s> Matcher<'_, 's> {
                     ]
                     .iter()
                     .any(|w| lower.contains(w))
+                    // A URI's authority is `host:port` (RFC 3986 §3.2), not a credential.
+                    && !lower.contains("authorit")
             })
     }
 
