@@ -96,13 +96,14 @@ pub fn warning(warning: &ComparisonWarning, comparison: &Comparison, names: &Arm
 }
 
 /// "the IPv4 trials delivered 104 % of the 10 Mbit/s bottleneck: the
-/// path's queue held the end of the measured interval, and the receiver
-/// counted it (run longer than the queue takes to drain)".
+/// path's queue was still filling and held the end of the measured
+/// interval, which the receiver counted after (pace further above the
+/// link, -b, or run longer, -t)".
 pub fn beyond_link(arm: &str, link_share: f64, link_bits_per_second: u64) -> String {
     format!(
-        "the {arm} trials delivered {} % of the {} bottleneck: the path's queue held the end \
-         of the measured interval and the receiver counted it after (run longer than the \
-         queue takes to drain, -t)",
+        "the {arm} trials delivered {} % of the {} bottleneck: the path's queue was still \
+         filling and held the end of the measured interval, which the receiver counted after \
+         (pace further above the link, -b, or run longer, -t)",
         (link_share * 100.0).round(),
         format_quantity(Quantity::BitRate, link_bits_per_second as f64)
     )
