@@ -26,6 +26,22 @@ mod typed;
 mod uses;
 mod words;
 
+/// Test support shared by the matcher's tests: the severities of the
+/// findings of `rule` in `source`, in line order.
+#[cfg(test)]
+pub(crate) fn severities(
+    source: &str,
+    language: crate::Language,
+    path: &str,
+    rule: &str,
+) -> Vec<crate::Severity> {
+    crate::scan_source(source, language, path)
+        .into_iter()
+        .filter(|f| f.rule == rule)
+        .map(|f| f.severity)
+        .collect()
+}
+
 /// Sets of identifiers are built for every file: a fast, non-cryptographic
 /// hash (foldhash, also hashbrown's) instead of SipHash.
 pub(crate) type HashSet<T> = foldhash::HashSet<T>;

@@ -21,17 +21,6 @@
 //! received goodput and received packets per second are predicted.
 
 use crate::overhead::{message_cost, OverheadSettings, PathKind};
-use crate::serialisation::ShapedHop;
-
-/// The slowest shaped hop the data crosses, bit/s: forward hops for a
-/// client-sent stream, reverse ones for `reverse` (server sends); `None`
-/// when no hop in that direction is shaped.
-pub fn bottleneck_bps(hops: &[ShapedHop], reverse: bool) -> Option<u64> {
-    hops.iter()
-        .filter(|hop| hop.forward != reverse && hop.rate_bits_per_second > 0)
-        .map(|hop| hop.rate_bits_per_second)
-        .min()
-}
 
 /// Received goodput, bit/s, of datagrams of `size_bytes` paced at
 /// `offered_bps` (payload, all streams) on `path` with `mtu_bytes`, through
@@ -105,26 +94,5 @@ mod tests {
             received_goodput_bps(50e6, 4096, path, 1500, HUNDRED_MBIT),
             Some(50e6)
         );
-    }
-
-    #[test]
-    fn the_data_direction_picks_the_hops() {
-        let hops = [
-            ShapedHop {
-                rate_bits_per_second: 10_000_000,
-                forward: true,
-            },
-            ShapedHop {
-                rate_bits_per_second: 100_000_000,
-                forward: true,
-            },
-            ShapedHop {
-                rate_bits_per_second: 5_000_000,
-                forward: false,
-            },
-        ];
-        assert_eq!(bottleneck_bps(&hops, false), Some(10_000_000));
-        assert_eq!(bottleneck_bps(&hops, true), Some(5_000_000));
-        assert_eq!(bottleneck_bps(&hops[..2], true), None);
     }
 }

@@ -102,12 +102,7 @@ pub fn withhold_beyond_link(regimes: &[PointRegime], comparisons: &mut [Comparis
 /// `None` on an unshaped path or outside a testbed.
 pub fn bottleneck_bps(result: &RunResult, spec: &TestSpec) -> Option<u64> {
     let facts = result.testbed.as_ref()?;
-    shaped_path(facts)
-        .into_iter()
-        .filter(|hop| hop.forward != spec.reverse)
-        .map(|hop| hop.rate_bits_per_second)
-        .filter(|&rate| rate > 0)
-        .min()
+    crate::serialisation::slowest_hop_bps(&shaped_path(facts), spec.reverse)
 }
 
 fn point_regime(

@@ -66,6 +66,16 @@ pub fn extra_delay_ns(
         .sum()
 }
 
+/// The slowest shaped hop the data crosses, bit/s: forward hops for a
+/// client-sent stream, reverse ones for `reverse` (the server sends);
+/// `None` when no hop in that direction is shaped.
+pub fn slowest_hop_bps(hops: &[ShapedHop], reverse: bool) -> Option<u64> {
+    hops.iter()
+        .filter(|hop| hop.forward != reverse && hop.rate_bits_per_second > 0)
+        .map(|hop| hop.rate_bits_per_second)
+        .min()
+}
+
 /// The shaped directions on the path from the testbed's client node to its
 /// server node (shortest path over the links), client side first; empty
 /// when nothing on the path is rate-limited or the nodes are not linked.
@@ -391,5 +401,26 @@ mod tests {
             },
         ];
         assert!((extra_delay_ns(&two, 20, 1, 1) - 35_200.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_data_direction_picks_the_hops() {
+        let hops = [
+            ShapedHop {
+                rate_bits_per_second: 10_000_000,
+                forward: true,
+            },
+            ShapedHop {
+                rate_bits_per_second: 100_000_000,
+                forward: true,
+            },
+            ShapedHop {
+                rate_bits_per_second: 5_000_000,
+                forward: false,
+            },
+        ];
+        assert_eq!(slowest_hop_bps(&hops, false), Some(10_000_000));
+        assert_eq!(slowest_hop_bps(&hops, true), Some(5_000_000));
+        assert_eq!(slowest_hop_bps(&hops[..2], true), None);
     }
 }

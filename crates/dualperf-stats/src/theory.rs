@@ -268,7 +268,7 @@ fn paced_goodputs(
         return None;
     }
     let offered = spec.rate?.bits_per_second() as f64 * f64::from(spec.parallel_streams.max(1));
-    let bottleneck = crate::paced_link::bottleneck_bps(&conditions.shaped_hops, spec.reverse)?;
+    let bottleneck = crate::serialisation::slowest_hop_bps(&conditions.shaped_hops, spec.reverse)?;
     let goodput = |arm: &Arm| {
         let path = path_kind(arm, Transport::Udp)?;
         let mtu = conditions.link_mtu_bytes(arm, path);

@@ -8,7 +8,7 @@
 
 #[path = "common/netns_pair.rs"]
 mod netns_pair;
-use netns_pair::{sh, Lab};
+use netns_pair::Lab;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -62,42 +62,21 @@ fn every_data_packet_of_both_ends_carries_ef_and_the_flow_label() {
         String::from_utf8_lossy(&output.stderr)
     );
     std::thread::sleep(Duration::from_millis(500));
-    // Stop tshark (the last child) so the capture is complete.
-    let mut tshark = lab.children.pop().unwrap();
-    let _ = Command::new("kill")
-        .args(["-INT", &tshark.id().to_string()])
-        .status();
-    let _ = tshark.wait();
-    let fields = sh(&[
-        "tshark",
-        "-r",
+    let fields = lab.finish_capture(
         &pcap_text,
-        "-T",
-        "fields",
-        "-E",
-        "separator=,",
-        "-e",
-        "ip.dsfield.dscp",
-        "-e",
-        "ipv6.tclass.dscp",
-        "-e",
-        "ipv6.flow",
-        "-e",
-        "tcp.srcport",
-        "-e",
-        "tcp.dstport",
-        "-e",
-        "udp.srcport",
-        "-e",
-        "udp.dstport",
-        "-e",
-        "ip.src",
-        "-e",
-        "ipv6.src",
-        "-e",
-        "tcp.flags",
-    ])
-    .unwrap();
+        &[
+            "ip.dsfield.dscp",
+            "ipv6.tclass.dscp",
+            "ipv6.flow",
+            "tcp.srcport",
+            "tcp.dstport",
+            "udp.srcport",
+            "udp.dstport",
+            "ip.src",
+            "ipv6.src",
+            "tcp.flags",
+        ],
+    );
     let _ = std::fs::remove_file(&pcap);
     let (mut v4, mut v6, mut from_server, mut from_client) = (0, 0, 0, 0);
     let mut wrong = Vec::new();

@@ -11,7 +11,7 @@
 
 #[path = "common/netns_pair.rs"]
 mod netns_pair;
-use netns_pair::{sh, Lab};
+use netns_pair::Lab;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -63,25 +63,7 @@ fn each_direction_s_datagrams_on_the_wire_are_what_its_sender_counted() {
     assert!(took < Duration::from_secs(4), "the run took {took:?}");
     // Long enough for a sender left running to show up in the capture.
     std::thread::sleep(Duration::from_millis(1500));
-    let mut tshark = lab.children.pop().unwrap();
-    let _ = Command::new("kill")
-        .args(["-INT", &tshark.id().to_string()])
-        .status();
-    let _ = tshark.wait();
-    let fields = sh(&[
-        "tshark",
-        "-r",
-        &pcap_text,
-        "-T",
-        "fields",
-        "-E",
-        "separator=,",
-        "-e",
-        "ip.src",
-        "-e",
-        "udp.length",
-    ])
-    .unwrap();
+    let fields = lab.finish_capture(&pcap_text, &["ip.src", "udp.length"]);
     let _ = std::fs::remove_file(&pcap);
     let result: dualperf_model::RunResult =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();

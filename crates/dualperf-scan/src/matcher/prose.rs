@@ -151,16 +151,8 @@ fn is_help_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::{scan_source, Language, Severity};
-
-    /// The severities of the findings of `rule` in `source`.
-    fn severities(source: &str, language: Language, path: &str, rule: &str) -> Vec<Severity> {
-        scan_source(source, language, path)
-            .into_iter()
-            .filter(|f| f.rule == rule)
-            .map(|f| f.severity)
-            .collect()
-    }
+    use crate::matcher::severities;
+    use crate::{Language, Severity};
 
     #[test]
     fn literals_in_log_help_and_thread_text_are_notes() {

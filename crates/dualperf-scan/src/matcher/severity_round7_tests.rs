@@ -3,16 +3,8 @@
 //! path and nothing in one with it; imports of IPv4-named classes are
 //! notes. Each case has a true negative beside it.
 
-use crate::{scan_source, Language, Severity};
-
-/// The severities of the findings of `rule` in `source`, in line order.
-fn severities(source: &str, language: Language, path: &str, rule: &str) -> Vec<Severity> {
-    scan_source(source, language, path)
-        .into_iter()
-        .filter(|f| f.rule == rule)
-        .map(|f| f.severity)
-        .collect()
-}
+use crate::matcher::severities;
+use crate::{Language, Severity};
 
 #[test]
 fn prefer_ipv4_stack_is_a_warning_only_when_set_to_true() {

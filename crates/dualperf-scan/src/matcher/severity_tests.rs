@@ -3,16 +3,8 @@
 //! last-colon hosts for a bracket-aware resolver, per-family network tables
 //! and `To4()` length tests. Each case has a true negative beside it.
 
-use crate::{scan_source, Language, Severity};
-
-/// The severities of the findings of `rule` in `source`, in line order.
-fn severities(source: &str, language: Language, path: &str, rule: &str) -> Vec<Severity> {
-    scan_source(source, language, path)
-        .into_iter()
-        .filter(|f| f.rule == rule)
-        .map(|f| f.severity)
-        .collect()
-}
+use crate::matcher::severities;
+use crate::{Language, Severity};
 
 #[test]
 fn ip_version_tests_are_family_branches_in_every_language() {

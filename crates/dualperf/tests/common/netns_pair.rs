@@ -186,6 +186,22 @@ impl Lab {
         (result, stdout)
     }
 
+    /// Stops the last child [`Lab::spawn`] started, a `tshark -w` capture,
+    /// with SIGINT so it completes its file, and reads that `pcap` back:
+    /// `fields` (tshark `-e` names) comma-separated, a line per packet.
+    pub fn finish_capture(&mut self, pcap: &str, fields: &[&str]) -> String {
+        let mut tshark = self.children.pop().expect("a capture was spawned last");
+        let _ = Command::new("kill")
+            .args(["-INT", &tshark.id().to_string()])
+            .status();
+        let _ = tshark.wait();
+        let mut args = vec!["tshark", "-r", pcap, "-T", "fields", "-E", "separator=,"];
+        for field in fields {
+            args.extend(["-e", field]);
+        }
+        sh(&args).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// Starts `args` in namespace `ns`; killed when the pair is dropped.
     pub fn spawn(&mut self, ns: &str, args: &[&str]) -> Result<(), String> {
         let child = Command::new("ip")
