@@ -142,11 +142,14 @@ fn point_regime(
             // Fragmented datagrams: the link also carried the fragments of
             // datagrams lost with another fragment, which no goodput shows.
             // A sender that offered the link its rate, none of whose losses
-            // were its receiver's socket buffer, filled it.
+            // were its receiver's socket buffer, filled it — and no more:
+            // what it offered beyond the link was dropped, not carried (so
+            // it never reads as beyond the link).
             let offered = (o.fragments_per_datagram > 1
                 && o.receive_buffer_drops.unwrap_or(0) == 0)
                 .then(|| offered_carried_bps(trial, o, transport, encapsulation))
-                .flatten();
+                .flatten()
+                .map(|offered| offered.min(link as f64));
             if let Some(carried) = carried.into_iter().chain(offered).reduce(f64::max) {
                 shares.push(carried / link as f64);
             }
@@ -331,6 +334,17 @@ mod tests {
             o.fragments_per_datagram = 3;
         }
         assert_eq!(regimes(&run)[0].regime, Regime::NetworkBound);
+        // Offering 5 % more than the link is dropped, not carried: the share
+        // stops at the link (it would read as beyond the link otherwise).
+        let mut over = run.clone();
+        for trial in &mut over.trials {
+            let dualperf_model::TrialOutcome::Ok(o) = &mut trial.outcome else {
+                unreachable!()
+            };
+            o.sender.bytes = (1.05 * RATE as f64 / 8.0) as u64;
+        }
+        let share = regimes(&over)[0].link_share.unwrap();
+        assert!((share - 1.0).abs() < 1e-9, "{share}");
         // Unfragmented, the same loss says nothing about the link.
         let mut whole = run.clone();
         for trial in &mut whole.trials {
