@@ -234,8 +234,8 @@ pub enum ComparisonWarning {
     /// docs/metrics.md "Regime"): the path's queue held the end of the
     /// measured interval and what it delivered afterwards was counted, so
     /// the rates and the loss are the sender's, not the link's (a queue
-    /// still filling: paced a few percent above the link, a 1000-packet
-    /// queue at 10 Mbit/s fills in about 20 s). Never significant.
+    /// still filling: paced a few percent above the link, a 100-packet
+    /// queue at 10 Mbit/s fills in about 2 s). Never significant.
     BeyondLink {
         /// The arm.
         arm: ArmId,

@@ -14,7 +14,7 @@ const TERMS: [(&str, &str); 9] = [
     ("Δ arm − baseline", "The mean of the per-repetition paired differences arm − baseline (repetitions are interleaved across arms, so drift hits every arm alike), relative to the baseline mean."),
     ("Significant", "The 95 % confidence interval of the paired difference excludes zero, on at least 3 paired repetitions. With fewer pairs a difference is called indicative."),
     ("No spread", "Every paired repetition showed the same difference, so there is no confidence interval (an interval of width zero says nothing about chance): the verdict says the difference held in each repetition instead."),
-    ("Header model", "Expected (arm − baseline) / baseline from header sizes alone: Ethernet 14 B + on-wire 24 B, IPv4 20 B / IPv6 40 B, TCP 20 B + 12 B timestamps / UDP 8 B, IPv6 fragment header 8 B, tunnel headers (docs/metrics.md)."),
+    ("Header model", "Expected (arm − baseline) / baseline from header sizes alone: Ethernet 14 B + on-wire 24 B (paced UDP across a shaped lab path: frames as htb counts them, without the 24 B), IPv4 20 B / IPv6 40 B, TCP 20 B + 12 B timestamps / UDP 8 B, IPv6 fragment header 8 B, tunnel headers (docs/metrics.md)."),
     ("CPU per MiB", "Service demand, as netperf defines it: CPU time per MiB delivered. A throughput gap beyond the header model that comes with a significantly higher CPU cost per MiB is named beside the verdict."),
     ("CV", "Coefficient of variation, standard deviation / |mean|. Above 10 % a comparison is flagged unstable (the criterion of the UDP-over-Gigabit-Ethernet study: standard deviation under 10 %)."),
     ("Goodput", "Application payload delivered at the receiver per second of the measured interval (warm-up excluded)."),
