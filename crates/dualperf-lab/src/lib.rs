@@ -44,6 +44,7 @@
 
 pub mod addressing;
 mod arms;
+pub mod bottleneck;
 pub mod bpf;
 pub mod capability;
 pub mod cleanup;

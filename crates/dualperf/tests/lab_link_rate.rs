@@ -148,16 +148,19 @@ fn the_kernel_holds_a_shaped_run_to_the_link_rate_and_an_unshaped_one_goes_past_
         .collect();
     assert_eq!(rates, vec![Some(RATE); 4]);
     // 1408 B of payload per 1450 (IPv4) or 1470 (IPv6) bytes of frame:
-    // goodput cannot exceed the link's share of payload, plus the queue
-    // (100 packets) that drains after the 0.3 s interval (udp-stream counts
-    // the datagrams sent in the measured interval that arrive), plus 2 %.
+    // paced a quarter above the link and warmed up until the 100-packet
+    // queue is full, the receiver gets the link's share of payload, within
+    // 3 % (before the warm-up waited for the queue, the queue's drain after
+    // the interval counted too and IPv4 read 104 % of the link).
     let analysis = shaped.analysis.as_ref().unwrap();
     for (arm, frame) in [("v4", 1450.0), ("v6", 1470.0)] {
         let goodput = mean_goodput(&shaped, arm);
-        let queue = 100.0 * 1408.0 * 8.0 / 0.3;
-        let ceiling = RATE as f64 * 1408.0 / frame + queue;
-        eprintln!("{arm}: {goodput:.0} bit/s of at most {ceiling:.0}");
-        assert!(goodput <= ceiling * 1.02, "{arm}: {goodput} > {ceiling}");
+        let share = RATE as f64 * 1408.0 / frame;
+        eprintln!("{arm}: {goodput:.0} bit/s against the link's share {share:.0}");
+        assert!(
+            (goodput / share - 1.0).abs() <= 0.03,
+            "{arm}: {goodput} against {share}"
+        );
         let regime = analysis
             .regimes
             .iter()

@@ -5,7 +5,7 @@
 //! default) and how the measuring child executes it.
 
 use dualperf_lab::Topology;
-use dualperf_model::{Arm, IpFamily, LinkRate, RunConfig};
+use dualperf_model::{Arm, IpFamily, LinkRate, RunConfig, TestSpec};
 
 use super::args::JobArgs;
 use super::errors::to_cli_error;
@@ -92,22 +92,67 @@ fn point_options(
     })
 }
 
-/// The udp-stream rate without `-b`, on links the lab shaped: the link rate as payload,
-/// a few percent more than the link carries once the headers are on, so
-/// the link and not the sender sets the goodput. Unpaced, a UDP sender
-/// offers what its core can (2.9 Gbit/s into 200, measured), burns that
-/// core on datagrams the qdisc drops and starves the rest of the machine;
-/// paced at the link rate it leaves the CPU alone, and a sender that still
-/// cannot keep up (64 B datagrams) is reported cpu-bound. A topology with
-/// its own rates: its slowest link (`bottleneck`: 10 Mbit/s, where an
-/// unpaced sender lost 99.8 % of its datagrams). Unshaped links: unpaced.
+/// How far above the link the lab paces udp-stream without `-b`: 25 %.
+/// Paced at the link rate only the headers' few percent exceed it, so the
+/// bottleneck's queue takes seconds to fill (4 s for 1472 B datagrams into
+/// `bottleneck`'s 100 packets at 10 Mbit/s) and a trial that ends first
+/// counts the queue as delivered; a quarter above fills it in under half a
+/// second ([`warm_until_queues_fill`]) and the excess is dropped, which
+/// the loss shows and the paced-link theory predicts.
+const UDP_PACE_OVER_LINK: f64 = 1.25;
+
+/// The udp-stream rate without `-b`, on links the lab shaped: a quarter
+/// above the link rate as payload ([`UDP_PACE_OVER_LINK`]), so the link and
+/// not the sender sets the goodput. Unpaced, a UDP sender offers what its
+/// core can (2.9 Gbit/s into 200, measured), burns that core on datagrams
+/// the qdisc drops and starves the rest of the machine; paced it leaves
+/// the CPU alone, and a sender that still cannot keep up (64 B datagrams)
+/// is reported cpu-bound. A topology with its own rates: above its slowest
+/// link (`bottleneck`: 10 Mbit/s, where an unpaced sender lost 99.8 % of
+/// its datagrams). Unshaped links: unpaced.
 fn udp_stream_rate(link_rate: &LinkRate, topology: &Topology) -> Option<dualperf_model::BitRate> {
-    match link_rate {
-        LinkRate::Shaped { bits_per_second } => Some(
-            dualperf_model::BitRate::from_bits_per_second(*bits_per_second),
-        ),
-        LinkRate::Topology => dualperf_lab::link_rate::slowest_rate(topology),
-        LinkRate::Unshaped => None,
+    let link = match link_rate {
+        LinkRate::Shaped { bits_per_second } => {
+            dualperf_model::BitRate::from_bits_per_second(*bits_per_second)
+        }
+        LinkRate::Topology => dualperf_lab::link_rate::slowest_rate(topology)?,
+        LinkRate::Unshaped => return None,
+    };
+    let paced = link.bits_per_second() as f64 * UDP_PACE_OVER_LINK;
+    Some(dualperf_model::BitRate::from_bits_per_second(
+        paced.round() as u64
+    ))
+}
+
+/// Longest warm-up the lab gives a udp-stream trial to fill the
+/// bottleneck's queue, milliseconds: a slower fill is the user's pace
+/// (`-b` just above the link), and the beyond-link warning says so.
+const MAX_QUEUE_FILL_WARMUP_MS: u64 = 5_000;
+
+/// Lengthens the warm-up of every paced udp-stream point that offers more
+/// than the bottleneck carries to one and a half times the queue's fill
+/// time ([`dualperf_lab::bottleneck::Bottleneck::fill_time`]), so the
+/// measured interval starts with the queue full and the receiver counts
+/// what the link carries, not what the queue absorbed. Other points keep
+/// their warm-up: a TCP sender fills the queue itself in its first round
+/// trips.
+fn warm_until_queues_fill(points: &mut [TestSpec], topology: &Topology) {
+    let Some(bottleneck) = dualperf_lab::bottleneck::Bottleneck::of(topology) else {
+        return;
+    };
+    for point in points
+        .iter_mut()
+        .filter(|p| p.kind == dualperf_model::TestKind::UdpStream)
+    {
+        let Some(rate) = point.rate else { continue };
+        let offered = dualperf_model::BitRate::from_bits_per_second(
+            rate.bits_per_second()
+                .saturating_mul(u64::from(point.parallel_streams.max(1))),
+        );
+        if let Some(fill) = bottleneck.fill_time(offered) {
+            let warmup_ms = (fill.as_secs_f64() * 1500.0).ceil() as u64;
+            point.warmup_ms = point.warmup_ms.max(warmup_ms.min(MAX_QUEUE_FILL_WARMUP_MS));
+        }
     }
 }
 
@@ -153,7 +198,11 @@ pub(super) fn plan(
     };
     let mut config = RunConfig {
         loads: Vec::new(),
-        points: points(&point_options(args, link_rate, topology)?, &families)?,
+        points: {
+            let mut points = points(&point_options(args, link_rate, topology)?, &families)?;
+            warm_until_queues_fill(&mut points, topology);
+            points
+        },
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
         arms,
         repeat: match (args.repeat, goal) {
@@ -200,15 +249,18 @@ mod tests {
             bits_per_second: 100_000_000,
         };
         let config = plan(&parse(&["router", "--quick"]), &topology, "server", &shaped).unwrap();
-        // On shaped links udp-stream is paced at the link rate.
+        // On shaped links udp-stream is paced a quarter above the link
+        // rate; the topology in this test is the preset, not shaped, so
+        // there is no queue to wait for.
         let udp = config
             .points
             .iter()
             .find(|p| p.kind == dualperf_model::TestKind::UdpStream);
         assert_eq!(
             udp.and_then(|p| p.rate).map(|r| r.bits_per_second()),
-            Some(100_000_000)
+            Some(125_000_000)
         );
+        assert_eq!(udp.map(|p| p.warmup_ms), Some(100));
         let targets: Vec<(&str, Option<&str>)> = config
             .arms
             .iter()
@@ -227,6 +279,49 @@ mod tests {
         assert_eq!(config.repeat, 3);
         assert!(config.points.iter().all(|p| p.duration_ms == 500));
         assert_eq!(config.points.len(), 5);
+    }
+
+    #[test]
+    fn udp_stream_on_the_bottleneck_warms_up_until_its_queue_is_full() {
+        let topology = preset::load("bottleneck").unwrap();
+        let config = plan(
+            &parse(&["bottleneck", "--quick"]),
+            &topology,
+            "server",
+            &LinkRate::Topology,
+        )
+        .unwrap();
+        let warmup = |kind| {
+            config
+                .points
+                .iter()
+                .find(|p| p.kind == kind)
+                .map(|p| (p.rate.map(|r| r.bits_per_second()), p.warmup_ms))
+        };
+        // 12.5 Mbit/s into 10: 100 × 1514 B fill in 0.484 s, warmed 1.5 times that.
+        assert_eq!(
+            warmup(dualperf_model::TestKind::UdpStream),
+            Some((Some(12_500_000), 727))
+        );
+        assert_eq!(
+            warmup(dualperf_model::TestKind::TcpStream),
+            Some((None, 100))
+        );
+        // -b at the link: the queue fills only by the headers; the warm-up
+        // stays as it was (the beyond-link warning covers it).
+        let at_link = plan(
+            &parse(&["bottleneck", "--quick", "-b", "10M"]),
+            &topology,
+            "server",
+            &LinkRate::Topology,
+        )
+        .unwrap();
+        let udp = at_link
+            .points
+            .iter()
+            .find(|p| p.kind == dualperf_model::TestKind::UdpStream)
+            .unwrap();
+        assert_eq!(udp.warmup_ms, 100);
     }
 
     #[test]
