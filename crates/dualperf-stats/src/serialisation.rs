@@ -26,6 +26,8 @@ use dualperf_model::{
 
 use crate::overhead::{message_cost, OverheadSettings, PathKind, Transport, DEFAULT_MTU_BYTES};
 
+pub mod connect;
+
 /// One shaped direction of a hop on an arm's path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShapedHop {
@@ -172,14 +174,16 @@ pub fn request_response_bound_ns(frame_bytes: u32, hops: &[ShapedHop]) -> Option
 /// of its bound (above it: an idle bucket passes packets at once).
 const BINDING_TOLERANCE: f64 = 0.25;
 
-/// The header model's (arm − baseline) / baseline of a request/response
-/// RTT (mean or p50) on a token-bucket-shaped path whose shaper bounds the
-/// transaction rate: the difference of the two families' bounds
-/// ([`request_response_bound_ns`]; 20 B at 10 Mbit/s = 16 µs) over the
-/// baseline's RTT `baseline_ns`. `None` for other metrics and kinds (connect
-/// time and one-way delay are not modelled: an idle bucket delays nothing),
-/// tunnel or translated arms, loaded arms, no shaped hop, or a baseline RTT
-/// more than 25 % off its bound (the shaper did not set the pace).
+/// The header model's (arm − baseline) / baseline of a latency on a
+/// token-bucket-shaped path whose shaper bounds the rate of transactions:
+/// a request/response RTT (mean or p50) from the two families' bounds
+/// ([`request_response_bound_ns`]; 20 B at 10 Mbit/s = 16 µs), a
+/// tcp-connect setup time (mean or p50) from their cycles' bounds
+/// ([`connect::cycle_bound_ns`]; 60 B = 48 µs), over the baseline's
+/// latency `baseline_ns`. `None` for other metrics and kinds (one-way delay
+/// is not modelled: an idle bucket delays nothing), tunnel or translated
+/// arms, loaded arms, no shaped hop, or a baseline latency more than 25 %
+/// off its bound (the shaper did not set the pace).
 pub fn latency_difference(
     spec: &TestSpec,
     metric: MetricId,
@@ -188,19 +192,22 @@ pub fn latency_difference(
     hops: &[ShapedHop],
     baseline_ns: f64,
 ) -> Option<f64> {
-    if !matches!(metric, MetricId::RttMeanNs | MetricId::RttP50Ns) {
-        return None;
-    }
     let native = arm.path == ArmPath::Native && baseline.path == ArmPath::Native;
     let idle = arm.load == LoadCondition::Idle && baseline.load == LoadCondition::Idle;
     if !native || !idle {
         return None;
     }
-    let bound = |arm: &Arm| {
-        request_response_bound_ns(
-            message_frame_bytes(spec.kind, arm.family, spec.size_bytes)?,
-            hops,
-        )
+    let bound = |arm: &Arm| match (spec.kind, metric) {
+        (TestKind::TcpRr | TestKind::UdpRr, MetricId::RttMeanNs | MetricId::RttP50Ns) => {
+            request_response_bound_ns(
+                message_frame_bytes(spec.kind, arm.family, spec.size_bytes)?,
+                hops,
+            )
+        }
+        (TestKind::TcpConnect, MetricId::ConnectMeanNs | MetricId::ConnectP50Ns) => {
+            connect::cycle_bound_ns(arm.family, hops)
+        }
+        _ => None,
     };
     let (arm_bound, baseline_bound) = (bound(arm)?, bound(baseline)?);
     let binding = (baseline_ns - baseline_bound).abs() <= BINDING_TOLERANCE * baseline_bound;
@@ -295,8 +302,8 @@ mod tests {
         let back = latency_difference(&tcp, MetricId::RttP50Ns, &v4, &v6, &hops, 119_000.0);
         assert!((back.expect("modelled") * 119_000.0 + 16_000.0).abs() < 1e-6);
         // Not modelled: a shaper that did not set the pace (40 ms RTT), a
-        // rate, connect time, a payload whose RTT is far off its bound, an
-        // unshaped path.
+        // rate, connect time of an RR point, a payload whose RTT is far off
+        // its bound, an unshaped path.
         assert_eq!(
             latency_difference(&tcp, MetricId::RttP50Ns, &v6, &v4, &hops, 4e7),
             None
@@ -316,6 +323,36 @@ mod tests {
             latency_difference(&tcp, MetricId::RttP50Ns, &v6, &v4, &[], 1e5),
             None
         );
+    }
+
+    #[test]
+    fn connect_time_at_10_mbit_pays_the_header_on_three_forward_frames() {
+        // lab bottleneck --quick (debug build): IPv4 connect p50 141 µs,
+        // IPv6 187 µs; the cycles' bounds are 164.8 and 212.8 µs, so the
+        // model predicts 48 µs of the measured 46.
+        let hops = shaped_path(&bottleneck());
+        let (v4, v6) = (
+            Arm::native(IpFamily::V4, None),
+            Arm::native(IpFamily::V6, None),
+        );
+        let connect = TestSpec::new(TestKind::TcpConnect, 0);
+        let d = latency_difference(&connect, MetricId::ConnectP50Ns, &v6, &v4, &hops, 141_000.0)
+            .expect("modelled");
+        assert!((d * 141_000.0 - 48_000.0).abs() < 1e-6, "{d}");
+        // Far off the bound (an unshaped path's 60 µs, a 2 ms WAN): none.
+        for far in [60_000.0, 2e6] {
+            assert_eq!(
+                latency_difference(&connect, MetricId::ConnectP50Ns, &v6, &v4, &hops, far),
+                None
+            );
+        }
+        // Not the connections' rate, and not the RTT of a connect point.
+        for metric in [MetricId::ConnectionsPerSecond, MetricId::RttP50Ns] {
+            assert_eq!(
+                latency_difference(&connect, metric, &v6, &v4, &hops, 141_000.0),
+                None
+            );
+        }
     }
 
     #[test]
