@@ -37,6 +37,48 @@ pub struct RouterCpuRow {
     pub cells: Vec<String>,
 }
 
+/// One `/proc/stat` tick, ns: the kernel counts CPU time there in USER_HZ
+/// ticks, 100 per second on every Linux architecture dualperf runs on, so
+/// a router that spent less than one tick in softirq during a trial
+/// records 0.
+pub const PROC_STAT_TICK_NS: f64 = 10_000_000.0;
+
+/// What a router CPU of 0 means: less than one tick over the shortest
+/// trial's window, as a share of one CPU; `None` without trials.
+fn below_one_tick(
+    run: &RunResult,
+    point: usize,
+    arm: &dualperf_model::ArmId,
+    node: &str,
+) -> Option<f64> {
+    let shortest = run
+        .trials
+        .iter()
+        .filter(|t| t.point == point && &t.arm == arm)
+        .filter_map(|t| match &t.outcome {
+            dualperf_model::TrialOutcome::Ok(observations) => observations
+                .routers
+                .iter()
+                .find(|r| r.node == node)
+                .map(|r| r.wall_ns),
+            _ => None,
+        })
+        .filter(|wall| *wall > 0)
+        .min()?;
+    Some(PROC_STAT_TICK_NS / shortest as f64)
+}
+
+/// A cell: the mean share of one CPU, or for 0 "< one tick's share"
+/// (0.63 % over a 1.6 s trial): the counter's resolution, not a measured
+/// zero.
+fn cell(run: &RunResult, summary: &dualperf_model::RouterCpuSummary) -> String {
+    let mean = summary.summary.mean;
+    match below_one_tick(run, summary.point, &summary.arm, &summary.node) {
+        Some(tick) if mean == 0.0 => format!("< {} %", significant(tick * 100.0)),
+        _ => format!("{} %", significant(mean * 100.0)),
+    }
+}
+
 /// The CPUs each router was steered to, as the trials recorded them.
 fn router_cpus(run: &RunResult) -> Vec<(String, Vec<u32>)> {
     let mut found: Vec<(String, Vec<u32>)> = Vec::new();
@@ -121,10 +163,7 @@ pub fn router_cpu_table(run: &RunResult) -> Option<RouterCpuTable> {
                 .map(|arm| {
                     here.iter()
                         .find(|r| r.node == node && r.arm == arm.id)
-                        .map_or_else(
-                            || "–".to_string(),
-                            |r| format!("{} %", significant(r.summary.mean * 100.0)),
-                        )
+                        .map_or_else(|| "–".to_string(), |r| cell(run, r))
                 })
                 .collect();
             rows.push(RouterCpuRow {
@@ -150,7 +189,8 @@ pub fn router_cpu_table(run: &RunResult) -> Option<RouterCpuTable> {
 
 /// The heading of the router CPU table.
 pub const ROUTER_CPU_TITLE: &str = "Router CPU, % of one CPU (softirq time of the CPU each \
-     router's receive processing was steered to, mean over repetitions; how: the testbed notes)";
+     router's receive processing was steered to, mean over repetitions; \"< x %\": under one 10 ms \
+     /proc/stat tick in the trial; how: the testbed notes)";
 
 #[cfg(test)]
 mod tests {
@@ -213,6 +253,37 @@ mod tests {
         let mut without = routed_run();
         without.analysis = Some(Analysis::default());
         assert!(router_cpu_table(&without).is_none());
+    }
+
+    #[test]
+    fn a_zero_reads_as_below_one_tick_of_the_trial() {
+        let mut run = routed_run();
+        let v4 = dualperf_model::ArmId::new("v4").unwrap();
+        for r in &mut run.analysis.as_mut().unwrap().routers {
+            if r.arm == v4 && r.node == "router1" {
+                r.summary.mean = 0.0;
+            }
+        }
+        // A 1.6 s trial: one 10 ms tick is 0.625 % of a CPU (two figures).
+        let mut observations = dualperf_model::Observations::default();
+        observations.routers.push(dualperf_model::RouterCpu {
+            node: "router1".into(),
+            cpus: vec![1],
+            softirq_ns: 0,
+            ksoftirqd_ns: 0,
+            wall_ns: 1_600_000_000,
+        });
+        let (spec, arm) = (run.config.points[0].clone(), run.config.arms[0].clone());
+        run.trials
+            .push(fx::trial(0, &spec, &arm, 0, fx::ok(observations)));
+        let table = router_cpu_table(&run).unwrap();
+        assert_eq!(table.rows[0].cells, ["< 0.62 %", "30 %"]);
+        // Without the trial's window the zero stays a zero.
+        run.trials.clear();
+        assert_eq!(
+            router_cpu_table(&run).unwrap().rows[0].cells,
+            ["0 %", "30 %"]
+        );
     }
 
     #[test]
