@@ -311,6 +311,11 @@ fn sweep_sentence(
     }
 }
 
+/// A significant loss gap of this much (a tenth) or more is stated as a
+/// percentage, one of 1.5× or more as a ratio; a smaller one, or one under
+/// 1.5× that no comparison calls significant, reads "about the same".
+const SAME_LOSS_WITHIN: f64 = 0.1;
+
 /// Rule 2: UDP loss below and above the arm's fragmentation threshold.
 fn loss_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<String> {
     let Names {
@@ -392,6 +397,16 @@ fn loss_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<Str
         format!(
             "UDP loses {:.1}× less over {label} {place} ({} vs {} of datagrams){of}{below}.",
             1.0 / ratio,
+            percent(v_arm),
+            percent(v_base)
+        )
+    } else if significant > 0 && (ratio - 1.0).abs() >= SAME_LOSS_WITHIN {
+        // 79 % against 57 % is not "about the same": a significant gap of
+        // a tenth or more is said as a percentage.
+        format!(
+            "UDP loses {:.0} % {} over {label} {place} ({} vs {} of datagrams){of}{below}.",
+            (ratio - 1.0).abs() * 100.0,
+            if ratio > 1.0 { "more" } else { "less" },
             percent(v_arm),
             percent(v_base)
         )

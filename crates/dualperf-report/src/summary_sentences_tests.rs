@@ -156,6 +156,36 @@ fn equal_loss_reads_as_about_the_same() {
 }
 
 #[test]
+fn a_significant_loss_gap_under_one_and_a_half_times_is_a_percentage_not_the_same() {
+    // Session 8's lab answer read "about the same" for 79 % against 57 %.
+    let mut run = SyntheticLab {
+        v6_fragment_loss_factor: 1.15,
+        stream_sizes: vec![64, 4096],
+        rr_sizes: vec![64],
+        ..Default::default()
+    }
+    .build();
+    // Significant: a percentage.
+    for c in &mut run.analysis.as_mut().unwrap().comparisons {
+        if c.metric == MetricId::LossRatio {
+            c.significant = true;
+            c.relative_difference_ci95 = Some((0.2, 0.6));
+        }
+    }
+    let all = sentences(&run);
+    assert!(
+        !all.iter()
+            .any(|s| s.starts_with("UDP loss is about the same")),
+        "{all:#?}"
+    );
+    let loss = find(&all, "UDP loses ");
+    assert!(
+        loss.contains(" % more over IPv6 from 4096 B") && !loss.contains('×'),
+        "{loss}"
+    );
+}
+
+#[test]
 fn the_header_model_is_weighed_against_the_largest_tcp_write() {
     let all = sentences(&small_synthetic_run());
     let theory = find(&all, "At 1472 B TCP writes");
