@@ -294,9 +294,26 @@ fn sweep_sentence(
             relatives.len()
         )
     };
+    // What the header model predicts where the difference is largest
+    // (serialisation on a shaped link, the frames' ratio): the reader sees
+    // at once whether the gap is the header's.
+    let model = points
+        .iter()
+        .find(|(spec, _)| spec.size_bytes == size_of_max)
+        .and_then(|(_, c)| c.theoretical_relative_difference)
+        .filter(|theory| theory.abs() >= 0.001 && !significant.is_empty())
+        .map(|theory| {
+            let at = if relatives.len() > 1 {
+                format!(" at {size_of_max} B")
+            } else {
+                String::new()
+            };
+            format!("; the header model predicts {}{at}", percent_signed(theory))
+        })
+        .unwrap_or_default();
     if max_abs <= 5.0 {
         let bound = max_abs.ceil().max(1.0);
-        Some(format!("{arm} {transport} {quantity_name} is within {bound:.0} % of {baseline} {every} ({range}){detail}."))
+        Some(format!("{arm} {transport} {quantity_name} is within {bound:.0} % of {baseline} {every} ({range}){detail}{model}."))
     } else {
         let fragmented = if fragments_from.is_some_and(|from| size_of_max >= from) {
             ", where datagrams are fragmented"
@@ -304,7 +321,7 @@ fn sweep_sentence(
             ""
         };
         Some(format!(
-            "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B{fragmented}){detail}.",
+            "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B{fragmented}){detail}{model}.",
             direction(max_relative).split(' ').next().unwrap_or_default(),
             size_of_max
         ))

@@ -186,6 +186,26 @@ fn a_significant_loss_gap_under_one_and_a_half_times_is_a_percentage_not_the_sam
 }
 
 #[test]
+fn a_significant_gap_names_what_the_header_model_predicts_where_it_is_largest() {
+    let all = sentences(&small_synthetic_run());
+    let udp = find(&all, "IPv6 UDP throughput is up to");
+    assert!(
+        udp.contains("; the header model predicts −") && udp.ends_with(" at 1472 B."),
+        "{udp}"
+    );
+    // Without a significant difference there is no gap to explain.
+    let mut run = small_synthetic_run();
+    for comparison in &mut run.analysis.as_mut().unwrap().comparisons {
+        comparison.significant = false;
+    }
+    let all = sentences(&run);
+    assert!(
+        !all.iter().any(|s| s.contains("header model predicts")),
+        "{all:#?}"
+    );
+}
+
+#[test]
 fn the_header_model_is_weighed_against_the_largest_tcp_write() {
     let all = sentences(&small_synthetic_run());
     let theory = find(&all, "At 1472 B TCP writes");
