@@ -97,8 +97,9 @@ fn point_options(
 /// bottleneck's queue takes seconds to fill (4 s for 1472 B datagrams into
 /// `bottleneck`'s 100 packets at 10 Mbit/s) and a trial that ends first
 /// counts the queue as delivered; a quarter above fills it in under half a
-/// second ([`warm_until_queues_fill`]) and the excess is dropped, which
-/// the loss shows and the paced-link theory predicts.
+/// second ([`fit_udp_streams_to_bottleneck`]) and the excess is dropped,
+/// which the loss shows and the paced-link theory predicts. Sizes that
+/// fragment are paced below the link instead (same function).
 const UDP_PACE_OVER_LINK: f64 = 1.25;
 
 /// The udp-stream rate without `-b`, on links the lab shaped: a quarter
@@ -129,14 +130,19 @@ fn udp_stream_rate(link_rate: &LinkRate, topology: &Topology) -> Option<dualperf
 /// (`-b` just above the link), and the beyond-link warning says so.
 const MAX_QUEUE_FILL_WARMUP_MS: u64 = 5_000;
 
-/// Lengthens the warm-up of every paced udp-stream point that offers more
-/// than the bottleneck carries to one and a half times the queue's fill
-/// time ([`dualperf_lab::bottleneck::Bottleneck::fill_time`]), so the
-/// measured interval starts with the queue full and the receiver counts
-/// what the link carries, not what the queue absorbed. Other points keep
-/// their warm-up: a TCP sender fills the queue itself in its first round
-/// trips.
-fn warm_until_queues_fill(points: &mut [TestSpec], topology: &Topology) {
+/// Fits every udp-stream point to the testbed's bottleneck
+/// ([`dualperf_lab::bottleneck::Bottleneck`]). Without `-b` (`paced_by_lab`),
+/// a size that fragments in either family is paced just below both
+/// families' ceilings ([`dualperf_stats::paced_link::fragmented_pace_bps`]):
+/// above one, a datagram is lost with any of its fragments and the
+/// drop-tail queue, not the header, decides what arrives (25 % above a
+/// 100 Mbit/s link, 16384 B delivered nothing). Every point that still
+/// offers more than the bottleneck carries warms up for one and a half
+/// times the queue's fill time, so the measured interval starts with the
+/// queue full and the receiver counts what the link carries, not what the
+/// queue absorbed. Other kinds keep their warm-up: a TCP sender fills the
+/// queue itself in its first round trips.
+fn fit_udp_streams_to_bottleneck(points: &mut [TestSpec], topology: &Topology, paced_by_lab: bool) {
     let Some(bottleneck) = dualperf_lab::bottleneck::Bottleneck::of(topology) else {
         return;
     };
@@ -144,10 +150,21 @@ fn warm_until_queues_fill(points: &mut [TestSpec], topology: &Topology) {
         .iter_mut()
         .filter(|p| p.kind == dualperf_model::TestKind::UdpStream)
     {
+        let streams = u64::from(point.parallel_streams.max(1));
+        if paced_by_lab {
+            let below = dualperf_stats::paced_link::fragmented_pace_bps(
+                point.size_bytes,
+                dualperf_stats::overhead::DEFAULT_MTU_BYTES,
+                bottleneck.rate.bits_per_second(),
+            );
+            if let Some(total) = below {
+                let per_stream = (total / streams as f64).floor() as u64;
+                point.rate = Some(dualperf_model::BitRate::from_bits_per_second(per_stream));
+            }
+        }
         let Some(rate) = point.rate else { continue };
         let offered = dualperf_model::BitRate::from_bits_per_second(
-            rate.bits_per_second()
-                .saturating_mul(u64::from(point.parallel_streams.max(1))),
+            rate.bits_per_second().saturating_mul(streams),
         );
         if let Some(fill) = bottleneck.fill_time(offered) {
             let warmup_ms = (fill.as_secs_f64() * 1500.0).ceil() as u64;
@@ -200,7 +217,7 @@ pub(super) fn plan(
         loads: Vec::new(),
         points: {
             let mut points = points(&point_options(args, link_rate, topology)?, &families)?;
-            warm_until_queues_fill(&mut points, topology);
+            fit_udp_streams_to_bottleneck(&mut points, topology, args.bitrate.is_none());
             points
         },
         baseline: choose_baseline(&arms, args.baseline.as_deref())?,
@@ -322,6 +339,56 @@ mod tests {
             .find(|p| p.kind == dualperf_model::TestKind::UdpStream)
             .unwrap();
         assert_eq!(udp.warmup_ms, 100);
+    }
+
+    #[test]
+    fn fragmenting_sizes_are_paced_below_the_bottleneck_without_a_warm_up() {
+        let topology = preset::load("bottleneck").unwrap();
+        let config = plan(
+            &parse(&[
+                "bottleneck",
+                "--tests",
+                "udp-stream",
+                "--sizes",
+                "1408,4096,16384",
+            ]),
+            &topology,
+            "server",
+            &LinkRate::Topology,
+        )
+        .unwrap();
+        let paced: Vec<(u32, u64, u64)> = config
+            .points
+            .iter()
+            .map(|p| (p.size_bytes, p.rate.unwrap().bits_per_second(), p.warmup_ms))
+            .collect();
+        // 1408 B: one packet, 25 % above the link, warmed up; 4096 B: 97 %
+        // of 10 Mbit/s × 4096 / 4290 (IPv6's three fragments); 16384 B:
+        // twelve fragments, 16384 / 17128.
+        assert_eq!(paced[0], (1408, 12_500_000, 727));
+        assert_eq!(paced[1], (4096, 9_261_351, 250));
+        assert_eq!(paced[2].0, 16384);
+        assert!(paced[2].1 < 9_300_000 && paced[2].2 == 250, "{paced:?}");
+        // -b is the user's pace at every size.
+        let asked = plan(
+            &parse(&[
+                "bottleneck",
+                "--tests",
+                "udp-stream",
+                "--sizes",
+                "4096",
+                "-b",
+                "20M",
+            ]),
+            &topology,
+            "server",
+            &LinkRate::Topology,
+        )
+        .unwrap();
+        assert_eq!(
+            asked.points[0].rate.map(|r| r.bits_per_second()),
+            Some(20_000_000)
+        );
     }
 
     #[test]
