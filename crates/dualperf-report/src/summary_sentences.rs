@@ -262,16 +262,60 @@ fn sweep_sentence(
     } else {
         "at the one size measured"
     };
+    // What the header model predicts where the difference is largest
+    // (serialisation on a shaped link, the frames' ratio): the reader sees
+    // at once whether the gap is the header's.
+    let model = points
+        .iter()
+        .find(|(spec, _)| spec.size_bytes == size_of_max)
+        .and_then(|(_, c)| c.theoretical_relative_difference)
+        .filter(|theory| theory.abs() >= 0.001)
+        .map(|theory| {
+            let at = if relatives.len() > 1 {
+                format!(" at {size_of_max} B")
+            } else {
+                String::new()
+            };
+            format!("; the header model predicts {}{at}", percent_signed(theory))
+        })
+        .unwrap_or_default();
     if significant.is_empty() {
         let sizes = if relatives.len() == 1 {
             "the one size measured".to_string()
         } else {
             format!("any of the {} sizes", relatives.len())
         };
+        // Every size one way and each significant on its own, lost only to
+        // the adjustment over the run's headline comparisons: say so, with
+        // the model, rather than leave "no difference" standing alone.
+        let pattern = adjusted_away(points)
+            .filter(|_| relatives.len() == points.len())
+            .map(|(low, high)| {
+                let each = if relatives.len() == 1 {
+                    format!("it is {}", signed_range(low, high))
+                } else {
+                    format!(
+                        "{arm} measured {} at all {} sizes ({})",
+                        direction(low).split(' ').next().unwrap_or_default(),
+                        relatives.len(),
+                        signed_range(low, high)
+                    )
+                };
+                format!(
+                    "; {each}, significant at each size on its own but not after adjusting for \
+                     the run's multiple comparisons{model}"
+                )
+            })
+            .unwrap_or_else(|| format!("; the largest difference is {max_abs:.1} %"));
         return Some(format!(
-            "{arm} and {baseline} {transport} {quantity_name} do not differ significantly at {sizes} ({range}); the largest difference is {max_abs:.1} %."
+            "{arm} and {baseline} {transport} {quantity_name} do not differ significantly at {sizes} ({range}){pattern}."
         ));
     }
+    let model = if significant.is_empty() {
+        String::new()
+    } else {
+        model
+    };
     let same_sign = significant
         .iter()
         .all(|r| (r.1 < 0.0) == (significant[0].1 < 0.0));
@@ -279,6 +323,17 @@ fn sweep_sentence(
         format!(
             "; the difference is significant: {arm} is {}",
             direction(significant[0].1)
+        )
+    } else if let Some((low, high)) = adjusted_away(points).filter(|_| same_sign) {
+        // The rest lost only to the adjustment, the same way: one pattern.
+        format!(
+            "; {arm} is {} at all {} sizes ({}): significant at {}, the other {} on their own \
+             but not after adjusting for the run's multiple comparisons",
+            direction(significant[0].1),
+            relatives.len(),
+            signed_range(low, high),
+            significant.len(),
+            relatives.len() - significant.len()
         )
     } else if same_sign {
         format!(
@@ -294,23 +349,6 @@ fn sweep_sentence(
             relatives.len()
         )
     };
-    // What the header model predicts where the difference is largest
-    // (serialisation on a shaped link, the frames' ratio): the reader sees
-    // at once whether the gap is the header's.
-    let model = points
-        .iter()
-        .find(|(spec, _)| spec.size_bytes == size_of_max)
-        .and_then(|(_, c)| c.theoretical_relative_difference)
-        .filter(|theory| theory.abs() >= 0.001 && !significant.is_empty())
-        .map(|theory| {
-            let at = if relatives.len() > 1 {
-                format!(" at {size_of_max} B")
-            } else {
-                String::new()
-            };
-            format!("; the header model predicts {}{at}", percent_signed(theory))
-        })
-        .unwrap_or_default();
     if max_abs <= 5.0 {
         let bound = max_abs.ceil().max(1.0);
         Some(format!("{arm} {transport} {quantity_name} is within {bound:.0} % of {baseline} {every} ({range}){detail}{model}."))
@@ -320,11 +358,28 @@ fn sweep_sentence(
         } else {
             ""
         };
-        Some(format!(
-            "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B{fragmented}){detail}{model}.",
-            direction(max_relative).split(' ').next().unwrap_or_default(),
-            size_of_max
-        ))
+        let word = |relative: f64| direction(relative).split(' ').next().unwrap_or_default();
+        // The largest difference is not significant but others are: lead
+        // with the largest significant one, and say what the larger one was.
+        let largest_significant = significant
+            .iter()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+            .filter(|r| r.0 != size_of_max);
+        match largest_significant {
+            Some(&&(size, relative, _, _)) => Some(format!(
+                "{arm} {transport} {quantity_name}: the largest significant difference is {:.1} % \
+                 {} than {baseline} (at {size} B){detail}; the largest difference, {max_abs:.1} % {} \
+                 at {size_of_max} B, is not significant.",
+                relative.abs() * 100.0,
+                word(relative),
+                word(max_relative),
+            )),
+            None => Some(format!(
+                "{arm} {transport} {quantity_name} is up to {max_abs:.1} % {} than {baseline} (at {} B{fragmented}){detail}{model}.",
+                word(max_relative),
+                size_of_max
+            )),
+        }
     }
 }
 
@@ -332,6 +387,54 @@ fn sweep_sentence(
 /// percentage, one of 1.5× or more as a ratio; a smaller one, or one under
 /// 1.5× that no comparison calls significant, reads "about the same".
 const SAME_LOSS_WITHIN: f64 = 0.1;
+
+/// True when `c` was significant on its own (p < 0.05, no warning but the
+/// adjustment's own) but
+/// not after the multiple-comparison adjustment over the run's headline
+/// comparisons.
+fn lost_to_adjustment(c: &Comparison) -> bool {
+    !claims_significance(c)
+        && c.warnings
+            .iter()
+            .all(|w| matches!(w, ComparisonWarning::MultipleComparisons { .. }))
+        && c.p_value.is_some_and(|p| p < 0.05)
+        && c.adjusted_p_value.is_some_and(|p| p >= 0.05)
+}
+
+/// The range (low, high) of the relative differences of `points` when all
+/// have one sign and each is significant after adjustment or lost only to
+/// it, at least one lost; `None` otherwise.
+fn adjusted_away(points: &[(&TestSpec, &Comparison)]) -> Option<(f64, f64)> {
+    let all: Vec<(f64, bool)> = points
+        .iter()
+        .map(|(_, c)| {
+            let kept = claims_significance(c);
+            (kept || lost_to_adjustment(c))
+                .then_some(c.relative_difference.map(|r| (r, kept)))
+                .flatten()
+        })
+        .collect::<Option<_>>()?;
+    let same_sign = all.iter().all(|(r, _)| *r < 0.0) || all.iter().all(|(r, _)| *r > 0.0);
+    let some_lost = all.iter().any(|(_, kept)| !kept);
+    (!all.is_empty() && same_sign && some_lost).then(|| {
+        let low = all.iter().map(|(r, _)| *r).fold(f64::INFINITY, f64::min);
+        let high = all
+            .iter()
+            .map(|(r, _)| *r)
+            .fold(f64::NEG_INFINITY, f64::max);
+        (low, high)
+    })
+}
+
+/// "−1.6 to −1.3 %", or "−1.4 %" when both ends agree.
+fn signed_range(low: f64, high: f64) -> String {
+    let (a, b) = (percent_signed(low), percent_signed(high));
+    if a == b {
+        a
+    } else {
+        format!("{} to {b}", a.trim_end_matches(" %"))
+    }
+}
 
 /// Rule 2: UDP loss below and above the arm's fragmentation threshold.
 fn loss_sentence(view: &RunView<'_>, arm: &Arm, names: &Names<'_>) -> Option<String> {

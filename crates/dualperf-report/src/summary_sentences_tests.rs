@@ -207,6 +207,80 @@ fn a_significant_gap_names_what_the_header_model_predicts_where_it_is_largest() 
 }
 
 #[test]
+fn a_consistent_gap_lost_only_to_the_adjustment_is_said_with_the_model() {
+    // The default lab: six TCP sizes each about −1.4 % (p 0.005–0.024),
+    // none significant after Holm over 23 comparisons.
+    let mut run = small_synthetic_run();
+    for c in &mut run.analysis.as_mut().unwrap().comparisons {
+        c.significant = false;
+        c.warnings.clear();
+        c.p_value = Some(0.01);
+        c.adjusted_p_value = Some(0.2);
+    }
+    let all = sentences(&run);
+    let tcp = find(
+        &all,
+        "IPv6 and IPv4 TCP throughput do not differ significantly",
+    );
+    assert!(
+        tcp.contains("; IPv6 measured lower at all 2 sizes (−")
+            && tcp.contains("significant at each size on its own but not after adjusting")
+            && tcp.contains("the header model predicts −"),
+        "{tcp}"
+    );
+    // One size not significant on its own: the plain sentence.
+    let c = run
+        .analysis
+        .as_mut()
+        .unwrap()
+        .comparisons
+        .iter_mut()
+        .find(|c| c.metric == MetricId::GoodputBps)
+        .unwrap();
+    c.p_value = Some(0.3);
+    let all = sentences(&run);
+    let tcp = find(
+        &all,
+        "IPv6 and IPv4 TCP throughput do not differ significantly",
+    );
+    assert!(tcp.contains("the largest difference is"), "{tcp}");
+}
+
+#[test]
+fn a_sweep_leads_with_its_largest_significant_difference() {
+    // The default lab's tcp-rr: the largest gap (−7 % at 256 B) was noise,
+    // the significant ones were IPv6 higher.
+    let mut run = small_synthetic_run();
+    let tcp_points: Vec<usize> = (0..run.config.points.len())
+        .filter(|&i| run.config.points[i].kind == TestKind::TcpStream)
+        .collect();
+    let [first_point, .., last_point] = tcp_points.as_slice() else {
+        panic!("two tcp-stream sizes");
+    };
+    let (first_point, last_point) = (*first_point, *last_point);
+    for c in &mut run.analysis.as_mut().unwrap().comparisons {
+        if c.metric == MetricId::GoodputBps && c.point == first_point {
+            c.relative_difference = Some(-0.2);
+            c.significant = false;
+        }
+        if c.metric == MetricId::GoodputBps && c.point == last_point {
+            c.relative_difference = Some(0.08);
+            c.significant = true;
+        }
+    }
+    let all = sentences(&run);
+    let tcp = all
+        .iter()
+        .find(|s| s.contains("the largest significant difference is"))
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    assert!(
+        tcp.starts_with("IPv6 TCP throughput: the largest significant difference is 8.0 % higher than IPv4 (at 1472 B)")
+            && tcp.ends_with("the largest difference, 20.0 % lower at 64 B, is not significant."),
+        "{tcp}"
+    );
+}
+
+#[test]
 fn the_header_model_is_weighed_against_the_largest_tcp_write() {
     let all = sentences(&small_synthetic_run());
     let theory = find(&all, "At 1472 B TCP writes");
