@@ -6,6 +6,7 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod classify;
 mod colon_helpers;
 mod command;
 mod header;
@@ -16,11 +17,13 @@ mod names;
 mod parts;
 mod prefix;
 mod prose;
+mod scope;
 #[cfg(test)]
 mod severity_round7_tests;
 #[cfg(test)]
 mod severity_tests;
 mod skip;
+mod split_parts;
 mod text;
 mod typed;
 mod uses;
@@ -186,6 +189,7 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
     };
     matcher.prepare();
     matcher.run();
+    matcher.check_classifiers();
     let mut matches = matcher.matches;
     matches.sort_by(|a, b| (a.line, a.column, a.rule).cmp(&(b.line, b.column, b.rule)));
     matches.dedup_by(|a, b| a.line == b.line && a.column == b.column && a.rule == b.rule);
@@ -281,6 +285,7 @@ impl<'s> Matcher<'_, 's> {
                     }
                 }
                 TokenKind::Number => {
+                    self.check_multicast_range(i);
                     self.check_address_parts(i);
                     self.check_compact_peer(i);
                     if language.is_c_family() {

@@ -173,6 +173,12 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // ipv4-multicast-test: the first octet compared with 224 (or 0xE0)
+    Necessary {
+        pattern: r"(?-u:\b)(?:224|0[xX][eE]0)(?-u:\b)",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-literal: a dotted quad
     Necessary {
         pattern: r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",

@@ -190,7 +190,13 @@ pub static RULES: &[Rule] = &[
                `HELP = \"\"\"...\"\"\"` or `static final String USAGE = ...`, and \
                `toString()`/`String()`/`Display`/`__repr__` bodies); \
                and beside an IPv6 literal (`addr == \"0.0.0.0\" || addr == \"[::]\"`). \
-               Misses: addresses assembled at run time from numbers held in variables.",
+               A comparison with a constant the file sets to an IPv4 literal (`HOSTIP = \
+               \"127.0.0.1\"` .. `s.equals(HOSTIP)`, `host == LOOPBACK_IP`; a constant is \
+               written in capitals or declared `const`/`final`) is reported where it compares \
+               (a note in a file with an IPv6 path): the loopback or wildcard test \
+               that `::1`/`::` never pass. \
+               Misses: addresses assembled at run time from numbers held in variables, \
+               constants defined in another file.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
               `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
               resolution and with it AAAA records (the OpenH323 porting study, §8: hard-coded addresses were most \
@@ -292,6 +298,9 @@ pub static RULES: &[Rule] = &[
                taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
                `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported, and \
                neither is a MAC address split at `:` (`macAddress.split(\":\")`). \
+               The parts of a reported colon split read by index (`split[0]` as the host, \
+               `split[1]` as the port, within 40 lines and until the variable is assigned \
+               again) are reported too, once per line. \
                Go and Python: the colons counted and compared with one \
                (`strings.Count(server, \":\") != 1`, `host.count(':') == 1`); `> 1` (telling an \
                IPv6 literal apart) is not reported. \
@@ -328,7 +337,8 @@ pub static RULES: &[Rule] = &[
         languages: ALL_SOURCE,
         what: "`host:port` text built without brackets: `host + \":\" + port`, \
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
-               `f\"{host}:{port}\"`, `` `${host}:${port}` ``, and TURN/STUN URIs (RFC 7064, \
+               `f\"{host}:{port}\"`, `` `${host}:${port}` `` (not when the text goes on \
+               with `|`: statsd's `\"{}:{}|c\"` is name:value|type), and TURN/STUN URIs (RFC 7064, \
                RFC 7065) with a bare host: `\"turn:%s:%d\"`, `\"%s:%s:%d?transport=%s\"`; \
                not in logging, printing and \
                exception messages (`log.info(...)`, java.util.logging's `log.fine(...)`, \
@@ -574,7 +584,11 @@ pub static RULES: &[Rule] = &[
                (`throwPreferIPv4StackIPv6Error`) are not reported. An import of an \
                IPv4-named class or module is a note (its uses are reported). Java: a \
                method called on a value declared with an IPv4-named type (`IPv4Framer \
-               framer` .. `framer.frame(this, payload)`) in a file with no IPv6 twin.",
+               framer` .. `framer.frame(this, payload)`) in a file with no IPv6 twin. \
+               Notes, not warnings: names in test code (a test file, a Rust `#[cfg(test)]` \
+               module: `next_test_ip4()`), and names inside a function that is itself named \
+               for IPv4 (`process_ipv4`'s `Ipv4Packet::new_checked`): the IPv4 half of a \
+               parser by design, reported where it is called without an IPv6 twin.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",
@@ -598,8 +612,14 @@ pub static RULES: &[Rule] = &[
                are counted against 4 within three lines (`parts.length != 4`, `len(parts) == \
                4`), dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`), and format \
                strings that print four dotted numbers (`\"%d.%d.%d.%d\"`, `%u`, \
-               `\"{}.{}.{}.{}\"`). Misses: \
-               prefix tests on dotted text (`addr.startsWith(head)`).",
+               `\"{}.{}.{}.{}\"`); also a leading octet and three dotted ones \
+               (`\\d{1,3}(\\.\\d{1,3}){3}`). Calls of a validator this file defines on \
+               such a pattern (`isValidAddress(local)` whose body matches `IP_PATTERN`, or \
+               holds the pattern itself) are reported where they are called, outside the \
+               validator (a note in a file with an IPv6 path; not for IPv4-named validators, \
+               which `ipv4-named-api` reports; not in Python or Rust). Misses: \
+               prefix tests on dotted text (`addr.startsWith(head)`), validators defined in \
+               another file.",
         why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
               rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \
               `ip.replace('.', ',')` has no IPv6 form at all: RFC 2428 `EPSV` is needed).",
@@ -738,6 +758,26 @@ pub static RULES: &[Rule] = &[
             language: Java,
             before: "if (address.isLoopbackAddress() || address instanceof Inet6Address) {\n    continue;\n}",
             after: "if (address.isLoopbackAddress() || address.isLinkLocalAddress()) {\n    continue;\n}",
+        },
+    },
+    Rule {
+        id: "ipv4-multicast-test",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "A multicast test on the first octet's range: `224` compared on a line that \
+               also holds `239` or `240` (`p >= 224 && p <= 239`, `b[0] < 240`), or `0xE0` \
+               compared beside a `0xF0` mask (`(b & 0xF0) == 0xE0`). A note in a file with an \
+               IPv6 path. Misses: the range written as a CIDR text (`224.0.0.0/4`, which \
+               `ipv4-literal` reports) and tests split over several lines.",
+        why: "224.0.0.0/4 is IPv4's multicast block (RFC 5771); IPv6 multicast is ff00::/8 \
+              (RFC 4291 §2.7), so an IPv6 multicast group fails the test (and a first \
+              'octet' parsed from IPv6 text is not a number at all).",
+        fix: "Ask the address: `InetAddress.isMulticastAddress()`, `IpAddr::is_multicast`, \
+              `net.IP.IsMulticast`, `ipaddress.ip_address(a).is_multicast`.",
+        example: Example {
+            language: Java,
+            before: "int p = Integer.parseInt(ip.substring(0, ip.indexOf('.')));\nreturn p >= 224 && p <= 239;",
+            after: "return InetAddress.getByName(ip).isMulticastAddress();",
         },
     },
 ];

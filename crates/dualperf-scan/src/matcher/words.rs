@@ -197,6 +197,8 @@ pub(super) fn has_join_format(content: &str) -> bool {
         !matches!(before, Some(']' | ':' | '['))
             && before.is_none_or(|c| !c.is_alphanumeric())
             && after != Some(':')
+            // `"{}:{}|c"`: statsd metric text (name:value|type), not an address.
+            && !content[m.end()..].starts_with('|')
     })
 }
 
