@@ -9,6 +9,7 @@
 mod classify;
 mod colon_helpers;
 mod command;
+mod decoder;
 mod header;
 mod integers;
 mod last_colon;
@@ -110,6 +111,9 @@ struct Matcher<'t, 's> {
     address_prefixed: HashSet<&'s str>,
     /// Java: values declared with an IPv4-named type, `(name, type)`.
     ipv4_typed: Vec<(&'s str, &'s str)>,
+    /// Tokens reported as a dotted-quad pattern (a regex, a character set,
+    /// a wildcard): the functions holding them are IPv4 validators.
+    dotted_patterns: Vec<usize>,
     /// What the file's strings say about running nmap.
     nmap: command::NmapUse,
     matches: Vec<Match>,
@@ -185,6 +189,7 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         },
         ipv4_typed: Vec::new(),
         nmap: command::NmapUse::of(&code),
+        dotted_patterns: Vec::new(),
         matches: Vec::new(),
     };
     matcher.prepare();

@@ -173,6 +173,12 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // ipv4-header-field: a decoder's gates, IPv4's EtherType and the IP version
+    Necessary {
+        pattern: r"0[xX]0?800|ETH_P_IP(?-u:\b)|(?i:ip_?ver|internet_?protocol[a-z_]*version)",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-multicast-test: the first octet compared with 224 (or 0xE0)
     Necessary {
         pattern: r"(?-u:\b)(?:224|0[xX][eE]0)(?-u:\b)",

@@ -718,7 +718,14 @@ pub static RULES: &[Rule] = &[
                header checksum (`getIpChecksum()`, `verifyIpChecksum`, `headerChecksum`, BSD's \
                `ip_sum`) and the Don't Fragment flag (`isDontFragmentSet()`, `DONT_FRAGMENT`), \
                in a file with no IPv6 path that names nothing for IPv4 (an `IPv4Packet` class \
-               may have them). Misses: TTL (also a DNS and cache word), checksums recomputed \
+               may have them). Also a packet decoder's IPv4-only gates, in a file with no \
+               IPv6 path: the EtherType compared with 0x0800 (RFC 894), as a number or a \
+               constant set to it (`etherType == ETHERNET_TYPE_IP`), where the file never \
+               names 0x86DD (RFC 2464); the IP version compared with 4 \
+               (`getInternetProtocolHeaderVersion(p) == 4`, `ip_version == 4`, \
+               `iph.version == 4`) where no version is compared with 6. Misses: the UDP/TCP \
+               checksum over the IPv4 pseudo-header (RFC 768/793; IPv6's is RFC 8200 §8.1) \
+               when it is only called, and TTL (also a DNS and cache word), checksums recomputed \
                under another name (`reCalculateChecksum()`), and the IHL, which \
                `address-byte-layout` reports where it is read.",
         why: "An IPv6 header (RFC 8200) has no header checksum and no Don't Fragment flag \

@@ -23,17 +23,56 @@ impl<'s> Matcher<'_, 's> {
     pub(super) fn check_classifiers(&mut self) {
         self.check_validator_calls();
         self.check_literal_constant_compares();
+        self.check_dot_pattern_split();
+        self.check_decoder_gates();
+    }
+
+    /// An address split with a constant compiled from a dot pattern
+    /// (`PATTERN_DOT = Pattern.compile("\\.")` .. `PATTERN_DOT.split(ip)`,
+    /// `DOT = re.compile(r"\.")` .. `DOT.split(addr)`): its dotted-quad parts.
+    fn check_dot_pattern_split(&mut self) {
+        let mut constants: HashSet<&'s str> = HashSet::default();
+        for i in 2..self.tokens.len() {
+            let t = &self.tokens[i];
+            if t.kind != TokenKind::Str
+                || !matches!(t.string_content(), "\\." | "\\\\." | "[.]")
+                || !self.previous_is(i, "(")
+                || self.text_at(i - 2) != "compile"
+            {
+                continue;
+            }
+            if let Some(name) = self.assigned_name(i) {
+                constants.insert(self.tokens[name].text);
+            }
+        }
+        if constants.is_empty() {
+            return;
+        }
+        let mut splits = Vec::new();
+        for j in 0..self.tokens.len().saturating_sub(5) {
+            let t = &self.tokens[j];
+            if t.kind == TokenKind::Ident
+                && constants.contains(t.text)
+                && self.next_is(j, ".")
+                && self.text_at(j + 2) == "split"
+                && self.text_at(j + 3) == "("
+                && self.text_at(j + 5) == ")"
+                && super::is_address_name(self.text_at(j + 4))
+            {
+                splits.push(j);
+            }
+        }
+        for j in splits {
+            let name = self.tokens[j].text;
+            let address = self.text_at(j + 4);
+            self.push("dotted-quad-text", Severity::Warning, j, format!("`{name}.split({address})` takes an address apart at its dots: only IPv4 text has four dotted parts; parse with InetAddress/inet_pton/net.ParseIP for both families"));
+        }
     }
 
     /// Calls of a function whose body holds a dotted-quad pattern (or uses
     /// a constant set to one), outside that body.
     fn check_validator_calls(&mut self) {
-        let pattern_tokens: Vec<usize> = self
-            .matches
-            .iter()
-            .filter(|m| m.rule == "dotted-quad-text" && m.severity == Severity::Warning)
-            .filter_map(|m| self.token_at(m.line, m.column))
-            .collect();
+        let pattern_tokens = std::mem::take(&mut self.dotted_patterns);
         if pattern_tokens.is_empty() {
             return;
         }
@@ -152,7 +191,7 @@ impl<'s> Matcher<'_, 's> {
     }
 
     /// The name assigned on the statement of token `i` (`NAME = …`), if any.
-    fn assigned_name(&self, i: usize) -> Option<usize> {
+    pub(super) fn assigned_name(&self, i: usize) -> Option<usize> {
         let lower = i.saturating_sub(12);
         let equals = (lower..i).rev().find(|&j| {
             let t = &self.tokens[j];
@@ -214,12 +253,6 @@ impl<'s> Matcher<'_, 's> {
             || self.tokens[self.lines(line, line)]
                 .iter()
                 .any(|t| t.is_ident("const") || t.is_ident("final"))
-    }
-
-    /// The token that starts at `line`, `column`.
-    fn token_at(&self, line: usize, column: usize) -> Option<usize> {
-        self.lines(line, line)
-            .find(|&j| self.tokens[j].column == column)
     }
 
     /// A multicast test on the first octet's range: `224` compared beside

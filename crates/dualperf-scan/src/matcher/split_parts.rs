@@ -44,10 +44,12 @@ impl Matcher<'_, '_> {
                 && matches!(index, "0" | "1")
                 && self.text_at(j + 3) == "]"
                 && !same_line
+                && !self.in_message_call(j)
             {
                 reads.push((j, index == "1"));
             }
         }
+        // A part quoted in a log or exception message is read by people.
         for (j, port) in reads {
             let part = if port { "port" } else { "host" };
             self.push("host-port-split", Severity::Warning, j, format!("`{name}[{}]` read as the {part} of a host:port text split on ':'; an IPv6 literal has more colons (use a bracket-aware parser: net.SplitHostPort, URI, SocketAddr::from_str)", u8::from(port)));

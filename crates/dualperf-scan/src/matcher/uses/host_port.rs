@@ -247,6 +247,7 @@ impl<'s> Matcher<'_, 's> {
                 "an IPv4 address pattern"
             };
             self.push("dotted-quad-text", Severity::Warning, i, format!("{what} treats only IPv4 text as an address; parse with inet_pton/getaddrinfo (ipaddress, net.ParseIP, InetAddress) for both families"));
+            self.dotted_patterns.push(i);
         }
     }
 
