@@ -173,9 +173,10 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
-    // ipv4-header-field: a decoder's gates, IPv4's EtherType and the IP version
+    // ipv4-header-field: a decoder's gates, IPv4's EtherType and the IP version;
+    // address-byte-layout: the IHL turned into bytes
     Necessary {
-        pattern: r"0[xX]0?800|ETH_P_IP(?-u:\b)|(?i:ip_?ver|internet_?protocol[a-z_]*version)",
+        pattern: r"0[xX]0?800|ETH_P_IP(?-u:\b)|(?i:ip_?ver|internet_?protocol[a-z_]*version)|&[ \t]*(?:0[xX]0?[fF]|15)[ \t]*\)[ \t]*(?:\*[ \t]*4|<<[ \t]*2)",
         languages: SOURCE,
         with_address_word: false,
     },

@@ -226,8 +226,8 @@ pub static RULES: &[Rule] = &[
                TABLE`), a column named for an address declared as an integer (`ip INTEGER`, \
                `client_ip INT UNSIGNED`), reported on the column's line. The name must name an \
                address value, not a \
-               quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount` are not \
-               reported). Misses: integers not named for an address (`let i: i32 = \
+               quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount`, and byte \
+               offsets such as `ipStart`, `ipEnd` are not reported). Misses: integers not named for an address (`let i: i32 = \
                row.get(0)` read from a database column), Java `long` addresses.",
         why: "The address is assumed to be 4 bytes long: the variable, the hash key or the \
               struct field cannot hold a 16-byte IPv6 address. The OpenH323 porting study (§7) found these the most \
@@ -500,7 +500,10 @@ pub static RULES: &[Rule] = &[
                named for an address (`getIPFromID`, `peerAddrBytes`; not a family's own \
                helper such as `v4addr2Bytes`). Every language with a parser: the IPv4 header's address offsets \
                (`data[12:16]`, `data[16:20]`, RFC 791), the version nibble compared with 4 \
-               (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`). Misses: sizes \
+               (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`); in a file with no \
+               IPv6 path also the IHL turned into bytes (`(p[start] & 0xF) * 4`, `(b[0] & \
+               0x0f) << 2`) and every call of a function of the file that computes it \
+               (`headerLen = getInternetProtocolHeaderLength(p, start)`). Misses: sizes \
                held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
                offsets computed from such constants, and buffers whose address arrives more \
                than three lines away through a variable not named for an address. Go: a \

@@ -53,6 +53,69 @@ impl Matcher<'_, '_> {
         }
         self.check_ethertype_gate();
         self.check_version_gate();
+        self.check_header_length_helpers();
+    }
+
+    /// The IHL turned into bytes, `(b[0] & 0xF) * 4` (RFC 791: the header
+    /// length in 32-bit words; an IPv6 header is 40 bytes, RFC 8200), and
+    /// every call of a function of this file that computes it
+    /// (`ipHeaderLen = getInternetProtocolHeaderLength(p, start)`).
+    fn check_header_length_helpers(&mut self) {
+        let mut reads = Vec::new();
+        for j in 2..self.tokens.len() {
+            let t = &self.tokens[j];
+            let scaled = t.text == "4" && self.previous_is(j, "*")
+                || t.text == "2" && self.previous_is(j, "<<");
+            if t.kind != TokenKind::Number || !scaled || !self.tokens[j - 2].is_punct(")") {
+                continue;
+            }
+            let Some(open) = self.matching_open(j - 2) else {
+                continue;
+            };
+            let group = &self.tokens[open..j - 2];
+            let masked = group.windows(2).any(|w| {
+                w[0].is_punct("&")
+                    && matches!(
+                        w[1].text.to_ascii_lowercase().as_str(),
+                        "0xf" | "0x0f" | "15"
+                    )
+            });
+            // The IHL is the low nibble; a high nibble (`(b[12] >> 4) & 0xF`)
+            // is TCP's data offset (RFC 9293), also counted in 32-bit words.
+            let high_nibble = group.iter().any(|t| t.is_punct(">>"));
+            if masked && !high_nibble {
+                reads.push(j);
+            }
+        }
+        let mut helpers = Vec::new();
+        for &j in &reads {
+            if !self.has_match("address-byte-layout", self.tokens[j].line) {
+                self.push("address-byte-layout", Severity::Warning, j, "the IHL (IPv4 header length, in 32-bit words) turned into bytes: IPv4 headers only; an IPv6 header is 40 bytes with extension headers (RFC 8200)".into());
+            }
+            if let Some(owner) = self.owning_function(j) {
+                helpers.push((owner, self.tokens[owner].text));
+            }
+        }
+        if helpers.is_empty() {
+            return;
+        }
+        let mut calls = Vec::new();
+        for j in 1..self.tokens.len() {
+            let t = &self.tokens[j];
+            if t.kind == TokenKind::Ident
+                && self.next_is(j, "(")
+                && helpers
+                    .iter()
+                    .any(|&(owner, name)| name == t.text && owner != j)
+                && !self.declared_or_created(j)
+            {
+                calls.push(j);
+            }
+        }
+        for j in calls {
+            let name = self.tokens[j].text;
+            self.push("address-byte-layout", Severity::Warning, j, format!("`{name}` computes the IPv4 header length from the IHL: an IPv6 packet's header is 40 bytes plus extension headers (RFC 8200)"));
+        }
     }
 
     /// `etherType == 0x0800`, `etherType == ETHERNET_TYPE_IP` (set to 0x800).
@@ -116,6 +179,13 @@ impl Matcher<'_, '_> {
             }
             self.push("ipv4-header-field", Severity::Warning, j, "the IP version compared with 4 and never with 6 in this file: IPv6 packets (version 6, RFC 8200) are not decoded".into());
         }
+    }
+
+    /// True if the name at `j` follows `new` or a type (`int f(`), not a
+    /// call: `return f(…)` is a call.
+    fn declared_or_created(&self, j: usize) -> bool {
+        let before = &self.tokens[j - 1];
+        before.kind == TokenKind::Ident && !before.is_ident("return")
     }
 
     /// The name compared at `end` (the token before `==`): a variable, a

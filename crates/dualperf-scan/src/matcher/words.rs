@@ -275,6 +275,8 @@ pub(super) fn is_address_value_name(name: &str) -> bool {
         "version", "ver", "ttl", "offset", "off", "max", "min", "str", "string", "text", "name",
         "names", "id", "hash", "key", "list", "flag", "flags", "mode", "proto", "is", "has", "use",
         "enabled", "timeout", "time", "tos", "pos", "bytes", "buf", "checksum", "sum", "csum",
+        // Byte offsets into a packet (`ipStart`, `ipEnd`): positions, not addresses.
+        "start", "end", "begin",
     ];
     is_address_name(name)
         && !name.contains('6')
