@@ -114,6 +114,8 @@ struct Matcher<'t, 's> {
     /// Tokens reported as a dotted-quad pattern (a regex, a character set,
     /// a wildcard): the functions holding them are IPv4 validators.
     dotted_patterns: Vec<usize>,
+    /// What the passes after matching need to look for at all.
+    hints: classify::Hints,
     /// What the file's strings say about running nmap.
     nmap: command::NmapUse,
     matches: Vec<Match>,
@@ -190,6 +192,7 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         ipv4_typed: Vec::new(),
         nmap: command::NmapUse::of(&code),
         dotted_patterns: Vec::new(),
+        hints: classify::Hints::default(),
         matches: Vec::new(),
     };
     matcher.prepare();
@@ -291,6 +294,7 @@ impl<'s> Matcher<'_, 's> {
                 }
                 TokenKind::Number => {
                     self.check_multicast_range(i);
+                    self.note_decoder_hint(i);
                     self.check_address_parts(i);
                     self.check_compact_peer(i);
                     if language.is_c_family() {

@@ -17,14 +17,43 @@ use crate::literal::find_ipv4_literals;
 use crate::rule::Severity;
 use crate::token::TokenKind;
 
+/// What the token pass saw that the passes after it need: each of those
+/// walks the whole file, so it runs only when its hint was seen.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Hints {
+    /// A string holds an IPv4 literal (constants set to one).
+    pub(super) ipv4_literal: bool,
+    /// A number a packet decoder's gate uses: `== 4`, `* 4`, `<< 2`, 0x0800.
+    pub(super) decoder: bool,
+}
+
 impl<'s> Matcher<'_, 's> {
     /// After every token was matched: the calls of this file's dotted-quad
     /// validators and the comparisons with its IPv4-literal constants.
     pub(super) fn check_classifiers(&mut self) {
         self.check_validator_calls();
-        self.check_literal_constant_compares();
-        self.check_dot_pattern_split();
-        self.check_decoder_gates();
+        if self.hints.ipv4_literal {
+            self.check_literal_constant_compares();
+        }
+        if self.idents.contains("compile") {
+            self.check_dot_pattern_split();
+        }
+        if self.hints.decoder || self.idents.contains("ETH_P_IP") {
+            self.check_decoder_gates();
+        }
+    }
+
+    /// Notes a number that a packet decoder's gate would use.
+    pub(super) fn note_decoder_hint(&mut self, i: usize) {
+        if self.hints.decoder {
+            return;
+        }
+        let gate = match self.tokens[i].text {
+            "4" => self.previous_is(i, "==") || self.previous_is(i, "*"),
+            "2" => self.previous_is(i, "<<"),
+            text => text.eq_ignore_ascii_case("0x800") || text.eq_ignore_ascii_case("0x0800"),
+        };
+        self.hints.decoder = gate;
     }
 
     /// An address split with a constant compiled from a dot pattern

@@ -428,6 +428,7 @@ impl Matcher<'_, '_> {
         if literals.is_empty() {
             return;
         }
+        self.hints.ipv4_literal = true;
         let in_table = [
             "array",
             "list",
