@@ -306,7 +306,9 @@ pub static RULES: &[Rule] = &[
                IPv6 literal apart) is not reported. \
                Java and JavaScript: the host taken with `substring(0, i)` where `i` came \
                from `indexOf(':')`/`lastIndexOf(':')` in the same function (`host = \
-               host.substring(0, pidx)`), reported as well as the `indexOf`; the index's \
+               host.substring(0, pidx)`), reported as well as the `indexOf` (not when the \
+               text cut is named for credentials or a path: `username.substring(0, j)`, \
+               `path.substring(0, i)`); the index's \
                nearest assignment before the cut counts (an `idx` set again from \
                `indexOf(\";\")` is not a colon's). Java: a host cut at the last colon that goes \
                only to a resolver taking a bracketed IPv6 literal (`new \
