@@ -6,8 +6,10 @@
 //! kind. The heuristics for the subtle rules (4-byte assumptions, host:port
 //! handling) are spelled out where they are implemented.
 
+mod classify;
 mod colon_helpers;
 mod command;
+mod decoder;
 mod header;
 mod integers;
 mod last_colon;
@@ -16,11 +18,13 @@ mod names;
 mod parts;
 mod prefix;
 mod prose;
+mod scope;
 #[cfg(test)]
 mod severity_round7_tests;
 #[cfg(test)]
 mod severity_tests;
 mod skip;
+mod split_parts;
 mod text;
 mod typed;
 mod uses;
@@ -107,6 +111,11 @@ struct Matcher<'t, 's> {
     address_prefixed: HashSet<&'s str>,
     /// Java: values declared with an IPv4-named type, `(name, type)`.
     ipv4_typed: Vec<(&'s str, &'s str)>,
+    /// Tokens reported as a dotted-quad pattern (a regex, a character set,
+    /// a wildcard): the functions holding them are IPv4 validators.
+    dotted_patterns: Vec<usize>,
+    /// What the passes after matching need to look for at all.
+    hints: classify::Hints,
     /// What the file's strings say about running nmap.
     nmap: command::NmapUse,
     matches: Vec<Match>,
@@ -182,10 +191,13 @@ pub fn match_tokens(mut tokens: Vec<Token<'_>>, context: FileContext) -> Vec<Mat
         },
         ipv4_typed: Vec::new(),
         nmap: command::NmapUse::of(&code),
+        dotted_patterns: Vec::new(),
+        hints: classify::Hints::default(),
         matches: Vec::new(),
     };
     matcher.prepare();
     matcher.run();
+    matcher.check_classifiers();
     let mut matches = matcher.matches;
     matches.sort_by(|a, b| (a.line, a.column, a.rule).cmp(&(b.line, b.column, b.rule)));
     matches.dedup_by(|a, b| a.line == b.line && a.column == b.column && a.rule == b.rule);
@@ -281,6 +293,8 @@ impl<'s> Matcher<'_, 's> {
                     }
                 }
                 TokenKind::Number => {
+                    self.check_multicast_range(i);
+                    self.note_decoder_hint(i);
                     self.check_address_parts(i);
                     self.check_compact_peer(i);
                     if language.is_c_family() {

@@ -173,6 +173,19 @@ const NECESSARY: &[Necessary] = &[
         languages: SOURCE,
         with_address_word: false,
     },
+    // ipv4-header-field: a decoder's gates, IPv4's EtherType and the IP version;
+    // address-byte-layout: the IHL turned into bytes
+    Necessary {
+        pattern: r"0[xX]0?800|ETH_P_IP(?-u:\b)|(?i:ip_?ver|internet_?protocol[a-z_]*version)|&[ \t]*(?:0[xX]0?[fF]|15)[ \t]*\)[ \t]*(?:\*[ \t]*4|<<[ \t]*2)",
+        languages: SOURCE,
+        with_address_word: false,
+    },
+    // ipv4-multicast-test: the first octet compared with 224 (or 0xE0)
+    Necessary {
+        pattern: r"(?-u:\b)(?:224|0[xX][eE]0)(?-u:\b)",
+        languages: SOURCE,
+        with_address_word: false,
+    },
     // ipv4-literal: a dotted quad
     Necessary {
         pattern: r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",

@@ -190,7 +190,13 @@ pub static RULES: &[Rule] = &[
                `HELP = \"\"\"...\"\"\"` or `static final String USAGE = ...`, and \
                `toString()`/`String()`/`Display`/`__repr__` bodies); \
                and beside an IPv6 literal (`addr == \"0.0.0.0\" || addr == \"[::]\"`). \
-               Misses: addresses assembled at run time from numbers held in variables.",
+               A comparison with a constant the file sets to an IPv4 literal (`HOSTIP = \
+               \"127.0.0.1\"` .. `s.equals(HOSTIP)`, `host == LOOPBACK_IP`; a constant is \
+               written in capitals or declared `const`/`final`) is reported where it compares \
+               (a note in a file with an IPv6 path): the loopback or wildcard test \
+               that `::1`/`::` never pass. \
+               Misses: addresses assembled at run time from numbers held in variables, \
+               constants defined in another file.",
         why: "A literal IPv4 address pins the code to IPv4: `127.0.0.1` is not the IPv6 loopback, \
               `0.0.0.0` listens on IPv4 only, and a literal peer address bypasses name \
               resolution and with it AAAA records (the OpenH323 porting study, §8: hard-coded addresses were most \
@@ -220,8 +226,8 @@ pub static RULES: &[Rule] = &[
                TABLE`), a column named for an address declared as an integer (`ip INTEGER`, \
                `client_ip INT UNSIGNED`), reported on the column's line. The name must name an \
                address value, not a \
-               quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount` are not \
-               reported). Misses: integers not named for an address (`let i: i32 = \
+               quantity about one (`ipLen`, `hostPort`, `addressFamily`, `ipCount`, and byte \
+               offsets such as `ipStart`, `ipEnd` are not reported). Misses: integers not named for an address (`let i: i32 = \
                row.get(0)` read from a database column), Java `long` addresses.",
         why: "The address is assumed to be 4 bytes long: the variable, the hash key or the \
               struct field cannot hold a 16-byte IPv6 address. The OpenH323 porting study (§7) found these the most \
@@ -292,12 +298,17 @@ pub static RULES: &[Rule] = &[
                taken after the last colon (`port = substringAfterLast(addr, COLON)`, \
                `parseInt(substringAfterLast(…))`) is right for `[::1]:80` and not reported, and \
                neither is a MAC address split at `:` (`macAddress.split(\":\")`). \
+               The parts of a reported colon split read by index (`split[0]` as the host, \
+               `split[1]` as the port, within 40 lines and until the variable is assigned \
+               again) are reported too, once per line. \
                Go and Python: the colons counted and compared with one \
                (`strings.Count(server, \":\") != 1`, `host.count(':') == 1`); `> 1` (telling an \
                IPv6 literal apart) is not reported. \
                Java and JavaScript: the host taken with `substring(0, i)` where `i` came \
                from `indexOf(':')`/`lastIndexOf(':')` in the same function (`host = \
-               host.substring(0, pidx)`), reported as well as the `indexOf`; the index's \
+               host.substring(0, pidx)`), reported as well as the `indexOf` (not when the \
+               text cut is named for credentials or a path: `username.substring(0, j)`, \
+               `path.substring(0, i)`); the index's \
                nearest assignment before the cut counts (an `idx` set again from \
                `indexOf(\";\")` is not a colon's). Java: a host cut at the last colon that goes \
                only to a resolver taking a bracketed IPv6 literal (`new \
@@ -328,7 +339,8 @@ pub static RULES: &[Rule] = &[
         languages: ALL_SOURCE,
         what: "`host:port` text built without brackets: `host + \":\" + port`, \
                `\":\".join(...)`, and format strings such as `\"%s:%d\"`, `\"{}:{}\"`, \
-               `f\"{host}:{port}\"`, `` `${host}:${port}` ``, and TURN/STUN URIs (RFC 7064, \
+               `f\"{host}:{port}\"`, `` `${host}:${port}` `` (not when the text goes on \
+               with `|`: statsd's `\"{}:{}|c\"` is name:value|type), and TURN/STUN URIs (RFC 7064, \
                RFC 7065) with a bare host: `\"turn:%s:%d\"`, `\"%s:%s:%d?transport=%s\"`; \
                not in logging, printing and \
                exception messages (`log.info(...)`, java.util.logging's `log.fine(...)`, \
@@ -490,7 +502,10 @@ pub static RULES: &[Rule] = &[
                named for an address (`getIPFromID`, `peerAddrBytes`; not a family's own \
                helper such as `v4addr2Bytes`). Every language with a parser: the IPv4 header's address offsets \
                (`data[12:16]`, `data[16:20]`, RFC 791), the version nibble compared with 4 \
-               (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`). Misses: sizes \
+               (`buf[0] >> 4 != 4`) and the IHL (`ihl := data[0] & 0x0F`); in a file with no \
+               IPv6 path also the IHL turned into bytes (`(p[start] & 0xF) * 4`, `(b[0] & \
+               0x0f) << 2`) and every call of a function of the file that computes it \
+               (`headerLen = getInternetProtocolHeaderLength(p, start)`). Misses: sizes \
                held in named constants (`MSG_ID_LENGTH = 8 + 8`, `calMsgLength(...)` sums), \
                offsets computed from such constants, and buffers whose address arrives more \
                than three lines away through a variable not named for an address. Go: a \
@@ -574,7 +589,11 @@ pub static RULES: &[Rule] = &[
                (`throwPreferIPv4StackIPv6Error`) are not reported. An import of an \
                IPv4-named class or module is a note (its uses are reported). Java: a \
                method called on a value declared with an IPv4-named type (`IPv4Framer \
-               framer` .. `framer.frame(this, payload)`) in a file with no IPv6 twin.",
+               framer` .. `framer.frame(this, payload)`) in a file with no IPv6 twin. \
+               Notes, not warnings: names in test code (a test file, a Rust `#[cfg(test)]` \
+               module: `next_test_ip4()`), and names inside a function that is itself named \
+               for IPv4 (`process_ipv4`'s `Ipv4Packet::new_checked`): the IPv4 half of a \
+               parser by design, reported where it is called without an IPv6 twin.",
         why: "Libraries with their own socket layer (djb's, game engines, embedded stacks) name \
               the family in the function: a file that only calls the `4` variants creates, \
               binds, resolves and prints IPv4 addresses only, with no `AF_INET` in sight.",
@@ -598,8 +617,14 @@ pub static RULES: &[Rule] = &[
                are counted against 4 within three lines (`parts.length != 4`, `len(parts) == \
                4`), dotted-quad wildcards (`\"*.*.*.*\"`, `\"192.168.*.*\"`), and format \
                strings that print four dotted numbers (`\"%d.%d.%d.%d\"`, `%u`, \
-               `\"{}.{}.{}.{}\"`). Misses: \
-               prefix tests on dotted text (`addr.startsWith(head)`).",
+               `\"{}.{}.{}.{}\"`); also a leading octet and three dotted ones \
+               (`\\d{1,3}(\\.\\d{1,3}){3}`). Calls of a validator this file defines on \
+               such a pattern (`isValidAddress(local)` whose body matches `IP_PATTERN`, or \
+               holds the pattern itself) are reported where they are called, outside the \
+               validator (a note in a file with an IPv6 path; not for IPv4-named validators, \
+               which `ipv4-named-api` reports; not in Python or Rust). Misses: \
+               prefix tests on dotted text (`addr.startsWith(head)`), validators defined in \
+               another file.",
         why: "Such checks decide that only dotted-quad text is an address: an IPv6 literal is \
               rejected, treated as a host name, or mangled (an FTP `PASV` reply built with \
               `ip.replace('.', ',')` has no IPv6 form at all: RFC 2428 `EPSV` is needed).",
@@ -698,7 +723,14 @@ pub static RULES: &[Rule] = &[
                header checksum (`getIpChecksum()`, `verifyIpChecksum`, `headerChecksum`, BSD's \
                `ip_sum`) and the Don't Fragment flag (`isDontFragmentSet()`, `DONT_FRAGMENT`), \
                in a file with no IPv6 path that names nothing for IPv4 (an `IPv4Packet` class \
-               may have them). Misses: TTL (also a DNS and cache word), checksums recomputed \
+               may have them). Also a packet decoder's IPv4-only gates, in a file with no \
+               IPv6 path: the EtherType compared with 0x0800 (RFC 894), as a number or a \
+               constant set to it (`etherType == ETHERNET_TYPE_IP`), where the file never \
+               names 0x86DD (RFC 2464); the IP version compared with 4 \
+               (`getInternetProtocolHeaderVersion(p) == 4`, `ip_version == 4`, \
+               `iph.version == 4`) where no version is compared with 6. Misses: the UDP/TCP \
+               checksum over the IPv4 pseudo-header (RFC 768/793; IPv6's is RFC 8200 §8.1) \
+               when it is only called, and TTL (also a DNS and cache word), checksums recomputed \
                under another name (`reCalculateChecksum()`), and the IHL, which \
                `address-byte-layout` reports where it is read.",
         why: "An IPv6 header (RFC 8200) has no header checksum and no Don't Fragment flag \
@@ -738,6 +770,26 @@ pub static RULES: &[Rule] = &[
             language: Java,
             before: "if (address.isLoopbackAddress() || address instanceof Inet6Address) {\n    continue;\n}",
             after: "if (address.isLoopbackAddress() || address.isLinkLocalAddress()) {\n    continue;\n}",
+        },
+    },
+    Rule {
+        id: "ipv4-multicast-test",
+        severity: Severity::Warning,
+        languages: ALL_SOURCE,
+        what: "A multicast test on the first octet's range: `224` compared on a line that \
+               also holds `239` or `240` (`p >= 224 && p <= 239`, `b[0] < 240`), or `0xE0` \
+               compared beside a `0xF0` mask (`(b & 0xF0) == 0xE0`). A note in a file with an \
+               IPv6 path. Misses: the range written as a CIDR text (`224.0.0.0/4`, which \
+               `ipv4-literal` reports) and tests split over several lines.",
+        why: "224.0.0.0/4 is IPv4's multicast block (RFC 5771); IPv6 multicast is ff00::/8 \
+              (RFC 4291 §2.7), so an IPv6 multicast group fails the test (and a first \
+              'octet' parsed from IPv6 text is not a number at all).",
+        fix: "Ask the address: `InetAddress.isMulticastAddress()`, `IpAddr::is_multicast`, \
+              `net.IP.IsMulticast`, `ipaddress.ip_address(a).is_multicast`.",
+        example: Example {
+            language: Java,
+            before: "int p = Integer.parseInt(ip.substring(0, ip.indexOf('.')));\nreturn p >= 224 && p <= 239;",
+            after: "return InetAddress.getByName(ip).isMulticastAddress();",
         },
     },
 ];

@@ -246,7 +246,7 @@ impl<'s> Matcher<'_, 's> {
     }
 
     /// The `(` that the `)` at `close` closes.
-    fn matching_open(&self, close: usize) -> Option<usize> {
+    pub(super) fn matching_open(&self, close: usize) -> Option<usize> {
         let mut depth = 0usize;
         for j in (close.saturating_sub(400)..close).rev() {
             match self.tokens[j].text {

@@ -171,6 +171,9 @@ impl Matcher<'_, '_> {
             return;
         }
         self.push("host-port-split", Severity::Warning, at, format!("`{name}` on ':' breaks IPv6 literals; use a bracket-aware host:port parser (net.SplitHostPort, urlsplit, SocketAddr::from_str)"));
+        if name != "indexOf" && name != "lastIndexOf" {
+            self.check_split_parts(i);
+        }
     }
 
     /// True if the split at `i` takes apart a MAC address (`macAddress.split(":")`,
@@ -425,6 +428,7 @@ impl Matcher<'_, '_> {
         if literals.is_empty() {
             return;
         }
+        self.hints.ipv4_literal = true;
         let in_table = [
             "array",
             "list",

@@ -407,6 +407,10 @@ fn is_ipv4_pattern(content: &str) -> bool {
         || quad(r"[0-9]+\.")
         || compact.contains(r"(\d{1,3}\.){3}")
         || compact.contains(r"([0-9]{1,3}\.){3}")
+        // A leading octet and three dotted ones (`\d{1,3}(\.\d{1,3}){3}`,
+        // `127(\.\d{1,3}){3}$`, also `{3,5}`).
+        || compact.contains(r"(\.\d{1,3}){3")
+        || compact.contains(r"(\.[0-9]{1,3}){3")
         || compact == "[0-9.]"
         || compact == r"[\d.]"
         || compact == "^[0-9.]+$"

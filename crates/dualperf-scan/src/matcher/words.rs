@@ -197,6 +197,8 @@ pub(super) fn has_join_format(content: &str) -> bool {
         !matches!(before, Some(']' | ':' | '['))
             && before.is_none_or(|c| !c.is_alphanumeric())
             && after != Some(':')
+            // `"{}:{}|c"`: statsd metric text (name:value|type), not an address.
+            && !content[m.end()..].starts_with('|')
     })
 }
 
@@ -273,6 +275,8 @@ pub(super) fn is_address_value_name(name: &str) -> bool {
         "version", "ver", "ttl", "offset", "off", "max", "min", "str", "string", "text", "name",
         "names", "id", "hash", "key", "list", "flag", "flags", "mode", "proto", "is", "has", "use",
         "enabled", "timeout", "time", "tos", "pos", "bytes", "buf", "checksum", "sum", "csum",
+        // Byte offsets into a packet (`ipStart`, `ipEnd`): positions, not addresses.
+        "start", "end", "begin",
     ];
     is_address_name(name)
         && !name.contains('6')

@@ -124,6 +124,22 @@ impl<'s> Matcher<'_, 's> {
             self.push("ipv4-named-api", Severity::Note, i, format!("`{name}` (IPv4 only) is imported here and this file never names `{twin}`; its uses are reported where they are"));
             return;
         }
+        // Test code (a Rust `#[cfg(test)]` module, a test file) that names
+        // IPv4 exercises the code under test; it does not serve addresses.
+        if self.in_test_code(i) {
+            self.push("ipv4-named-api", Severity::Note, i, format!("`{name}` (IPv4 only) in test code; check the code under test also handles IPv6"));
+            return;
+        }
+        // Inside a function that is itself named for IPv4 (`process_ipv4`),
+        // its IPv4 names are the IPv4 half by design: the finding is where
+        // that function is called without an IPv6 twin.
+        if let Some(owner) = self.owning_function(i) {
+            let owner_name = self.tokens[owner].text;
+            if owner_name != name && ipv4_named(owner_name).is_some() {
+                self.push("ipv4-named-api", Severity::Note, i, format!("`{name}` (IPv4 only) inside `{owner_name}`, a function for IPv4: its callers decide the family"));
+                return;
+            }
+        }
         self.push("ipv4-named-api", Severity::Warning, i, format!("`{name}` handles IPv4 only and this file never names `{twin}`; add the IPv6 path or a family-agnostic API"));
     }
 

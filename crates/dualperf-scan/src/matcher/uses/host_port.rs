@@ -247,6 +247,7 @@ impl<'s> Matcher<'_, 's> {
                 "an IPv4 address pattern"
             };
             self.push("dotted-quad-text", Severity::Warning, i, format!("{what} treats only IPv4 text as an address; parse with inet_pton/getaddrinfo (ipaddress, net.ParseIP, InetAddress) for both families"));
+            self.dotted_patterns.push(i);
         }
     }
 
@@ -520,7 +521,28 @@ impl<'s> Matcher<'_, 's> {
                     && w[2].kind == TokenKind::Str
                     && w[2].string_content() == ":"
             });
+        // `username.substring(0, j)` (user:password, RFC 3986 userinfo) and
+        // `path.substring(0, i)` (a `name:version` path) cut no host.
+        let not_a_host = i >= 2
+            && self.tokens[i - 1].is_punct(".")
+            && crate::matcher::words::name_words(self.tokens[i - 2].text)
+                .iter()
+                .any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "user"
+                            | "username"
+                            | "userinfo"
+                            | "password"
+                            | "passwd"
+                            | "credential"
+                            | "credentials"
+                            | "path"
+                            | "version"
+                    )
+                });
         if !colon_index
+            || not_a_host
             || self.brackets_handled_near(i)
             || self.has_match("host-port-split", self.tokens[i].line)
         {
