@@ -96,14 +96,15 @@ fn planned_rates(args: &[&str]) -> Vec<u64> {
 }
 
 #[test]
-fn lab_paces_udp_at_the_bottleneck_by_default_and_at_b_when_given() {
-    // No privileges needed: a dry run builds nothing.
-    assert_eq!(planned_rates(&["lab", "bottleneck"]), vec![10_000_000]);
+fn lab_paces_udp_above_the_bottleneck_by_default_and_at_b_when_given() {
+    // No privileges needed: a dry run builds nothing. A quarter above the
+    // link (the --quick size, 1024 B, is one packet in both families).
+    assert_eq!(planned_rates(&["lab", "bottleneck"]), vec![12_500_000]);
     assert_eq!(
         planned_rates(&["lab", "bottleneck", "-b", "5M"]),
         vec![5_000_000]
     );
-    assert_eq!(planned_rates(&["lab", "router"]), vec![100_000_000]);
+    assert_eq!(planned_rates(&["lab", "router"]), vec![125_000_000]);
     assert_eq!(
         planned_rates(&["lab", "router", "--link-rate", "none"]),
         vec![0]
