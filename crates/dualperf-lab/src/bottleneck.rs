@@ -55,13 +55,11 @@ impl Bottleneck {
         })
     }
 
-    /// At most how long a sender offering `offered` (payload bits per
-    /// second, all streams together) takes to fill the queue: the queue's
-    /// largest frames over the excess of the offered rate above the link.
-    /// The frames on the wire are longer than the payload, so the true
-    /// excess is larger and the true fill time shorter. `None` when the
-    /// payload alone does not exceed the link: the queue then fills only
-    /// by the headers' excess, which may take longer than any trial.
+    /// At most how long a sender offering `offered` (frames as the shaper
+    /// counts them, bits per second, all streams together; pass the
+    /// smaller family's frames for a bound) takes to fill the queue: the
+    /// queue's largest frames over the excess of the offered rate above
+    /// the link. `None` when the offered frames do not exceed the link.
     pub fn fill_time(&self, offered: BitRate) -> Option<Duration> {
         let excess = offered
             .bits_per_second()

@@ -84,6 +84,47 @@ pub fn fragmented_pace_bps(size_bytes: u32, mtu_bytes: u32, bottleneck_bps: u64)
         .map(|ceiling| ceiling * FRAGMENTED_PACE_SHARE)
 }
 
+/// How far above the link the lab paces a datagram that fits one packet:
+/// 25 % above what the link carries of IPv4's frames.
+pub const PACE_OVER_LINK: f64 = 1.25;
+
+/// The lab's pace, payload bit/s, for datagrams of `size_bytes` across a
+/// shaper of `bottleneck_bps` on a `mtu_bytes` link when no pace is asked
+/// for: [`fragmented_pace_bps`] for a size that fragments in either
+/// family, else [`PACE_OVER_LINK`] times IPv4's ceiling `R · s / f` (so the
+/// frames, not the payload, are a quarter above the link: 64 B datagrams
+/// need 147 kpps into 100 Mbit/s, not the 244 kpps of 125 Mbit/s of
+/// payload, which a sender on two cores does not hold). `None` when the
+/// size fits no path.
+pub fn lab_pace_bps(size_bytes: u32, mtu_bytes: u32, bottleneck_bps: u64) -> Option<f64> {
+    if let Some(below) = fragmented_pace_bps(size_bytes, mtu_bytes, bottleneck_bps) {
+        return Some(below);
+    }
+    let settings = OverheadSettings::linux(mtu_bytes);
+    let v4 = message_cost(
+        PathKind::plain(IpFamily::V4, Transport::Udp),
+        &settings,
+        size_bytes,
+    )
+    .ok()?;
+    Some(PACE_OVER_LINK * v4.expected_goodput_bps(bottleneck_bps as f64))
+}
+
+/// The frame rate, bit/s as a shaper counts it, of datagrams of
+/// `size_bytes` paced at `pace_bps` of payload: IPv4's frames, the smaller
+/// (so the excess over a link is at least this one's). `None` when the
+/// size fits no path.
+pub fn offered_frame_bps(pace_bps: f64, size_bytes: u32, mtu_bytes: u32) -> Option<f64> {
+    let settings = OverheadSettings::linux(mtu_bytes);
+    let v4 = message_cost(
+        PathKind::plain(IpFamily::V4, Transport::Udp),
+        &settings,
+        size_bytes,
+    )
+    .ok()?;
+    (v4.efficiency_ratio > 0.0).then(|| pace_bps / v4.efficiency_ratio)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +150,21 @@ mod tests {
         assert_eq!(fragmented_pace_bps(1408, 1500, HUNDRED_MBIT), None);
         // 1460 B fragments over IPv6 only (1500 − 40 − 8 = 1452).
         assert!(fragmented_pace_bps(1460, 1500, HUNDRED_MBIT).is_some());
+    }
+
+    #[test]
+    fn the_lab_paces_one_packet_datagrams_a_quarter_above_the_link_in_frames() {
+        // 64 B: IPv4 frames of 64 + 8 + 20 + 14 = 106 B; 1.25 × 100 Mbit/s ×
+        // 64 / 106 = 75.5 Mbit/s of payload, 147 kpps.
+        let pace = lab_pace_bps(64, 1500, HUNDRED_MBIT).unwrap();
+        assert!((pace - 1.25e8 * 64.0 / 106.0).abs() < 1.0, "{pace}");
+        let frames = offered_frame_bps(pace, 64, 1500).unwrap();
+        assert!((frames - 1.25e8).abs() < 1.0, "{frames}");
+        // A fragmenting size: below both ceilings.
+        assert_eq!(
+            lab_pace_bps(4096, 1500, HUNDRED_MBIT),
+            fragmented_pace_bps(4096, 1500, HUNDRED_MBIT)
+        );
     }
 
     #[test]

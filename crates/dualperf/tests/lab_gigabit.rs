@@ -97,14 +97,15 @@ fn planned_rates(args: &[&str]) -> Vec<u64> {
 
 #[test]
 fn lab_paces_udp_above_the_bottleneck_by_default_and_at_b_when_given() {
-    // No privileges needed: a dry run builds nothing. A quarter above the
-    // link (the --quick size, 1024 B, is one packet in both families).
-    assert_eq!(planned_rates(&["lab", "bottleneck"]), vec![12_500_000]);
+    // No privileges needed: a dry run builds nothing. IPv4's frames a
+    // quarter above the link (the --quick size, 1024 B, is one packet in
+    // both families: 1.25 × 10 Mbit/s × 1024 / 1066 of payload).
+    assert_eq!(planned_rates(&["lab", "bottleneck"]), vec![12_007_504]);
     assert_eq!(
         planned_rates(&["lab", "bottleneck", "-b", "5M"]),
         vec![5_000_000]
     );
-    assert_eq!(planned_rates(&["lab", "router"]), vec![125_000_000]);
+    assert_eq!(planned_rates(&["lab", "router"]), vec![120_075_046]);
     assert_eq!(
         planned_rates(&["lab", "router", "--link-rate", "none"]),
         vec![0]

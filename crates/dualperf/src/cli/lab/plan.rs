@@ -132,7 +132,9 @@ const MAX_QUEUE_FILL_WARMUP_MS: u64 = 5_000;
 
 /// Fits every udp-stream point to the testbed's bottleneck
 /// ([`dualperf_lab::bottleneck::Bottleneck`]). Without `-b` (`paced_by_lab`),
-/// a size that fragments in either family is paced just below both
+/// a datagram that fits one packet is paced so that IPv4's frames are a
+/// quarter above the link ([`dualperf_stats::paced_link::lab_pace_bps`]),
+/// and a size that fragments in either family just below both
 /// families' ceilings ([`dualperf_stats::paced_link::fragmented_pace_bps`]):
 /// above one, a datagram is lost with any of its fragments and the
 /// drop-tail queue, not the header, decides what arrives (25 % above a
@@ -151,21 +153,26 @@ fn fit_udp_streams_to_bottleneck(points: &mut [TestSpec], topology: &Topology, p
         .filter(|p| p.kind == dualperf_model::TestKind::UdpStream)
     {
         let streams = u64::from(point.parallel_streams.max(1));
+        let mtu = dualperf_stats::overhead::DEFAULT_MTU_BYTES;
         if paced_by_lab {
-            let below = dualperf_stats::paced_link::fragmented_pace_bps(
+            let pace = dualperf_stats::paced_link::lab_pace_bps(
                 point.size_bytes,
-                dualperf_stats::overhead::DEFAULT_MTU_BYTES,
+                mtu,
                 bottleneck.rate.bits_per_second(),
             );
-            if let Some(total) = below {
+            if let Some(total) = pace {
                 let per_stream = (total / streams as f64).floor() as u64;
                 point.rate = Some(dualperf_model::BitRate::from_bits_per_second(per_stream));
             }
         }
         let Some(rate) = point.rate else { continue };
-        let offered = dualperf_model::BitRate::from_bits_per_second(
-            rate.bits_per_second().saturating_mul(streams),
-        );
+        let payload = rate.bits_per_second().saturating_mul(streams) as f64;
+        let Some(frames) =
+            dualperf_stats::paced_link::offered_frame_bps(payload, point.size_bytes, mtu)
+        else {
+            continue;
+        };
+        let offered = dualperf_model::BitRate::from_bits_per_second(frames.floor() as u64);
         if let Some(fill) = bottleneck.fill_time(offered) {
             let warmup_ms = (fill.as_secs_f64() * 1500.0).ceil() as u64;
             point.warmup_ms = point.warmup_ms.max(warmup_ms.min(MAX_QUEUE_FILL_WARMUP_MS));
@@ -315,30 +322,36 @@ mod tests {
                 .find(|p| p.kind == kind)
                 .map(|p| (p.rate.map(|r| r.bits_per_second()), p.warmup_ms))
         };
-        // 12.5 Mbit/s into 10: 100 × 1514 B fill in 0.484 s, warmed 1.5 times that.
+        // 1024 B paced so that IPv4's 1066 B frames offer 12.5 Mbit/s into
+        // 10 (1.25 × 10 Mbit/s × 1024 / 1066 of payload): 100 × 1514 B fill
+        // in 0.484 s, warmed 1.5 times that.
         assert_eq!(
             warmup(dualperf_model::TestKind::UdpStream),
-            Some((Some(12_500_000), 727))
+            Some((Some(12_007_504), 727))
         );
         assert_eq!(
             warmup(dualperf_model::TestKind::TcpStream),
             Some((None, 100))
         );
-        // -b at the link: the queue fills only by the headers; the warm-up
-        // stays as it was (the beyond-link warning covers it).
-        let at_link = plan(
-            &parse(&["bottleneck", "--quick", "-b", "10M"]),
-            &topology,
-            "server",
-            &LinkRate::Topology,
-        )
-        .unwrap();
-        let udp = at_link
-            .points
-            .iter()
-            .find(|p| p.kind == dualperf_model::TestKind::UdpStream)
+        // -b at the link: only the headers' 4 % exceed it (1066 / 1024), so
+        // the queue takes 2.95 s to fill and the trial warms up 4.43 s; -b
+        // below the link in frames (9 Mbit/s: 9.37 of frames) fills nothing.
+        let warmup_at = |rate: &str| {
+            let config = plan(
+                &parse(&["bottleneck", "--quick", "-b", rate]),
+                &topology,
+                "server",
+                &LinkRate::Topology,
+            )
             .unwrap();
-        assert_eq!(udp.warmup_ms, 100);
+            config
+                .points
+                .iter()
+                .find(|p| p.kind == dualperf_model::TestKind::UdpStream)
+                .map(|p| p.warmup_ms)
+        };
+        assert_eq!(warmup_at("10M"), Some(4430));
+        assert_eq!(warmup_at("9M"), Some(100));
     }
 
     #[test]
@@ -362,10 +375,11 @@ mod tests {
             .iter()
             .map(|p| (p.size_bytes, p.rate.unwrap().bits_per_second(), p.warmup_ms))
             .collect();
-        // 1408 B: one packet, 25 % above the link, warmed up; 4096 B: 97 %
+        // 1408 B: one packet, IPv4's frames (1450 B) 25 % above the link,
+        // 1.25 × 10 Mbit/s × 1408 / 1450, warmed up; 4096 B: 97 %
         // of 10 Mbit/s × 4096 / 4290 (IPv6's three fragments); 16384 B:
         // twelve fragments, 16384 / 17128.
-        assert_eq!(paced[0], (1408, 12_500_000, 727));
+        assert_eq!(paced[0], (1408, 12_137_931, 727));
         assert_eq!(paced[1], (4096, 9_261_351, 250));
         assert_eq!(paced[2].0, 16384);
         assert!(paced[2].1 < 9_300_000 && paced[2].2 == 250, "{paced:?}");
