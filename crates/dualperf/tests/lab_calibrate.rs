@@ -59,8 +59,17 @@ fn a_quick_calibration_detects_its_known_effect_and_is_cited_later() {
     let effect = tcp.effect.as_ref().expect("tcp-stream has a known effect");
     assert!((effect.truth - -0.0631).abs() < 0.0005, "{effect:?}");
     assert!(effect.estimate.significant, "{effect:?}");
-    assert!(effect.covered(), "{effect:?}");
-    assert!(!tcp.replica.significant, "{:?}", tcp.replica);
+    // Coverage of the truth and a non-significant A/A are 95 % properties
+    // of one run (CI failed once on each: −5.97 % [−6.25, −5.69] against
+    // −6.31 %, A/A +0.22 % [+0.11, +0.32]); the calibration reports them.
+    // What one run must show is an estimator without gross bias: the
+    // known effect within a point of its truth, the A/A within half a
+    // percent of zero.
+    assert!(
+        (effect.estimate.relative - effect.truth).abs() < 0.01,
+        "{effect:?}"
+    );
+    assert!(tcp.replica.relative.abs() < 0.005, "{:?}", tcp.replica);
     assert_eq!(calibration.points.len(), 4);
     drop(store);
     // A later lab run on this host cites the calibration.
