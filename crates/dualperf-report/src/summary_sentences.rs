@@ -292,18 +292,17 @@ fn sweep_sentence(
             .filter(|_| relatives.len() == points.len())
             .map(|(low, high)| {
                 let each = if relatives.len() == 1 {
-                    format!("it is {}", signed_range(low, high))
+                    format!("{arm} measured {}, significant on its own", signed_range(low, high))
                 } else {
                     format!(
-                        "{arm} measured {} at all {} sizes ({})",
+                        "{arm} measured {} at all {} sizes ({}), significant at each size on its own",
                         direction(low).split(' ').next().unwrap_or_default(),
                         relatives.len(),
                         signed_range(low, high)
                     )
                 };
                 format!(
-                    "; {each}, significant at each size on its own but not after adjusting for \
-                     the run's multiple comparisons{model}"
+                    "; {each} but not after adjusting for the run's multiple comparisons{model}"
                 )
             })
             .unwrap_or_else(|| format!("; the largest difference is {max_abs:.1} %"));

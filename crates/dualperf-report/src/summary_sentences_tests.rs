@@ -228,6 +228,18 @@ fn a_consistent_gap_lost_only_to_the_adjustment_is_said_with_the_model() {
             && tcp.contains("the header model predicts −"),
         "{tcp}"
     );
+    // One size: "significant on its own", not "at each size".
+    let one = sentences(&run);
+    let rr = find(
+        &one,
+        "IPv6 and IPv4 TCP (tcp-rr) median round-trip time do not differ significantly",
+    );
+    assert!(
+        rr.contains("; IPv6 measured +")
+            && rr.contains(", significant on its own but not after")
+            && !rr.contains("each size"),
+        "{rr}"
+    );
     // One size not significant on its own: the plain sentence.
     let c = run
         .analysis
