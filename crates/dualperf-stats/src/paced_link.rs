@@ -47,6 +47,22 @@ pub fn received_goodput_bps(
     (!cost.fragmented || offered_bps <= ceiling).then_some(offered_bps.min(ceiling))
 }
 
+/// What a native UDP datagram of `size_bytes` costs on a `mtu_bytes` link
+/// as htb counts it (Linux settings); `None` when it fits no path.
+fn udp_cost(
+    family: IpFamily,
+    size_bytes: u32,
+    mtu_bytes: u32,
+) -> Option<crate::overhead::MessageCost> {
+    let settings = OverheadSettings::linux(mtu_bytes);
+    message_cost(
+        PathKind::plain(family, Transport::Udp),
+        &settings,
+        size_bytes,
+    )
+    .ok()
+}
+
 /// Share of the lower ceiling a fragmented datagram is paced at when no
 /// pace is asked for: 97 %, so the drop-tail queue never fills.
 pub const FRAGMENTED_PACE_SHARE: f64 = 0.97;
@@ -62,18 +78,10 @@ pub const FRAGMENTED_PACE_SHARE: f64 = 0.97;
 /// datagrams (twelve fragments) delivered nothing in either family, and at
 /// the link rate 4096 B gave IPv4 64 and IPv6 45 Mbit/s with CIs of ±80 %.
 pub fn fragmented_pace_bps(size_bytes: u32, mtu_bytes: u32, bottleneck_bps: u64) -> Option<f64> {
-    let settings = OverheadSettings::linux(mtu_bytes);
     let costs: Vec<_> = [IpFamily::V4, IpFamily::V6]
         .into_iter()
-        .map(|family| {
-            message_cost(
-                PathKind::plain(family, Transport::Udp),
-                &settings,
-                size_bytes,
-            )
-        })
-        .collect::<Result<_, _>>()
-        .ok()?;
+        .map(|family| udp_cost(family, size_bytes, mtu_bytes))
+        .collect::<Option<_>>()?;
     if !costs.iter().any(|cost| cost.fragmented) {
         return None;
     }
@@ -100,13 +108,7 @@ pub fn lab_pace_bps(size_bytes: u32, mtu_bytes: u32, bottleneck_bps: u64) -> Opt
     if let Some(below) = fragmented_pace_bps(size_bytes, mtu_bytes, bottleneck_bps) {
         return Some(below);
     }
-    let settings = OverheadSettings::linux(mtu_bytes);
-    let v4 = message_cost(
-        PathKind::plain(IpFamily::V4, Transport::Udp),
-        &settings,
-        size_bytes,
-    )
-    .ok()?;
+    let v4 = udp_cost(IpFamily::V4, size_bytes, mtu_bytes)?;
     Some(PACE_OVER_LINK * v4.expected_goodput_bps(bottleneck_bps as f64))
 }
 
@@ -115,13 +117,7 @@ pub fn lab_pace_bps(size_bytes: u32, mtu_bytes: u32, bottleneck_bps: u64) -> Opt
 /// (so the excess over a link is at least this one's). `None` when the
 /// size fits no path.
 pub fn offered_frame_bps(pace_bps: f64, size_bytes: u32, mtu_bytes: u32) -> Option<f64> {
-    let settings = OverheadSettings::linux(mtu_bytes);
-    let v4 = message_cost(
-        PathKind::plain(IpFamily::V4, Transport::Udp),
-        &settings,
-        size_bytes,
-    )
-    .ok()?;
+    let v4 = udp_cost(IpFamily::V4, size_bytes, mtu_bytes)?;
     (v4.efficiency_ratio > 0.0).then(|| pace_bps / v4.efficiency_ratio)
 }
 

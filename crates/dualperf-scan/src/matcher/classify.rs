@@ -136,11 +136,7 @@ impl<'s> Matcher<'_, 's> {
             .iter()
             .filter_map(|&(owner, name)| Some((name, self.function_body(owner)?)))
             .collect();
-        let severity = if self.has_ipv6_path {
-            Severity::Note
-        } else {
-            Severity::Warning
-        };
+        let severity = self.note_beside_ipv6_path();
         for j in 0..self.tokens.len() {
             let t = &self.tokens[j];
             if t.kind != TokenKind::Ident
@@ -158,6 +154,16 @@ impl<'s> Matcher<'_, 's> {
             }
             let name = t.text;
             self.push("dotted-quad-text", severity, j, format!("`{name}` accepts an address only when it matches a dotted-quad (IPv4) pattern, so an IPv6 address is refused here; check the address with InetAddress/inet_pton/net.ParseIP for both families"));
+        }
+    }
+
+    /// Note in a file with an IPv6 path (the finding may be its IPv4
+    /// half), warning otherwise.
+    fn note_beside_ipv6_path(&self) -> Severity {
+        if self.has_ipv6_path {
+            Severity::Note
+        } else {
+            Severity::Warning
         }
     }
 
@@ -188,11 +194,7 @@ impl<'s> Matcher<'_, 's> {
         if constants.is_empty() {
             return;
         }
-        let severity = if self.has_ipv6_path {
-            Severity::Note
-        } else {
-            Severity::Warning
-        };
+        let severity = self.note_beside_ipv6_path();
         for j in 0..self.tokens.len() {
             let t = &self.tokens[j];
             if t.kind != TokenKind::Ident {
@@ -315,11 +317,7 @@ impl<'s> Matcher<'_, 's> {
         if !partner || self.has_match("ipv4-multicast-test", line) {
             return;
         }
-        let severity = if self.has_ipv6_path {
-            Severity::Note
-        } else {
-            Severity::Warning
-        };
+        let severity = self.note_beside_ipv6_path();
         self.push("ipv4-multicast-test", severity, i, "a multicast test on the first octet (224–239, 224.0.0.0/4, RFC 5771) is true for IPv4 only; IPv6 multicast is ff00::/8 (RFC 4291): ask the address (isMulticastAddress, is_multicast, IsMulticast)".into());
     }
 }

@@ -92,18 +92,11 @@ fn point_options(
     })
 }
 
-/// How far above the link the lab paces udp-stream without `-b`: 25 %.
-/// Paced at the link rate only the headers' few percent exceed it, so the
-/// bottleneck's queue takes seconds to fill (4 s for 1472 B datagrams into
-/// `bottleneck`'s 100 packets at 10 Mbit/s) and a trial that ends first
-/// counts the queue as delivered; a quarter above fills it in under half a
-/// second ([`fit_udp_streams_to_bottleneck`]) and the excess is dropped,
-/// which the loss shows and the paced-link theory predicts. Sizes that
-/// fragment are paced below the link instead (same function).
-const UDP_PACE_OVER_LINK: f64 = 1.25;
-
 /// The udp-stream rate without `-b`, on links the lab shaped: a quarter
-/// above the link rate as payload ([`UDP_PACE_OVER_LINK`]), so the link and
+/// above the link rate ([`dualperf_stats::paced_link::PACE_OVER_LINK`]);
+/// [`fit_udp_streams_to_bottleneck`] then sets each size's pace from its
+/// frames (paced at the link rate, only the headers' few percent exceed
+/// it and the bottleneck's queue takes seconds to fill), so the link and
 /// not the sender sets the goodput. Unpaced, a UDP sender offers what its
 /// core can (2.9 Gbit/s into 200, measured), burns that core on datagrams
 /// the qdisc drops and starves the rest of the machine; paced it leaves
@@ -119,7 +112,7 @@ fn udp_stream_rate(link_rate: &LinkRate, topology: &Topology) -> Option<dualperf
         LinkRate::Topology => dualperf_lab::link_rate::slowest_rate(topology)?,
         LinkRate::Unshaped => return None,
     };
-    let paced = link.bits_per_second() as f64 * UDP_PACE_OVER_LINK;
+    let paced = link.bits_per_second() as f64 * dualperf_stats::paced_link::PACE_OVER_LINK;
     Some(dualperf_model::BitRate::from_bits_per_second(
         paced.round() as u64
     ))
