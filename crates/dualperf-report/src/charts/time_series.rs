@@ -100,11 +100,28 @@ fn largest_y(series: &[Series]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// One time-series chart per stream transport, at its largest message size.
+/// One time-series chart per stream transport, at its largest message size
+/// that delivered anything: a size where every arm received nothing (paced
+/// above the link, every fragmented datagram lost one fragment) draws an
+/// empty frame, which says nothing a reader can see.
 pub(crate) fn goodput_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for kind in view::STREAM_KINDS {
-        let Some(&(point, spec)) = view.sweep(kind).last() else {
+        let delivered = |point: usize| {
+            view.arms().iter().any(|arm| {
+                goodput_points(&trials(view, point, &arm.id))
+                    .0
+                    .iter()
+                    .any(|p| p.y > 0.0)
+            })
+        };
+        let sweep = view.sweep(kind);
+        let Some(&(point, spec)) = sweep
+            .iter()
+            .rev()
+            .find(|(point, _)| delivered(*point))
+            .or(sweep.last())
+        else {
             continue;
         };
         for group in arm_groups(view, 1) {
@@ -315,6 +332,39 @@ pub(crate) fn delay_over_time(view: &RunView<'_>) -> Result<Vec<Figure>, ReportE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn goodput_over_time_skips_a_largest_size_that_delivered_nothing() {
+        // The session-9 default lab before its fix: 16384 B paced above the
+        // link delivered nothing in either family and its chart was empty.
+        let mut run = dualperf_fixtures::synthetic::small_synthetic_run();
+        let udp: Vec<usize> = (0..run.config.points.len())
+            .filter(|&i| run.config.points[i].kind == dualperf_model::TestKind::UdpStream)
+            .collect();
+        let (smallest, largest) = (udp[0], *udp.last().unwrap());
+        let title = |run: &dualperf_model::RunResult| {
+            goodput_over_time(&RunView::new(run))
+                .unwrap()
+                .into_iter()
+                .find(|f| f.id == "time-series-udp-stream")
+                .map(|f| f.title)
+                .unwrap()
+        };
+        let size = |i: usize, run: &dualperf_model::RunResult| run.config.points[i].label();
+        assert!(title(&run).contains(&size(largest, &run)));
+        for trial in run.trials.iter_mut().filter(|t| t.point == largest) {
+            if let TrialOutcome::Ok(observations) = &mut trial.outcome {
+                for sample in &mut observations.intervals {
+                    sample.received_bytes = 0;
+                }
+            }
+        }
+        assert!(
+            title(&run).contains(&size(smallest, &run)),
+            "{}",
+            title(&run)
+        );
+    }
 
     #[test]
     fn axes_switch_to_the_next_unit_from_5000() {
